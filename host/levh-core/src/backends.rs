@@ -1,0 +1,199 @@
+//! The traits other crates implement for the engine: storage ([`Store`]), nearest-vector
+//! search ([`VectorIndex`]) and embeddings ([`Embedder`]). The engine holds them as trait
+//! objects, so only the binary names concrete types.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::{
+    Actor, EventKind, Interference, Kind, Memory, MemoryId, MemoryState, NewMemoryRecord,
+    Timestamp, Workspace,
+};
+
+/// A storage backend failure, carried opaquely through the engine.
+#[derive(Debug, thiserror::Error)]
+#[error("storage error: {0}")]
+pub struct StoreError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+
+impl StoreError {
+    /// Wraps any backend error.
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(error.into())
+    }
+}
+
+/// An embedder failure.
+#[derive(Debug, thiserror::Error)]
+#[error("embedding error: {0}")]
+pub struct EmbedError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+
+impl EmbedError {
+    /// Wraps any embedder error.
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(error.into())
+    }
+}
+
+/// Which memories a read may see. Applied by the store BEFORE any ranking or limit, so a
+/// filtered recall fills its page from the matching memories only (SPEC §4.1).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MemoryFilter {
+    /// Mandatory: nothing crosses workspaces.
+    pub workspace: Workspace,
+    /// Only this project.
+    pub project: Option<String>,
+    /// Only this kind.
+    pub kind: Option<Kind>,
+    /// Only this source.
+    pub source: Option<String>,
+    /// Only memories recorded at or after this instant.
+    pub created_after: Option<Timestamp>,
+    /// Only memories recorded before this instant.
+    pub created_before: Option<Timestamp>,
+    /// Only memories whose validity window contains this world time
+    /// (`valid_from <= t < valid_to`). `None`: any validity.
+    pub valid_at: Option<Timestamp>,
+    /// What levh knew at this record time: recorded at or before it and not yet forgotten
+    /// then. `None`: what levh knows now.
+    pub known_at: Option<Timestamp>,
+    /// Only pinned (`Some(true)`) or only unpinned (`Some(false)`) memories.
+    pub pinned: Option<bool>,
+}
+
+impl MemoryFilter {
+    /// Everything live in a workspace.
+    pub fn workspace(workspace: Workspace) -> Self {
+        Self { workspace, ..Self::default() }
+    }
+}
+
+/// A page of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// At most this many rows.
+    pub limit: usize,
+    /// After skipping this many.
+    pub offset: usize,
+}
+
+/// The fields of a memory that statistics and fading need, without its content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemorySummary {
+    /// Its id.
+    pub id: MemoryId,
+    /// Its project.
+    pub project: Option<String>,
+    /// Its kind.
+    pub kind: Kind,
+    /// Its source.
+    pub source: String,
+    /// Its model state.
+    pub state: MemoryState,
+}
+
+/// What `levh doctor` reports about the store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoreHealth {
+    /// Where the database lives.
+    pub path: String,
+    /// Applied schema version.
+    pub schema_version: i64,
+    /// Newest schema version this build knows.
+    pub latest_schema_version: i64,
+    /// `wal` when write-ahead logging is on.
+    pub journal_mode: String,
+    /// Whether the full-text index answers queries.
+    pub fts5: bool,
+    /// Whether the FTS index holds exactly the stored memories.
+    pub fts_in_step: bool,
+    /// Live memories (all workspaces).
+    pub memories: u64,
+    /// Forgotten memories kept for history.
+    pub forgotten: u64,
+    /// Rows in the event log.
+    pub events: u64,
+    /// Stored vectors per embedding model.
+    pub embeddings: Vec<(String, u64)>,
+}
+
+/// Persistent storage of memories, sessions and the event log.
+///
+/// Reads never return forgotten memories unless a filter's `known_at` predates the
+/// forgetting. Every mutation is one transaction and appends its event(s), without content.
+pub trait Store: Send + Sync + fmt::Debug {
+    /// Inserts a new memory with its embedding and logs it; in the same transaction,
+    /// applies `interfere` to the current state of each older neighbour (so a concurrent
+    /// reinforcement is never overwritten with a stale value). Returns the interference
+    /// actually applied (pinned or vanished neighbours are skipped).
+    fn insert(
+        &self,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        actor: &Actor,
+    ) -> Result<Vec<Interference>, StoreError>;
+
+    /// One live memory of the workspace.
+    fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError>;
+
+    /// Several memories of the workspace by id, forgotten ones included (callers pass ids
+    /// that came out of filtered queries), in no particular order; missing ids are skipped.
+    fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError>;
+
+    /// Memories matching the filter, newest first.
+    fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError>;
+
+    /// How many memories match the filter.
+    fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError>;
+
+    /// Full-text candidates for `query` among memories matching the filter, best first,
+    /// with a relevance where higher is better (negated BM25).
+    fn lexical_candidates(&self, filter: &MemoryFilter, query: &str, limit: usize) -> Result<Vec<(MemoryId, f64)>, StoreError>;
+
+    /// The stored vectors of `model` for these memories of the workspace.
+    fn embeddings(&self, workspace: &Workspace, ids: &[MemoryId], model: &str) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError>;
+
+    /// Reads each memory, lets `update` compute its new state (`None`: leave it) and
+    /// writes it back, all in one write transaction so concurrent updates are never lost.
+    /// Logs `event` for every changed memory. Returns the memories as updated.
+    fn update_states(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        event: EventKind,
+        actor: &Actor,
+        now: Timestamp,
+        update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
+    ) -> Result<Vec<Memory>, StoreError>;
+
+    /// Retires a memory from every read (kept for `known_at` history). False when there
+    /// was no live memory with that id.
+    fn forget(&self, workspace: &Workspace, id: MemoryId, now: Timestamp, actor: &Actor) -> Result<bool, StoreError>;
+
+    /// Summaries of every memory matching the filter.
+    fn summaries(&self, filter: &MemoryFilter) -> Result<Vec<MemorySummary>, StoreError>;
+
+    /// Store self-checks for `levh doctor`.
+    fn health(&self) -> Result<StoreHealth, StoreError>;
+}
+
+/// Nearest-neighbour search over stored vectors of one model, within a filter.
+pub trait VectorIndex: Send + Sync + fmt::Debug {
+    /// Up to `limit` memories matching `filter` whose `model` vectors are most similar
+    /// (cosine) to `query`, best first.
+    fn nearest(&self, filter: &MemoryFilter, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>, StoreError>;
+}
+
+/// Turns text into vectors.
+pub trait Embedder: Send + Sync + fmt::Debug {
+    /// The model id recorded with every vector, e.g. `hash-v1-256`.
+    fn model_id(&self) -> &str;
+    /// Vector dimension.
+    fn dimension(&self) -> usize;
+    /// Whether similarity of its vectors means similarity of meaning. The hash embedder's
+    /// does not, so interference (and later the gate) use a lexical measure with it.
+    fn is_semantic(&self) -> bool;
+    /// One L2-normalised vector per text.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}

@@ -1,0 +1,215 @@
+//! Every number of the memory model and of ranking, with SPEC §3/§4 defaults and a
+//! `LEVH_*` override each. The source of overrides is a lookup function, so this crate
+//! stays free of I/O: the binary passes environment-then-config-file lookups.
+
+use serde::Serialize;
+
+/// A configuration value that could not be used.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{key}={value:?}: {message}")]
+pub struct ConfigError {
+    /// The variable at fault, e.g. `LEVH_GAIN`.
+    pub key: String,
+    /// The value given.
+    pub value: String,
+    /// Why it was refused.
+    pub message: String,
+}
+
+/// The decay and reinforcement parameters (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ModelConfig {
+    /// Stability of a new memory, in hours (`LEVH_STABILITY_HOURS`, 168).
+    pub initial_stability_hours: f64,
+    /// Reinforcement gain (`LEVH_GAIN`, 0.5).
+    pub gain: f64,
+    /// Ceiling on stability, in hours (`LEVH_MAX_STABILITY_HOURS`, 8760).
+    pub max_stability_hours: f64,
+    /// Multiplier applied by unhelpful feedback (`LEVH_WEAKEN_FACTOR`, 0.5).
+    pub weaken_factor: f64,
+    /// Floor on stability after weakening, in hours (`LEVH_MIN_STABILITY_HOURS`, 1).
+    pub min_stability_hours: f64,
+    /// Cosine similarity from which a new memory interferes with an older one
+    /// (`LEVH_INTERFERENCE_THRESHOLD`, 0.97). Used when the embedder is semantic.
+    pub interference_threshold: f64,
+    /// Word-set Jaccard similarity from which a new memory interferes with an older one
+    /// when no semantic model is loaded (`LEVH_INTERFERENCE_LEXICAL_THRESHOLD`, 0.65).
+    pub interference_lexical_threshold: f64,
+    /// Multiplier applied to the older memory's stability (`LEVH_INTERFERENCE_FACTOR`, 0.6).
+    pub interference_factor: f64,
+    /// Retention below which a memory counts as fading (`LEVH_FADING_THRESHOLD`, 0.35).
+    pub fading_threshold: f64,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        Self {
+            initial_stability_hours: 168.0,
+            gain: 0.5,
+            max_stability_hours: 8760.0,
+            weaken_factor: 0.5,
+            min_stability_hours: 1.0,
+            interference_threshold: 0.97,
+            interference_lexical_threshold: 0.65,
+            interference_factor: 0.6,
+            fading_threshold: 0.35,
+        }
+    }
+}
+
+/// The H-score weights (SPEC §4): H = α(1−sim) + β(1−ret) + γ(1−imp) + δ(1−freq).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RankingWeights {
+    /// Weight of dissimilarity (`LEVH_HSCORE_ALPHA`, 0.4).
+    pub alpha: f64,
+    /// Weight of forgetting (`LEVH_HSCORE_BETA`, 0.2).
+    pub beta: f64,
+    /// Weight of unimportance (`LEVH_HSCORE_GAMMA`, 0.3).
+    pub gamma: f64,
+    /// Weight of rarity of recall (`LEVH_HSCORE_DELTA`, 0.1).
+    pub delta: f64,
+}
+
+impl Default for RankingWeights {
+    fn default() -> Self {
+        Self { alpha: 0.4, beta: 0.2, gamma: 0.3, delta: 0.1 }
+    }
+}
+
+/// How recall gathers candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RecallConfig {
+    /// Candidates taken from each of the lexical and vector sides before ranking
+    /// (`LEVH_RECALL_CANDIDATES`, 100; at least 5 × the requested limit is always used).
+    pub candidates: usize,
+    /// A candidate found only by the vector side must be at least this similar to the
+    /// query to be returned (`LEVH_RECALL_MIN_SIMILARITY`, 0.3), so that a small store
+    /// does not return — and reinforce — memories unrelated to the query.
+    pub min_similarity: f64,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        Self { candidates: 100, min_similarity: 0.3 }
+    }
+}
+
+/// All engine configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Config {
+    /// The memory model.
+    pub model: ModelConfig,
+    /// Ranking weights.
+    pub ranking: RankingWeights,
+    /// Candidate gathering.
+    pub recall: RecallConfig,
+}
+
+/// Allowed range of a numeric setting.
+#[derive(Clone, Copy)]
+enum Range {
+    /// > 0
+    Positive,
+    /// 0 ..= 1
+    Unit,
+    /// 0 < x <= 1
+    Factor,
+    /// >= 0
+    NonNegative,
+}
+
+fn read(
+    lookup: &dyn Fn(&str) -> Option<String>,
+    key: &str,
+    range: Range,
+    target: &mut f64,
+) -> Result<(), ConfigError> {
+    let Some(raw) = lookup(key) else { return Ok(()) };
+    let error = |message: &str| ConfigError { key: key.to_owned(), value: raw.clone(), message: message.to_owned() };
+    let value: f64 = raw.trim().parse().map_err(|_| error("not a number"))?;
+    let ok = value.is_finite()
+        && match range {
+            Range::Positive => value > 0.0,
+            Range::Unit => (0.0..=1.0).contains(&value),
+            Range::Factor => value > 0.0 && value <= 1.0,
+            Range::NonNegative => value >= 0.0,
+        };
+    if !ok {
+        return Err(error(match range {
+            Range::Positive => "must be greater than 0",
+            Range::Unit => "must be between 0 and 1",
+            Range::Factor => "must be greater than 0 and at most 1",
+            Range::NonNegative => "must be 0 or more",
+        }));
+    }
+    *target = value;
+    Ok(())
+}
+
+impl Config {
+    /// Defaults overridden by whatever `lookup` knows (`LEVH_*` names).
+    pub fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let mut config = Self::default();
+        let m = &mut config.model;
+        read(lookup, "LEVH_STABILITY_HOURS", Range::Positive, &mut m.initial_stability_hours)?;
+        read(lookup, "LEVH_GAIN", Range::NonNegative, &mut m.gain)?;
+        read(lookup, "LEVH_MAX_STABILITY_HOURS", Range::Positive, &mut m.max_stability_hours)?;
+        read(lookup, "LEVH_WEAKEN_FACTOR", Range::Factor, &mut m.weaken_factor)?;
+        read(lookup, "LEVH_MIN_STABILITY_HOURS", Range::Positive, &mut m.min_stability_hours)?;
+        read(lookup, "LEVH_INTERFERENCE_THRESHOLD", Range::Unit, &mut m.interference_threshold)?;
+        read(
+            lookup,
+            "LEVH_INTERFERENCE_LEXICAL_THRESHOLD",
+            Range::Unit,
+            &mut m.interference_lexical_threshold,
+        )?;
+        read(lookup, "LEVH_INTERFERENCE_FACTOR", Range::Factor, &mut m.interference_factor)?;
+        read(lookup, "LEVH_FADING_THRESHOLD", Range::Unit, &mut m.fading_threshold)?;
+        let r = &mut config.ranking;
+        read(lookup, "LEVH_HSCORE_ALPHA", Range::NonNegative, &mut r.alpha)?;
+        read(lookup, "LEVH_HSCORE_BETA", Range::NonNegative, &mut r.beta)?;
+        read(lookup, "LEVH_HSCORE_GAMMA", Range::NonNegative, &mut r.gamma)?;
+        read(lookup, "LEVH_HSCORE_DELTA", Range::NonNegative, &mut r.delta)?;
+        let mut candidates = config.recall.candidates as f64;
+        read(lookup, "LEVH_RECALL_CANDIDATES", Range::Positive, &mut candidates)?;
+        config.recall.candidates = candidates.round().max(1.0) as usize;
+        read(lookup, "LEVH_RECALL_MIN_SIMILARITY", Range::Unit, &mut config.recall.min_similarity)?;
+
+        if config.model.min_stability_hours > config.model.max_stability_hours {
+            return Err(ConfigError {
+                key: "LEVH_MIN_STABILITY_HOURS".into(),
+                value: config.model.min_stability_hours.to_string(),
+                message: "must not exceed LEVH_MAX_STABILITY_HOURS".into(),
+            });
+        }
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_spec_numbers() {
+        let c = Config::default();
+        assert_eq!(c.model.initial_stability_hours, 168.0);
+        assert_eq!(c.model.gain, 0.5);
+        assert_eq!(c.model.max_stability_hours, 8760.0);
+        assert_eq!(c.model.weaken_factor, 0.5);
+        assert_eq!(c.model.interference_threshold, 0.97);
+        assert_eq!(c.model.interference_factor, 0.6);
+        assert_eq!(c.model.fading_threshold, 0.35);
+        assert_eq!((c.ranking.alpha, c.ranking.beta, c.ranking.gamma, c.ranking.delta), (0.4, 0.2, 0.3, 0.1));
+    }
+
+    #[test]
+    fn overrides_apply_and_bad_values_name_the_variable() {
+        let c = Config::from_lookup(&|k| (k == "LEVH_GAIN").then(|| "1.0".to_owned())).unwrap();
+        assert_eq!(c.model.gain, 1.0);
+        let err = Config::from_lookup(&|k| (k == "LEVH_WEAKEN_FACTOR").then(|| "2".to_owned())).unwrap_err();
+        assert!(err.to_string().starts_with("LEVH_WEAKEN_FACTOR=\"2\""), "{err}");
+        let err = Config::from_lookup(&|k| (k == "LEVH_HSCORE_ALPHA").then(|| "x".to_owned())).unwrap_err();
+        assert!(err.to_string().contains("not a number"), "{err}");
+    }
+}

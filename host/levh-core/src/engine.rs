@@ -1,0 +1,620 @@
+//! The [`Levh`] facade: the one entry point every surface (CLI, MCP, HTTP, sync) calls.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::rank::{self, HScore};
+use crate::{
+    model, text, Actor, AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind,
+    Interference, Kind, Memory, MemoryFilter, MemoryId, MemoryState, NewMemory,
+    NewMemoryRecord, Page, Result, Store, StoreHealth, Timestamp, VectorIndex, Workspace,
+};
+
+/// Who is calling and in which workspace. Every engine call is scoped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// The workspace all reads and writes are confined to.
+    pub workspace: Workspace,
+    /// Who acts, for the event log.
+    pub actor: Actor,
+}
+
+impl Scope {
+    /// The local person at a terminal, in `workspace`.
+    pub fn cli(workspace: Workspace) -> Self {
+        Self { workspace, actor: Actor::cli() }
+    }
+}
+
+/// The parts the engine is assembled from.
+#[derive(Debug)]
+pub struct Parts {
+    /// Storage.
+    pub store: Arc<dyn Store>,
+    /// Nearest-vector search.
+    pub index: Arc<dyn VectorIndex>,
+    /// Embeddings.
+    pub embedder: Arc<dyn Embedder>,
+    /// Where `now` comes from.
+    pub clock: Arc<dyn Clock>,
+    /// Model, ranking and recall numbers.
+    pub config: Config,
+}
+
+/// The gate's decision on a write. The admission-gate issue adds `redact`, `review` and
+/// `reject`; every surface already reports a verdict so that shape will not change.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Stored as given.
+    Admit,
+}
+
+/// What happened to a write.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaptureOutcome {
+    /// The gate's verdict.
+    pub verdict: Verdict,
+    /// The stored memory, when one was stored.
+    pub memory_id: Option<MemoryId>,
+    /// Older memories the new one interfered with.
+    pub interference: Vec<Interference>,
+}
+
+/// A recall query. Filters apply before ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallRequest {
+    /// What to look for.
+    pub query: String,
+    /// At most this many results (1..=1000).
+    pub limit: usize,
+    /// Only this project.
+    pub project: Option<String>,
+    /// Only this kind.
+    pub kind: Option<Kind>,
+    /// Only this source.
+    pub source: Option<String>,
+    /// Only memories recorded at or after this.
+    pub since: Option<Timestamp>,
+    /// Only memories recorded before this.
+    pub until: Option<Timestamp>,
+    /// World time: what was true then (default: now, or `known_at` when that is given).
+    pub as_of: Option<Timestamp>,
+    /// Record time: what levh knew then.
+    pub known_at: Option<Timestamp>,
+    /// Pack results, best first, into roughly this many tokens.
+    pub max_tokens: Option<usize>,
+    /// Count a result's preview rather than its full content against `max_tokens`.
+    pub compact: bool,
+    /// Reinforce what is returned (the default). Looking into the past with `as_of` or
+    /// `known_at` never reinforces: it inspects history rather than using a memory.
+    pub reinforce: bool,
+}
+
+impl RecallRequest {
+    /// A plain query with default limit (10) and reinforcement on.
+    pub fn new(query: impl Into<String>) -> Self {
+        Self {
+            query: query.into(),
+            limit: 10,
+            project: None,
+            kind: None,
+            source: None,
+            since: None,
+            until: None,
+            as_of: None,
+            known_at: None,
+            max_tokens: None,
+            compact: false,
+            reinforce: true,
+        }
+    }
+}
+
+/// Characters of content shown by a compact result.
+pub const PREVIEW_CHARS: usize = 120;
+
+/// One recall result: the memory as it was scored (before this recall reinforced it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecallHit {
+    /// The memory.
+    pub memory: Memory,
+    /// Its H-score and the four terms.
+    pub score: HScore,
+    /// Found by the full-text index.
+    pub lexical_match: bool,
+}
+
+/// The result of a recall.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecallOutput {
+    /// Best first.
+    pub hits: Vec<RecallHit>,
+    /// How many distinct candidates were scored.
+    pub candidates: usize,
+    /// Which memories this recall reinforced.
+    pub reinforced: Vec<MemoryId>,
+    /// Estimated tokens of the returned content.
+    pub tokens: usize,
+    /// Results left out because they did not fit `max_tokens`.
+    pub omitted_by_budget: usize,
+}
+
+/// A point of a forgetting curve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CurvePoint {
+    /// Days from now.
+    pub day: u32,
+    /// The instant.
+    pub at: Timestamp,
+    /// Predicted retention with no recall in between.
+    pub retention: f64,
+}
+
+/// A fading memory and when it crossed the threshold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FadingMemory {
+    /// The memory.
+    pub memory: Memory,
+    /// Its retention now.
+    pub retention: f64,
+}
+
+/// Workspace statistics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stats {
+    /// Live memories.
+    pub total: u64,
+    /// Pinned among them.
+    pub pinned: u64,
+    /// Fading among them (retention below the threshold).
+    pub fading: u64,
+    /// Mean retention now.
+    pub average_retention: f64,
+    /// Sum of recall counts.
+    pub recalls: u64,
+    /// Count per project (`(none)` for memories without one).
+    pub by_project: BTreeMap<String, u64>,
+    /// Count per source.
+    pub by_source: BTreeMap<String, u64>,
+    /// Count per kind.
+    pub by_kind: BTreeMap<String, u64>,
+    /// The embedding model in use.
+    pub embedder: String,
+}
+
+/// The engine.
+#[derive(Debug, Clone)]
+pub struct Levh {
+    store: Arc<dyn Store>,
+    index: Arc<dyn VectorIndex>,
+    embedder: Arc<dyn Embedder>,
+    clock: Arc<dyn Clock>,
+    config: Config,
+}
+
+/// Importance when the caller gives none.
+pub const DEFAULT_IMPORTANCE: f64 = 0.5;
+/// Neighbours checked for interference on every store.
+const INTERFERENCE_NEIGHBOURS: usize = 20;
+/// Most results a recall may ask for.
+pub const MAX_RECALL_LIMIT: usize = 1000;
+
+fn check_importance(importance: f64) -> Result<f64> {
+    if importance.is_finite() && (0.0..=1.0).contains(&importance) {
+        Ok(importance)
+    } else {
+        Err(Error::invalid("importance", format!("{importance} is outside 0..1")))
+    }
+}
+
+fn check_label(field: &'static str, value: Option<String>) -> Result<Option<String>> {
+    let Some(value) = value else { return Ok(None) };
+    let value = value.trim().to_owned();
+    if value.is_empty() || value.chars().count() > 200 || value.chars().any(char::is_control) {
+        return Err(Error::invalid(field, format!("{value:?} must be 1-200 printable characters")));
+    }
+    Ok(Some(value))
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    // Vectors are stored L2-normalised, so the dot product is the cosine.
+    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+}
+
+impl Levh {
+    /// Assembles the engine.
+    pub fn new(parts: Parts) -> Self {
+        let Parts { store, index, embedder, clock, config } = parts;
+        Self { store, index, embedder, clock, config }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The engine's `now`.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// The embedder in use.
+    pub fn embedder(&self) -> &dyn Embedder {
+        self.embedder.as_ref()
+    }
+
+    fn embed_one(&self, text: &str) -> Result<Embedding> {
+        let mut vectors = self.embedder.embed(&[text])?;
+        let vector = vectors.pop().ok_or_else(|| {
+            crate::EmbedError::new(format!("embedder {} returned no vector", self.embedder.model_id()))
+        })?;
+        Ok(Embedding { model: self.embedder.model_id().to_owned(), vector })
+    }
+
+    /// Stores a memory (after the gate; today every valid write is admitted).
+    pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
+        let content = new.content.trim().to_owned();
+        if content.is_empty() {
+            return Err(Error::invalid("content", "is empty"));
+        }
+        let importance = check_importance(new.importance.unwrap_or(DEFAULT_IMPORTANCE))?;
+        let project = check_label("project", new.project)?;
+        let source = check_label("source", new.source)?.unwrap_or_else(|| scope.actor.surface.clone());
+        let metadata = new.metadata.unwrap_or_else(|| serde_json::json!({}));
+        if !metadata.is_object() {
+            return Err(Error::invalid("metadata", "must be a JSON object"));
+        }
+
+        let now = self.clock.now();
+        let embedding = self.embed_one(&content)?;
+        let neighbours = self.interference_neighbours(scope, project.as_deref(), &content, &embedding.vector, now)?;
+        let model = self.config.model;
+        let memory = Memory {
+            id: MemoryId::new_at(now),
+            workspace: scope.workspace.clone(),
+            project,
+            content_hash: text::content_hash(&content),
+            content,
+            kind: new.kind.unwrap_or_default(),
+            source,
+            state: MemoryState {
+                importance,
+                pinned: new.pinned,
+                stability_hours: model.initial_stability_hours.min(model.max_stability_hours),
+                last_recalled_at: None,
+                recall_count: 0,
+                created_at: now,
+            },
+            valid_from: new.valid_from.unwrap_or(now),
+            valid_to: None,
+            superseded_by: None,
+            admission: AdmissionRecord {
+                verdict: "admit".into(),
+                reasons: vec!["no objection".into()],
+                decided_by: "gate".into(),
+            },
+            metadata,
+            session_id: new.session_id,
+            embedding_model: Some(embedding.model.clone()),
+            embedding_dimension: Some(embedding.vector.len() as u32),
+        };
+        let id = memory.id;
+        let record = NewMemoryRecord { memory, embedding: Some(embedding) };
+        let interference = self.store.insert(
+            &record,
+            &neighbours,
+            &|state| model::interfere(state, &model),
+            &scope.actor,
+        )?;
+        Ok(CaptureOutcome { verdict: Verdict::Admit, memory_id: Some(id), interference })
+    }
+
+    /// Older unpinned memories in the same workspace (and project, when the new memory
+    /// has one) similar enough to be interfered with: cosine when the embedder is
+    /// semantic, word-set Jaccard when it is not (a hash vector's cosine means little).
+    fn interference_neighbours(
+        &self,
+        scope: &Scope,
+        project: Option<&str>,
+        content: &str,
+        vector: &[f32],
+        now: Timestamp,
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        let filter = MemoryFilter {
+            project: project.map(str::to_owned),
+            valid_at: Some(now),
+            pinned: Some(false),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let model = &self.config.model;
+        if self.embedder.is_semantic() {
+            let near = self.index.nearest(&filter, self.embedder.model_id(), vector, INTERFERENCE_NEIGHBOURS)?;
+            return Ok(near
+                .into_iter()
+                .map(|(id, cos)| (id, f64::from(cos)))
+                .filter(|(_, sim)| *sim >= model.interference_threshold)
+                .collect());
+        }
+        let lexical = self.store.lexical_candidates(&filter, content, INTERFERENCE_NEIGHBOURS)?;
+        let ids: Vec<MemoryId> = lexical.into_iter().map(|(id, _)| id).collect();
+        let memories = self.store.get_many(&scope.workspace, &ids)?;
+        Ok(memories
+            .into_iter()
+            .map(|m| (m.id, text::word_jaccard(content, &m.content)))
+            .filter(|(_, sim)| *sim >= model.interference_lexical_threshold)
+            .collect())
+    }
+
+    /// Hybrid recall (SPEC §4): filter, gather lexical ∪ vector candidates, rank by
+    /// H-score, pack into the budget, then reinforce exactly what is returned.
+    pub fn recall(&self, scope: &Scope, request: &RecallRequest) -> Result<RecallOutput> {
+        let query = request.query.trim();
+        if query.is_empty() {
+            return Err(Error::invalid("query", "is empty"));
+        }
+        if request.limit == 0 || request.limit > MAX_RECALL_LIMIT {
+            return Err(Error::invalid("limit", format!("{} is outside 1..{MAX_RECALL_LIMIT}", request.limit)));
+        }
+        if request.max_tokens == Some(0) {
+            return Err(Error::invalid("max_tokens", "must be at least 1"));
+        }
+        let now = self.clock.now();
+        let filter = MemoryFilter {
+            workspace: scope.workspace.clone(),
+            project: check_label("project", request.project.clone())?,
+            kind: request.kind.clone(),
+            source: check_label("source", request.source.clone())?,
+            created_after: request.since,
+            created_before: request.until,
+            valid_at: Some(request.as_of.or(request.known_at).unwrap_or(now)),
+            known_at: request.known_at,
+            pinned: None,
+        };
+
+        let pool = self.config.recall.candidates.max(request.limit * 5);
+        let model_id = self.embedder.model_id();
+        let query_vector = self.embed_one(query)?.vector;
+        let lexical = self.store.lexical_candidates(&filter, query, pool)?;
+        let vector = self.index.nearest(&filter, model_id, &query_vector, pool)?;
+
+        let mut similarity: HashMap<MemoryId, f64> =
+            vector.into_iter().map(|(id, cos)| (id, f64::from(cos))).collect();
+        let lexical_ids: Vec<MemoryId> = lexical.iter().map(|(id, _)| *id).collect();
+        let unscored: Vec<MemoryId> =
+            lexical_ids.iter().filter(|id| !similarity.contains_key(*id)).copied().collect();
+        for (id, vector) in self.store.embeddings(&scope.workspace, &unscored, model_id)? {
+            similarity.insert(id, cosine(&query_vector, &vector));
+        }
+        let min_similarity = self.config.recall.min_similarity;
+        let mut candidate_ids: Vec<MemoryId> = lexical_ids.clone();
+        candidate_ids.extend(
+            similarity
+                .iter()
+                .filter(|(id, sim)| **sim >= min_similarity && !lexical_ids.contains(id))
+                .map(|(id, _)| *id),
+        );
+        let memories = self.store.get_many(&scope.workspace, &candidate_ids)?;
+        let candidates = memories.len();
+
+        let weights = self.config.ranking;
+        let mut hits: Vec<RecallHit> = memories
+            .into_iter()
+            .map(|memory| {
+                let sim = similarity.get(&memory.id).copied().unwrap_or(0.0);
+                let score = rank::h_score(
+                    &weights,
+                    sim,
+                    model::retention(&memory.state, now),
+                    memory.state.importance,
+                    rank::frequency(memory.state.recall_count),
+                );
+                let lexical_match = lexical_ids.contains(&memory.id);
+                RecallHit { memory, score, lexical_match }
+            })
+            .collect();
+        hits.sort_by(|a, b| {
+            a.score
+                .score
+                .total_cmp(&b.score.score)
+                .then(b.score.similarity.total_cmp(&a.score.similarity))
+                .then(b.memory.id.cmp(&a.memory.id))
+        });
+        hits.truncate(request.limit);
+
+        let (hits, tokens, omitted_by_budget) = pack(hits, request.max_tokens, request.compact);
+
+        let reinforce = request.reinforce && request.as_of.is_none() && request.known_at.is_none();
+        let mut reinforced = Vec::new();
+        if reinforce && !hits.is_empty() {
+            let ids: Vec<MemoryId> = hits.iter().map(|h| h.memory.id).collect();
+            let config = self.config.model;
+            let updated = self.store.update_states(
+                &scope.workspace,
+                &ids,
+                EventKind::RecallReinforce,
+                &scope.actor,
+                now,
+                &mut |m| Some(model::reinforce(&m.state, &config, now)),
+            )?;
+            reinforced = updated.into_iter().map(|m| m.id).collect();
+        }
+        Ok(RecallOutput { hits, candidates, reinforced, tokens, omitted_by_budget })
+    }
+
+    /// One memory of the scope's workspace.
+    pub fn get(&self, scope: &Scope, id: MemoryId) -> Result<Memory> {
+        self.store.get(&scope.workspace, id)?.ok_or(Error::NotFound(id))
+    }
+
+    /// Memories matching the filter (its workspace is replaced by the scope's), newest first.
+    pub fn list(&self, scope: &Scope, filter: MemoryFilter, page: Page) -> Result<Vec<Memory>> {
+        let filter = MemoryFilter { workspace: scope.workspace.clone(), ..filter };
+        Ok(self.store.list(&filter, page)?)
+    }
+
+    fn update_one(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        event: EventKind,
+        update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
+    ) -> Result<Memory> {
+        let now = self.clock.now();
+        let mut updated = self.store.update_states(&scope.workspace, &[id], event, &scope.actor, now, update)?;
+        match updated.pop() {
+            Some(memory) => Ok(memory),
+            // unchanged (already pinned, say) or missing: tell them apart
+            None => self.get(scope, id),
+        }
+    }
+
+    /// Reinforces a memory as if it had been recalled.
+    pub fn reinforce(&self, scope: &Scope, id: MemoryId) -> Result<Memory> {
+        let (config, now) = (self.config.model, self.clock.now());
+        self.update_one(scope, id, EventKind::Reinforce, &mut |m| Some(model::reinforce(&m.state, &config, now)))
+    }
+
+    /// Helpful feedback reinforces; unhelpful weakens without resetting the decay clock.
+    pub fn feedback(&self, scope: &Scope, id: MemoryId, helpful: bool) -> Result<Memory> {
+        let (config, now) = (self.config.model, self.clock.now());
+        self.update_one(scope, id, EventKind::Feedback, &mut |m| {
+            Some(if helpful { model::reinforce(&m.state, &config, now) } else { model::weaken(&m.state, &config) })
+        })
+    }
+
+    /// Pins or unpins a memory.
+    pub fn set_pinned(&self, scope: &Scope, id: MemoryId, pinned: bool) -> Result<Memory> {
+        let event = if pinned { EventKind::Pin } else { EventKind::Unpin };
+        self.update_one(scope, id, event, &mut |m| {
+            (m.state.pinned != pinned).then_some(MemoryState { pinned, ..m.state })
+        })
+    }
+
+    /// Retires a memory from every read.
+    pub fn forget(&self, scope: &Scope, id: MemoryId) -> Result<()> {
+        let now = self.clock.now();
+        if self.store.forget(&scope.workspace, id, now, &scope.actor)? {
+            Ok(())
+        } else {
+            Err(Error::NotFound(id))
+        }
+    }
+
+    /// Predicted retention for each of the next `days` days, with no recall.
+    pub fn curve(&self, scope: &Scope, id: MemoryId, days: u32) -> Result<Vec<CurvePoint>> {
+        if days == 0 || days > 3650 {
+            return Err(Error::invalid("days", format!("{days} is outside 1..3650")));
+        }
+        let memory = self.get(scope, id)?;
+        Ok(model::forgetting_curve(&memory.state, self.clock.now(), days)
+            .into_iter()
+            .map(|(day, at, retention)| CurvePoint { day, at, retention })
+            .collect())
+    }
+
+    /// Unpinned memories valid now whose retention is below the fading threshold,
+    /// weakest first.
+    pub fn fading(&self, scope: &Scope, project: Option<String>, limit: usize) -> Result<Vec<FadingMemory>> {
+        let now = self.clock.now();
+        let filter = MemoryFilter {
+            project: check_label("project", project)?,
+            valid_at: Some(now),
+            pinned: Some(false),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let config = self.config.model;
+        let mut fading: Vec<(MemoryId, f64)> = self
+            .store
+            .summaries(&filter)?
+            .into_iter()
+            .filter(|s| model::is_fading(&s.state, &config, now))
+            .map(|s| (s.id, model::retention(&s.state, now)))
+            .collect();
+        fading.sort_by(|a, b| a.1.total_cmp(&b.1));
+        fading.truncate(limit);
+        let retention: HashMap<MemoryId, f64> = fading.iter().copied().collect();
+        let ids: Vec<MemoryId> = fading.iter().map(|(id, _)| *id).collect();
+        let mut memories: Vec<FadingMemory> = self
+            .store
+            .get_many(&scope.workspace, &ids)?
+            .into_iter()
+            .map(|memory| FadingMemory { retention: retention[&memory.id], memory })
+            .collect();
+        memories.sort_by(|a, b| a.retention.total_cmp(&b.retention));
+        Ok(memories)
+    }
+
+    /// Statistics of the live memories valid now, optionally of one project.
+    pub fn stats(&self, scope: &Scope, project: Option<String>) -> Result<Stats> {
+        let now = self.clock.now();
+        let filter = MemoryFilter {
+            project: check_label("project", project)?,
+            valid_at: Some(now),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let config = self.config.model;
+        let summaries = self.store.summaries(&filter)?;
+        let mut stats = Stats {
+            total: summaries.len() as u64,
+            pinned: 0,
+            fading: 0,
+            average_retention: 0.0,
+            recalls: 0,
+            by_project: BTreeMap::new(),
+            by_source: BTreeMap::new(),
+            by_kind: BTreeMap::new(),
+            embedder: self.embedder.model_id().to_owned(),
+        };
+        let mut retention_sum = 0.0;
+        for s in &summaries {
+            let retention = model::retention(&s.state, now);
+            retention_sum += retention;
+            stats.pinned += u64::from(s.state.pinned);
+            stats.fading += u64::from(retention < config.fading_threshold);
+            stats.recalls += u64::from(s.state.recall_count);
+            *stats.by_project.entry(s.project.clone().unwrap_or_else(|| "(none)".into())).or_default() += 1;
+            *stats.by_source.entry(s.source.clone()).or_default() += 1;
+            *stats.by_kind.entry(s.kind.to_string()).or_default() += 1;
+        }
+        if !summaries.is_empty() {
+            stats.average_retention = retention_sum / summaries.len() as f64;
+        }
+        Ok(stats)
+    }
+
+    /// Store self-checks.
+    pub fn health(&self) -> Result<StoreHealth> {
+        Ok(self.store.health()?)
+    }
+}
+
+/// Keeps hits, best first, while their estimated tokens fit the budget; a hit that does
+/// not fit is skipped and smaller ones after it may still go in.
+fn pack(hits: Vec<RecallHit>, max_tokens: Option<usize>, compact: bool) -> (Vec<RecallHit>, usize, usize) {
+    let cost = |hit: &RecallHit| {
+        if compact {
+            text::estimate_tokens(&text::preview(&hit.memory.content, PREVIEW_CHARS))
+        } else {
+            text::estimate_tokens(&hit.memory.content)
+        }
+    };
+    let Some(budget) = max_tokens else {
+        let tokens = hits.iter().map(cost).sum();
+        return (hits, tokens, 0);
+    };
+    let (mut kept, mut used, mut omitted) = (Vec::new(), 0, 0);
+    for hit in hits {
+        let tokens = cost(&hit);
+        if used + tokens <= budget {
+            used += tokens;
+            kept.push(hit);
+        } else {
+            omitted += 1;
+        }
+    }
+    (kept, used, omitted)
+}

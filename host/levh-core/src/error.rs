@@ -1,0 +1,39 @@
+//! The one error type of levh-core. Gate outcomes are not errors: they are [`crate::Verdict`]s.
+
+use crate::{ConfigError, EmbedError, MemoryId, StoreError};
+
+/// Result with levh-core's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What can go wrong in an engine call. Every variant names what was wrong.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An argument failed validation; nothing was changed.
+    #[error("invalid {field}: {message}")]
+    Invalid {
+        /// The argument or field at fault (`importance`, `content`, `as_of`, ...).
+        field: &'static str,
+        /// What was wrong with it.
+        message: String,
+    },
+    /// No memory with this id in the caller's workspace.
+    #[error("no memory with id {0}")]
+    NotFound(MemoryId),
+    /// The storage backend failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The embedder failed.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// A configuration value was unusable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+impl Error {
+    /// A validation error on `field`.
+    pub fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+        Self::Invalid { field, message: message.into() }
+    }
+}

@@ -1,0 +1,36 @@
+//! levh-core: the domain of levh.
+//!
+//! It owns the types every surface speaks ([`Memory`], [`MemoryId`], [`Workspace`]), the
+//! memory model of SPEC §3 as pure functions of state and an injected `now`
+//! ([`model`]), the H-score ranking of SPEC §4 ([`rank`]), and the [`Levh`] facade that
+//! the CLI, MCP and HTTP call. Storage and embeddings are traits ([`Store`],
+//! [`VectorIndex`], [`Embedder`]) implemented by other crates; this crate does no I/O,
+//! and never reads the clock itself: time comes in through [`Clock`].
+
+pub mod config;
+mod engine;
+mod error;
+mod ids;
+mod memory;
+pub mod model;
+pub mod rank;
+mod backends;
+pub mod text;
+mod time;
+
+pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
+pub use engine::{
+    CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, FadingMemory, Levh, MAX_RECALL_LIMIT,
+    PREVIEW_CHARS, Parts, RecallHit, RecallOutput, RecallRequest, Scope, Stats, Verdict,
+};
+pub use error::{Error, Result};
+pub use ids::{Kind, MemoryId, SessionId, Workspace};
+pub use memory::{
+    Actor, AdmissionRecord, Embedding, EventKind, Interference, Memory, MemoryState, NewMemory,
+    NewMemoryRecord,
+};
+pub use backends::{
+    EmbedError, Embedder, MemoryFilter, MemorySummary, Page, Store, StoreError, StoreHealth,
+    VectorIndex,
+};
+pub use time::{Clock, FixedClock, SystemClock, Timestamp};

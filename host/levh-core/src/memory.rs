@@ -1,0 +1,187 @@
+//! The memory record and the values that travel with it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Kind, MemoryId, SessionId, Timestamp, Workspace};
+
+/// The part of a memory that the memory model reads and writes (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MemoryState {
+    /// Importance 0..=1.
+    pub importance: f64,
+    /// Pinned memories never decay and are immune to interference.
+    pub pinned: bool,
+    /// Hours for retention to halve.
+    pub stability_hours: f64,
+    /// When the memory was last recalled or reinforced; `None` until the first recall.
+    pub last_recalled_at: Option<Timestamp>,
+    /// How often it was recalled or reinforced.
+    pub recall_count: u32,
+    /// Record time: when levh stored it. The decay clock starts here.
+    pub created_at: Timestamp,
+}
+
+impl MemoryState {
+    /// When the decay clock last restarted.
+    pub fn clock_start(&self) -> Timestamp {
+        self.last_recalled_at.unwrap_or(self.created_at)
+    }
+}
+
+/// How a memory got in: the gate's verdict, its reasons and who decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdmissionRecord {
+    /// `admit`, `redact`, or (after a person's decision) `review`.
+    pub verdict: String,
+    /// Why, in words.
+    pub reasons: Vec<String>,
+    /// `gate` for automatic decisions, otherwise the person or surface that decided.
+    pub decided_by: String,
+}
+
+/// A stored memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    /// Its id.
+    pub id: MemoryId,
+    /// The workspace it belongs to.
+    pub workspace: Workspace,
+    /// Optional project within the workspace.
+    pub project: Option<String>,
+    /// The text, already redacted.
+    pub content: String,
+    /// What it is (note, event, decision, ...).
+    pub kind: Kind,
+    /// Who produced it (`cli`, `claude-code`, `connector:email`, ...).
+    pub source: String,
+    /// Decay and reinforcement state.
+    #[serde(flatten)]
+    pub state: MemoryState,
+    /// World time from which the fact holds.
+    pub valid_from: Timestamp,
+    /// World time at which the fact stopped holding, if it did.
+    pub valid_to: Option<Timestamp>,
+    /// The memory that replaced this one.
+    pub superseded_by: Option<MemoryId>,
+    /// Hash of the content, for exact-duplicate checks.
+    pub content_hash: String,
+    /// How it was admitted.
+    pub admission: AdmissionRecord,
+    /// Free-form JSON metadata.
+    pub metadata: serde_json::Value,
+    /// The session it was captured in.
+    pub session_id: Option<SessionId>,
+    /// The embedding model of its stored vector, if it has one.
+    pub embedding_model: Option<String>,
+    /// The dimension of its stored vector.
+    pub embedding_dimension: Option<u32>,
+}
+
+/// What a caller asks to store.
+#[derive(Debug, Clone, Default)]
+pub struct NewMemory {
+    /// The text.
+    pub content: String,
+    /// Optional project.
+    pub project: Option<String>,
+    /// Kind; `note` when not given.
+    pub kind: Option<Kind>,
+    /// Source; the caller's surface name when not given.
+    pub source: Option<String>,
+    /// Importance 0..=1; 0.5 when not given.
+    pub importance: Option<f64>,
+    /// Pin it at once.
+    pub pinned: bool,
+    /// World time from which it holds; now when not given.
+    pub valid_from: Option<Timestamp>,
+    /// Free-form metadata (a JSON object).
+    pub metadata: Option<serde_json::Value>,
+    /// The session it belongs to.
+    pub session_id: Option<SessionId>,
+}
+
+/// A vector with the model that made it. Recall only compares vectors of one model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embedding {
+    /// Model id, e.g. `hash-v1-256` or `all-MiniLM-L6-v2`.
+    pub model: String,
+    /// The L2-normalised vector.
+    pub vector: Vec<f32>,
+}
+
+/// A fully-formed memory ready to insert: everything decided, nothing left to compute.
+#[derive(Debug, Clone)]
+pub struct NewMemoryRecord {
+    /// The memory as it will be stored.
+    pub memory: Memory,
+    /// Its embedding.
+    pub embedding: Option<Embedding>,
+}
+
+/// An older memory weakened by a new one (SPEC §3 interference).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interference {
+    /// The older memory.
+    pub memory_id: MemoryId,
+    /// How similar the new memory is to it.
+    pub similarity: f64,
+    /// Its stability after interference (filled in by the store, which applies it).
+    pub stability_hours: f64,
+}
+
+/// Who did something, for the event log. Never carries content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Actor {
+    /// `cli`, `mcp`, `http`, `sync`.
+    pub surface: String,
+    /// The client behind the surface, when known (`claude-code`, a connector id).
+    pub client: Option<String>,
+    /// `admin`, `editor`, `viewer`.
+    pub role: String,
+}
+
+impl Actor {
+    /// The local person at a terminal.
+    pub fn cli() -> Self {
+        Self { surface: "cli".into(), client: None, role: "admin".into() }
+    }
+}
+
+/// The kinds of mutation the append-only event log records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A memory was stored.
+    Store,
+    /// A memory was returned by a recall and reinforced.
+    RecallReinforce,
+    /// A memory was reinforced explicitly.
+    Reinforce,
+    /// Helpful or unhelpful feedback.
+    Feedback,
+    /// Pinned.
+    Pin,
+    /// Unpinned.
+    Unpin,
+    /// Retired from every read.
+    Forget,
+    /// Weakened by a newer similar memory.
+    Interfere,
+}
+
+impl EventKind {
+    /// The name stored in the log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Store => "store",
+            Self::RecallReinforce => "recall-reinforce",
+            Self::Reinforce => "reinforce",
+            Self::Feedback => "feedback",
+            Self::Pin => "pin",
+            Self::Unpin => "unpin",
+            Self::Forget => "forget",
+            Self::Interfere => "interfere",
+        }
+    }
+}

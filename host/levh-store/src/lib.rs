@@ -1,0 +1,504 @@
+//! levh-store: the SQLite implementation of levh-core's [`Store`] and [`VectorIndex`].
+//!
+//! One file (`$LEVH_HOME/levh.db`) in WAL mode holds memories, their FTS5 index (kept in
+//! step by triggers), their vectors, sessions and the append-only event log. Many
+//! processes may open it at once: every write is a `BEGIN IMMEDIATE` transaction and the
+//! busy timeout makes writers queue instead of failing, so no write is lost and
+//! "database is locked" never reaches the user under normal contention.
+
+mod filter;
+mod migrations;
+mod rows;
+mod vectors;
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use levh_core::{
+    Actor, EventKind, Interference, Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary,
+    NewMemoryRecord, Page, Store, StoreError, StoreHealth, Timestamp, VectorIndex, Workspace,
+};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
+use serde_json::json;
+
+use crate::filter::where_clause;
+use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, read_memory, read_summary};
+
+/// How long a writer waits for another process's write to finish before giving up.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What can go wrong opening or using the store.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SqliteStoreError {
+    /// SQLite said no.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A migration failed.
+    #[error("migrating the database schema: {0}")]
+    Migration(#[from] rusqlite_migration::Error),
+    /// The database was written by a newer levh.
+    #[error("the database schema is version {found}, newer than this levh knows ({known}); upgrade levh")]
+    TooNew {
+        /// Version in the file.
+        found: i64,
+        /// Newest version this build knows.
+        known: i64,
+    },
+    /// A stored value could not be read back.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+}
+
+impl From<SqliteStoreError> for StoreError {
+    fn from(error: SqliteStoreError) -> Self {
+        StoreError::new(error)
+    }
+}
+
+fn sqlite(error: rusqlite::Error) -> StoreError {
+    StoreError::new(SqliteStoreError::Sqlite(error))
+}
+
+/// The SQLite store. One connection per process, shared behind a mutex.
+#[derive(Debug)]
+pub struct SqliteStore {
+    connection: Mutex<Connection>,
+    path: String,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file, turns on WAL, foreign keys and
+    /// secure delete, and applies pending migrations.
+    pub fn open(path: &Path) -> Result<Self, SqliteStoreError> {
+        Self::open_with_timeout(path, DEFAULT_BUSY_TIMEOUT)
+    }
+
+    /// [`SqliteStore::open`] with a chosen busy timeout.
+    pub fn open_with_timeout(path: &Path, busy_timeout: Duration) -> Result<Self, SqliteStoreError> {
+        let connection = Connection::open(path)?;
+        Self::setup(connection, path.display().to_string(), busy_timeout, true)
+    }
+
+    /// A private in-memory store (tests).
+    pub fn open_in_memory() -> Result<Self, SqliteStoreError> {
+        let connection = Connection::open_in_memory()?;
+        Self::setup(connection, ":memory:".into(), DEFAULT_BUSY_TIMEOUT, false)
+    }
+
+    fn setup(mut connection: Connection, path: String, busy_timeout: Duration, wal: bool) -> Result<Self, SqliteStoreError> {
+        connection.busy_timeout(busy_timeout)?;
+        connection.pragma_update(None, "foreign_keys", true)?;
+        // Deleted content is overwritten with zeros, so a purge leaves no copy in free pages.
+        connection.pragma_update(None, "secure_delete", true)?;
+        if wal {
+            // Switching to WAL needs a moment of exclusive access; when many processes open
+            // a new file at once, some find it busy even past the busy handler. The mode
+            // persists in the file, so retrying until one succeeds is enough.
+            let mut attempt = 0;
+            loop {
+                match connection.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get::<_, String>(0)) {
+                    Ok(_) => break,
+                    Err(e) if is_busy(&e) && attempt < 50 => {
+                        attempt += 1;
+                        std::thread::sleep(Duration::from_millis(20 * attempt));
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            // NORMAL is durable against application crashes in WAL mode and much faster.
+            connection.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        migrations::apply(&mut connection)?;
+        Ok(Self { connection: Mutex::new(connection), path })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite mid-transaction (the
+        // transaction rolls back on drop), so a poisoned lock is still safe to use.
+        self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
+fn log_event(
+    tx: &rusqlite::Transaction<'_>,
+    at: Timestamp,
+    kind: EventKind,
+    workspace: &Workspace,
+    memory_id: Option<MemoryId>,
+    actor: &Actor,
+    detail: serde_json::Value,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            micros(at),
+            kind.as_str(),
+            workspace.as_str(),
+            memory_id.map(|id| id.to_string()),
+            actor.surface,
+            actor.client,
+            actor.role,
+            detail.to_string(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Reads one live memory inside a transaction.
+fn get_live(conn: &Connection, workspace: &Workspace, id: MemoryId) -> rusqlite::Result<Option<Memory>> {
+    conn.query_row(
+        &format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NULL"),
+        params![workspace.as_str(), id.to_string()],
+        read_memory,
+    )
+    .optional()
+}
+
+fn write_state(conn: &Connection, id: MemoryId, state: &MemoryState, now: Timestamp) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE memories SET importance = ?2, pinned = ?3, stability_hours = ?4,
+             last_recalled_at = ?5, recall_count = ?6, updated_at = ?7
+         WHERE id = ?1",
+        params![
+            id.to_string(),
+            state.importance,
+            state.pinned,
+            state.stability_hours,
+            state.last_recalled_at.map(micros),
+            state.recall_count,
+            micros(now),
+        ],
+    )?;
+    Ok(())
+}
+
+/// An FTS5 query matching any of the text's meaningful words, each quoted so that no
+/// user input is read as FTS syntax. `None` when the text has no words.
+fn fts_query(text: &str) -> Option<String> {
+    let mut terms = levh_core::text::content_words(text);
+    terms.sort();
+    terms.dedup();
+    // A bound on terms keeps a pasted essay from becoming a thousand-way OR.
+    terms.truncate(64);
+    if terms.is_empty() {
+        return None;
+    }
+    Some(terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR "))
+}
+
+impl Store for SqliteStore {
+    fn insert(
+        &self,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        actor: &Actor,
+    ) -> Result<Vec<Interference>, StoreError> {
+        let m = &record.memory;
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sqlite)?;
+        let now = m.state.created_at;
+        tx.execute(
+            "INSERT INTO memories (id, workspace, project, content, kind, source, importance, pinned,
+                 stability_hours, last_recalled_at, recall_count, created_at, valid_from, valid_to,
+                 superseded_by, content_hash, admission_verdict, admission_reasons,
+                 admission_decided_by, metadata, session_id, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                 ?19, ?20, ?21, ?12)",
+            params![
+                m.id.to_string(),
+                m.workspace.as_str(),
+                m.project,
+                m.content,
+                m.kind.as_str(),
+                m.source,
+                m.state.importance,
+                m.state.pinned,
+                m.state.stability_hours,
+                m.state.last_recalled_at.map(micros),
+                m.state.recall_count,
+                micros(m.state.created_at),
+                micros(m.valid_from),
+                m.valid_to.map(micros),
+                m.superseded_by.map(|id| id.to_string()),
+                m.content_hash,
+                m.admission.verdict,
+                serde_json::to_string(&m.admission.reasons).map_err(StoreError::new)?,
+                m.admission.decided_by,
+                m.metadata.to_string(),
+                m.session_id.as_ref().map(|s| s.as_str().to_owned()),
+            ],
+        )
+        .map_err(sqlite)?;
+        let seq = tx.last_insert_rowid();
+        if let Some(embedding) = &record.embedding {
+            tx.execute(
+                "INSERT INTO memory_embeddings (memory_seq, model, dimension, vector) VALUES (?1, ?2, ?3, ?4)",
+                params![seq, embedding.model, embedding.vector.len() as i64, vectors::encode(&embedding.vector)],
+            )
+            .map_err(sqlite)?;
+        }
+        log_event(&tx, now, EventKind::Store, &m.workspace, Some(m.id), actor, json!({})).map_err(sqlite)?;
+
+        let mut applied = Vec::new();
+        for &(neighbour, similarity) in neighbours {
+            if neighbour == m.id {
+                continue;
+            }
+            let Some(older) = get_live(&tx, &m.workspace, neighbour).map_err(sqlite)? else { continue };
+            let Some(state) = interfere(&older.state) else { continue };
+            write_state(&tx, neighbour, &state, now).map_err(sqlite)?;
+            log_event(
+                &tx,
+                now,
+                EventKind::Interfere,
+                &m.workspace,
+                Some(neighbour),
+                actor,
+                json!({ "by": m.id, "similarity": similarity, "stability_hours": state.stability_hours }),
+            )
+            .map_err(sqlite)?;
+            applied.push(Interference { memory_id: neighbour, similarity, stability_hours: state.stability_hours });
+        }
+        tx.commit().map_err(sqlite)?;
+        Ok(applied)
+    }
+
+    fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError> {
+        get_live(&self.lock(), workspace, id).map_err(sqlite)
+    }
+
+    fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = self.lock();
+        let mut found = Vec::with_capacity(ids.len());
+        // Chunked to stay far below SQLite's bound-parameter limit.
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let sql = format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ? AND m.id IN ({marks})");
+            let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+            let params = std::iter::once(workspace.as_str().to_owned()).chain(chunk.iter().map(ToString::to_string));
+            let rows = statement.query_map(params_from_iter(params), read_memory).map_err(sqlite)?;
+            for row in rows {
+                found.push(row.map_err(sqlite)?);
+            }
+        }
+        Ok(found)
+    }
+
+    fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
+        let (clause, mut values) = where_clause(filter);
+        values.push((page.limit as i64).into());
+        values.push((page.offset as i64).into());
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT ? OFFSET ?"
+        );
+        let conn = self.lock();
+        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+        let rows = statement.query_map(params_from_iter(values), read_memory).map_err(sqlite)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
+    }
+
+    fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError> {
+        let (clause, values) = where_clause(filter);
+        let conn = self.lock();
+        conn.query_row(&format!("SELECT count(*) FROM memories m WHERE {clause}"), params_from_iter(values), |row| {
+            row.get::<_, i64>(0)
+        })
+        .map(|n| n as u64)
+        .map_err(sqlite)
+    }
+
+    fn lexical_candidates(&self, filter: &MemoryFilter, query: &str, limit: usize) -> Result<Vec<(MemoryId, f64)>, StoreError> {
+        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+        let (clause, values) = where_clause(filter);
+        let sql = format!(
+            "SELECT m.id, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+             WHERE memories_fts MATCH ? AND {clause} ORDER BY bm25(memories_fts) LIMIT ?"
+        );
+        let params = std::iter::once(rusqlite::types::Value::from(fts))
+            .chain(values)
+            .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
+        let conn = self.lock();
+        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+        let rows = statement
+            .query_map(params_from_iter(params), |row| Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?)))
+            .map_err(sqlite)?;
+        let mut found = Vec::new();
+        for row in rows {
+            let (id, bm25) = row.map_err(sqlite)?;
+            // SQLite's bm25() is lower-is-better; the trait promises higher-is-better.
+            found.push((rows::parse_id(&id).map_err(StoreError::from)?, -bm25));
+        }
+        Ok(found)
+    }
+
+    fn embeddings(&self, workspace: &Workspace, ids: &[MemoryId], model: &str) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
+        let conn = self.lock();
+        let mut found = Vec::new();
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let sql = format!(
+                "SELECT m.id, e.vector FROM memory_embeddings e JOIN memories m ON m.seq = e.memory_seq
+                 WHERE m.workspace = ? AND e.model = ? AND m.id IN ({marks})"
+            );
+            let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+            let params = [workspace.as_str().to_owned(), model.to_owned()]
+                .into_iter()
+                .chain(chunk.iter().map(ToString::to_string));
+            let rows = statement
+                .query_map(params_from_iter(params), |row| Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?)))
+                .map_err(sqlite)?;
+            for row in rows {
+                let (id, blob) = row.map_err(sqlite)?;
+                found.push((rows::parse_id(&id).map_err(StoreError::from)?, vectors::decode(&blob)));
+            }
+        }
+        Ok(found)
+    }
+
+    fn update_states(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        event: EventKind,
+        actor: &Actor,
+        now: Timestamp,
+        update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
+    ) -> Result<Vec<Memory>, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sqlite)?;
+        let mut updated = Vec::new();
+        for &id in ids {
+            let Some(mut memory) = get_live(&tx, workspace, id).map_err(sqlite)? else { continue };
+            let Some(state) = update(&memory) else { continue };
+            if state == memory.state {
+                continue;
+            }
+            write_state(&tx, id, &state, now).map_err(sqlite)?;
+            let detail = json!({
+                "stability_hours": state.stability_hours,
+                "recall_count": state.recall_count,
+                "pinned": state.pinned,
+            });
+            log_event(&tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
+            memory.state = state;
+            updated.push(memory);
+        }
+        tx.commit().map_err(sqlite)?;
+        Ok(updated)
+    }
+
+    fn forget(&self, workspace: &Workspace, id: MemoryId, now: Timestamp, actor: &Actor) -> Result<bool, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sqlite)?;
+        let changed = tx
+            .execute(
+                "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
+                 WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
+                params![workspace.as_str(), id.to_string(), micros(now)],
+            )
+            .map_err(sqlite)?;
+        if changed == 1 {
+            log_event(&tx, now, EventKind::Forget, workspace, Some(id), actor, json!({})).map_err(sqlite)?;
+        }
+        tx.commit().map_err(sqlite)?;
+        Ok(changed == 1)
+    }
+
+    fn summaries(&self, filter: &MemoryFilter) -> Result<Vec<MemorySummary>, StoreError> {
+        let (clause, values) = where_clause(filter);
+        let sql = format!(
+            "SELECT m.id, m.project, m.kind, m.source, m.importance, m.pinned, m.stability_hours,
+                    m.last_recalled_at, m.recall_count, m.created_at
+             FROM memories m WHERE {clause}"
+        );
+        let conn = self.lock();
+        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+        let rows = statement.query_map(params_from_iter(values), read_summary).map_err(sqlite)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
+    }
+
+    fn health(&self) -> Result<StoreHealth, StoreError> {
+        let conn = self.lock();
+        let schema_version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).map_err(sqlite)?;
+        let journal_mode: String = conn.pragma_query_value(None, "journal_mode", |row| row.get(0)).map_err(sqlite)?;
+        let fts5 = conn
+            .query_row("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'levh'", [], |row| row.get::<_, i64>(0))
+            .is_ok();
+        // FTS5's own check compares the index against the content table.
+        let fts_in_step = conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')", []).is_ok();
+        let count = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0)).map(|n| n as u64);
+        let memories = count("SELECT count(*) FROM memories WHERE forgotten_at IS NULL").map_err(sqlite)?;
+        let forgotten = count("SELECT count(*) FROM memories WHERE forgotten_at IS NOT NULL").map_err(sqlite)?;
+        let events = count("SELECT count(*) FROM events").map_err(sqlite)?;
+        let mut statement = conn
+            .prepare("SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model")
+            .map_err(sqlite)?;
+        let embeddings = statement
+            .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64)))
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(sqlite)?;
+        Ok(StoreHealth {
+            path: self.path.clone(),
+            schema_version,
+            latest_schema_version: migrations::latest_version(),
+            journal_mode,
+            fts5,
+            fts_in_step,
+            memories,
+            forgotten,
+            events,
+            embeddings,
+        })
+    }
+}
+
+impl VectorIndex for SqliteStore {
+    /// An exact scan of every matching vector: fine for tens of thousands of memories; an
+    /// approximate index replaces it for large stores behind the same trait.
+    fn nearest(&self, filter: &MemoryFilter, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+        let (clause, values) = where_clause(filter);
+        let sql = format!(
+            "SELECT m.id, e.vector FROM memory_embeddings e JOIN memories m ON m.seq = e.memory_seq
+             WHERE e.model = ? AND e.dimension = ? AND {clause}"
+        );
+        let params = [rusqlite::types::Value::from(model.to_owned()), rusqlite::types::Value::from(query.len() as i64)]
+            .into_iter()
+            .chain(values);
+        let conn = self.lock();
+        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+        let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
+        let mut top = vectors::TopK::new(limit);
+        while let Some(row) = rows.next().map_err(sqlite)? {
+            let blob = row.get_ref(1).map_err(sqlite)?.as_blob().map_err(|e| sqlite(e.into()))?;
+            let score = vectors::dot(query, blob);
+            if top.would_keep(score) {
+                let id: String = row.get(0).map_err(sqlite)?;
+                top.push(score, rows::parse_id(&id).map_err(StoreError::from)?);
+            }
+        }
+        Ok(top.into_sorted())
+    }
+}
+
+/// Exposed for tests and benches that need to look at the raw database.
+impl SqliteStore {
+    /// Runs `f` with the connection (tests, diagnostics).
+    pub fn with_connection<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
+        f(&self.lock())
+    }
+}

@@ -1,0 +1,116 @@
+//! Reading rows back into core types. Times are stored as UTC microseconds since the Unix
+//! epoch: integers sort and compare exactly, which text timestamps only do by convention.
+
+use levh_core::{
+    AdmissionRecord, Kind, Memory, MemoryId, MemoryState, MemorySummary, SessionId, Timestamp,
+    Workspace,
+};
+use rusqlite::Row;
+use rusqlite::types::Type;
+
+use crate::SqliteStoreError;
+
+/// The columns [`read_memory`] expects, in order.
+pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.workspace, m.project, m.content, m.kind, m.source, \
+    m.importance, m.pinned, m.stability_hours, m.last_recalled_at, m.recall_count, m.created_at, \
+    m.valid_from, m.valid_to, m.superseded_by, m.content_hash, m.admission_verdict, \
+    m.admission_reasons, m.admission_decided_by, m.metadata, m.session_id, e.model, e.dimension";
+
+/// The `FROM` that goes with [`MEMORY_COLUMNS`].
+pub(crate) const MEMORY_FROM: &str = "FROM memories m LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq";
+
+pub(crate) fn micros(at: Timestamp) -> i64 {
+    at.as_microsecond()
+}
+
+fn conversion(column: usize, kind: Type, error: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(column, kind, Box::new(error))
+}
+
+fn time(row: &Row<'_>, column: usize) -> rusqlite::Result<Timestamp> {
+    let value: i64 = row.get(column)?;
+    Timestamp::from_microsecond(value).map_err(|e| conversion(column, Type::Integer, e))
+}
+
+fn optional_time(row: &Row<'_>, column: usize) -> rusqlite::Result<Option<Timestamp>> {
+    match row.get::<_, Option<i64>>(column)? {
+        None => Ok(None),
+        Some(value) => Timestamp::from_microsecond(value).map(Some).map_err(|e| conversion(column, Type::Integer, e)),
+    }
+}
+
+pub(crate) fn parse_id(text: &str) -> Result<MemoryId, SqliteStoreError> {
+    text.parse().map_err(|_| SqliteStoreError::Corrupt(format!("memory id {text:?}")))
+}
+
+fn id(row: &Row<'_>, column: usize) -> rusqlite::Result<MemoryId> {
+    let text: String = row.get(column)?;
+    parse_id(&text).map_err(|e| conversion(column, Type::Text, e))
+}
+
+fn json(row: &Row<'_>, column: usize) -> rusqlite::Result<serde_json::Value> {
+    let text: String = row.get(column)?;
+    serde_json::from_str(&text).map_err(|e| conversion(column, Type::Text, e))
+}
+
+fn kind(row: &Row<'_>, column: usize) -> rusqlite::Result<Kind> {
+    let text: String = row.get(column)?;
+    Kind::new(&text).map_err(|e| conversion(column, Type::Text, e))
+}
+
+/// Reads a row selected with [`MEMORY_COLUMNS`].
+pub(crate) fn read_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
+    let workspace: String = row.get(1)?;
+    let reasons = json(row, 17)?;
+    Ok(Memory {
+        id: id(row, 0)?,
+        workspace: Workspace::new(&workspace).map_err(|e| conversion(1, Type::Text, e))?,
+        project: row.get(2)?,
+        content: row.get(3)?,
+        kind: kind(row, 4)?,
+        source: row.get(5)?,
+        state: MemoryState {
+            importance: row.get(6)?,
+            pinned: row.get(7)?,
+            stability_hours: row.get(8)?,
+            last_recalled_at: optional_time(row, 9)?,
+            recall_count: row.get(10)?,
+            created_at: time(row, 11)?,
+        },
+        valid_from: time(row, 12)?,
+        valid_to: optional_time(row, 13)?,
+        superseded_by: match row.get::<_, Option<String>>(14)? {
+            Some(text) => Some(parse_id(&text).map_err(|e| conversion(14, Type::Text, e))?),
+            None => None,
+        },
+        content_hash: row.get(15)?,
+        admission: AdmissionRecord {
+            verdict: row.get(16)?,
+            reasons: serde_json::from_value(reasons).map_err(|e| conversion(17, Type::Text, e))?,
+            decided_by: row.get(18)?,
+        },
+        metadata: json(row, 19)?,
+        session_id: row.get::<_, Option<String>>(20)?.map(SessionId::new),
+        embedding_model: row.get(21)?,
+        embedding_dimension: row.get(22)?,
+    })
+}
+
+/// Reads `id, project, kind, source, importance, pinned, stability_hours,
+/// last_recalled_at, recall_count, created_at`.
+pub(crate) fn read_summary(row: &Row<'_>) -> rusqlite::Result<MemorySummary> {
+    Ok(MemorySummary {
+        id: id(row, 0)?,
+        project: row.get(1)?,
+        kind: kind(row, 2)?,
+        source: row.get(3)?,
+        state: MemoryState {
+            importance: row.get(4)?,
+            pinned: row.get(5)?,
+            stability_hours: row.get(6)?,
+            last_recalled_at: optional_time(row, 7)?,
+            recall_count: row.get(8)?,
+            created_at: time(row, 9)?,
+        },
+    })
+}

@@ -1,0 +1,1 @@
+//! levh's integration tests live in it/.
