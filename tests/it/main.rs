@@ -1,1 +1,9 @@
+//! levh's integration tests: the engine on a real SQLite file in WAL mode, and the real
+//! `levh` binary driven as a person or a script would.
 
+mod cli;
+mod concurrency;
+mod memory_model;
+mod recall;
+mod store;
+mod support;

@@ -64,7 +64,10 @@ pub struct MemoryFilter {
 impl MemoryFilter {
     /// Everything live in a workspace.
     pub fn workspace(workspace: Workspace) -> Self {
-        Self { workspace, ..Self::default() }
+        Self {
+            workspace,
+            ..Self::default()
+        }
     }
 }
 
@@ -149,10 +152,20 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Full-text candidates for `query` among memories matching the filter, best first,
     /// with a relevance where higher is better (negated BM25).
-    fn lexical_candidates(&self, filter: &MemoryFilter, query: &str, limit: usize) -> Result<Vec<(MemoryId, f64)>, StoreError>;
+    fn lexical_candidates(
+        &self,
+        filter: &MemoryFilter,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f64)>, StoreError>;
 
     /// The stored vectors of `model` for these memories of the workspace.
-    fn embeddings(&self, workspace: &Workspace, ids: &[MemoryId], model: &str) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError>;
+    fn embeddings(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        model: &str,
+    ) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError>;
 
     /// Reads each memory, lets `update` compute its new state (`None`: leave it) and
     /// writes it back, all in one write transaction so concurrent updates are never lost.
@@ -169,7 +182,13 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Retires a memory from every read (kept for `known_at` history). False when there
     /// was no live memory with that id.
-    fn forget(&self, workspace: &Workspace, id: MemoryId, now: Timestamp, actor: &Actor) -> Result<bool, StoreError>;
+    fn forget(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
 
     /// Summaries of every memory matching the filter.
     fn summaries(&self, filter: &MemoryFilter) -> Result<Vec<MemorySummary>, StoreError>;
@@ -182,7 +201,13 @@ pub trait Store: Send + Sync + fmt::Debug {
 pub trait VectorIndex: Send + Sync + fmt::Debug {
     /// Up to `limit` memories matching `filter` whose `model` vectors are most similar
     /// (cosine) to `query`, best first.
-    fn nearest(&self, filter: &MemoryFilter, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>, StoreError>;
+    fn nearest(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, StoreError>;
 }
 
 /// Turns text into vectors.

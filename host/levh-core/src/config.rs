@@ -72,7 +72,12 @@ pub struct RankingWeights {
 
 impl Default for RankingWeights {
     fn default() -> Self {
-        Self { alpha: 0.4, beta: 0.2, gamma: 0.3, delta: 0.1 }
+        Self {
+            alpha: 0.4,
+            beta: 0.2,
+            gamma: 0.3,
+            delta: 0.1,
+        }
     }
 }
 
@@ -90,7 +95,10 @@ pub struct RecallConfig {
 
 impl Default for RecallConfig {
     fn default() -> Self {
-        Self { candidates: 100, min_similarity: 0.3 }
+        Self {
+            candidates: 100,
+            min_similarity: 0.3,
+        }
     }
 }
 
@@ -124,8 +132,14 @@ fn read(
     range: Range,
     target: &mut f64,
 ) -> Result<(), ConfigError> {
-    let Some(raw) = lookup(key) else { return Ok(()) };
-    let error = |message: &str| ConfigError { key: key.to_owned(), value: raw.clone(), message: message.to_owned() };
+    let Some(raw) = lookup(key) else {
+        return Ok(());
+    };
+    let error = |message: &str| ConfigError {
+        key: key.to_owned(),
+        value: raw.clone(),
+        message: message.to_owned(),
+    };
     let value: f64 = raw.trim().parse().map_err(|_| error("not a number"))?;
     let ok = value.is_finite()
         && match range {
@@ -151,29 +165,89 @@ impl Config {
     pub fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let mut config = Self::default();
         let m = &mut config.model;
-        read(lookup, "LEVH_STABILITY_HOURS", Range::Positive, &mut m.initial_stability_hours)?;
+        read(
+            lookup,
+            "LEVH_STABILITY_HOURS",
+            Range::Positive,
+            &mut m.initial_stability_hours,
+        )?;
         read(lookup, "LEVH_GAIN", Range::NonNegative, &mut m.gain)?;
-        read(lookup, "LEVH_MAX_STABILITY_HOURS", Range::Positive, &mut m.max_stability_hours)?;
-        read(lookup, "LEVH_WEAKEN_FACTOR", Range::Factor, &mut m.weaken_factor)?;
-        read(lookup, "LEVH_MIN_STABILITY_HOURS", Range::Positive, &mut m.min_stability_hours)?;
-        read(lookup, "LEVH_INTERFERENCE_THRESHOLD", Range::Unit, &mut m.interference_threshold)?;
+        read(
+            lookup,
+            "LEVH_MAX_STABILITY_HOURS",
+            Range::Positive,
+            &mut m.max_stability_hours,
+        )?;
+        read(
+            lookup,
+            "LEVH_WEAKEN_FACTOR",
+            Range::Factor,
+            &mut m.weaken_factor,
+        )?;
+        read(
+            lookup,
+            "LEVH_MIN_STABILITY_HOURS",
+            Range::Positive,
+            &mut m.min_stability_hours,
+        )?;
+        read(
+            lookup,
+            "LEVH_INTERFERENCE_THRESHOLD",
+            Range::Unit,
+            &mut m.interference_threshold,
+        )?;
         read(
             lookup,
             "LEVH_INTERFERENCE_LEXICAL_THRESHOLD",
             Range::Unit,
             &mut m.interference_lexical_threshold,
         )?;
-        read(lookup, "LEVH_INTERFERENCE_FACTOR", Range::Factor, &mut m.interference_factor)?;
-        read(lookup, "LEVH_FADING_THRESHOLD", Range::Unit, &mut m.fading_threshold)?;
+        read(
+            lookup,
+            "LEVH_INTERFERENCE_FACTOR",
+            Range::Factor,
+            &mut m.interference_factor,
+        )?;
+        read(
+            lookup,
+            "LEVH_FADING_THRESHOLD",
+            Range::Unit,
+            &mut m.fading_threshold,
+        )?;
         let r = &mut config.ranking;
-        read(lookup, "LEVH_HSCORE_ALPHA", Range::NonNegative, &mut r.alpha)?;
+        read(
+            lookup,
+            "LEVH_HSCORE_ALPHA",
+            Range::NonNegative,
+            &mut r.alpha,
+        )?;
         read(lookup, "LEVH_HSCORE_BETA", Range::NonNegative, &mut r.beta)?;
-        read(lookup, "LEVH_HSCORE_GAMMA", Range::NonNegative, &mut r.gamma)?;
-        read(lookup, "LEVH_HSCORE_DELTA", Range::NonNegative, &mut r.delta)?;
+        read(
+            lookup,
+            "LEVH_HSCORE_GAMMA",
+            Range::NonNegative,
+            &mut r.gamma,
+        )?;
+        read(
+            lookup,
+            "LEVH_HSCORE_DELTA",
+            Range::NonNegative,
+            &mut r.delta,
+        )?;
         let mut candidates = config.recall.candidates as f64;
-        read(lookup, "LEVH_RECALL_CANDIDATES", Range::Positive, &mut candidates)?;
+        read(
+            lookup,
+            "LEVH_RECALL_CANDIDATES",
+            Range::Positive,
+            &mut candidates,
+        )?;
         config.recall.candidates = candidates.round().max(1.0) as usize;
-        read(lookup, "LEVH_RECALL_MIN_SIMILARITY", Range::Unit, &mut config.recall.min_similarity)?;
+        read(
+            lookup,
+            "LEVH_RECALL_MIN_SIMILARITY",
+            Range::Unit,
+            &mut config.recall.min_similarity,
+        )?;
 
         if config.model.min_stability_hours > config.model.max_stability_hours {
             return Err(ConfigError {
@@ -200,16 +274,29 @@ mod tests {
         assert_eq!(c.model.interference_threshold, 0.97);
         assert_eq!(c.model.interference_factor, 0.6);
         assert_eq!(c.model.fading_threshold, 0.35);
-        assert_eq!((c.ranking.alpha, c.ranking.beta, c.ranking.gamma, c.ranking.delta), (0.4, 0.2, 0.3, 0.1));
+        assert_eq!(
+            (
+                c.ranking.alpha,
+                c.ranking.beta,
+                c.ranking.gamma,
+                c.ranking.delta
+            ),
+            (0.4, 0.2, 0.3, 0.1)
+        );
     }
 
     #[test]
     fn overrides_apply_and_bad_values_name_the_variable() {
         let c = Config::from_lookup(&|k| (k == "LEVH_GAIN").then(|| "1.0".to_owned())).unwrap();
         assert_eq!(c.model.gain, 1.0);
-        let err = Config::from_lookup(&|k| (k == "LEVH_WEAKEN_FACTOR").then(|| "2".to_owned())).unwrap_err();
-        assert!(err.to_string().starts_with("LEVH_WEAKEN_FACTOR=\"2\""), "{err}");
-        let err = Config::from_lookup(&|k| (k == "LEVH_HSCORE_ALPHA").then(|| "x".to_owned())).unwrap_err();
+        let err = Config::from_lookup(&|k| (k == "LEVH_WEAKEN_FACTOR").then(|| "2".to_owned()))
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with("LEVH_WEAKEN_FACTOR=\"2\""),
+            "{err}"
+        );
+        let err = Config::from_lookup(&|k| (k == "LEVH_HSCORE_ALPHA").then(|| "x".to_owned()))
+            .unwrap_err();
         assert!(err.to_string().contains("not a number"), "{err}");
     }
 }

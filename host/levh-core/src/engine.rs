@@ -1,15 +1,15 @@
 //! The [`Levh`] facade: the one entry point every surface (CLI, MCP, HTTP, sync) calls.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::rank::{self, HScore};
 use crate::{
-    model, text, Actor, AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind,
-    Interference, Kind, Memory, MemoryFilter, MemoryId, MemoryState, NewMemory,
-    NewMemoryRecord, Page, Result, Store, StoreHealth, Timestamp, VectorIndex, Workspace,
+    Actor, AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, Interference,
+    Kind, Memory, MemoryFilter, MemoryId, MemoryState, NewMemory, NewMemoryRecord, Page, Result,
+    Store, StoreHealth, Timestamp, VectorIndex, Workspace, model, text,
 };
 
 /// Who is calling and in which workspace. Every engine call is scoped.
@@ -24,7 +24,10 @@ pub struct Scope {
 impl Scope {
     /// The local person at a terminal, in `workspace`.
     pub fn cli(workspace: Workspace) -> Self {
-        Self { workspace, actor: Actor::cli() }
+        Self {
+            workspace,
+            actor: Actor::cli(),
+        }
     }
 }
 
@@ -207,7 +210,10 @@ fn check_importance(importance: f64) -> Result<f64> {
     if importance.is_finite() && (0.0..=1.0).contains(&importance) {
         Ok(importance)
     } else {
-        Err(Error::invalid("importance", format!("{importance} is outside 0..1")))
+        Err(Error::invalid(
+            "importance",
+            format!("{importance} is outside 0..1"),
+        ))
     }
 }
 
@@ -215,21 +221,39 @@ fn check_label(field: &'static str, value: Option<String>) -> Result<Option<Stri
     let Some(value) = value else { return Ok(None) };
     let value = value.trim().to_owned();
     if value.is_empty() || value.chars().count() > 200 || value.chars().any(char::is_control) {
-        return Err(Error::invalid(field, format!("{value:?} must be 1-200 printable characters")));
+        return Err(Error::invalid(
+            field,
+            format!("{value:?} must be 1-200 printable characters"),
+        ));
     }
     Ok(Some(value))
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     // Vectors are stored L2-normalised, so the dot product is the cosine.
-    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum()
 }
 
 impl Levh {
     /// Assembles the engine.
     pub fn new(parts: Parts) -> Self {
-        let Parts { store, index, embedder, clock, config } = parts;
-        Self { store, index, embedder, clock, config }
+        let Parts {
+            store,
+            index,
+            embedder,
+            clock,
+            config,
+        } = parts;
+        Self {
+            store,
+            index,
+            embedder,
+            clock,
+            config,
+        }
     }
 
     /// The configuration in force.
@@ -250,9 +274,15 @@ impl Levh {
     fn embed_one(&self, text: &str) -> Result<Embedding> {
         let mut vectors = self.embedder.embed(&[text])?;
         let vector = vectors.pop().ok_or_else(|| {
-            crate::EmbedError::new(format!("embedder {} returned no vector", self.embedder.model_id()))
+            crate::EmbedError::new(format!(
+                "embedder {} returned no vector",
+                self.embedder.model_id()
+            ))
         })?;
-        Ok(Embedding { model: self.embedder.model_id().to_owned(), vector })
+        Ok(Embedding {
+            model: self.embedder.model_id().to_owned(),
+            vector,
+        })
     }
 
     /// Stores a memory (after the gate; today every valid write is admitted).
@@ -263,15 +293,31 @@ impl Levh {
         }
         let importance = check_importance(new.importance.unwrap_or(DEFAULT_IMPORTANCE))?;
         let project = check_label("project", new.project)?;
-        let source = check_label("source", new.source)?.unwrap_or_else(|| scope.actor.surface.clone());
+        let source =
+            check_label("source", new.source)?.unwrap_or_else(|| scope.actor.surface.clone());
         let metadata = new.metadata.unwrap_or_else(|| serde_json::json!({}));
         if !metadata.is_object() {
             return Err(Error::invalid("metadata", "must be a JSON object"));
         }
 
         let now = self.clock.now();
+        let valid_from = new.valid_from.unwrap_or(now);
+        if let Some(valid_to) = new.valid_to
+            && valid_to <= valid_from
+        {
+            return Err(Error::invalid(
+                "valid_to",
+                format!("{valid_to} is not after valid_from {valid_from}"),
+            ));
+        }
         let embedding = self.embed_one(&content)?;
-        let neighbours = self.interference_neighbours(scope, project.as_deref(), &content, &embedding.vector, now)?;
+        let neighbours = self.interference_neighbours(
+            scope,
+            project.as_deref(),
+            &content,
+            &embedding.vector,
+            now,
+        )?;
         let model = self.config.model;
         let memory = Memory {
             id: MemoryId::new_at(now),
@@ -289,8 +335,8 @@ impl Levh {
                 recall_count: 0,
                 created_at: now,
             },
-            valid_from: new.valid_from.unwrap_or(now),
-            valid_to: None,
+            valid_from,
+            valid_to: new.valid_to,
             superseded_by: None,
             admission: AdmissionRecord {
                 verdict: "admit".into(),
@@ -303,14 +349,21 @@ impl Levh {
             embedding_dimension: Some(embedding.vector.len() as u32),
         };
         let id = memory.id;
-        let record = NewMemoryRecord { memory, embedding: Some(embedding) };
+        let record = NewMemoryRecord {
+            memory,
+            embedding: Some(embedding),
+        };
         let interference = self.store.insert(
             &record,
             &neighbours,
             &|state| model::interfere(state, &model),
             &scope.actor,
         )?;
-        Ok(CaptureOutcome { verdict: Verdict::Admit, memory_id: Some(id), interference })
+        Ok(CaptureOutcome {
+            verdict: Verdict::Admit,
+            memory_id: Some(id),
+            interference,
+        })
     }
 
     /// Older unpinned memories in the same workspace (and project, when the new memory
@@ -332,14 +385,21 @@ impl Levh {
         };
         let model = &self.config.model;
         if self.embedder.is_semantic() {
-            let near = self.index.nearest(&filter, self.embedder.model_id(), vector, INTERFERENCE_NEIGHBOURS)?;
+            let near = self.index.nearest(
+                &filter,
+                self.embedder.model_id(),
+                vector,
+                INTERFERENCE_NEIGHBOURS,
+            )?;
             return Ok(near
                 .into_iter()
                 .map(|(id, cos)| (id, f64::from(cos)))
                 .filter(|(_, sim)| *sim >= model.interference_threshold)
                 .collect());
         }
-        let lexical = self.store.lexical_candidates(&filter, content, INTERFERENCE_NEIGHBOURS)?;
+        let lexical = self
+            .store
+            .lexical_candidates(&filter, content, INTERFERENCE_NEIGHBOURS)?;
         let ids: Vec<MemoryId> = lexical.into_iter().map(|(id, _)| id).collect();
         let memories = self.store.get_many(&scope.workspace, &ids)?;
         Ok(memories
@@ -357,7 +417,10 @@ impl Levh {
             return Err(Error::invalid("query", "is empty"));
         }
         if request.limit == 0 || request.limit > MAX_RECALL_LIMIT {
-            return Err(Error::invalid("limit", format!("{} is outside 1..{MAX_RECALL_LIMIT}", request.limit)));
+            return Err(Error::invalid(
+                "limit",
+                format!("{} is outside 1..{MAX_RECALL_LIMIT}", request.limit),
+            ));
         }
         if request.max_tokens == Some(0) {
             return Err(Error::invalid("max_tokens", "must be at least 1"));
@@ -381,16 +444,24 @@ impl Levh {
         let lexical = self.store.lexical_candidates(&filter, query, pool)?;
         let vector = self.index.nearest(&filter, model_id, &query_vector, pool)?;
 
-        let mut similarity: HashMap<MemoryId, f64> =
-            vector.into_iter().map(|(id, cos)| (id, f64::from(cos))).collect();
-        let lexical_ids: Vec<MemoryId> = lexical.iter().map(|(id, _)| *id).collect();
-        let unscored: Vec<MemoryId> =
-            lexical_ids.iter().filter(|id| !similarity.contains_key(*id)).copied().collect();
-        for (id, vector) in self.store.embeddings(&scope.workspace, &unscored, model_id)? {
+        let mut similarity: HashMap<MemoryId, f64> = vector
+            .into_iter()
+            .map(|(id, cos)| (id, f64::from(cos)))
+            .collect();
+        let lexical_ids: HashSet<MemoryId> = lexical.iter().map(|(id, _)| *id).collect();
+        let unscored: Vec<MemoryId> = lexical_ids
+            .iter()
+            .filter(|id| !similarity.contains_key(*id))
+            .copied()
+            .collect();
+        for (id, vector) in self
+            .store
+            .embeddings(&scope.workspace, &unscored, model_id)?
+        {
             similarity.insert(id, cosine(&query_vector, &vector));
         }
         let min_similarity = self.config.recall.min_similarity;
-        let mut candidate_ids: Vec<MemoryId> = lexical_ids.clone();
+        let mut candidate_ids: Vec<MemoryId> = lexical_ids.iter().copied().collect();
         candidate_ids.extend(
             similarity
                 .iter()
@@ -413,7 +484,11 @@ impl Levh {
                     rank::frequency(memory.state.recall_count),
                 );
                 let lexical_match = lexical_ids.contains(&memory.id);
-                RecallHit { memory, score, lexical_match }
+                RecallHit {
+                    memory,
+                    score,
+                    lexical_match,
+                }
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -442,17 +517,28 @@ impl Levh {
             )?;
             reinforced = updated.into_iter().map(|m| m.id).collect();
         }
-        Ok(RecallOutput { hits, candidates, reinforced, tokens, omitted_by_budget })
+        Ok(RecallOutput {
+            hits,
+            candidates,
+            reinforced,
+            tokens,
+            omitted_by_budget,
+        })
     }
 
     /// One memory of the scope's workspace.
     pub fn get(&self, scope: &Scope, id: MemoryId) -> Result<Memory> {
-        self.store.get(&scope.workspace, id)?.ok_or(Error::NotFound(id))
+        self.store
+            .get(&scope.workspace, id)?
+            .ok_or(Error::NotFound(id))
     }
 
     /// Memories matching the filter (its workspace is replaced by the scope's), newest first.
     pub fn list(&self, scope: &Scope, filter: MemoryFilter, page: Page) -> Result<Vec<Memory>> {
-        let filter = MemoryFilter { workspace: scope.workspace.clone(), ..filter };
+        let filter = MemoryFilter {
+            workspace: scope.workspace.clone(),
+            ..filter
+        };
         Ok(self.store.list(&filter, page)?)
     }
 
@@ -464,7 +550,9 @@ impl Levh {
         update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
     ) -> Result<Memory> {
         let now = self.clock.now();
-        let mut updated = self.store.update_states(&scope.workspace, &[id], event, &scope.actor, now, update)?;
+        let mut updated =
+            self.store
+                .update_states(&scope.workspace, &[id], event, &scope.actor, now, update)?;
         match updated.pop() {
             Some(memory) => Ok(memory),
             // unchanged (already pinned, say) or missing: tell them apart
@@ -475,20 +563,30 @@ impl Levh {
     /// Reinforces a memory as if it had been recalled.
     pub fn reinforce(&self, scope: &Scope, id: MemoryId) -> Result<Memory> {
         let (config, now) = (self.config.model, self.clock.now());
-        self.update_one(scope, id, EventKind::Reinforce, &mut |m| Some(model::reinforce(&m.state, &config, now)))
+        self.update_one(scope, id, EventKind::Reinforce, &mut |m| {
+            Some(model::reinforce(&m.state, &config, now))
+        })
     }
 
     /// Helpful feedback reinforces; unhelpful weakens without resetting the decay clock.
     pub fn feedback(&self, scope: &Scope, id: MemoryId, helpful: bool) -> Result<Memory> {
         let (config, now) = (self.config.model, self.clock.now());
         self.update_one(scope, id, EventKind::Feedback, &mut |m| {
-            Some(if helpful { model::reinforce(&m.state, &config, now) } else { model::weaken(&m.state, &config) })
+            Some(if helpful {
+                model::reinforce(&m.state, &config, now)
+            } else {
+                model::weaken(&m.state, &config)
+            })
         })
     }
 
     /// Pins or unpins a memory.
     pub fn set_pinned(&self, scope: &Scope, id: MemoryId, pinned: bool) -> Result<Memory> {
-        let event = if pinned { EventKind::Pin } else { EventKind::Unpin };
+        let event = if pinned {
+            EventKind::Pin
+        } else {
+            EventKind::Unpin
+        };
         self.update_one(scope, id, event, &mut |m| {
             (m.state.pinned != pinned).then_some(MemoryState { pinned, ..m.state })
         })
@@ -510,15 +608,22 @@ impl Levh {
             return Err(Error::invalid("days", format!("{days} is outside 1..3650")));
         }
         let memory = self.get(scope, id)?;
-        Ok(model::forgetting_curve(&memory.state, self.clock.now(), days)
-            .into_iter()
-            .map(|(day, at, retention)| CurvePoint { day, at, retention })
-            .collect())
+        Ok(
+            model::forgetting_curve(&memory.state, self.clock.now(), days)
+                .into_iter()
+                .map(|(day, at, retention)| CurvePoint { day, at, retention })
+                .collect(),
+        )
     }
 
     /// Unpinned memories valid now whose retention is below the fading threshold,
     /// weakest first.
-    pub fn fading(&self, scope: &Scope, project: Option<String>, limit: usize) -> Result<Vec<FadingMemory>> {
+    pub fn fading(
+        &self,
+        scope: &Scope,
+        project: Option<String>,
+        limit: usize,
+    ) -> Result<Vec<FadingMemory>> {
         let now = self.clock.now();
         let filter = MemoryFilter {
             project: check_label("project", project)?,
@@ -542,7 +647,10 @@ impl Levh {
             .store
             .get_many(&scope.workspace, &ids)?
             .into_iter()
-            .map(|memory| FadingMemory { retention: retention[&memory.id], memory })
+            .map(|memory| FadingMemory {
+                retention: retention[&memory.id],
+                memory,
+            })
             .collect();
         memories.sort_by(|a, b| a.retention.total_cmp(&b.retention));
         Ok(memories)
@@ -576,7 +684,10 @@ impl Levh {
             stats.pinned += u64::from(s.state.pinned);
             stats.fading += u64::from(retention < config.fading_threshold);
             stats.recalls += u64::from(s.state.recall_count);
-            *stats.by_project.entry(s.project.clone().unwrap_or_else(|| "(none)".into())).or_default() += 1;
+            *stats
+                .by_project
+                .entry(s.project.clone().unwrap_or_else(|| "(none)".into()))
+                .or_default() += 1;
             *stats.by_source.entry(s.source.clone()).or_default() += 1;
             *stats.by_kind.entry(s.kind.to_string()).or_default() += 1;
         }
@@ -594,7 +705,11 @@ impl Levh {
 
 /// Keeps hits, best first, while their estimated tokens fit the budget; a hit that does
 /// not fit is skipped and smaller ones after it may still go in.
-fn pack(hits: Vec<RecallHit>, max_tokens: Option<usize>, compact: bool) -> (Vec<RecallHit>, usize, usize) {
+fn pack(
+    hits: Vec<RecallHit>,
+    max_tokens: Option<usize>,
+    compact: bool,
+) -> (Vec<RecallHit>, usize, usize) {
     let cost = |hit: &RecallHit| {
         if compact {
             text::estimate_tokens(&text::preview(&hit.memory.content, PREVIEW_CHARS))

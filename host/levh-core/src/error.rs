@@ -34,6 +34,9 @@ pub enum Error {
 impl Error {
     /// A validation error on `field`.
     pub fn invalid(field: &'static str, message: impl Into<String>) -> Self {
-        Self::Invalid { field, message: message.into() }
+        Self::Invalid {
+            field,
+            message: message.into(),
+        }
     }
 }

@@ -34,9 +34,9 @@ impl fmt::Display for MemoryId {
 impl FromStr for MemoryId {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {
-        uuid::Uuid::parse_str(s.trim())
-            .map(Self)
-            .map_err(|_| Error::invalid("id", format!("'{s}' is not a memory id (expected a UUID)")))
+        uuid::Uuid::parse_str(s.trim()).map(Self).map_err(|_| {
+            Error::invalid("id", format!("'{s}' is not a memory id (expected a UUID)"))
+        })
     }
 }
 
@@ -74,7 +74,9 @@ fn check_name(field: &'static str, value: &str) -> Result<(), Error> {
     } else {
         Err(Error::invalid(
             field,
-            format!("'{value}' is not a valid {field}: use 1-64 characters of a-z, 0-9, '-', '_', '.'"),
+            format!(
+                "'{value}' is not a valid {field}: use 1-64 characters of a-z, 0-9, '-', '_', '.'"
+            ),
         ))
     }
 }

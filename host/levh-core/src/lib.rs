@@ -7,6 +7,7 @@
 //! [`VectorIndex`], [`Embedder`]) implemented by other crates; this crate does no I/O,
 //! and never reads the clock itself: time comes in through [`Clock`].
 
+mod backends;
 pub mod config;
 mod engine;
 mod error;
@@ -14,10 +15,13 @@ mod ids;
 mod memory;
 pub mod model;
 pub mod rank;
-mod backends;
 pub mod text;
 mod time;
 
+pub use backends::{
+    EmbedError, Embedder, MemoryFilter, MemorySummary, Page, Store, StoreError, StoreHealth,
+    VectorIndex,
+};
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, FadingMemory, Levh, MAX_RECALL_LIMIT,
@@ -28,9 +32,5 @@ pub use ids::{Kind, MemoryId, SessionId, Workspace};
 pub use memory::{
     Actor, AdmissionRecord, Embedding, EventKind, Interference, Memory, MemoryState, NewMemory,
     NewMemoryRecord,
-};
-pub use backends::{
-    EmbedError, Embedder, MemoryFilter, MemorySummary, Page, Store, StoreError, StoreHealth,
-    VectorIndex,
 };
 pub use time::{Clock, FixedClock, SystemClock, Timestamp};

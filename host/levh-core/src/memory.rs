@@ -94,6 +94,8 @@ pub struct NewMemory {
     pub pinned: bool,
     /// World time from which it holds; now when not given.
     pub valid_from: Option<Timestamp>,
+    /// World time at which it stops holding, when known ("on leave until Friday").
+    pub valid_to: Option<Timestamp>,
     /// Free-form metadata (a JSON object).
     pub metadata: Option<serde_json::Value>,
     /// The session it belongs to.
@@ -143,7 +145,11 @@ pub struct Actor {
 impl Actor {
     /// The local person at a terminal.
     pub fn cli() -> Self {
-        Self { surface: "cli".into(), client: None, role: "admin".into() }
+        Self {
+            surface: "cli".into(),
+            client: None,
+            role: "admin".into(),
+        }
     }
 }
 

@@ -42,7 +42,8 @@ pub fn reinforce(state: &MemoryState, config: &ModelConfig, now: Timestamp) -> M
 /// retention drops at once instead of being refreshed.
 pub fn weaken(state: &MemoryState, config: &ModelConfig) -> MemoryState {
     MemoryState {
-        stability_hours: (state.stability_hours * config.weaken_factor).max(config.min_stability_hours),
+        stability_hours: (state.stability_hours * config.weaken_factor)
+            .max(config.min_stability_hours),
         ..*state
     }
 }
@@ -62,7 +63,11 @@ pub fn interfere(state: &MemoryState, config: &ModelConfig) -> Option<MemoryStat
 
 /// Retention predicted at `now + days` for `days` in `0..=horizon_days`, assuming no
 /// recall happens in between.
-pub fn forgetting_curve(state: &MemoryState, now: Timestamp, horizon_days: u32) -> Vec<(u32, Timestamp, f64)> {
+pub fn forgetting_curve(
+    state: &MemoryState,
+    now: Timestamp,
+    horizon_days: u32,
+) -> Vec<(u32, Timestamp, f64)> {
     (0..=horizon_days)
         .map(|day| {
             let at = add_hours(now, f64::from(day) * 24.0);
@@ -121,8 +126,14 @@ mod tests {
         assert_eq!(s.last_recalled_at, Some(at(10.0)));
         assert_eq!(s.recall_count, 1);
         // importance 1.0: 168 × (1 + 0.5·1.5) = 294; importance 0: 168 × 1.25 = 210
-        assert!(close(reinforce(&fresh(1.0), &c, at(0.0)).stability_hours, 294.0));
-        assert!(close(reinforce(&fresh(0.0), &c, at(0.0)).stability_hours, 210.0));
+        assert!(close(
+            reinforce(&fresh(1.0), &c, at(0.0)).stability_hours,
+            294.0
+        ));
+        assert!(close(
+            reinforce(&fresh(0.0), &c, at(0.0)).stability_hours,
+            210.0
+        ));
     }
 
     #[test]
@@ -154,7 +165,10 @@ mod tests {
     #[test]
     fn pinned_memories_do_not_decay_and_resist_interference() {
         let c = ModelConfig::default();
-        let s = MemoryState { pinned: true, ..fresh(0.1) };
+        let s = MemoryState {
+            pinned: true,
+            ..fresh(0.1)
+        };
         assert_eq!(retention(&s, at(100_000.0)), 1.0);
         assert!(interfere(&s, &c).is_none());
         assert!(fades_at(&s, &c).is_none());
@@ -187,15 +201,23 @@ mod tests {
     }
 
     fn any_state() -> impl Strategy<Value = MemoryState> {
-        (0.0f64..=1.0, any::<bool>(), 1.0f64..=8760.0, proptest::option::of(0.0f64..1000.0), 0u32..500)
-            .prop_map(|(importance, pinned, stability_hours, recalled, recall_count)| MemoryState {
-                importance,
-                pinned,
-                stability_hours,
-                last_recalled_at: recalled.map(at),
-                recall_count,
-                created_at: at(0.0),
-            })
+        (
+            0.0f64..=1.0,
+            any::<bool>(),
+            1.0f64..=8760.0,
+            proptest::option::of(0.0f64..1000.0),
+            0u32..500,
+        )
+            .prop_map(
+                |(importance, pinned, stability_hours, recalled, recall_count)| MemoryState {
+                    importance,
+                    pinned,
+                    stability_hours,
+                    last_recalled_at: recalled.map(at),
+                    recall_count,
+                    created_at: at(0.0),
+                },
+            )
     }
 
     proptest! {

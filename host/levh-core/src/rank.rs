@@ -45,7 +45,13 @@ pub struct HScore {
 
 /// Scores one candidate. Inputs are clamped to 0..=1 so a stray cosine below zero cannot
 /// push the score past its range.
-pub fn h_score(weights: &RankingWeights, similarity: f64, retention: f64, importance: f64, frequency: f64) -> HScore {
+pub fn h_score(
+    weights: &RankingWeights,
+    similarity: f64,
+    retention: f64,
+    importance: f64,
+    frequency: f64,
+) -> HScore {
     let [similarity, retention, importance, frequency] =
         [similarity, retention, importance, frequency].map(|x| x.clamp(0.0, 1.0));
     let terms = HTerms {

@@ -24,7 +24,11 @@ pub fn is_stopword(word: &str) -> bool {
 pub fn content_words(text: &str) -> Vec<String> {
     let all: Vec<String> = words(text).collect();
     let meaningful: Vec<String> = all.iter().filter(|w| !is_stopword(w)).cloned().collect();
-    if meaningful.is_empty() { all } else { meaningful }
+    if meaningful.is_empty() {
+        all
+    } else {
+        meaningful
+    }
 }
 
 /// Lowercased Unicode words of `text` (UAX #29 word boundaries, punctuation dropped).
@@ -47,7 +51,10 @@ pub fn word_jaccard(a: &str, b: &str) -> f64 {
 /// re-spaced copies hash alike. Hex, 32 characters (xxh3-128).
 pub fn content_hash(content: &str) -> String {
     let normal: Vec<String> = content.split_whitespace().map(str::to_lowercase).collect();
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(normal.join(" ").as_bytes()))
+    format!(
+        "{:032x}",
+        xxhash_rust::xxh3::xxh3_128(normal.join(" ").as_bytes())
+    )
 }
 
 /// A rough token count (≈ 4 characters per token, the usual English rule of thumb),
@@ -80,8 +87,14 @@ mod tests {
 
     #[test]
     fn hash_ignores_spacing_and_case() {
-        assert_eq!(content_hash("Deploy  on Friday"), content_hash("deploy on\nfriday"));
-        assert_ne!(content_hash("deploy on friday"), content_hash("deploy on monday"));
+        assert_eq!(
+            content_hash("Deploy  on Friday"),
+            content_hash("deploy on\nfriday")
+        );
+        assert_ne!(
+            content_hash("deploy on friday"),
+            content_hash("deploy on monday")
+        );
     }
 
     #[test]

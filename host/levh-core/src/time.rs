@@ -40,5 +40,9 @@ pub(crate) fn hours_between(from: Timestamp, to: Timestamp) -> f64 {
 /// representable range.
 pub(crate) fn add_hours(at: Timestamp, hours: f64) -> Timestamp {
     let span = jiff::SignedDuration::from_secs_f64(hours * 3600.0);
-    at.checked_add(span).unwrap_or(if hours >= 0.0 { Timestamp::MAX } else { Timestamp::MIN })
+    at.checked_add(span).unwrap_or(if hours >= 0.0 {
+        Timestamp::MAX
+    } else {
+        Timestamp::MIN
+    })
 }

@@ -10,7 +10,6 @@
 use levh_core::{EmbedError, Embedder, text};
 use xxhash_rust::xxh3::xxh3_64;
 
-
 const WORD_WEIGHT: f32 = 1.0;
 const BIGRAM_WEIGHT: f32 = 0.5;
 const TRIGRAM_WEIGHT: f32 = 0.25;
@@ -30,7 +29,10 @@ impl HashEmbedder {
     /// A hash embedder of the given dimension (model id `hash-v1-<dimension>`).
     pub fn new(dimension: usize) -> Self {
         let dimension = dimension.max(8);
-        Self { dimension, model_id: format!("hash-v1-{dimension}") }
+        Self {
+            dimension,
+            model_id: format!("hash-v1-{dimension}"),
+        }
     }
 
     fn add(&self, vector: &mut [f32], feature: &str, weight: f32) {
@@ -43,16 +45,26 @@ impl HashEmbedder {
 
     fn embed_text(&self, text: &str) -> Vec<f32> {
         let mut vector = vec![0.0f32; self.dimension];
-        let words: Vec<String> = text::words(text).filter(|w| !text::is_stopword(w)).collect();
+        let words: Vec<String> = text::words(text)
+            .filter(|w| !text::is_stopword(w))
+            .collect();
         for word in &words {
             self.add(&mut vector, &format!("w:{word}"), WORD_WEIGHT);
             let padded: Vec<char> = format!("<{word}>").chars().collect();
             for gram in padded.windows(3) {
-                self.add(&mut vector, &format!("c:{}", gram.iter().collect::<String>()), TRIGRAM_WEIGHT);
+                self.add(
+                    &mut vector,
+                    &format!("c:{}", gram.iter().collect::<String>()),
+                    TRIGRAM_WEIGHT,
+                );
             }
         }
         for pair in words.windows(2) {
-            self.add(&mut vector, &format!("b:{} {}", pair[0], pair[1]), BIGRAM_WEIGHT);
+            self.add(
+                &mut vector,
+                &format!("b:{} {}", pair[0], pair[1]),
+                BIGRAM_WEIGHT,
+            );
         }
         let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm > 0.0 {
@@ -107,8 +119,15 @@ mod tests {
     fn this_exact_vector_is_frozen() {
         // Stored vectors are compared with new ones: a change here needs a new model id.
         let v = embed("levh remembers");
-        let checksum: f64 = v.iter().enumerate().map(|(i, x)| (i as f64 + 1.0) * f64::from(*x)).sum();
-        assert!((checksum - FROZEN_CHECKSUM).abs() < 1e-4, "checksum {checksum}");
+        let checksum: f64 = v
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (i as f64 + 1.0) * f64::from(*x))
+            .sum();
+        assert!(
+            (checksum - FROZEN_CHECKSUM).abs() < 1e-4,
+            "checksum {checksum}"
+        );
     }
     const FROZEN_CHECKSUM: f64 = -48.857_145_041_227_34;
 

@@ -38,7 +38,10 @@ pub(crate) fn where_clause(filter: &MemoryFilter) -> (String, Vec<Value>) {
     match filter.known_at {
         Some(known) => {
             add("m.created_at <= ?", micros(known).into());
-            add("(m.forgotten_at IS NULL OR m.forgotten_at > ?)", micros(known).into());
+            add(
+                "(m.forgotten_at IS NULL OR m.forgotten_at > ?)",
+                micros(known).into(),
+            );
         }
         // `IS NULL` written with a bound NULL so every clause goes through `add`.
         None => add("m.forgotten_at IS ?", Value::Null),

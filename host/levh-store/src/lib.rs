@@ -38,8 +38,13 @@ pub enum SqliteStoreError {
     /// A migration failed.
     #[error("migrating the database schema: {0}")]
     Migration(#[from] rusqlite_migration::Error),
+    /// The migration lock file could not be used.
+    #[error("locking the database for migration: {0}")]
+    Lock(#[from] std::io::Error),
     /// The database was written by a newer levh.
-    #[error("the database schema is version {found}, newer than this levh knows ({known}); upgrade levh")]
+    #[error(
+        "the database schema is version {found}, newer than this levh knows ({known}); upgrade levh"
+    )]
     TooNew {
         /// Version in the file.
         found: i64,
@@ -76,29 +81,47 @@ impl SqliteStore {
     }
 
     /// [`SqliteStore::open`] with a chosen busy timeout.
-    pub fn open_with_timeout(path: &Path, busy_timeout: Duration) -> Result<Self, SqliteStoreError> {
+    pub fn open_with_timeout(
+        path: &Path,
+        busy_timeout: Duration,
+    ) -> Result<Self, SqliteStoreError> {
         let connection = Connection::open(path)?;
-        Self::setup(connection, path.display().to_string(), busy_timeout, true)
+        let mut lock_file = path.as_os_str().to_owned();
+        lock_file.push("-migrate-lock");
+        Self::setup(
+            connection,
+            path.display().to_string(),
+            busy_timeout,
+            Some(Path::new(&lock_file)),
+        )
     }
 
     /// A private in-memory store (tests).
     pub fn open_in_memory() -> Result<Self, SqliteStoreError> {
         let connection = Connection::open_in_memory()?;
-        Self::setup(connection, ":memory:".into(), DEFAULT_BUSY_TIMEOUT, false)
+        Self::setup(connection, ":memory:".into(), DEFAULT_BUSY_TIMEOUT, None)
     }
 
-    fn setup(mut connection: Connection, path: String, busy_timeout: Duration, wal: bool) -> Result<Self, SqliteStoreError> {
+    /// `lock_file` is given for files (WAL and the migration lock make no sense in memory).
+    fn setup(
+        mut connection: Connection,
+        path: String,
+        busy_timeout: Duration,
+        lock_file: Option<&Path>,
+    ) -> Result<Self, SqliteStoreError> {
         connection.busy_timeout(busy_timeout)?;
         connection.pragma_update(None, "foreign_keys", true)?;
         // Deleted content is overwritten with zeros, so a purge leaves no copy in free pages.
         connection.pragma_update(None, "secure_delete", true)?;
-        if wal {
+        if lock_file.is_some() {
             // Switching to WAL needs a moment of exclusive access; when many processes open
             // a new file at once, some find it busy even past the busy handler. The mode
             // persists in the file, so retrying until one succeeds is enough.
             let mut attempt = 0;
             loop {
-                match connection.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get::<_, String>(0)) {
+                match connection.pragma_update_and_check(None, "journal_mode", "wal", |row| {
+                    row.get::<_, String>(0)
+                }) {
                     Ok(_) => break,
                     Err(e) if is_busy(&e) && attempt < 50 => {
                         attempt += 1;
@@ -110,14 +133,19 @@ impl SqliteStore {
             // NORMAL is durable against application crashes in WAL mode and much faster.
             connection.pragma_update(None, "synchronous", "NORMAL")?;
         }
-        migrations::apply(&mut connection)?;
-        Ok(Self { connection: Mutex::new(connection), path })
+        migrations::apply(&mut connection, lock_file)?;
+        Ok(Self {
+            connection: Mutex::new(connection),
+            path,
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite mid-transaction (the
         // transaction rolls back on drop), so a poisoned lock is still safe to use.
-        self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -155,7 +183,11 @@ fn log_event(
 }
 
 /// Reads one live memory inside a transaction.
-fn get_live(conn: &Connection, workspace: &Workspace, id: MemoryId) -> rusqlite::Result<Option<Memory>> {
+fn get_live(
+    conn: &Connection,
+    workspace: &Workspace,
+    id: MemoryId,
+) -> rusqlite::Result<Option<Memory>> {
     conn.query_row(
         &format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NULL"),
         params![workspace.as_str(), id.to_string()],
@@ -164,7 +196,12 @@ fn get_live(conn: &Connection, workspace: &Workspace, id: MemoryId) -> rusqlite:
     .optional()
 }
 
-fn write_state(conn: &Connection, id: MemoryId, state: &MemoryState, now: Timestamp) -> rusqlite::Result<()> {
+fn write_state(
+    conn: &Connection,
+    id: MemoryId,
+    state: &MemoryState,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE memories SET importance = ?2, pinned = ?3, stability_hours = ?4,
              last_recalled_at = ?5, recall_count = ?6, updated_at = ?7
@@ -193,7 +230,13 @@ fn fts_query(text: &str) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
-    Some(terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR "))
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
 }
 
 impl Store for SqliteStore {
@@ -206,7 +249,9 @@ impl Store for SqliteStore {
     ) -> Result<Vec<Interference>, StoreError> {
         let m = &record.memory;
         let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sqlite)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
         let now = m.state.created_at;
         tx.execute(
             "INSERT INTO memories (id, workspace, project, content, kind, source, importance, pinned,
@@ -248,15 +293,28 @@ impl Store for SqliteStore {
             )
             .map_err(sqlite)?;
         }
-        log_event(&tx, now, EventKind::Store, &m.workspace, Some(m.id), actor, json!({})).map_err(sqlite)?;
+        log_event(
+            &tx,
+            now,
+            EventKind::Store,
+            &m.workspace,
+            Some(m.id),
+            actor,
+            json!({}),
+        )
+        .map_err(sqlite)?;
 
         let mut applied = Vec::new();
         for &(neighbour, similarity) in neighbours {
             if neighbour == m.id {
                 continue;
             }
-            let Some(older) = get_live(&tx, &m.workspace, neighbour).map_err(sqlite)? else { continue };
-            let Some(state) = interfere(&older.state) else { continue };
+            let Some(older) = get_live(&tx, &m.workspace, neighbour).map_err(sqlite)? else {
+                continue;
+            };
+            let Some(state) = interfere(&older.state) else {
+                continue;
+            };
             write_state(&tx, neighbour, &state, now).map_err(sqlite)?;
             log_event(
                 &tx,
@@ -268,7 +326,11 @@ impl Store for SqliteStore {
                 json!({ "by": m.id, "similarity": similarity, "stability_hours": state.stability_hours }),
             )
             .map_err(sqlite)?;
-            applied.push(Interference { memory_id: neighbour, similarity, stability_hours: state.stability_hours });
+            applied.push(Interference {
+                memory_id: neighbour,
+                similarity,
+                stability_hours: state.stability_hours,
+            });
         }
         tx.commit().map_err(sqlite)?;
         Ok(applied)
@@ -287,10 +349,15 @@ impl Store for SqliteStore {
         // Chunked to stay far below SQLite's bound-parameter limit.
         for chunk in ids.chunks(500) {
             let marks = vec!["?"; chunk.len()].join(", ");
-            let sql = format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ? AND m.id IN ({marks})");
+            let sql = format!(
+                "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ? AND m.id IN ({marks})"
+            );
             let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-            let params = std::iter::once(workspace.as_str().to_owned()).chain(chunk.iter().map(ToString::to_string));
-            let rows = statement.query_map(params_from_iter(params), read_memory).map_err(sqlite)?;
+            let params = std::iter::once(workspace.as_str().to_owned())
+                .chain(chunk.iter().map(ToString::to_string));
+            let rows = statement
+                .query_map(params_from_iter(params), read_memory)
+                .map_err(sqlite)?;
             for row in rows {
                 found.push(row.map_err(sqlite)?);
             }
@@ -307,22 +374,33 @@ impl Store for SqliteStore {
         );
         let conn = self.lock();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let rows = statement.query_map(params_from_iter(values), read_memory).map_err(sqlite)?;
+        let rows = statement
+            .query_map(params_from_iter(values), read_memory)
+            .map_err(sqlite)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
     }
 
     fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError> {
         let (clause, values) = where_clause(filter);
         let conn = self.lock();
-        conn.query_row(&format!("SELECT count(*) FROM memories m WHERE {clause}"), params_from_iter(values), |row| {
-            row.get::<_, i64>(0)
-        })
+        conn.query_row(
+            &format!("SELECT count(*) FROM memories m WHERE {clause}"),
+            params_from_iter(values),
+            |row| row.get::<_, i64>(0),
+        )
         .map(|n| n as u64)
         .map_err(sqlite)
     }
 
-    fn lexical_candidates(&self, filter: &MemoryFilter, query: &str, limit: usize) -> Result<Vec<(MemoryId, f64)>, StoreError> {
-        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+    fn lexical_candidates(
+        &self,
+        filter: &MemoryFilter,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f64)>, StoreError> {
+        let Some(fts) = fts_query(query) else {
+            return Ok(Vec::new());
+        };
         let (clause, values) = where_clause(filter);
         let sql = format!(
             "SELECT m.id, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
@@ -334,7 +412,9 @@ impl Store for SqliteStore {
         let conn = self.lock();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = statement
-            .query_map(params_from_iter(params), |row| Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?)))
+            .query_map(params_from_iter(params), |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?))
+            })
             .map_err(sqlite)?;
         let mut found = Vec::new();
         for row in rows {
@@ -345,7 +425,12 @@ impl Store for SqliteStore {
         Ok(found)
     }
 
-    fn embeddings(&self, workspace: &Workspace, ids: &[MemoryId], model: &str) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
+    fn embeddings(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        model: &str,
+    ) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
         let conn = self.lock();
         let mut found = Vec::new();
         for chunk in ids.chunks(500) {
@@ -359,11 +444,16 @@ impl Store for SqliteStore {
                 .into_iter()
                 .chain(chunk.iter().map(ToString::to_string));
             let rows = statement
-                .query_map(params_from_iter(params), |row| Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?)))
+                .query_map(params_from_iter(params), |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?))
+                })
                 .map_err(sqlite)?;
             for row in rows {
                 let (id, blob) = row.map_err(sqlite)?;
-                found.push((rows::parse_id(&id).map_err(StoreError::from)?, vectors::decode(&blob)));
+                found.push((
+                    rows::parse_id(&id).map_err(StoreError::from)?,
+                    vectors::decode(&blob),
+                ));
             }
         }
         Ok(found)
@@ -379,11 +469,17 @@ impl Store for SqliteStore {
         update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
     ) -> Result<Vec<Memory>, StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sqlite)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
         let mut updated = Vec::new();
         for &id in ids {
-            let Some(mut memory) = get_live(&tx, workspace, id).map_err(sqlite)? else { continue };
-            let Some(state) = update(&memory) else { continue };
+            let Some(mut memory) = get_live(&tx, workspace, id).map_err(sqlite)? else {
+                continue;
+            };
+            let Some(state) = update(&memory) else {
+                continue;
+            };
             if state == memory.state {
                 continue;
             }
@@ -401,9 +497,17 @@ impl Store for SqliteStore {
         Ok(updated)
     }
 
-    fn forget(&self, workspace: &Workspace, id: MemoryId, now: Timestamp, actor: &Actor) -> Result<bool, StoreError> {
+    fn forget(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sqlite)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
         let changed = tx
             .execute(
                 "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
@@ -412,7 +516,16 @@ impl Store for SqliteStore {
             )
             .map_err(sqlite)?;
         if changed == 1 {
-            log_event(&tx, now, EventKind::Forget, workspace, Some(id), actor, json!({})).map_err(sqlite)?;
+            log_event(
+                &tx,
+                now,
+                EventKind::Forget,
+                workspace,
+                Some(id),
+                actor,
+                json!({}),
+            )
+            .map_err(sqlite)?;
         }
         tx.commit().map_err(sqlite)?;
         Ok(changed == 1)
@@ -427,28 +540,50 @@ impl Store for SqliteStore {
         );
         let conn = self.lock();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let rows = statement.query_map(params_from_iter(values), read_summary).map_err(sqlite)?;
+        let rows = statement
+            .query_map(params_from_iter(values), read_summary)
+            .map_err(sqlite)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
     }
 
     fn health(&self) -> Result<StoreHealth, StoreError> {
         let conn = self.lock();
-        let schema_version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0)).map_err(sqlite)?;
-        let journal_mode: String = conn.pragma_query_value(None, "journal_mode", |row| row.get(0)).map_err(sqlite)?;
+        let schema_version: i64 = conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(sqlite)?;
+        let journal_mode: String = conn
+            .pragma_query_value(None, "journal_mode", |row| row.get(0))
+            .map_err(sqlite)?;
         let fts5 = conn
-            .query_row("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'levh'", [], |row| row.get::<_, i64>(0))
+            .query_row(
+                "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'levh'",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
             .is_ok();
         // FTS5's own check compares the index against the content table.
-        let fts_in_step = conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')", []).is_ok();
-        let count = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0)).map(|n| n as u64);
-        let memories = count("SELECT count(*) FROM memories WHERE forgotten_at IS NULL").map_err(sqlite)?;
-        let forgotten = count("SELECT count(*) FROM memories WHERE forgotten_at IS NOT NULL").map_err(sqlite)?;
+        let fts_in_step = conn
+            .execute(
+                "INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')",
+                [],
+            )
+            .is_ok();
+        let count = |sql: &str| {
+            conn.query_row(sql, [], |row| row.get::<_, i64>(0))
+                .map(|n| n as u64)
+        };
+        let memories =
+            count("SELECT count(*) FROM memories WHERE forgotten_at IS NULL").map_err(sqlite)?;
+        let forgotten = count("SELECT count(*) FROM memories WHERE forgotten_at IS NOT NULL")
+            .map_err(sqlite)?;
         let events = count("SELECT count(*) FROM events").map_err(sqlite)?;
         let mut statement = conn
             .prepare("SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model")
             .map_err(sqlite)?;
         let embeddings = statement
-            .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64)))
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64))
+            })
             .map_err(sqlite)?
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(sqlite)?;
@@ -470,21 +605,34 @@ impl Store for SqliteStore {
 impl VectorIndex for SqliteStore {
     /// An exact scan of every matching vector: fine for tens of thousands of memories; an
     /// approximate index replaces it for large stores behind the same trait.
-    fn nearest(&self, filter: &MemoryFilter, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+    fn nearest(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
         let (clause, values) = where_clause(filter);
         let sql = format!(
             "SELECT m.id, e.vector FROM memory_embeddings e JOIN memories m ON m.seq = e.memory_seq
              WHERE e.model = ? AND e.dimension = ? AND {clause}"
         );
-        let params = [rusqlite::types::Value::from(model.to_owned()), rusqlite::types::Value::from(query.len() as i64)]
-            .into_iter()
-            .chain(values);
+        let params = [
+            rusqlite::types::Value::from(model.to_owned()),
+            rusqlite::types::Value::from(query.len() as i64),
+        ]
+        .into_iter()
+        .chain(values);
         let conn = self.lock();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
         let mut top = vectors::TopK::new(limit);
         while let Some(row) = rows.next().map_err(sqlite)? {
-            let blob = row.get_ref(1).map_err(sqlite)?.as_blob().map_err(|e| sqlite(e.into()))?;
+            let blob = row
+                .get_ref(1)
+                .map_err(sqlite)?
+                .as_blob()
+                .map_err(|e| sqlite(e.into()))?;
             let score = vectors::dot(query, blob);
             if top.would_keep(score) {
                 let id: String = row.get(0).map_err(sqlite)?;

@@ -1,7 +1,7 @@
 //! Numbered migrations (`migrations/NNNN_*.sql`), applied at open with
 //! `rusqlite_migration` (schema version in `PRAGMA user_version`).
 
-use std::time::Duration;
+use std::path::Path;
 
 use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
@@ -20,30 +20,54 @@ pub(crate) fn latest_version() -> i64 {
     MIGRATIONS.len() as i64
 }
 
-/// Brings the schema up to date. Several processes may open a new file at once; the
-/// library's transaction can then lose the race with SQLITE_BUSY even after the busy
-/// timeout. Each migration is atomic, so the loser retries, finds the work done, and
-/// goes on.
-pub(crate) fn apply(connection: &mut Connection) -> Result<(), SqliteStoreError> {
-    let found: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    if found > latest_version() {
-        return Err(SqliteStoreError::TooNew { found, known: latest_version() });
-    }
-    if found == latest_version() {
+/// Brings the schema up to date. Each migration is one transaction.
+///
+/// When `lock_file` is given, the work happens under an exclusive OS lock on it: several
+/// processes often open a new file at the same moment (every MCP client spawns its own
+/// `levh`), and the library reads the version before its transaction begins, so without
+/// the lock a loser of the race would try to create tables the winner just created. Under
+/// the lock the version is read again and a finished migration is simply seen as done.
+pub(crate) fn apply(
+    connection: &mut Connection,
+    lock_file: Option<&Path>,
+) -> Result<(), SqliteStoreError> {
+    if current_version(connection)? == latest_version() {
         return Ok(());
     }
-    let migrations = migrations();
-    let mut attempt = 0;
-    loop {
-        match migrations.to_latest(connection) {
-            Ok(()) => return Ok(()),
-            Err(rusqlite_migration::Error::RusqliteError { err, .. }) if crate::is_busy(&err) && attempt < 50 => {
-                attempt += 1;
-                std::thread::sleep(Duration::from_millis(20 * attempt));
-            }
-            Err(e) => return Err(e.into()),
+    let _guard = match lock_file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path)?;
+            file.lock()?;
+            Some(file) // unlocked when dropped
         }
+        None => None,
+    };
+    let found = current_version(connection)?;
+    if found > latest_version() {
+        return Err(SqliteStoreError::TooNew {
+            found,
+            known: latest_version(),
+        });
     }
+    if found < latest_version() {
+        migrations().to_latest(connection)?;
+    }
+    Ok(())
+}
+
+fn current_version(connection: &Connection) -> Result<i64, SqliteStoreError> {
+    let found: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if found > latest_version() {
+        return Err(SqliteStoreError::TooNew {
+            found,
+            known: latest_version(),
+        });
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -58,17 +82,34 @@ mod tests {
     #[test]
     fn a_fresh_database_reaches_the_latest_version_and_reopening_is_a_no_op() {
         let mut connection = Connection::open_in_memory().unwrap();
-        apply(&mut connection).unwrap();
-        apply(&mut connection).unwrap();
-        let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
+        apply(&mut connection, None).unwrap();
+        apply(&mut connection, None).unwrap();
+        let version: i64 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .unwrap();
         assert_eq!(version, latest_version());
+    }
+
+    #[test]
+    fn many_threads_opening_a_new_file_at_once_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("levh.db");
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || crate::SqliteStore::open(&path).map(|_| ()))
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap().unwrap();
+        }
     }
 
     #[test]
     fn a_newer_schema_is_refused_with_advice() {
         let mut connection = Connection::open_in_memory().unwrap();
         connection.pragma_update(None, "user_version", 99).unwrap();
-        let err = apply(&mut connection).unwrap_err();
+        let err = apply(&mut connection, None).unwrap_err();
         assert!(err.to_string().contains("upgrade levh"), "{err}");
     }
 }

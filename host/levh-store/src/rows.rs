@@ -17,13 +17,18 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.workspace, m.project, m.content
     m.admission_reasons, m.admission_decided_by, m.metadata, m.session_id, e.model, e.dimension";
 
 /// The `FROM` that goes with [`MEMORY_COLUMNS`].
-pub(crate) const MEMORY_FROM: &str = "FROM memories m LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq";
+pub(crate) const MEMORY_FROM: &str =
+    "FROM memories m LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq";
 
 pub(crate) fn micros(at: Timestamp) -> i64 {
     at.as_microsecond()
 }
 
-fn conversion(column: usize, kind: Type, error: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+fn conversion(
+    column: usize,
+    kind: Type,
+    error: impl std::error::Error + Send + Sync + 'static,
+) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(column, kind, Box::new(error))
 }
 
@@ -35,12 +40,15 @@ fn time(row: &Row<'_>, column: usize) -> rusqlite::Result<Timestamp> {
 fn optional_time(row: &Row<'_>, column: usize) -> rusqlite::Result<Option<Timestamp>> {
     match row.get::<_, Option<i64>>(column)? {
         None => Ok(None),
-        Some(value) => Timestamp::from_microsecond(value).map(Some).map_err(|e| conversion(column, Type::Integer, e)),
+        Some(value) => Timestamp::from_microsecond(value)
+            .map(Some)
+            .map_err(|e| conversion(column, Type::Integer, e)),
     }
 }
 
 pub(crate) fn parse_id(text: &str) -> Result<MemoryId, SqliteStoreError> {
-    text.parse().map_err(|_| SqliteStoreError::Corrupt(format!("memory id {text:?}")))
+    text.parse()
+        .map_err(|_| SqliteStoreError::Corrupt(format!("memory id {text:?}")))
 }
 
 fn id(row: &Row<'_>, column: usize) -> rusqlite::Result<MemoryId> {

@@ -10,7 +10,9 @@ pub(crate) fn encode(vector: &[f32]) -> Vec<u8> {
 }
 
 pub(crate) fn decode(blob: &[u8]) -> Vec<f32> {
-    blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+    blob.chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
 }
 
 /// Dot product of a query with a stored blob, read in place (no allocation per row).
@@ -51,12 +53,16 @@ pub(crate) struct TopK {
 
 impl TopK {
     pub(crate) fn new(k: usize) -> Self {
-        Self { k, heap: BinaryHeap::with_capacity(k + 1) }
+        Self {
+            k,
+            heap: BinaryHeap::with_capacity(k + 1),
+        }
     }
 
     /// Whether `score` would enter the top k (lets the caller skip decoding the id).
     pub(crate) fn would_keep(&self, score: f32) -> bool {
-        self.k > 0 && (self.heap.len() < self.k || self.heap.peek().is_some_and(|worst| score > worst.0))
+        self.k > 0
+            && (self.heap.len() < self.k || self.heap.peek().is_some_and(|worst| score > worst.0))
     }
 
     pub(crate) fn push(&mut self, score: f32, id: MemoryId) {
@@ -68,7 +74,11 @@ impl TopK {
 
     /// Best first.
     pub(crate) fn into_sorted(self) -> Vec<(MemoryId, f32)> {
-        self.heap.into_sorted_vec().into_iter().map(|Entry(score, id)| (id, score)).collect()
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Entry(score, id)| (id, score))
+            .collect()
     }
 }
 
@@ -86,7 +96,9 @@ mod tests {
     #[test]
     fn top_k_keeps_the_best_in_order() {
         let ids: Vec<MemoryId> = (0..5)
-            .map(|i| MemoryId::new_at(levh_core::Timestamp::from_second(1_700_000_000 + i).unwrap()))
+            .map(|i| {
+                MemoryId::new_at(levh_core::Timestamp::from_second(1_700_000_000 + i).unwrap())
+            })
             .collect();
         let mut top = TopK::new(3);
         for (i, score) in [0.1f32, 0.9, 0.5, 0.7, 0.2].into_iter().enumerate() {
@@ -95,7 +107,10 @@ mod tests {
             }
         }
         let kept = top.into_sorted();
-        assert_eq!(kept.iter().map(|(_, s)| *s).collect::<Vec<_>>(), vec![0.9, 0.7, 0.5]);
+        assert_eq!(
+            kept.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
+            vec![0.9, 0.7, 0.5]
+        );
         assert_eq!(kept[0].0, ids[1]);
     }
 }

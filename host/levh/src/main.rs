@@ -1,1 +1,32 @@
-fn main(){}
+//! The `levh` binary: parses the command line, sets up logging, wires the engine and runs
+//! one subcommand. No business logic lives here.
+
+mod cli;
+mod context;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    init_tracing();
+    match cli.run() {
+        Ok(code) => code,
+        Err(error) => {
+            output::error(&error);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr only (MCP over stdio owns stdout); `LEVH_LOG` sets the filter.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LEVH_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .init();
+}

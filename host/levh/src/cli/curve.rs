@@ -1,0 +1,43 @@
+//! `levh curve ID [--days N]`: predicted retention per day with no recall.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The memory's id.
+    id: super::MemoryIdArg,
+    /// How many days ahead.
+    #[arg(long, default_value_t = 30)]
+    days: u32,
+}
+
+pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
+    let curve = context.levh.curve(&context.scope, args.id.0, args.days)?;
+    if json {
+        output::json(&curve)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let threshold = context.levh.config().model.fading_threshold;
+    let mut table = output::table(&["day", "date", "retention", ""]);
+    for point in &curve {
+        let bar = "█".repeat((point.retention * 30.0).round() as usize);
+        let mark = if point.retention < threshold {
+            " fading"
+        } else {
+            ""
+        };
+        table.add_row(vec![
+            point.day.to_string(),
+            point.at.strftime("%Y-%m-%d").to_string(),
+            output::percent(point.retention),
+            format!("{bar}{mark}"),
+        ]);
+    }
+    output::print_table(&table);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,125 @@
+//! The command tree. One file per subcommand; each parses its own arguments and calls the
+//! engine through [`Context`].
+
+mod capture;
+mod curve;
+mod doctor;
+mod fading;
+mod feedback;
+mod forget;
+mod list;
+mod pin;
+mod recall;
+mod reinforce;
+mod show;
+mod stats;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use levh_core::MemoryId;
+
+use crate::context::Context;
+
+/// levh: a local memory for AI agents that curates itself.
+///
+/// Memories decay unless recall, importance or confirmation reinforces them; pinned ones
+/// never fade. Set LEVH_NOW=<RFC 3339> to fix the clock (simulations, tests).
+#[derive(Debug, Parser)]
+#[command(name = "levh", version, propagate_version = true)]
+pub struct Cli {
+    /// Where levh keeps its data [default: the platform data dir, e.g. ~/.local/share/levh]
+    #[arg(long, global = true, env = "LEVH_HOME", value_name = "DIR")]
+    home: Option<PathBuf>,
+
+    /// The workspace to read and write.
+    #[arg(long, global = true, env = "LEVH_WORKSPACE", default_value = "default")]
+    workspace: String,
+
+    /// Print JSON instead of tables.
+    #[arg(long, global = true)]
+    json: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Store a memory (through the admission gate).
+    Capture(capture::Args),
+    /// Find the memories that best match a query; what is returned is reinforced.
+    Recall(recall::Args),
+    /// Show one memory in full.
+    Show(IdArgs),
+    /// List memories, newest first.
+    List(list::Args),
+    /// Retire a memory from every read (kept for `--known-at` history).
+    Forget(IdArgs),
+    /// Pin a memory: it never fades and resists interference.
+    Pin(IdArgs),
+    /// Unpin a memory: it decays again from now on.
+    Unpin(IdArgs),
+    /// Reinforce a memory as if it had been recalled.
+    Reinforce(IdArgs),
+    /// Tell levh whether a memory helped: helpful reinforces, unhelpful weakens.
+    Feedback(feedback::Args),
+    /// List memories whose retention has dropped below the fading threshold.
+    Fading(fading::Args),
+    /// Predict a memory's retention for the coming days.
+    Curve(curve::Args),
+    /// Counts and averages for the workspace.
+    Stats(stats::Args),
+    /// Check the store, the index and the embedder.
+    Doctor,
+}
+
+/// A command that takes one memory id.
+#[derive(Debug, clap::Args)]
+pub struct IdArgs {
+    /// The memory's id.
+    id: MemoryIdArg,
+}
+
+/// A memory id parsed by clap, so a malformed one is refused before anything opens.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryIdArg(pub MemoryId);
+
+impl std::str::FromStr for MemoryIdArg {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        text.parse()
+            .map(Self)
+            .map_err(|_| format!("'{text}' is not a memory id (expected a UUID)"))
+    }
+}
+
+/// Parses an RFC 3339 time or a date for clap.
+pub fn time_arg(text: &str) -> Result<levh_core::Timestamp, String> {
+    crate::context::parse_time(text)
+}
+
+impl Cli {
+    /// Runs the chosen command.
+    pub fn run(self) -> Result<ExitCode> {
+        let context = Context::open(self.home, &self.workspace)?;
+        let json = self.json;
+        match self.command {
+            Command::Capture(args) => capture::run(&context, args, json),
+            Command::Recall(args) => recall::run(&context, args, json),
+            Command::Show(args) => show::run(&context, args.id.0, json),
+            Command::List(args) => list::run(&context, args, json),
+            Command::Forget(args) => forget::run(&context, args.id.0, json),
+            Command::Pin(args) => pin::run(&context, args.id.0, true, json),
+            Command::Unpin(args) => pin::run(&context, args.id.0, false, json),
+            Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
+            Command::Feedback(args) => feedback::run(&context, args, json),
+            Command::Fading(args) => fading::run(&context, args, json),
+            Command::Curve(args) => curve::run(&context, args, json),
+            Command::Stats(args) => stats::run(&context, args, json),
+            Command::Doctor => doctor::run(&context, json),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! `levh recall QUERY`: hybrid recall, ranked by H-score; reinforces what it returns.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use levh_core::{Kind, PREVIEW_CHARS, RecallRequest, Timestamp, text};
+use serde_json::json;
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to look for.
+    query: String,
+    /// At most this many results.
+    #[arg(long, short = 'n', default_value_t = 10)]
+    limit: usize,
+    /// Only this project.
+    #[arg(long, short)]
+    project: Option<String>,
+    /// Only this kind.
+    #[arg(long, short, value_parser = |s: &str| Kind::new(s).map_err(|e| e.to_string()))]
+    kind: Option<Kind>,
+    /// Only this source.
+    #[arg(long, short)]
+    source: Option<String>,
+    /// Only memories recorded at or after this time.
+    #[arg(long, value_parser = super::time_arg)]
+    since: Option<Timestamp>,
+    /// Only memories recorded before this time.
+    #[arg(long, value_parser = super::time_arg)]
+    until: Option<Timestamp>,
+    /// World time: what was true at T (does not reinforce).
+    #[arg(long, value_parser = super::time_arg, value_name = "T")]
+    as_of: Option<Timestamp>,
+    /// Record time: what levh knew at T (does not reinforce).
+    #[arg(long, value_parser = super::time_arg, value_name = "T")]
+    known_at: Option<Timestamp>,
+    /// Show the four H-score terms of each result.
+    #[arg(long)]
+    explain: bool,
+    /// Only id, preview and score: thrifty with an agent's tokens.
+    #[arg(long)]
+    compact: bool,
+    /// Pack results, best first, into about this many tokens.
+    #[arg(long)]
+    max_tokens: Option<usize>,
+    /// Look without reinforcing anything.
+    #[arg(long)]
+    no_reinforce: bool,
+}
+
+pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
+    let request = RecallRequest {
+        limit: args.limit,
+        project: args.project,
+        kind: args.kind,
+        source: args.source,
+        since: args.since,
+        until: args.until,
+        as_of: args.as_of,
+        known_at: args.known_at,
+        max_tokens: args.max_tokens,
+        compact: args.compact,
+        reinforce: !args.no_reinforce,
+        ..RecallRequest::new(args.query)
+    };
+    let result = context.levh.recall(&context.scope, &request)?;
+
+    if json {
+        let hits: Vec<serde_json::Value> = result
+            .hits
+            .iter()
+            .map(|hit| {
+                let m = &hit.memory;
+                if args.compact {
+                    return json!({
+                        "id": m.id,
+                        "preview": text::preview(&m.content, PREVIEW_CHARS),
+                        "score": hit.score.score,
+                    });
+                }
+                let mut value = json!({
+                    "id": m.id,
+                    "content": m.content,
+                    "score": hit.score.score,
+                    "similarity": hit.score.similarity,
+                    "retention": hit.score.retention,
+                    "importance": hit.score.importance,
+                    "frequency": hit.score.frequency,
+                    "pinned": m.state.pinned,
+                    "stability_hours": m.state.stability_hours,
+                    "recall_count": m.state.recall_count,
+                    "project": m.project,
+                    "source": m.source,
+                    "kind": m.kind,
+                    "created_at": m.state.created_at,
+                    "valid_from": m.valid_from,
+                    "valid_to": m.valid_to,
+                    "lexical_match": hit.lexical_match,
+                });
+                if args.explain {
+                    value["explain"] = serde_json::to_value(hit.score.terms).unwrap_or_default();
+                }
+                value
+            })
+            .collect();
+        output::json(&hits)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    if result.hits.is_empty() {
+        output::line("no memories match");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut header = vec!["#", "score", "sim", "retention", "id", "project", "memory"];
+    if args.explain {
+        header.splice(2..2, ["α·(1−sim)", "β·(1−ret)", "γ·(1−imp)", "δ·(1−freq)"]);
+    }
+    let mut table = output::table(&header);
+    for (rank, hit) in result.hits.iter().enumerate() {
+        let m = &hit.memory;
+        let mut row = vec![
+            (rank + 1).to_string(),
+            format!("{:.3}", hit.score.score),
+            format!("{:.2}", hit.score.similarity),
+            if m.state.pinned {
+                "pinned".into()
+            } else {
+                output::percent(hit.score.retention)
+            },
+            m.id.to_string(),
+            m.project.clone().unwrap_or_else(|| "-".into()),
+            output::preview(&m.content),
+        ];
+        if args.explain {
+            let t = hit.score.terms;
+            row.splice(
+                2..2,
+                [t.similarity, t.retention, t.importance, t.frequency].map(|x| format!("{x:.3}")),
+            );
+        }
+        table.add_row(row);
+    }
+    output::print_table(&table);
+    let mut footer = format!("{} of {} candidates", result.hits.len(), result.candidates);
+    if !result.reinforced.is_empty() {
+        footer.push_str(&format!(", {} reinforced", result.reinforced.len()));
+    }
+    if result.omitted_by_budget > 0 {
+        footer.push_str(&format!(
+            ", {} left out to fit {} tokens",
+            result.omitted_by_budget,
+            args.max_tokens.unwrap_or(0)
+        ));
+    }
+    output::line(footer);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,131 @@
+//! Everything a command needs, built from the global options: the home directory, the
+//! configuration (CLI > `LEVH_*` environment > `$LEVH_HOME/config.toml` > defaults), the
+//! clock (`LEVH_NOW` fixes it) and the engine on the store.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use levh_core::{Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace};
+use levh_embed::HashEmbedder;
+use levh_store::SqliteStore;
+
+/// The opened engine and the caller's scope.
+pub struct Context {
+    pub levh: Levh,
+    pub scope: Scope,
+    pub home: PathBuf,
+}
+
+/// The default home: the platform data directory, e.g. `~/.local/share/levh`.
+fn default_home() -> Result<PathBuf> {
+    dirs::data_dir().map(|dir| dir.join("levh")).ok_or_else(|| {
+        anyhow!("cannot find a data directory for this user; pass --home DIR or set LEVH_HOME")
+    })
+}
+
+/// Reads `$LEVH_HOME/config.toml`: flat keys named like the variables without the prefix,
+/// in lowercase (`gain = 0.6` for `LEVH_GAIN`).
+fn read_config_file(home: &Path) -> Result<HashMap<String, String>> {
+    let path = home.join("config.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let table: toml::Table = text
+        .parse()
+        .with_context(|| format!("parsing {}", path.display()))?;
+    Ok(table
+        .into_iter()
+        .filter_map(|(key, value)| {
+            let value = match value {
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                _ => return None,
+            };
+            Some((format!("LEVH_{}", key.to_uppercase()), value))
+        })
+        .collect())
+}
+
+/// Parses a time given on the command line: RFC 3339 (`2026-11-30T09:00:00Z`), or a plain
+/// date taken as midnight UTC.
+pub fn parse_time(text: &str) -> Result<Timestamp, String> {
+    if let Ok(at) = text.parse::<Timestamp>() {
+        return Ok(at);
+    }
+    if let Ok(date) = text.parse::<jiff::civil::Date>()
+        && let Ok(at) = date
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp())
+    {
+        return Ok(at);
+    }
+    Err(format!(
+        "'{text}' is not a time: use RFC 3339 like 2026-11-30T09:00:00Z, or a date like 2026-11-30"
+    ))
+}
+
+impl Context {
+    /// Opens the store under `home` (created if missing) for `workspace`.
+    pub fn open(home: Option<PathBuf>, workspace: &str) -> Result<Self> {
+        let home = match home {
+            Some(home) => home,
+            None => default_home()?,
+        };
+        create_private_dir(&home)?;
+        let file_config = read_config_file(&home)?;
+        let lookup = |key: &str| {
+            std::env::var(key)
+                .ok()
+                .or_else(|| file_config.get(key).cloned())
+        };
+        let config = Config::from_lookup(&lookup).context("reading the configuration")?;
+        let clock: Arc<dyn Clock> = match lookup("LEVH_NOW") {
+            Some(now) => Arc::new(FixedClock(
+                parse_time(&now).map_err(|e| anyhow!("LEVH_NOW: {e}"))?,
+            )),
+            None => Arc::new(SystemClock),
+        };
+        let workspace = Workspace::new(workspace)?;
+        let path = home.join("levh.db");
+        let store = Arc::new(
+            SqliteStore::open(&path).with_context(|| format!("opening {}", path.display()))?,
+        );
+        let levh = Levh::new(Parts {
+            store: store.clone(),
+            index: store,
+            embedder: Arc::new(HashEmbedder::default()),
+            clock,
+            config,
+        });
+        Ok(Self {
+            levh,
+            scope: Scope::cli(workspace),
+            home,
+        })
+    }
+}
+
+fn create_private_dir(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Ok(());
+    }
+    if path.exists() {
+        bail!("{} exists and is not a directory", path.display());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder
+        .create(path)
+        .with_context(|| format!("creating {}", path.display()))
+}

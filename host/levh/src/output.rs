@@ -1,0 +1,141 @@
+//! Everything the CLI prints goes through here: JSON for `--json`, tables and lines for
+//! people. Nothing else in the binary writes to stdout.
+
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use levh_core::{Memory, ModelConfig, Timestamp, model, text};
+use serde::Serialize;
+use serde_json::json;
+
+/// Prints a value as pretty JSON.
+pub fn json(value: &impl Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// Prints a line for a person.
+pub fn line(text: impl std::fmt::Display) {
+    println!("{text}");
+}
+
+/// Prints an error as one line (with its causes) on stderr.
+pub fn error(error: &anyhow::Error) {
+    eprintln!("error: {error:#}");
+}
+
+/// A new table in the house style.
+pub fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_header(header.iter().copied());
+    table
+}
+
+/// Prints a table.
+pub fn print_table(table: &Table) {
+    println!("{table}");
+}
+
+/// A time for people: `2026-11-30 09:00 UTC`.
+pub fn human_time(at: Timestamp) -> String {
+    at.strftime("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// Retention as a percentage.
+pub fn percent(value: f64) -> String {
+    format!("{:.0}%", value * 100.0)
+}
+
+/// Every field of a memory, plus its retention now and when it will fade: what `show`,
+/// `list` and write commands report.
+pub fn memory_view(memory: &Memory, config: &ModelConfig, now: Timestamp) -> serde_json::Value {
+    let state = &memory.state;
+    json!({
+        "id": memory.id,
+        "workspace": memory.workspace,
+        "project": memory.project,
+        "content": memory.content,
+        "kind": memory.kind,
+        "source": memory.source,
+        "importance": state.importance,
+        "pinned": state.pinned,
+        "stability_hours": state.stability_hours,
+        "retention": model::retention(state, now),
+        "frequency": levh_core::rank::frequency(state.recall_count),
+        "fading": model::is_fading(state, config, now),
+        "fades_at": model::fades_at(state, config),
+        "recall_count": state.recall_count,
+        "last_recalled_at": state.last_recalled_at,
+        "created_at": state.created_at,
+        "valid_from": memory.valid_from,
+        "valid_to": memory.valid_to,
+        "superseded_by": memory.superseded_by,
+        "content_hash": memory.content_hash,
+        "admission": memory.admission,
+        "metadata": memory.metadata,
+        "session_id": memory.session_id,
+        "embedding_model": memory.embedding_model,
+        "embedding_dimension": memory.embedding_dimension,
+    })
+}
+
+/// A memory for people, one field a line.
+pub fn print_memory(memory: &Memory, config: &ModelConfig, now: Timestamp) {
+    let state = &memory.state;
+    let mut rows: Vec<(&str, String)> = vec![
+        ("id", memory.id.to_string()),
+        ("content", memory.content.clone()),
+        (
+            "project",
+            memory.project.clone().unwrap_or_else(|| "-".into()),
+        ),
+        ("kind", memory.kind.to_string()),
+        ("source", memory.source.clone()),
+        ("importance", format!("{:.2}", state.importance)),
+        (
+            "pinned",
+            if state.pinned {
+                "yes".into()
+            } else {
+                "no".into()
+            },
+        ),
+        ("retention", percent(model::retention(state, now))),
+        ("stability", format!("{:.1} h", state.stability_hours)),
+        ("recalls", state.recall_count.to_string()),
+        (
+            "last recalled",
+            state
+                .last_recalled_at
+                .map(human_time)
+                .unwrap_or_else(|| "never".into()),
+        ),
+        ("created", human_time(state.created_at)),
+        (
+            "valid",
+            format!(
+                "{} → {}",
+                human_time(memory.valid_from),
+                memory
+                    .valid_to
+                    .map(human_time)
+                    .unwrap_or_else(|| "open".into())
+            ),
+        ),
+    ];
+    if let Some(at) = model::fades_at(state, config) {
+        rows.push(("fades", human_time(at)));
+    }
+    if let Some(by) = memory.superseded_by {
+        rows.push(("superseded by", by.to_string()));
+    }
+    for (key, value) in rows {
+        println!("{key:>14}  {value}");
+    }
+}
+
+/// A one-line preview of content for tables.
+pub fn preview(content: &str) -> String {
+    text::preview(content, 72)
+}

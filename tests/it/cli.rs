@@ -1,0 +1,329 @@
+//! The real binary, tried as a new user would.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::support::{json, levh, ok};
+
+const T0: &str = "2026-03-02T09:00:00Z";
+const WEEK_LATER: &str = "2026-03-09T09:00:00Z";
+const MONTH_LATER: &str = "2026-04-01T09:00:00Z";
+
+fn close(value: &Value, expected: f64) -> bool {
+    value.as_f64().is_some_and(|v| (v - expected).abs() < 1e-3)
+}
+
+fn capture(home: &std::path::Path, args: &[&str]) -> String {
+    let out = json(
+        levh(home)
+            .env("LEVH_NOW", T0)
+            .arg("capture")
+            .args(args)
+            .arg("--json"),
+    );
+    assert_eq!(out["verdict"], "admit", "{out}");
+    out["memory_id"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let db = capture(
+        home,
+        &[
+            "We use PostgreSQL 16 as the main database",
+            "--project",
+            "api",
+        ],
+    );
+    let deploy = capture(
+        home,
+        &[
+            "Deploys happen on Tuesdays after the standup",
+            "--importance",
+            "0.5",
+        ],
+    );
+    let rule = capture(home, &["Never commit directly to main", "--pin"]);
+
+    // recall returns the relevant one first
+    let hits =
+        json(
+            levh(home)
+                .env("LEVH_NOW", T0)
+                .args(["recall", "which database do we use", "--json"]),
+        );
+    assert_eq!(hits[0]["id"], db.as_str(), "{hits}");
+    for key in [
+        "content",
+        "score",
+        "similarity",
+        "retention",
+        "importance",
+        "frequency",
+        "pinned",
+        "stability_hours",
+        "project",
+        "source",
+    ] {
+        assert!(
+            hits[0].get(key).is_some(),
+            "recall JSON lacks {key}: {hits}"
+        );
+    }
+    assert_eq!(hits[0]["project"], "api");
+
+    // a week later, the memory nobody recalled is at half retention
+    let shown = json(
+        levh(home)
+            .env("LEVH_NOW", WEEK_LATER)
+            .args(["show", &deploy, "--json"]),
+    );
+    assert!(close(&shown["retention"], 0.5), "{shown}");
+    for key in [
+        "last_recalled_at",
+        "recall_count",
+        "created_at",
+        "valid_from",
+        "valid_to",
+        "superseded_by",
+        "kind",
+    ] {
+        assert!(shown.get(key).is_some(), "show JSON lacks {key}: {shown}");
+    }
+    // ... and the pinned one is untouched by time
+    let pinned = json(
+        levh(home)
+            .env("LEVH_NOW", MONTH_LATER)
+            .args(["show", &rule, "--json"]),
+    );
+    assert_eq!(pinned["retention"], 1.0);
+
+    // a recall reinforces it: 168 h × 1.5 = 252 h, clock restarted
+    let hits = json(levh(home).env("LEVH_NOW", WEEK_LATER).args([
+        "recall",
+        "when do deploys happen",
+        "--json",
+        "--explain",
+    ]));
+    assert_eq!(hits[0]["id"], deploy.as_str(), "{hits}");
+    assert!(hits[0]["explain"]["similarity"].is_number(), "{hits}");
+    let shown = json(
+        levh(home)
+            .env("LEVH_NOW", WEEK_LATER)
+            .args(["show", &deploy, "--json"]),
+    );
+    assert!(close(&shown["stability_hours"], 252.0), "{shown}");
+    assert!(close(&shown["retention"], 1.0));
+    assert_eq!(shown["recall_count"], 1);
+    assert_eq!(shown["last_recalled_at"], WEEK_LATER);
+
+    // unhelpful feedback weakens it without resetting the clock
+    let weakened = json(levh(home).env("LEVH_NOW", "2026-03-10T09:00:00Z").args([
+        "feedback",
+        &deploy,
+        "--unhelpful",
+        "--json",
+    ]));
+    assert!(close(&weakened["stability_hours"], 126.0), "{weakened}");
+    assert_eq!(weakened["last_recalled_at"], WEEK_LATER);
+    assert!(close(&weakened["retention"], 0.5f64.powf(24.0 / 126.0)));
+
+    // a month on, what was never used is fading; the pinned rule is not
+    let fading = json(
+        levh(home)
+            .env("LEVH_NOW", MONTH_LATER)
+            .args(["fading", "--json"]),
+    );
+    let fading: Vec<&str> = fading
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert!(fading.contains(&deploy.as_str()));
+    assert!(!fading.contains(&rule.as_str()));
+
+    // the curve predicts the same decay
+    let curve = json(
+        levh(home)
+            .env("LEVH_NOW", T0)
+            .args(["curve", &db, "--days", "7", "--json"]),
+    );
+    assert_eq!(curve.as_array().unwrap().len(), 8);
+
+    let stats = json(
+        levh(home)
+            .env("LEVH_NOW", WEEK_LATER)
+            .args(["stats", "--json"]),
+    );
+    assert_eq!(stats["total"], 3);
+    assert_eq!(stats["pinned"], 1);
+}
+
+#[test]
+fn people_get_tables_and_a_checklist() {
+    let home = tempfile::tempdir().unwrap();
+    ok(levh(home.path()).args(["capture", "The CI runner has 2 cores"]));
+    let recall = ok(levh(home.path()).args(["recall", "CI runner cores", "--explain"]));
+    let text = String::from_utf8(recall.stdout).unwrap();
+    assert!(
+        text.contains("The CI runner has 2 cores") && text.contains("α·(1−sim)"),
+        "{text}"
+    );
+    let doctor = String::from_utf8(ok(levh(home.path()).arg("doctor")).stdout).unwrap();
+    for check in [
+        "✓ store",
+        "✓ schema",
+        "✓ wal",
+        "✓ fts5",
+        "✓ embedder",
+        "1 memories",
+    ] {
+        assert!(doctor.contains(check), "doctor lacks {check:?}:\n{doctor}");
+    }
+}
+
+#[test]
+fn capture_reads_standard_input_and_takes_every_option() {
+    let home = tempfile::tempdir().unwrap();
+    let mut child = levh(home.path())
+        .args([
+            "capture",
+            "-",
+            "--json",
+            "--kind",
+            "decision",
+            "--source",
+            "claude-code",
+            "--valid-from",
+            "2026-01-01",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"We chose SQLite over Postgres for the agent memory\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let id = serde_json::from_slice::<Value>(&out.stdout).unwrap()["memory_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let shown = json(levh(home.path()).args(["show", &id, "--json"]));
+    assert_eq!(
+        shown["content"],
+        "We chose SQLite over Postgres for the agent memory"
+    );
+    assert_eq!(shown["kind"], "decision");
+    assert_eq!(shown["source"], "claude-code");
+    assert_eq!(shown["valid_from"], "2026-01-01T00:00:00Z");
+}
+
+#[test]
+fn bad_input_gets_a_one_line_error_and_changes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let id = capture(home, &["The build cache lives in /var/cache/ci"]);
+    let unknown = "0198c3a0-0000-7000-8000-000000000000";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["show", unknown], unknown),
+        (vec!["forget", unknown], unknown),
+        (vec!["pin", unknown], unknown),
+        (vec!["feedback", unknown, "--unhelpful"], unknown),
+        (vec!["show", "not-an-id"], "not-an-id"),
+        (
+            vec!["capture", "too important", "--importance", "1.5"],
+            "outside 0..1",
+        ),
+        (
+            vec!["capture", "odd", "--importance", "high"],
+            "'high' is not a number",
+        ),
+        (
+            vec!["recall", "cache", "--as-of", "yesterday"],
+            "'yesterday' is not a time",
+        ),
+        (vec!["capture", "   "], "content"),
+        (vec!["feedback", &id], "--helpful"),
+    ];
+    for (args, needle) in cases {
+        let out = levh(home).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: stderr lacks {needle:?}: {stderr}"
+        );
+    }
+    let out = levh(home)
+        .env("LEVH_NOW", "next tuesday")
+        .args(["list"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("LEVH_NOW"));
+    let out = levh(home)
+        .env("LEVH_GAIN", "-1")
+        .args(["list"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("LEVH_GAIN"));
+
+    let listed = json(levh(home).args(["list", "--json"]));
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["id"], id.as_str());
+    assert_eq!(listed[0]["recall_count"], 0);
+    assert_eq!(listed[0]["stability_hours"], 168.0);
+}
+
+#[test]
+fn the_config_file_sets_numbers_and_the_environment_overrides_it() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "stability_hours = 24\ngain = 1.0\n",
+    )
+    .unwrap();
+    let id = capture(home.path(), &["Config file driven memory"]);
+    let shown = json(levh(home.path()).args(["show", &id, "--json"]));
+    assert_eq!(shown["stability_hours"], 24.0);
+    let reinforced =
+        json(
+            levh(home.path())
+                .env("LEVH_GAIN", "0.5")
+                .args(["reinforce", &id, "--json"]),
+        );
+    assert!(
+        close(&reinforced["stability_hours"], 24.0 * 1.5),
+        "{reinforced}"
+    );
+}
+
+#[test]
+fn workspaces_are_separate_from_the_command_line() {
+    let home = tempfile::tempdir().unwrap();
+    ok(levh(home.path()).args([
+        "capture",
+        "Team A uses Linear for tickets",
+        "--workspace",
+        "team-a",
+    ]));
+    let other =
+        json(levh(home.path()).args(["recall", "tickets", "--json", "--workspace", "team-b"]));
+    assert_eq!(other.as_array().unwrap().len(), 0);
+    let same = json(
+        levh(home.path())
+            .env("LEVH_WORKSPACE", "team-a")
+            .args(["recall", "tickets", "--json"]),
+    );
+    assert_eq!(same.as_array().unwrap().len(), 1);
+}

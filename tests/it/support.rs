@@ -1,0 +1,143 @@
+//! Shared test scaffolding: an engine on a temporary database file with a clock the test
+//! moves, and the path of the built `levh` binary.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+use levh_core::{Clock, Config, Levh, MemoryId, NewMemory, Parts, Scope, Timestamp, Workspace};
+use levh_embed::HashEmbedder;
+use levh_store::SqliteStore;
+
+/// A clock the test sets by hand.
+#[derive(Debug)]
+pub struct TestClock(Mutex<Timestamp>);
+
+impl TestClock {
+    pub fn advance_hours(&self, hours: f64) {
+        let mut now = self.0.lock().unwrap();
+        *now = now
+            .checked_add(jiff::SignedDuration::from_secs_f64(hours * 3600.0))
+            .unwrap();
+    }
+}
+
+impl Clock for TestClock {
+    fn now(&self) -> Timestamp {
+        *self.0.lock().unwrap()
+    }
+}
+
+/// The instant every test starts at.
+pub fn start() -> Timestamp {
+    "2026-01-05T09:00:00Z".parse().unwrap()
+}
+
+pub fn hours_after(at: Timestamp, hours: f64) -> Timestamp {
+    at.checked_add(jiff::SignedDuration::from_secs_f64(hours * 3600.0))
+        .unwrap()
+}
+
+/// An engine on a fresh database file.
+pub struct Harness {
+    pub levh: Levh,
+    pub store: Arc<SqliteStore>,
+    pub clock: Arc<TestClock>,
+    pub scope: Scope,
+    _dir: tempfile::TempDir,
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        Self::with_config(Config::default())
+    }
+
+    pub fn with_config(config: Config) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).unwrap());
+        let clock = Arc::new(TestClock(Mutex::new(start())));
+        let levh = Levh::new(Parts {
+            store: store.clone(),
+            index: store.clone(),
+            embedder: Arc::new(HashEmbedder::default()),
+            clock: clock.clone(),
+            config,
+        });
+        Self {
+            levh,
+            store,
+            clock,
+            scope: Scope::cli(Workspace::default()),
+            _dir: dir,
+        }
+    }
+
+    /// Captures a note with default settings and returns its id.
+    pub fn capture(&self, content: &str) -> MemoryId {
+        self.capture_with(NewMemory {
+            content: content.into(),
+            ..NewMemory::default()
+        })
+    }
+
+    pub fn capture_with(&self, new: NewMemory) -> MemoryId {
+        self.levh
+            .capture(&self.scope, new)
+            .unwrap()
+            .memory_id
+            .unwrap()
+    }
+
+    /// Rows of the event log of one kind.
+    pub fn events(&self, kind: &str) -> Vec<String> {
+        self.store.with_connection(|c| {
+            let mut s = c
+                .prepare("SELECT coalesce(memory_id, '') FROM events WHERE kind = ?1 ORDER BY seq")
+                .unwrap();
+            s.query_map([kind], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        })
+    }
+}
+
+/// The `levh` binary cargo built for these tests.
+pub fn levh_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_levh"))
+}
+
+/// `levh` with a home of its own and a clean environment for levh's variables.
+pub fn levh(home: &std::path::Path) -> Command {
+    let mut command = Command::new(levh_binary());
+    for (key, _) in std::env::vars() {
+        if key.starts_with("LEVH_") {
+            command.env_remove(key);
+        }
+    }
+    command.env("LEVH_HOME", home);
+    command
+}
+
+/// Runs a command and returns its output, failing the test with stderr when it fails.
+pub fn ok(command: &mut Command) -> Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Runs a command and parses its stdout as JSON.
+pub fn json(command: &mut Command) -> serde_json::Value {
+    let output = ok(command);
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{command:?}: stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}

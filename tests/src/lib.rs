@@ -1,1 +1,0 @@
-//! levh's integration tests live in it/.
