@@ -7,6 +7,9 @@
 //! [`VectorIndex`], [`Embedder`]) implemented by other crates; this crate does no I/O,
 //! and never reads the clock itself: time comes in through [`Clock`].
 
+// Outside tests, failures are handled, never unwrapped.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
 mod backends;
 pub mod config;
 mod engine;

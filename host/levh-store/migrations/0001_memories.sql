@@ -51,8 +51,6 @@ CREATE TABLE memory_embeddings (
     vector     BLOB NOT NULL CHECK (length(vector) = 4 * dimension)  -- little-endian f32
 ) STRICT;
 
-CREATE INDEX memory_embeddings_by_model ON memory_embeddings (model);
-
 CREATE VIRTUAL TABLE memories_fts USING fts5 (
     content,
     content = 'memories',

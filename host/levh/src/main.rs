@@ -1,6 +1,9 @@
 //! The `levh` binary: parses the command line, sets up logging, wires the engine and runs
 //! one subcommand. No business logic lives here.
 
+// Outside tests, failures are handled, never unwrapped.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
 mod cli;
 mod context;
 mod output;
