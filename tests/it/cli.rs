@@ -252,7 +252,6 @@ fn bad_input_gets_a_one_line_error_and_changes_nothing() {
             vec!["recall", "cache", "--as-of", "yesterday"],
             "'yesterday' is not a time",
         ),
-        (vec!["capture", "   "], "content"),
         (vec!["feedback", &id], "--helpful"),
     ];
     for (args, needle) in cases {

@@ -2,13 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::support::{levh, ok};
-
-const WORDS: &[&str] = &[
-    "apple", "river", "quartz", "signal", "harbor", "cobalt", "meadow", "lantern", "pixel",
-    "tundra", "violet", "gravel", "saddle", "orbit", "falcon", "marble", "ember", "canyon",
-    "willow", "cipher",
-];
+use crate::support::{distinct_sentence, levh};
 
 #[test]
 fn eight_processes_capturing_two_hundred_memories_each_lose_nothing() {
@@ -19,16 +13,9 @@ fn eight_processes_capturing_two_hundred_memories_each_lose_nothing() {
             let home = home.path().to_path_buf();
             std::thread::spawn(move || {
                 for i in 0..per_worker {
-                    let n = worker * 1000 + i;
-                    // distinct, varied text, so no later dedup or interference rule merges them
-                    let text = format!(
-                        "worker {worker} item {i}: {} {} {} {}",
-                        WORDS[n % 20],
-                        WORDS[(n / 20) % 20],
-                        WORDS[(n * 7 + 3) % 20],
-                        n
-                    );
-                    ok(levh(&home).args(["capture", &text, "--json"]));
+                    let text = distinct_sentence((worker * 1000 + i) as u64);
+                    let out = crate::support::json(levh(&home).args(["capture", &text, "--json"]));
+                    assert_eq!(out["verdict"], "admit", "{text}: {out}");
                 }
             })
         })

@@ -3,6 +3,7 @@
 
 mod cli;
 mod concurrency;
+mod gate;
 mod memory_model;
 mod recall;
 mod store;

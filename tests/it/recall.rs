@@ -5,7 +5,7 @@ use levh_core::{
     Config, MemoryFilter, NewMemory, Page, RecallConfig, RecallRequest, Scope, Workspace,
 };
 
-use crate::support::{Harness, hours_after, start};
+use crate::support::{Harness, distinct_sentence, hours_after, start};
 
 #[test]
 fn the_relevant_memory_comes_first() {
@@ -39,14 +39,14 @@ fn a_project_filter_still_returns_a_full_page() {
     let h = Harness::with_config(config);
     for i in 0..40 {
         h.capture_with(NewMemory {
-            content: format!("kafka consumer lag alert kafka consumer lag dashboard {i}"),
+            content: format!("kafka consumer lag alert: {}", distinct_sentence(i)),
             project: Some("decoy".into()),
             ..NewMemory::default()
         });
     }
     for i in 0..12 {
         h.capture_with(NewMemory {
-            content: format!("note {i} about the kafka cluster in the payments service"),
+            content: format!("kafka in payments, {}", distinct_sentence(100 + i)),
             project: Some("payments".into()),
             ..NewMemory::default()
         });
@@ -95,7 +95,8 @@ fn only_returned_candidates_are_reinforced() {
     let ids: Vec<_> = (0..12)
         .map(|i| {
             h.capture(&format!(
-                "grafana dashboard number {i} for the ingest pipeline"
+                "grafana dashboard ingest: {}",
+                distinct_sentence(i)
             ))
         })
         .collect();
@@ -341,17 +342,18 @@ fn bad_requests_are_refused_and_change_nothing() {
         )
         .unwrap_err();
     assert!(err.to_string().contains("importance"), "{err}");
-    assert!(
-        h.levh
-            .capture(
-                &h.scope,
-                NewMemory {
-                    content: " \n ".into(),
-                    ..NewMemory::default()
-                }
-            )
-            .is_err()
-    );
+    let empty = h
+        .levh
+        .capture(
+            &h.scope,
+            NewMemory {
+                content: " \n ".into(),
+                ..NewMemory::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(empty.verdict.name(), "reject");
+    assert_eq!(empty.reason().as_deref(), Some("empty"));
     assert_eq!(h.levh.stats(&h.scope, None).unwrap().total, 1);
     assert_eq!(h.levh.get(&h.scope, id).unwrap().state.recall_count, 0);
 }

@@ -81,11 +81,11 @@ impl Harness {
     }
 
     pub fn capture_with(&self, new: NewMemory) -> MemoryId {
-        self.levh
-            .capture(&self.scope, new)
-            .unwrap()
+        let content = new.content.clone();
+        let outcome = self.levh.capture(&self.scope, new).unwrap();
+        outcome
             .memory_id
-            .unwrap()
+            .unwrap_or_else(|| panic!("{content:?} was not stored: {outcome:?}"))
     }
 
     /// Rows of the event log of one kind.
@@ -140,4 +140,35 @@ pub fn json(command: &mut Command) -> serde_json::Value {
             String::from_utf8_lossy(&output.stdout)
         )
     })
+}
+
+/// A sentence unlike any other `n` gives: six words drawn from a list of 120, so the
+/// gate never takes two of them for near-duplicates.
+pub fn distinct_sentence(n: u64) -> String {
+    const WORDS: &[&str] = &[
+        "apple", "river", "quartz", "signal", "harbor", "cobalt", "meadow", "lantern", "pixel",
+        "tundra", "violet", "gravel", "saddle", "orbit", "falcon", "marble", "ember", "canyon",
+        "willow", "cipher", "anchor", "basil", "cactus", "dune", "echo", "fjord", "glacier",
+        "hazel", "iris", "jasper", "kettle", "lotus", "maple", "nectar", "onyx", "pepper", "quill",
+        "raven", "sierra", "thistle", "umber", "velvet", "walnut", "xenon", "yarrow", "zephyr",
+        "acorn", "bramble", "cedar", "dahlia", "elm", "fennel", "garnet", "heron", "indigo",
+        "juniper", "kelp", "lilac", "mango", "nutmeg", "olive", "plum", "quince", "rosemary",
+        "sage", "tulip", "urchin", "vanilla", "wren", "yew", "amber", "birch", "coral", "dove",
+        "flint", "ginger", "holly", "ivory", "jade", "kiwi", "lemon", "mint", "nickel", "opal",
+        "pearl", "ruby", "slate", "topaz", "umbra", "vine", "wolf", "yak", "zinc", "arrow",
+        "bison", "comet", "delta", "eagle", "frost", "grove", "hawk", "island", "jungle", "koala",
+        "lynx", "moose", "nova", "otter", "panda", "quail", "robin", "shark", "tiger", "unicorn",
+        "viper", "whale", "yeti", "zebra", "badger", "crane",
+    ];
+    let mut x = n
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut words = Vec::new();
+    for _ in 0..6 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        words.push(WORDS[(x % WORDS.len() as u64) as usize]);
+    }
+    format!("{} note {n}", words.join(" "))
 }

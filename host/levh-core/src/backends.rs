@@ -7,8 +7,8 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::{
-    Actor, EventKind, Interference, Kind, Memory, MemoryId, MemoryState, NewMemoryRecord,
-    Timestamp, Workspace,
+    Actor, Embedding, EventKind, HeldCandidate, HeldId, HeldStatus, Interference, Kind, Memory,
+    MemoryId, MemoryState, NewMemoryRecord, Timestamp, Workspace,
 };
 
 /// A storage backend failure, carried opaquely through the engine.
@@ -59,6 +59,31 @@ pub struct MemoryFilter {
     pub known_at: Option<Timestamp>,
     /// Only pinned (`Some(true)`) or only unpinned (`Some(false)`) memories.
     pub pinned: Option<bool>,
+}
+
+/// The outcome of closing a held candidate (compare-and-set on its status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldClose {
+    /// It was held and is now closed with the new status.
+    Closed,
+    /// Someone decided first; this is what they decided.
+    AlreadyDecided(HeldStatus),
+    /// No such candidate in the workspace.
+    Missing,
+    /// A discard found the candidate already stored as a memory (an admission that
+    /// crashed before closing the row); it stays held.
+    AdmissionIncomplete,
+}
+
+/// What a purge removed and what, if anything, remains.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PurgeReport {
+    /// The erased memory.
+    pub memory_id: MemoryId,
+    /// Held candidates with the same content that were erased too.
+    pub held_removed: u64,
+    /// Places where the content or its hash can still be found (empty when clean).
+    pub residue: Vec<String>,
 }
 
 impl MemoryFilter {
@@ -195,6 +220,90 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Store self-checks for `levh doctor`.
     fn health(&self) -> Result<StoreHealth, StoreError>;
+
+    /// Memories matching the filter that share near-duplicate keys with a text, most
+    /// shared keys first.
+    fn near_duplicates(
+        &self,
+        filter: &MemoryFilter,
+        keys: &[i64],
+        limit: usize,
+    ) -> Result<Vec<MemoryId>, StoreError>;
+
+    /// Records a held candidate (and a `hold` event).
+    fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError>;
+
+    /// One held candidate of the workspace, whatever its status.
+    fn get_held(
+        &self,
+        workspace: &Workspace,
+        id: HeldId,
+    ) -> Result<Option<HeldCandidate>, StoreError>;
+
+    /// Held candidates of the workspace, oldest first, optionally of one status. Candidates
+    /// past their expiry are first marked `expired` (a status, never a delete).
+    fn list_held(
+        &self,
+        workspace: &Workspace,
+        status: Option<HeldStatus>,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<HeldCandidate>, StoreError>;
+
+    /// Step one of admitting a held candidate: stores the memory (at most once per held
+    /// candidate: a retry after a crash finds and returns the memory already stored),
+    /// applies interference, and retires `supersede` if given. Returns the memory's id.
+    fn store_held_memory(
+        &self,
+        held: HeldId,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        supersede: Option<MemoryId>,
+        actor: &Actor,
+    ) -> Result<MemoryId, StoreError>;
+
+    /// Step two: closes a held candidate if and only if it is still held (compare-and-set),
+    /// recording who decided and when, and logging the decision.
+    fn close_held(
+        &self,
+        workspace: &Workspace,
+        id: HeldId,
+        status: HeldStatus,
+        memory_id: Option<MemoryId>,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<HeldClose, StoreError>;
+
+    /// Every live memory's id and content in the workspace (for secret audits).
+    fn contents(&self, workspace: &Workspace) -> Result<Vec<(MemoryId, String)>, StoreError>;
+
+    /// Replaces a memory's content (and everything derived from it) after redaction,
+    /// logging a `redact` event with `detail`. False when there is no such memory.
+    #[allow(clippy::too_many_arguments)]
+    fn replace_content(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        content: &str,
+        embedding: Option<&Embedding>,
+        near_duplicate_keys: &[i64],
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
+
+    /// Erases a memory (live or forgotten) and every copy of its content: the row, its
+    /// vector and keys, its full-text entries, held candidates with the same content;
+    /// then compacts the index and the write-ahead log and scans the whole database for
+    /// residue. `None` when there is no such memory.
+    fn purge(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Option<PurgeReport>, StoreError>;
 }
 
 /// Nearest-neighbour search over stored vectors of one model, within a filter.

@@ -111,6 +111,8 @@ pub struct Config {
     pub ranking: RankingWeights,
     /// Candidate gathering.
     pub recall: RecallConfig,
+    /// The admission gate.
+    pub gate: crate::GateConfig,
 }
 
 /// Allowed range of a numeric setting.

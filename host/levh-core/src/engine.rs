@@ -5,11 +5,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::gate::{self, Measure, Nearest, Redaction, Verdict};
 use crate::rank::{self, HScore};
+use crate::time::add_hours;
 use crate::{
-    Actor, AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, Interference,
-    Kind, Memory, MemoryFilter, MemoryId, MemoryState, NewMemory, NewMemoryRecord, Page, Result,
-    Store, StoreHealth, Timestamp, VectorIndex, Workspace, model, text,
+    Actor, AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, HeldCandidate,
+    HeldClose, HeldId, HeldStatus, Interference, Kind, Memory, MemoryFilter, MemoryId, MemoryState,
+    NewMemory, NewMemoryRecord, Page, PurgeReport, Result, Store, StoreHealth, Timestamp,
+    VectorIndex, Workspace, model, text,
 };
 
 /// Who is calling and in which workspace. Every engine call is scoped.
@@ -46,25 +49,94 @@ pub struct Parts {
     pub config: Config,
 }
 
-/// The gate's decision on a write. The admission-gate issue adds `redact`, `review` and
-/// `reject`; every surface already reports a verdict so that shape will not change.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum Verdict {
-    /// Stored as given.
-    Admit,
-}
-
-/// What happened to a write.
+/// What happened to a write: the gate's verdict and where the content went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaptureOutcome {
     /// The gate's verdict.
     pub verdict: Verdict,
-    /// The stored memory, when one was stored.
+    /// The stored memory (admit, redact).
     pub memory_id: Option<MemoryId>,
+    /// The held candidate (review).
+    pub held_id: Option<HeldId>,
+    /// Secrets replaced before anything was stored or embedded.
+    pub redactions: Vec<Redaction>,
     /// Older memories the new one interfered with.
     pub interference: Vec<Interference>,
+}
+
+impl CaptureOutcome {
+    /// Why the gate decided as it did, for review and reject.
+    pub fn reason(&self) -> Option<String> {
+        match &self.verdict {
+            Verdict::Review { nearest } => Some(gate::review_reason(nearest)),
+            Verdict::Reject { reason, .. } => Some(reason.clone()),
+            _ => None,
+        }
+    }
+
+    /// The existing memory that decided a review or a duplicate reject.
+    pub fn nearest(&self) -> Option<Nearest> {
+        match &self.verdict {
+            Verdict::Review { nearest } => Some(*nearest),
+            Verdict::Reject { nearest, .. } => *nearest,
+            _ => None,
+        }
+    }
+}
+
+/// A gate evaluation without storing anything (`levh admit --dry-run`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// What the gate would decide.
+    pub verdict: Verdict,
+    /// The content as it would be stored.
+    pub content: String,
+    /// Secrets that would be replaced.
+    pub redactions: Vec<Redaction>,
+    /// The nearest existing memory, whatever the verdict.
+    pub nearest: Option<Nearest>,
+}
+
+/// The result of admitting a held candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HeldAdmission {
+    /// The candidate.
+    pub held_id: HeldId,
+    /// The memory it became.
+    pub memory_id: MemoryId,
+    /// The memory it replaced, with `--supersede`.
+    pub superseded: Option<MemoryId>,
+}
+
+/// A memory with secrets in it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SecretFinding {
+    /// The memory.
+    pub memory_id: MemoryId,
+    /// The kinds found (never the secrets).
+    pub kinds: Vec<String>,
+}
+
+/// A candidate after validation, redaction, embedding and comparison: everything the gate
+/// looks at, and everything a store needs.
+struct Prepared {
+    content: String,
+    redactions: Vec<Redaction>,
+    embedding: Embedding,
+    keys: Vec<i64>,
+    nearest: Option<Nearest>,
+    /// Unpinned neighbours similar enough to interfere with.
+    neighbours: Vec<(MemoryId, f64)>,
+    project: Option<String>,
+    kind: Kind,
+    source: String,
+    importance: f64,
+    pinned: bool,
+    valid_from: Timestamp,
+    valid_to: Option<Timestamp>,
+    metadata: serde_json::Value,
+    session_id: Option<crate::SessionId>,
+    now: Timestamp,
 }
 
 /// A recall query. Filters apply before ranking.
@@ -201,8 +273,8 @@ pub struct Levh {
 
 /// Importance when the caller gives none.
 pub const DEFAULT_IMPORTANCE: f64 = 0.5;
-/// Neighbours checked for interference on every store.
-const INTERFERENCE_NEIGHBOURS: usize = 20;
+/// Existing memories compared with every candidate (for the gate and interference).
+const COMPARE_NEIGHBOURS: usize = 20;
 /// Most results a recall may ask for.
 pub const MAX_RECALL_LIMIT: usize = 1000;
 
@@ -285,12 +357,8 @@ impl Levh {
         })
     }
 
-    /// Stores a memory (after the gate; today every valid write is admitted).
-    pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
-        let content = new.content.trim().to_owned();
-        if content.is_empty() {
-            return Err(Error::invalid("content", "is empty"));
-        }
+    /// Validates, redacts, embeds and compares a candidate. Reads only.
+    fn prepare(&self, scope: &Scope, new: NewMemory) -> Result<Prepared> {
         let importance = check_importance(new.importance.unwrap_or(DEFAULT_IMPORTANCE))?;
         let project = check_label("project", new.project)?;
         let source =
@@ -299,7 +367,6 @@ impl Levh {
         if !metadata.is_object() {
             return Err(Error::invalid("metadata", "must be a JSON object"));
         }
-
         let now = self.clock.now();
         let valid_from = new.valid_from.unwrap_or(now);
         if let Some(valid_to) = new.valid_to
@@ -310,103 +377,426 @@ impl Levh {
                 format!("{valid_to} is not after valid_from {valid_from}"),
             ));
         }
+        // Redact first: neither the store nor the embedder ever sees a secret.
+        let (content, redactions) = gate::secrets::redact(new.content.trim());
         let embedding = self.embed_one(&content)?;
-        let neighbours = self.interference_neighbours(
+        let keys = text::near_duplicate_keys(&content);
+        let (nearest, neighbours) = self.compare(
             scope,
             project.as_deref(),
             &content,
             &embedding.vector,
+            &keys,
             now,
         )?;
-        let model = self.config.model;
-        let memory = Memory {
-            id: MemoryId::new_at(now),
-            workspace: scope.workspace.clone(),
-            project,
-            content_hash: text::content_hash(&content),
+        Ok(Prepared {
             content,
+            redactions,
+            embedding,
+            keys,
+            nearest,
+            neighbours,
+            project,
             kind: new.kind.unwrap_or_default(),
             source,
-            state: MemoryState {
-                importance,
-                pinned: new.pinned,
-                stability_hours: model.initial_stability_hours.min(model.max_stability_hours),
-                last_recalled_at: None,
-                recall_count: 0,
-                created_at: now,
-            },
+            importance,
+            pinned: new.pinned,
             valid_from,
             valid_to: new.valid_to,
-            superseded_by: None,
-            admission: AdmissionRecord {
-                verdict: "admit".into(),
-                reasons: vec!["no objection".into()],
-                decided_by: "gate".into(),
-            },
             metadata,
             session_id: new.session_id,
-            embedding_model: Some(embedding.model.clone()),
-            embedding_dimension: Some(embedding.vector.len() as u32),
-        };
-        let id = memory.id;
-        let record = NewMemoryRecord {
-            memory,
-            embedding: Some(embedding),
-        };
-        let interference = self.store.insert(
-            &record,
-            &neighbours,
-            &|state| model::interfere(state, &model),
-            &scope.actor,
-        )?;
-        Ok(CaptureOutcome {
-            verdict: Verdict::Admit,
-            memory_id: Some(id),
-            interference,
+            now,
         })
     }
 
-    /// Older unpinned memories in the same workspace (and project, when the new memory
-    /// has one) similar enough to be interfered with: cosine when the embedder is
-    /// semantic, word-set Jaccard when it is not (a hash vector's cosine means little).
-    fn interference_neighbours(
+    /// The nearest existing memory valid now in the same workspace (and project, when the
+    /// candidate has one), and the unpinned ones close enough to interfere with. Cosine
+    /// when the embedder is semantic; word shingles when it is not (a hash vector's cosine
+    /// means little), with candidates found through near-duplicate keys so the cost does
+    /// not grow with the store.
+    fn compare(
         &self,
         scope: &Scope,
         project: Option<&str>,
         content: &str,
         vector: &[f32],
+        keys: &[i64],
         now: Timestamp,
-    ) -> Result<Vec<(MemoryId, f64)>> {
+    ) -> Result<(Option<Nearest>, Vec<(MemoryId, f64)>)> {
         let filter = MemoryFilter {
             project: project.map(str::to_owned),
             valid_at: Some(now),
-            pinned: Some(false),
             ..MemoryFilter::workspace(scope.workspace.clone())
         };
-        let model = &self.config.model;
-        if self.embedder.is_semantic() {
-            let near = self.index.nearest(
-                &filter,
-                self.embedder.model_id(),
-                vector,
-                INTERFERENCE_NEIGHBOURS,
-            )?;
-            return Ok(near
-                .into_iter()
-                .map(|(id, cos)| (id, f64::from(cos)))
-                .filter(|(_, sim)| *sim >= model.interference_threshold)
-                .collect());
+        let (measure, threshold, scored): (Measure, f64, Vec<(Memory, f64)>) =
+            if self.embedder.is_semantic() {
+                let near = self.index.nearest(
+                    &filter,
+                    self.embedder.model_id(),
+                    vector,
+                    COMPARE_NEIGHBOURS,
+                )?;
+                let similarity: HashMap<MemoryId, f64> = near
+                    .iter()
+                    .map(|(id, cos)| (*id, f64::from(*cos)))
+                    .collect();
+                let ids: Vec<MemoryId> = near.into_iter().map(|(id, _)| id).collect();
+                let memories = self.store.get_many(&scope.workspace, &ids)?;
+                let scored = memories
+                    .into_iter()
+                    .map(|m| {
+                        let s = similarity[&m.id];
+                        (m, s)
+                    })
+                    .collect();
+                (
+                    Measure::Cosine,
+                    self.config.model.interference_threshold,
+                    scored,
+                )
+            } else {
+                let ids = self
+                    .store
+                    .near_duplicates(&filter, keys, COMPARE_NEIGHBOURS)?;
+                let memories = self.store.get_many(&scope.workspace, &ids)?;
+                let scored = memories
+                    .into_iter()
+                    .map(|m| {
+                        let s = text::shingle_similarity(content, &m.content);
+                        (m, s)
+                    })
+                    .collect();
+                (
+                    Measure::Lexical,
+                    self.config.model.interference_lexical_threshold,
+                    scored,
+                )
+            };
+        let nearest = scored
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)))
+            .map(|(m, similarity)| Nearest {
+                id: m.id,
+                similarity: *similarity,
+                measure,
+            });
+        let neighbours = scored
+            .iter()
+            .filter(|(m, similarity)| !m.state.pinned && *similarity >= threshold)
+            .map(|(m, similarity)| (m.id, *similarity))
+            .collect();
+        Ok((nearest, neighbours))
+    }
+
+    /// What the gate would decide for `new`, without storing anything.
+    pub fn evaluate(&self, scope: &Scope, new: NewMemory) -> Result<Evaluation> {
+        let prepared = self.prepare(scope, new)?;
+        let verdict = gate::decide(
+            &self.config.gate,
+            &prepared.content,
+            &prepared.redactions,
+            prepared.nearest,
+        );
+        Ok(Evaluation {
+            verdict,
+            content: prepared.content,
+            redactions: prepared.redactions,
+            nearest: prepared.nearest,
+        })
+    }
+
+    /// The one write path: every surface stores through here. The gate decides; admitted
+    /// and redacted content is stored, reviewed content is held for a person, rejected
+    /// content is not stored. There is no way around the gate.
+    pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
+        let p = self.prepare(scope, new)?;
+        let verdict = gate::decide(&self.config.gate, &p.content, &p.redactions, p.nearest);
+        let mut outcome = CaptureOutcome {
+            verdict: verdict.clone(),
+            memory_id: None,
+            held_id: None,
+            redactions: p.redactions.clone(),
+            interference: Vec::new(),
+        };
+        match verdict {
+            Verdict::Reject { .. } => {}
+            Verdict::Review { nearest } => {
+                let held = HeldCandidate {
+                    id: HeldId::new_at(p.now),
+                    workspace: scope.workspace.clone(),
+                    project: p.project,
+                    content_hash: text::content_hash(&p.content),
+                    content: p.content,
+                    kind: p.kind,
+                    source: p.source,
+                    importance: p.importance,
+                    pinned: p.pinned,
+                    valid_from: p.valid_from,
+                    valid_to: p.valid_to,
+                    metadata: p.metadata,
+                    session_id: p.session_id,
+                    redactions: p.redactions,
+                    reason: gate::review_reason(&nearest),
+                    nearest: Some(nearest),
+                    status: HeldStatus::Held,
+                    created_at: p.now,
+                    expires_at: self
+                        .config
+                        .gate
+                        .held_expiry_hours
+                        .map(|hours| add_hours(p.now, hours)),
+                    decision: None,
+                    memory_id: None,
+                };
+                self.store.insert_held(&held, &scope.actor)?;
+                outcome.held_id = Some(held.id);
+            }
+            Verdict::Admit | Verdict::Redact => {
+                let mut reasons = vec![match p.nearest {
+                    Some(n) => format!(
+                        "nearest {} at {} similarity {:.2}",
+                        n.id,
+                        n.measure.as_str(),
+                        n.similarity
+                    ),
+                    None => "nothing similar stored".to_owned(),
+                }];
+                if !p.redactions.is_empty() {
+                    let kinds: Vec<&str> = p.redactions.iter().map(|r| r.kind.as_str()).collect();
+                    reasons.push(format!("redacted: {}", kinds.join(", ")));
+                }
+                let admission = AdmissionRecord {
+                    verdict: outcome.verdict.name().into(),
+                    reasons,
+                    decided_by: "gate".into(),
+                };
+                let neighbours = p.neighbours.clone();
+                let record = self.record(scope, p, admission);
+                let model = self.config.model;
+                outcome.interference = self.store.insert(
+                    &record,
+                    &neighbours,
+                    &|state| model::interfere(state, &model),
+                    &scope.actor,
+                )?;
+                outcome.memory_id = Some(record.memory.id);
+            }
         }
-        let lexical = self
+        Ok(outcome)
+    }
+
+    /// A memory record from a prepared candidate.
+    fn record(&self, scope: &Scope, p: Prepared, admission: AdmissionRecord) -> NewMemoryRecord {
+        let model = self.config.model;
+        let memory = Memory {
+            id: MemoryId::new_at(p.now),
+            workspace: scope.workspace.clone(),
+            project: p.project,
+            content_hash: text::content_hash(&p.content),
+            content: p.content,
+            kind: p.kind,
+            source: p.source,
+            state: MemoryState {
+                importance: p.importance,
+                pinned: p.pinned,
+                stability_hours: model.initial_stability_hours.min(model.max_stability_hours),
+                last_recalled_at: None,
+                recall_count: 0,
+                created_at: p.now,
+            },
+            valid_from: p.valid_from,
+            valid_to: p.valid_to,
+            superseded_by: None,
+            admission,
+            metadata: p.metadata,
+            session_id: p.session_id,
+            embedding_model: Some(p.embedding.model.clone()),
+            embedding_dimension: Some(p.embedding.vector.len() as u32),
+        };
+        NewMemoryRecord {
+            memory,
+            embedding: Some(p.embedding),
+            near_duplicate_keys: p.keys,
+        }
+    }
+
+    /// Held candidates of the workspace, oldest first; expired ones are marked first.
+    pub fn held_list(
+        &self,
+        scope: &Scope,
+        status: Option<HeldStatus>,
+    ) -> Result<Vec<HeldCandidate>> {
+        Ok(self
             .store
-            .lexical_candidates(&filter, content, INTERFERENCE_NEIGHBOURS)?;
-        let ids: Vec<MemoryId> = lexical.into_iter().map(|(id, _)| id).collect();
-        let memories = self.store.get_many(&scope.workspace, &ids)?;
-        Ok(memories
+            .list_held(&scope.workspace, status, self.clock.now(), &scope.actor)?)
+    }
+
+    /// One held candidate.
+    pub fn held_get(&self, scope: &Scope, id: HeldId) -> Result<HeldCandidate> {
+        // Listing applies expiry, so a candidate shown is never stale.
+        self.store.list_held(
+            &scope.workspace,
+            Some(HeldStatus::Held),
+            self.clock.now(),
+            &scope.actor,
+        )?;
+        self.store
+            .get_held(&scope.workspace, id)?
+            .ok_or(Error::HeldNotFound(id))
+    }
+
+    /// A person admits a held candidate. The memory is stored first, then the row is
+    /// closed (compare-and-set): a crash between the two loses nothing, and admitting
+    /// again completes it. With `supersede`, the memory that caused the hold is retired
+    /// (its `valid_to` and `superseded_by` set).
+    pub fn held_admit(&self, scope: &Scope, id: HeldId, supersede: bool) -> Result<HeldAdmission> {
+        let held = self.held_get(scope, id)?;
+        if held.status != HeldStatus::Held {
+            return Err(Error::AlreadyDecided {
+                id,
+                status: held.status,
+            });
+        }
+        let superseded = match (supersede, held.nearest) {
+            (false, _) => None,
+            (true, Some(nearest)) => Some(nearest.id),
+            (true, None) => {
+                return Err(Error::invalid(
+                    "supersede",
+                    "this candidate has no nearest memory to replace",
+                ));
+            }
+        };
+        let new = NewMemory {
+            content: held.content.clone(),
+            project: held.project.clone(),
+            kind: Some(held.kind.clone()),
+            source: Some(held.source.clone()),
+            importance: Some(held.importance),
+            pinned: held.pinned,
+            // A replacement takes effect when a person confirms it, so the retired fact's
+            // window (closed at the same instant) and the new one's abut, never overlap.
+            valid_from: Some(if superseded.is_some() {
+                held.valid_from.max(self.clock.now())
+            } else {
+                held.valid_from
+            }),
+            valid_to: held.valid_to,
+            metadata: Some(held.metadata.clone()),
+            session_id: held.session_id.clone(),
+        };
+        let mut p = self.prepare(scope, new)?;
+        p.neighbours
+            .retain(|(neighbour, _)| Some(*neighbour) != superseded);
+        let admission = AdmissionRecord {
+            verdict: "review".into(),
+            reasons: vec![
+                held.reason.clone(),
+                format!("admitted by {}", scope.actor.decider()),
+            ],
+            decided_by: scope.actor.decider(),
+        };
+        let neighbours = p.neighbours.clone();
+        let record = self.record(scope, p, admission);
+        let model = self.config.model;
+        let memory_id = self.store.store_held_memory(
+            id,
+            &record,
+            &neighbours,
+            &|state| model::interfere(state, &model),
+            superseded,
+            &scope.actor,
+        )?;
+        match self.store.close_held(
+            &scope.workspace,
+            id,
+            HeldStatus::Admitted,
+            Some(memory_id),
+            self.clock.now(),
+            &scope.actor,
+        )? {
+            HeldClose::Closed => Ok(HeldAdmission {
+                held_id: id,
+                memory_id,
+                superseded,
+            }),
+            HeldClose::AlreadyDecided(status) => Err(Error::AlreadyDecided { id, status }),
+            HeldClose::Missing => Err(Error::HeldNotFound(id)),
+            HeldClose::AdmissionIncomplete => Err(Error::AdmissionIncomplete(id)),
+        }
+    }
+
+    /// A person discards a held candidate (compare-and-set).
+    pub fn held_discard(&self, scope: &Scope, id: HeldId) -> Result<HeldCandidate> {
+        let now = self.clock.now();
+        self.store
+            .list_held(&scope.workspace, Some(HeldStatus::Held), now, &scope.actor)?;
+        match self.store.close_held(
+            &scope.workspace,
+            id,
+            HeldStatus::Discarded,
+            None,
+            now,
+            &scope.actor,
+        )? {
+            HeldClose::Closed => self
+                .store
+                .get_held(&scope.workspace, id)?
+                .ok_or(Error::HeldNotFound(id)),
+            HeldClose::AlreadyDecided(status) => Err(Error::AlreadyDecided { id, status }),
+            HeldClose::Missing => Err(Error::HeldNotFound(id)),
+            HeldClose::AdmissionIncomplete => Err(Error::AdmissionIncomplete(id)),
+        }
+    }
+
+    /// Memories holding secrets that today's patterns recognise (stored before a pattern
+    /// existed, or written to the database by other means).
+    pub fn audit_secrets(&self, scope: &Scope) -> Result<Vec<SecretFinding>> {
+        Ok(self
+            .store
+            .contents(&scope.workspace)?
             .into_iter()
-            .map(|m| (m.id, text::word_jaccard(content, &m.content)))
-            .filter(|(_, sim)| *sim >= model.interference_lexical_threshold)
+            .filter_map(|(memory_id, content)| {
+                let found = gate::secrets::detect(&content);
+                (!found.is_empty()).then(|| SecretFinding {
+                    memory_id,
+                    kinds: found.into_iter().map(|r| r.kind).collect(),
+                })
+            })
             .collect())
+    }
+
+    /// Strips recognised secrets from stored memories, re-embedding each, and records a
+    /// `redact` event per memory. Returns what was redacted.
+    pub fn redact_secrets(&self, scope: &Scope) -> Result<Vec<SecretFinding>> {
+        let findings = self.audit_secrets(scope)?;
+        let now = self.clock.now();
+        for finding in &findings {
+            let Some(memory) = self.store.get(&scope.workspace, finding.memory_id)? else {
+                continue;
+            };
+            let (content, _) = gate::secrets::redact(&memory.content);
+            let embedding = self.embed_one(&content)?;
+            let keys = text::near_duplicate_keys(&content);
+            self.store.replace_content(
+                &scope.workspace,
+                memory.id,
+                &content,
+                Some(&embedding),
+                &keys,
+                serde_json::json!({ "kinds": finding.kinds }),
+                now,
+                &scope.actor,
+            )?;
+        }
+        Ok(findings)
+    }
+
+    /// Erases a memory and every copy of its content, and reports any residue found.
+    pub fn purge(&self, scope: &Scope, id: MemoryId) -> Result<PurgeReport> {
+        self.store
+            .purge(&scope.workspace, id, self.clock.now(), &scope.actor)?
+            .ok_or(Error::NotFound(id))
     }
 
     /// Hybrid recall (SPEC §4): filter, gather lexical ∪ vector candidates, rank by

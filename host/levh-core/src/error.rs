@@ -1,6 +1,6 @@
 //! The one error type of levh-core. Gate outcomes are not errors: they are [`crate::Verdict`]s.
 
-use crate::{ConfigError, EmbedError, MemoryId, StoreError};
+use crate::{ConfigError, EmbedError, HeldId, HeldStatus, MemoryId, StoreError};
 
 /// Result with levh-core's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -20,6 +20,23 @@ pub enum Error {
     /// No memory with this id in the caller's workspace.
     #[error("no memory with id {0}")]
     NotFound(MemoryId),
+    /// No held candidate with this id in the caller's workspace.
+    #[error("no held candidate with id {0}")]
+    HeldNotFound(HeldId),
+    /// A second decision on a held candidate.
+    #[error("held candidate {id} was already decided ({})", status.as_str())]
+    AlreadyDecided {
+        /// The candidate.
+        id: HeldId,
+        /// What it became.
+        status: HeldStatus,
+    },
+    /// A discard while an admission was stored but not yet recorded (a crash between the
+    /// two steps); the admission must be finished instead.
+    #[error(
+        "held candidate {0} is already stored as a memory; run `levh held admit {0}` to finish its admission"
+    )]
+    AdmissionIncomplete(HeldId),
     /// The storage backend failed.
     #[error(transparent)]
     Store(#[from] StoreError),

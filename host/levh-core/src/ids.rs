@@ -7,38 +7,56 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// A memory's id: a UUIDv7, so ids sort by creation time and never collide across processes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct MemoryId(uuid::Uuid);
+/// Declares a UUIDv7 id newtype: ids sort by creation time and never collide across
+/// processes, and each kind of id is its own type.
+macro_rules! uuid_id {
+    ($(#[$doc:meta])* $name:ident, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(uuid::Uuid);
 
-impl MemoryId {
-    /// A fresh id whose time part is `now`, so ids follow the (injected) clock.
-    pub fn new_at(now: crate::Timestamp) -> Self {
-        let millis = now.as_millisecond().max(0) as u64;
-        let ts = uuid::Timestamp::from_unix(
-            uuid::NoContext,
-            millis / 1000,
-            ((millis % 1000) * 1_000_000) as u32,
-        );
-        Self(uuid::Uuid::new_v7(ts))
-    }
+        impl $name {
+            /// A fresh id whose time part is `now`, so ids follow the (injected) clock.
+            pub fn new_at(now: crate::Timestamp) -> Self {
+                let millis = now.as_millisecond().max(0) as u64;
+                let ts = uuid::Timestamp::from_unix(
+                    uuid::NoContext,
+                    millis / 1000,
+                    ((millis % 1000) * 1_000_000) as u32,
+                );
+                Self(uuid::Uuid::new_v7(ts))
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self, Error> {
+                uuid::Uuid::parse_str(s.trim()).map(Self).map_err(|_| {
+                    Error::invalid("id", format!("'{s}' is not a {} id (expected a UUID)", $what))
+                })
+            }
+        }
+    };
 }
 
-impl fmt::Display for MemoryId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
+uuid_id!(
+    /// A memory's id.
+    MemoryId,
+    "memory"
+);
 
-impl FromStr for MemoryId {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        uuid::Uuid::parse_str(s.trim()).map(Self).map_err(|_| {
-            Error::invalid("id", format!("'{s}' is not a memory id (expected a UUID)"))
-        })
-    }
-}
+uuid_id!(
+    /// A held candidate's id (content the gate would not judge, waiting for a person).
+    HeldId,
+    "held candidate"
+);
 
 /// A session's id (one agent conversation or CLI run that groups memories).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -14,6 +14,7 @@ mod backends;
 pub mod config;
 mod engine;
 mod error;
+pub mod gate;
 mod ids;
 mod memory;
 pub mod model;
@@ -22,18 +23,20 @@ pub mod text;
 mod time;
 
 pub use backends::{
-    EmbedError, Embedder, MemoryFilter, MemorySummary, Page, Store, StoreError, StoreHealth,
-    VectorIndex,
+    EmbedError, Embedder, HeldClose, MemoryFilter, MemorySummary, Page, PurgeReport, Store,
+    StoreError, StoreHealth, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
-    CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, FadingMemory, Levh, MAX_RECALL_LIMIT,
-    PREVIEW_CHARS, Parts, RecallHit, RecallOutput, RecallRequest, Scope, Stats, Verdict,
+    CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, HeldAdmission, Levh,
+    MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, RecallHit, RecallOutput, RecallRequest, Scope,
+    SecretFinding, Stats,
 };
 pub use error::{Error, Result};
-pub use ids::{Kind, MemoryId, SessionId, Workspace};
+pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};
+pub use ids::{HeldId, Kind, MemoryId, SessionId, Workspace};
 pub use memory::{
-    Actor, AdmissionRecord, Embedding, EventKind, Interference, Memory, MemoryState, NewMemory,
-    NewMemoryRecord,
+    Actor, AdmissionRecord, Embedding, EventKind, HeldCandidate, HeldDecision, HeldStatus,
+    Interference, Memory, MemoryState, NewMemory, NewMemoryRecord,
 };
 pub use time::{Clock, FixedClock, SystemClock, Timestamp};

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Kind, MemoryId, SessionId, Timestamp, Workspace};
+use crate::{HeldId, Kind, MemoryId, SessionId, Timestamp, Workspace};
 
 /// The part of a memory that the memory model reads and writes (SPEC §3).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -118,6 +118,104 @@ pub struct NewMemoryRecord {
     pub memory: Memory,
     /// Its embedding.
     pub embedding: Option<Embedding>,
+    /// Its near-duplicate lookup keys ([`crate::text::near_duplicate_keys`]).
+    pub near_duplicate_keys: Vec<i64>,
+}
+
+/// Where a held candidate stands. Expiry is a status, never a delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeldStatus {
+    /// Waiting for a person.
+    Held,
+    /// Stored as a memory.
+    Admitted,
+    /// Let go.
+    Discarded,
+    /// Not decided within the configured expiry.
+    Expired,
+}
+
+impl HeldStatus {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Held => "held",
+            Self::Admitted => "admitted",
+            Self::Discarded => "discarded",
+            Self::Expired => "expired",
+        }
+    }
+
+    /// Parses a stored or typed name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "held" => Self::Held,
+            "admitted" => Self::Admitted,
+            "discarded" => Self::Discarded,
+            "expired" => Self::Expired,
+            _ => return None,
+        })
+    }
+}
+
+/// A decision on a held candidate: who, when, through which surface.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldDecision {
+    /// When.
+    pub at: Timestamp,
+    /// Who (principal and surface).
+    pub by: String,
+    /// Through which surface.
+    pub surface: String,
+}
+
+/// Content the gate declined to judge, waiting for a person. Not a memory: no embedding,
+/// no decay, never in recall.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldCandidate {
+    /// Its id.
+    pub id: HeldId,
+    /// Its workspace.
+    pub workspace: Workspace,
+    /// Its project.
+    pub project: Option<String>,
+    /// The text, already redacted.
+    pub content: String,
+    /// Kind it will have when admitted.
+    pub kind: Kind,
+    /// Who produced it.
+    pub source: String,
+    /// Importance it will have.
+    pub importance: f64,
+    /// Whether it will be pinned.
+    pub pinned: bool,
+    /// World time from which it holds.
+    pub valid_from: Timestamp,
+    /// World time at which it stops holding.
+    pub valid_to: Option<Timestamp>,
+    /// Metadata it will carry.
+    pub metadata: serde_json::Value,
+    /// Its session.
+    pub session_id: Option<SessionId>,
+    /// Hash of its content.
+    pub content_hash: String,
+    /// Secrets replaced before it was held.
+    pub redactions: Vec<crate::gate::Redaction>,
+    /// Why it was held.
+    pub reason: String,
+    /// The existing memory that caused the hold.
+    pub nearest: Option<crate::gate::Nearest>,
+    /// Where it stands.
+    pub status: HeldStatus,
+    /// When it was held.
+    pub created_at: Timestamp,
+    /// When it expires, if an expiry is configured.
+    pub expires_at: Option<Timestamp>,
+    /// The decision, once taken.
+    pub decision: Option<HeldDecision>,
+    /// The memory it became, once admitted.
+    pub memory_id: Option<MemoryId>,
 }
 
 /// An older memory weakened by a new one (SPEC §3 interference).
@@ -140,6 +238,8 @@ pub struct Actor {
     pub client: Option<String>,
     /// `admin`, `editor`, `viewer`.
     pub role: String,
+    /// The person or token behind the call, when known (the OS user at a terminal).
+    pub principal: Option<String>,
 }
 
 impl Actor {
@@ -149,6 +249,15 @@ impl Actor {
             surface: "cli".into(),
             client: None,
             role: "admin".into(),
+            principal: None,
+        }
+    }
+
+    /// Who decided, for records: the principal and surface, or the surface alone.
+    pub fn decider(&self) -> String {
+        match &self.principal {
+            Some(principal) => format!("{principal} via {}", self.surface),
+            None => self.surface.clone(),
         }
     }
 }
@@ -174,6 +283,20 @@ pub enum EventKind {
     Forget,
     /// Weakened by a newer similar memory.
     Interfere,
+    /// The gate held a candidate for review.
+    Hold,
+    /// A person admitted a held candidate.
+    Admit,
+    /// A person discarded a held candidate.
+    Discard,
+    /// A held candidate expired undecided.
+    Expire,
+    /// Secrets were stripped from a stored memory.
+    Redact,
+    /// A memory was erased without residue.
+    Purge,
+    /// A memory was retired in favour of a newer one.
+    Supersede,
 }
 
 impl EventKind {
@@ -188,6 +311,13 @@ impl EventKind {
             Self::Unpin => "unpin",
             Self::Forget => "forget",
             Self::Interfere => "interfere",
+            Self::Hold => "hold",
+            Self::Admit => "admit",
+            Self::Discard => "discard",
+            Self::Expire => "expire",
+            Self::Redact => "redact",
+            Self::Purge => "purge",
+            Self::Supersede => "supersede",
         }
     }
 }

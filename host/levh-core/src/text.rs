@@ -47,6 +47,69 @@ pub fn word_jaccard(a: &str, b: &str) -> f64 {
     shared as f64 / (a.len() + b.len() - shared) as f64
 }
 
+/// The lexical near-duplicate measure: Jaccard similarity of the two texts' word
+/// shingles (single words and adjacent word pairs, lowercased, punctuation dropped), 0..=1.
+///
+/// Pairs keep word order in play, so "tabs over spaces" and "spaces over tabs" differ,
+/// and a changed number or name drops every shingle it takes part in. This is what the
+/// gate and interference use when no semantic model is loaded; the thresholds that go
+/// with it were chosen on `fixtures/gate/near-duplicates.jsonl`.
+pub fn shingle_similarity(a: &str, b: &str) -> f64 {
+    fn shingles(text: &str) -> HashSet<String> {
+        let words: Vec<String> = words(text).collect();
+        let pairs = words
+            .windows(2)
+            .map(|pair| format!("{} {}", pair[0], pair[1]));
+        pairs.chain(words.iter().cloned()).collect()
+    }
+    let (a, b) = (shingles(a), shingles(b));
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let shared = a.intersection(&b).count();
+    shared as f64 / (a.len() + b.len() - shared) as f64
+}
+
+/// Locality-sensitive keys of a text's word shingles (MinHash, 21 bands of 3 rows).
+///
+/// Two texts share at least one key with probability 1 − (1 − J³)²¹ for shingle
+/// Jaccard J: ≥ 0.94 at J = 0.5 (the lexical review threshold), > 0.99 from J = 0.6, and
+/// about 2% at J = 0.1. Indexed, these keys find near-duplicate candidates in a store of
+/// any size without scanning it; the exact [`shingle_similarity`] then decides.
+pub fn near_duplicate_keys(text: &str) -> Vec<i64> {
+    const BANDS: usize = 21;
+    const ROWS: usize = 3;
+    let words: Vec<String> = words(text).collect();
+    let shingles: HashSet<String> = words
+        .windows(2)
+        .map(|pair| format!("{} {}", pair[0], pair[1]))
+        .chain(words.iter().cloned())
+        .collect();
+    if shingles.is_empty() {
+        return Vec::new();
+    }
+    let signature: Vec<u64> = (0..(BANDS * ROWS) as u64)
+        .map(|seed| {
+            shingles
+                .iter()
+                .map(|s| xxhash_rust::xxh3::xxh3_64_with_seed(s.as_bytes(), seed))
+                .min()
+                .unwrap_or(0)
+        })
+        .collect();
+    signature
+        .chunks(ROWS)
+        .enumerate()
+        .map(|(band, rows)| {
+            let mut bytes = Vec::with_capacity(8 * (ROWS + 1));
+            bytes.extend_from_slice(&(band as u64).to_le_bytes());
+            rows.iter()
+                .for_each(|r| bytes.extend_from_slice(&r.to_le_bytes()));
+            xxhash_rust::xxh3::xxh3_64(&bytes) as i64
+        })
+        .collect()
+}
+
 /// A stable hash of the content after whitespace and case normalisation, so trivially
 /// re-spaced copies hash alike. Hex, 32 characters (xxh3-128).
 pub fn content_hash(content: &str) -> String {
@@ -83,6 +146,36 @@ mod tests {
         assert_eq!(word_jaccard("the cat sat", "The cat, sat!"), 1.0);
         assert!((word_jaccard("a b c d", "a b c e") - 3.0 / 5.0).abs() < 1e-12);
         assert_eq!(word_jaccard("alpha", "beta"), 0.0);
+    }
+
+    #[test]
+    fn shingles_see_order_and_changed_facts() {
+        assert_eq!(
+            shingle_similarity("Tabs over spaces.", "tabs over spaces"),
+            1.0
+        );
+        assert!(shingle_similarity("tabs over spaces", "spaces over tabs") < 0.5);
+        // 7 words + 6 pairs each; 6 words and 5 pairs shared: 11 / 15
+        let s = shingle_similarity(
+            "The deploy branch for atlas is main.",
+            "The deploy branch for atlas is prod.",
+        );
+        assert!((s - 11.0 / 15.0).abs() < 1e-12, "{s}");
+    }
+
+    #[test]
+    fn near_duplicates_share_keys_and_unrelated_texts_do_not() {
+        let a = near_duplicate_keys("The deploy branch for atlas is main.");
+        assert_eq!(a.len(), 21);
+        assert_eq!(
+            a,
+            near_duplicate_keys("the deploy branch for Atlas is main")
+        );
+        let b = near_duplicate_keys("The deploy branch for atlas is prod.");
+        assert!(a.iter().any(|k| b.contains(k)));
+        let c = near_duplicate_keys("Kafka consumer lag alerts fire after five minutes");
+        assert!(!a.iter().any(|k| c.contains(k)));
+        assert!(near_duplicate_keys("  ").is_empty());
     }
 
     #[test]

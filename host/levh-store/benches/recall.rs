@@ -53,6 +53,7 @@ fn sentence(words: &[String], seed: u64) -> String {
 }
 
 fn record(embedder: &HashEmbedder, content: String, at: Timestamp, n: u64) -> NewMemoryRecord {
+    let content_for_keys = content.clone();
     let vector = embedder
         .embed(&[&content])
         .expect("hash embedding")
@@ -91,6 +92,7 @@ fn record(embedder: &HashEmbedder, content: String, at: Timestamp, n: u64) -> Ne
             model: embedder.model_id().to_owned(),
             vector,
         }),
+        near_duplicate_keys: text::near_duplicate_keys(&content_for_keys),
     }
 }
 

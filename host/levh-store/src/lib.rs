@@ -10,17 +10,21 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod filter;
+mod held;
 mod migrations;
+mod purge;
 mod rows;
 mod vectors;
+mod writes;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use levh_core::{
-    Actor, EventKind, Interference, Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary,
-    NewMemoryRecord, Page, Store, StoreError, StoreHealth, Timestamp, VectorIndex, Workspace,
+    Actor, Embedding, EventKind, HeldCandidate, HeldClose, HeldId, HeldStatus, Interference,
+    Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary, NewMemoryRecord, Page, PurgeReport,
+    Store, StoreError, StoreHealth, Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
@@ -65,7 +69,7 @@ impl From<SqliteStoreError> for StoreError {
     }
 }
 
-fn sqlite(error: rusqlite::Error) -> StoreError {
+pub(crate) fn sqlite(error: rusqlite::Error) -> StoreError {
     StoreError::new(SqliteStoreError::Sqlite(error))
 }
 
@@ -150,6 +154,11 @@ impl SqliteStore {
         })
     }
 
+    /// The database file, when the store is one.
+    fn file_path(&self) -> Option<&Path> {
+        (self.path != ":memory:").then(|| Path::new(&self.path))
+    }
+
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite mid-transaction (the
         // transaction rolls back on drop), so a poisoned lock is still safe to use.
@@ -166,8 +175,8 @@ fn is_busy(error: &rusqlite::Error) -> bool {
     )
 }
 
-fn log_event(
-    tx: &rusqlite::Transaction<'_>,
+pub(crate) fn log_event(
+    tx: &Connection,
     at: Timestamp,
     kind: EventKind,
     workspace: &Workspace,
@@ -176,8 +185,8 @@ fn log_event(
     detail: serde_json::Value,
 ) -> rusqlite::Result<()> {
     tx.execute(
-        "INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail, principal)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             micros(at),
             kind.as_str(),
@@ -187,13 +196,14 @@ fn log_event(
             actor.client,
             actor.role,
             detail.to_string(),
+            actor.principal,
         ],
     )?;
     Ok(())
 }
 
 /// Reads one live memory inside a transaction.
-fn get_live(
+pub(crate) fn get_live(
     conn: &Connection,
     workspace: &Workspace,
     id: MemoryId,
@@ -206,7 +216,7 @@ fn get_live(
     .optional()
 }
 
-fn write_state(
+pub(crate) fn write_state(
     conn: &Connection,
     id: MemoryId,
     state: &MemoryState,
@@ -257,91 +267,12 @@ impl Store for SqliteStore {
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         actor: &Actor,
     ) -> Result<Vec<Interference>, StoreError> {
-        let m = &record.memory;
         let mut conn = self.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sqlite)?;
-        let now = m.state.created_at;
-        tx.execute(
-            "INSERT INTO memories (id, workspace, project, content, kind, source, importance, pinned,
-                 stability_hours, last_recalled_at, recall_count, created_at, valid_from, valid_to,
-                 superseded_by, content_hash, admission_verdict, admission_reasons,
-                 admission_decided_by, metadata, session_id, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, ?20, ?21, ?12)",
-            params![
-                m.id.to_string(),
-                m.workspace.as_str(),
-                m.project,
-                m.content,
-                m.kind.as_str(),
-                m.source,
-                m.state.importance,
-                m.state.pinned,
-                m.state.stability_hours,
-                m.state.last_recalled_at.map(micros),
-                m.state.recall_count,
-                micros(m.state.created_at),
-                micros(m.valid_from),
-                m.valid_to.map(micros),
-                m.superseded_by.map(|id| id.to_string()),
-                m.content_hash,
-                m.admission.verdict,
-                serde_json::to_string(&m.admission.reasons).map_err(StoreError::new)?,
-                m.admission.decided_by,
-                m.metadata.to_string(),
-                m.session_id.as_ref().map(|s| s.as_str().to_owned()),
-            ],
-        )
-        .map_err(sqlite)?;
-        let seq = tx.last_insert_rowid();
-        if let Some(embedding) = &record.embedding {
-            tx.execute(
-                "INSERT INTO memory_embeddings (memory_seq, model, dimension, vector) VALUES (?1, ?2, ?3, ?4)",
-                params![seq, embedding.model, embedding.vector.len() as i64, vectors::encode(&embedding.vector)],
-            )
-            .map_err(sqlite)?;
-        }
-        log_event(
-            &tx,
-            now,
-            EventKind::Store,
-            &m.workspace,
-            Some(m.id),
-            actor,
-            json!({}),
-        )
-        .map_err(sqlite)?;
-
-        let mut applied = Vec::new();
-        for &(neighbour, similarity) in neighbours {
-            if neighbour == m.id {
-                continue;
-            }
-            let Some(older) = get_live(&tx, &m.workspace, neighbour).map_err(sqlite)? else {
-                continue;
-            };
-            let Some(state) = interfere(&older.state) else {
-                continue;
-            };
-            write_state(&tx, neighbour, &state, now).map_err(sqlite)?;
-            log_event(
-                &tx,
-                now,
-                EventKind::Interfere,
-                &m.workspace,
-                Some(neighbour),
-                actor,
-                json!({ "by": m.id, "similarity": similarity, "stability_hours": state.stability_hours }),
-            )
-            .map_err(sqlite)?;
-            applied.push(Interference {
-                memory_id: neighbour,
-                similarity,
-                stability_hours: state.stability_hours,
-            });
-        }
+        writes::insert_memory(&tx, record, None, actor)?;
+        let applied = writes::apply_interference(&tx, record, neighbours, interfere, actor)?;
         tx.commit().map_err(sqlite)?;
         Ok(applied)
     }
@@ -615,6 +546,177 @@ impl Store for SqliteStore {
             events,
             embeddings,
         })
+    }
+
+    fn near_duplicates(
+        &self,
+        filter: &MemoryFilter,
+        keys: &[i64],
+        limit: usize,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (clause, values) = where_clause(filter);
+        let marks = vec!["?"; keys.len()].join(", ");
+        // CROSS JOIN: start from the (indexed) keys, never from the workspace.
+        let sql = format!(
+            "SELECT m.id FROM memory_near_duplicate_keys k CROSS JOIN memories m ON m.seq = k.memory_seq
+             WHERE k.key IN ({marks}) AND {clause}
+             GROUP BY m.seq ORDER BY count(*) DESC, m.seq DESC LIMIT ?"
+        );
+        let params = keys
+            .iter()
+            .map(|k| rusqlite::types::Value::from(*k))
+            .chain(values)
+            .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
+        let conn = self.lock();
+        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+        let rows = statement
+            .query_map(params_from_iter(params), |row| row.get::<_, String>(0))
+            .map_err(sqlite)?;
+        let mut found = Vec::new();
+        for row in rows {
+            found.push(rows::parse_id(&row.map_err(sqlite)?)?);
+        }
+        Ok(found)
+    }
+
+    fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        held::insert(&tx, held, actor)?;
+        tx.commit().map_err(sqlite)
+    }
+
+    fn get_held(
+        &self,
+        workspace: &Workspace,
+        id: HeldId,
+    ) -> Result<Option<HeldCandidate>, StoreError> {
+        held::get(&self.lock(), workspace, id)
+    }
+
+    fn list_held(
+        &self,
+        workspace: &Workspace,
+        status: Option<HeldStatus>,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<HeldCandidate>, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        held::expire(&tx, workspace, now, actor)?;
+        let list = held::list(&tx, workspace, status)?;
+        tx.commit().map_err(sqlite)?;
+        Ok(list)
+    }
+
+    fn store_held_memory(
+        &self,
+        held: HeldId,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        supersede: Option<MemoryId>,
+        actor: &Actor,
+    ) -> Result<MemoryId, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let id = held::store_memory(&tx, held, record, neighbours, interfere, supersede, actor)?;
+        tx.commit().map_err(sqlite)?;
+        Ok(id)
+    }
+
+    fn close_held(
+        &self,
+        workspace: &Workspace,
+        id: HeldId,
+        status: HeldStatus,
+        memory_id: Option<MemoryId>,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<HeldClose, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let outcome = held::close(&tx, workspace, id, status, memory_id, now, actor)?;
+        tx.commit().map_err(sqlite)?;
+        Ok(outcome)
+    }
+
+    fn contents(&self, workspace: &Workspace) -> Result<Vec<(MemoryId, String)>, StoreError> {
+        let conn = self.lock();
+        // Forgotten memories too: a secret in a retired row is still in the file.
+        let mut statement = conn
+            .prepare("SELECT id, content FROM memories WHERE workspace = ?1 ORDER BY seq")
+            .map_err(sqlite)?;
+        let rows = statement
+            .query_map([workspace.as_str()], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(sqlite)?;
+        let mut found = Vec::new();
+        for row in rows {
+            let (id, content) = row.map_err(sqlite)?;
+            found.push((rows::parse_id(&id)?, content));
+        }
+        Ok(found)
+    }
+
+    fn replace_content(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        content: &str,
+        embedding: Option<&Embedding>,
+        near_duplicate_keys: &[i64],
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let changed =
+            writes::replace_content(&tx, workspace, id, content, embedding, near_duplicate_keys)?;
+        if changed {
+            log_event(
+                &tx,
+                now,
+                EventKind::Redact,
+                workspace,
+                Some(id),
+                actor,
+                detail,
+            )
+            .map_err(sqlite)?;
+        }
+        tx.commit().map_err(sqlite)?;
+        if changed {
+            // The old text must leave the index segments and the log, not only the rows.
+            purge::compact(&conn)?;
+        }
+        Ok(changed)
+    }
+
+    fn purge(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Option<PurgeReport>, StoreError> {
+        let mut conn = self.lock();
+        purge::purge(&mut conn, self.file_path(), workspace, id, now, actor)
     }
 }
 

@@ -9,7 +9,10 @@ use rusqlite_migration::{M, Migrations};
 use crate::SqliteStoreError;
 
 /// Every migration, in order. Never edit a landed one; append.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_memories.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_memories.sql"),
+    include_str!("../migrations/0002_gate.sql"),
+];
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect())

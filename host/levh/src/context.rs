@@ -103,11 +103,13 @@ impl Context {
             clock,
             config,
         });
-        Ok(Self {
-            levh,
-            scope: Scope::cli(workspace),
-            home,
-        })
+        let mut scope = Scope::cli(workspace);
+        // Decisions record who took them: at a terminal, the OS user.
+        scope.actor.principal = ["USER", "USERNAME", "LOGNAME"]
+            .iter()
+            .find_map(|key| std::env::var(key).ok())
+            .or_else(|| Some("local".to_owned()));
+        Ok(Self { levh, scope, home })
     }
 }
 

@@ -7,10 +7,13 @@ mod doctor;
 mod fading;
 mod feedback;
 mod forget;
+mod held;
 mod list;
 mod pin;
+mod purge;
 mod recall;
 mod reinforce;
+mod secrets;
 mod show;
 mod stats;
 
@@ -48,7 +51,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Store a memory (through the admission gate).
+    /// Store a memory through the admission gate (admit, redact, hold for review, or reject).
+    #[command(visible_alias = "admit")]
     Capture(capture::Args),
     /// Find the memories that best match a query; what is returned is reinforced.
     Recall(recall::Args),
@@ -74,6 +78,15 @@ enum Command {
     Stats(stats::Args),
     /// Check the store, the index and the embedder.
     Doctor,
+    /// Decide what the gate held for review: list, show, admit, discard.
+    #[command(subcommand)]
+    Held(held::Command),
+    /// Find stored memories holding secrets that today's patterns recognise.
+    AuditSecrets,
+    /// Strip recognised secrets from stored memories.
+    RedactSecrets,
+    /// Erase a memory and every copy of its content, and check nothing remains.
+    Purge(IdArgs),
 }
 
 /// A command that takes one memory id.
@@ -120,6 +133,10 @@ impl Cli {
             Command::Curve(args) => curve::run(&context, args, json),
             Command::Stats(args) => stats::run(&context, args, json),
             Command::Doctor => doctor::run(&context, json),
+            Command::Held(command) => held::run(&context, command, json),
+            Command::AuditSecrets => secrets::audit(&context, json),
+            Command::RedactSecrets => secrets::redact(&context, json),
+            Command::Purge(args) => purge::run(&context, args.id.0, json),
         }
     }
 }

@@ -1,0 +1,289 @@
+//! The admission gate (SPEC §5): every write passes here before anything is persisted.
+//!
+//! The gate is deterministic and offline. It redacts secrets, then compares the redacted
+//! text with the nearest existing memory in the same workspace and project:
+//!
+//! | verdict  | when                                                     |
+//! |----------|----------------------------------------------------------|
+//! | reject   | empty or too short/long; near-exact duplicate            |
+//! | review   | close to an existing memory but not identical: held      |
+//! | redact   | secrets were found (and replaced)                        |
+//! | admit    | otherwise                                                |
+//!
+//! Closeness is cosine similarity when the embedder is semantic, and the lexical
+//! [`shingle_similarity`](crate::text::shingle_similarity) otherwise, each with its own
+//! thresholds, so the review verdict (and the held queue) works in every install.
+
+pub mod secrets;
+
+use serde::{Deserialize, Serialize};
+
+pub use secrets::Redaction;
+
+use crate::MemoryId;
+
+/// How closeness was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Measure {
+    /// Cosine of semantic embeddings.
+    Cosine,
+    /// Word-shingle Jaccard (no semantic model loaded).
+    Lexical,
+}
+
+impl Measure {
+    /// The name stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cosine => "cosine",
+            Self::Lexical => "lexical",
+        }
+    }
+}
+
+/// The closest existing memory to a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Nearest {
+    /// The memory.
+    pub id: MemoryId,
+    /// How similar, 0..=1.
+    pub similarity: f64,
+    /// Measured how.
+    pub measure: Measure,
+}
+
+/// The gate's decision. A value, never an error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Store it as given.
+    Admit,
+    /// Store it with its secrets replaced.
+    Redact,
+    /// Too close to an existing memory to judge: hold it for a person.
+    Review {
+        /// The memory that caused the hold.
+        nearest: Nearest,
+    },
+    /// Do not store it.
+    Reject {
+        /// Why.
+        reason: String,
+        /// The memory it duplicates, when that is the reason.
+        nearest: Option<Nearest>,
+    },
+}
+
+impl Verdict {
+    /// `admit`, `redact`, `review` or `reject`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Admit => "admit",
+            Self::Redact => "redact",
+            Self::Review { .. } => "review",
+            Self::Reject { .. } => "reject",
+        }
+    }
+}
+
+/// The gate's numbers (`LEVH_GATE_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GateConfig {
+    /// Shorter content (in characters, after trimming) is rejected (`LEVH_GATE_MIN_CHARS`, 3).
+    pub min_chars: usize,
+    /// Longer content is rejected (`LEVH_GATE_MAX_CHARS`, 32,000).
+    pub max_chars: usize,
+    /// Cosine from which a candidate is a duplicate (`LEVH_GATE_REJECT_SIMILARITY`, 0.98).
+    pub reject_similarity: f64,
+    /// Cosine from which a candidate is held (`LEVH_GATE_REVIEW_SIMILARITY`, 0.90).
+    pub review_similarity: f64,
+    /// Shingle similarity from which a candidate is a duplicate without a semantic model
+    /// (`LEVH_GATE_LEXICAL_REJECT`, 0.95).
+    pub lexical_reject_similarity: f64,
+    /// Shingle similarity from which a candidate is held without a semantic model
+    /// (`LEVH_GATE_LEXICAL_REVIEW`, 0.5).
+    pub lexical_review_similarity: f64,
+    /// Held candidates not decided within this many hours become `expired`
+    /// (`LEVH_GATE_HELD_EXPIRY_HOURS`; unset: they wait for a person forever).
+    pub held_expiry_hours: Option<f64>,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        Self {
+            min_chars: 3,
+            max_chars: 32_000,
+            reject_similarity: 0.98,
+            review_similarity: 0.90,
+            // Chosen on fixtures/gate/near-duplicates.jsonl: duplicates score 1.0, one-fact
+            // updates 0.55–0.81, distinct facts sharing words at most 0.37.
+            lexical_reject_similarity: 0.95,
+            lexical_review_similarity: 0.5,
+            held_expiry_hours: None,
+        }
+    }
+}
+
+impl GateConfig {
+    /// (reject, review) thresholds for a measure.
+    pub fn thresholds(&self, measure: Measure) -> (f64, f64) {
+        match measure {
+            Measure::Cosine => (self.reject_similarity, self.review_similarity),
+            Measure::Lexical => (
+                self.lexical_reject_similarity,
+                self.lexical_review_similarity,
+            ),
+        }
+    }
+}
+
+/// The decision, from what the engine found: the redacted content's length, the secrets
+/// replaced, and the nearest existing memory. Pure, so every branch is tested directly.
+pub fn decide(
+    config: &GateConfig,
+    content: &str,
+    redactions: &[Redaction],
+    nearest: Option<Nearest>,
+) -> Verdict {
+    let length = content.trim().chars().count();
+    if length == 0 {
+        return Verdict::Reject {
+            reason: "empty".into(),
+            nearest: None,
+        };
+    }
+    if length < config.min_chars {
+        return Verdict::Reject {
+            reason: format!(
+                "too short ({length} characters; at least {} needed)",
+                config.min_chars
+            ),
+            nearest: None,
+        };
+    }
+    if length > config.max_chars {
+        return Verdict::Reject {
+            reason: format!(
+                "too long ({length} characters; at most {})",
+                config.max_chars
+            ),
+            nearest: None,
+        };
+    }
+    if let Some(nearest) = nearest {
+        let (reject, review) = config.thresholds(nearest.measure);
+        if nearest.similarity >= reject {
+            return Verdict::Reject {
+                reason: format!(
+                    "duplicate of {} ({} similarity {:.2})",
+                    nearest.id,
+                    nearest.measure.as_str(),
+                    nearest.similarity
+                ),
+                nearest: Some(nearest),
+            };
+        }
+        if nearest.similarity >= review {
+            return Verdict::Review { nearest };
+        }
+    }
+    if redactions.is_empty() {
+        Verdict::Admit
+    } else {
+        Verdict::Redact
+    }
+}
+
+/// Why a held candidate was held, in words.
+pub fn review_reason(nearest: &Nearest) -> String {
+    format!(
+        "close to {} ({} similarity {:.2}) but not the same: a person should decide",
+        nearest.id,
+        nearest.measure.as_str(),
+        nearest.similarity
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::shingle_similarity;
+
+    fn near(similarity: f64, measure: Measure) -> Option<Nearest> {
+        let id = MemoryId::new_at(crate::Timestamp::from_second(1_800_000_000).unwrap());
+        Some(Nearest {
+            id,
+            similarity,
+            measure,
+        })
+    }
+
+    #[test]
+    fn each_verdict_is_reachable_with_each_measure() {
+        let c = GateConfig::default();
+        let secret = [Redaction {
+            kind: "github-token".into(),
+        }];
+        assert_eq!(decide(&c, "a fine fact", &[], None), Verdict::Admit);
+        assert_eq!(decide(&c, "a fine fact", &secret, None), Verdict::Redact);
+        assert!(matches!(
+            decide(&c, "   ", &[], None),
+            Verdict::Reject { .. }
+        ));
+        assert!(
+            matches!(decide(&c, "ok", &[], None), Verdict::Reject { reason, .. } if reason.starts_with("too short"))
+        );
+        assert!(
+            matches!(decide(&c, &"x".repeat(40_000), &[], None), Verdict::Reject { reason, .. } if reason.starts_with("too long"))
+        );
+        for (measure, dup, close, far) in [
+            (Measure::Cosine, 0.99, 0.93, 0.8),
+            (Measure::Lexical, 1.0, 0.7, 0.3),
+        ] {
+            assert!(matches!(
+                decide(&c, "a fine fact", &[], near(dup, measure)),
+                Verdict::Reject {
+                    nearest: Some(_),
+                    ..
+                }
+            ));
+            assert!(matches!(
+                decide(&c, "a fine fact", &[], near(close, measure)),
+                Verdict::Review { .. }
+            ));
+            assert_eq!(
+                decide(&c, "a fine fact", &secret, near(far, measure)),
+                Verdict::Redact
+            );
+            // a held or rejected candidate is never stored, secrets or not
+            assert!(matches!(
+                decide(&c, "a fine fact", &secret, near(close, measure)),
+                Verdict::Review { .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn the_lexical_thresholds_sort_the_corpus_as_labelled() {
+        let c = GateConfig::default();
+        let corpus = include_str!("../../../../fixtures/gate/near-duplicates.jsonl");
+        let mut checked = 0;
+        for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+            let pair: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (a, b) = (pair["a"].as_str().unwrap(), pair["b"].as_str().unwrap());
+            let similarity = shingle_similarity(a, b);
+            let verdict = decide(&c, b, &[], near(similarity, Measure::Lexical)).name();
+            let expected = match pair["label"].as_str().unwrap() {
+                "duplicate" => "reject",
+                "update" => "review",
+                "distinct" => "admit",
+                other => panic!("unknown label {other}"),
+            };
+            assert_eq!(verdict, expected, "{similarity:.3}: {a:?} vs {b:?}");
+            checked += 1;
+        }
+        assert!(checked >= 40, "{checked}");
+    }
+}

@@ -1,0 +1,308 @@
+//! Secret detection and redaction, table-driven.
+//!
+//! Why hand-written: the one Rust library aimed at exactly this (`redact-secret`) is a
+//! pre-release beta, and general scanners are CLIs, not libraries. So this is a table of
+//! well-known token shapes (most are documented prefixes with fixed alphabets), each with
+//! a test that it is caught and near-misses that it is not. A secret is replaced by
+//! `[REDACTED:<kind>]`; for `key=value`-style kinds only the value is replaced, so the text
+//! still says what was there. E-mail addresses are deliberately kept.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// One kind of secret and how to find it.
+struct Rule {
+    kind: &'static str,
+    pattern: &'static str,
+}
+
+/// Rules, most specific first: an earlier rule's redaction hides its text from later ones
+/// (so `sk-ant-…` is an Anthropic key, not an OpenAI one). Where a rule has a capture group
+/// named `secret`, only that group is replaced.
+const RULES: &[Rule] = &[
+    Rule {
+        kind: "private-key",
+        pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
+    },
+    Rule {
+        kind: "aws-access-key-id",
+        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
+    },
+    Rule {
+        kind: "aws-secret-access-key",
+        pattern: r#"(?i)\baws_?secret_?(?:access_?)?key\b["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})\b"#,
+    },
+    Rule {
+        kind: "github-token",
+        pattern: r"\bgh[pousr]_[A-Za-z0-9]{36,251}\b",
+    },
+    Rule {
+        kind: "github-fine-grained-token",
+        pattern: r"\bgithub_pat_[A-Za-z0-9_]{50,255}\b",
+    },
+    Rule {
+        kind: "gitlab-token",
+        pattern: r"\bgl(?:pat|dt|ptt|rt|cbt|ft|imt|agent|oas)-[A-Za-z0-9_-]{20,}",
+    },
+    Rule {
+        kind: "slack-token",
+        pattern: r"\bxox[abposre]-[A-Za-z0-9-]{10,}",
+    },
+    Rule {
+        kind: "slack-webhook",
+        pattern: r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}",
+    },
+    Rule {
+        kind: "discord-webhook",
+        pattern: r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,}",
+    },
+    Rule {
+        kind: "stripe-key",
+        pattern: r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
+    },
+    Rule {
+        kind: "anthropic-key",
+        pattern: r"\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{20,}",
+    },
+    Rule {
+        kind: "openai-key",
+        pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|\bsk-[A-Za-z0-9]{48}\b",
+    },
+    Rule {
+        kind: "google-api-key",
+        pattern: r"\bAIza[0-9A-Za-z_-]{35}\b",
+    },
+    Rule {
+        kind: "google-oauth-secret",
+        pattern: r"\bGOCSPX-[A-Za-z0-9_-]{28}\b",
+    },
+    Rule {
+        kind: "huggingface-token",
+        pattern: r"\bhf_[A-Za-z0-9]{34,40}\b",
+    },
+    Rule {
+        kind: "npm-token",
+        pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
+    },
+    Rule {
+        kind: "pypi-token",
+        pattern: r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
+    },
+    Rule {
+        kind: "sendgrid-key",
+        pattern: r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
+    },
+    Rule {
+        kind: "twilio-key",
+        pattern: r"\bSK[0-9a-f]{32}\b",
+    },
+    Rule {
+        kind: "digitalocean-token",
+        pattern: r"\bdo[opr]_v1_[a-f0-9]{64}\b",
+    },
+    Rule {
+        kind: "shopify-token",
+        pattern: r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+    },
+    Rule {
+        kind: "telegram-bot-token",
+        pattern: r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b",
+    },
+    Rule {
+        kind: "azure-storage-key",
+        pattern: r"(?i)\bAccountKey=(?P<secret>[A-Za-z0-9+/]{86}==)",
+    },
+    Rule {
+        kind: "jwt",
+        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    },
+    Rule {
+        kind: "bearer-token",
+        pattern: r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
+    },
+    Rule {
+        kind: "basic-auth",
+        pattern: r"(?i)\bauthorization:\s*basic\s+(?P<secret>[A-Za-z0-9+/]{12,}=*)",
+    },
+    Rule {
+        kind: "url-password",
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s:/@]+)@",
+    },
+    Rule {
+        kind: "password",
+        pattern: r#"(?i)\b(?:password|passwd|passphrase|pwd|pass|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\b["']?\s*[:=]\s*["']?(?P<secret>[^\s"',;]{4,})"#,
+    },
+];
+
+static COMPILED: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    RULES
+        .iter()
+        // The table is a constant checked by the tests below; a bad pattern is a bug.
+        .map(|rule| {
+            (
+                rule.kind,
+                Regex::new(rule.pattern).unwrap_or_else(|e| panic!("rule {}: {e}", rule.kind)),
+            )
+        })
+        .collect()
+});
+
+/// One secret found and replaced. Never carries the secret itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redaction {
+    /// Its kind, e.g. `github-token`.
+    pub kind: String,
+}
+
+/// The kinds of secret levh recognises.
+pub fn kinds() -> impl Iterator<Item = &'static str> {
+    RULES.iter().map(|rule| rule.kind)
+}
+
+fn marker(kind: &str) -> String {
+    format!("[REDACTED:{kind}]")
+}
+
+/// `text` with every recognised secret replaced, and what was replaced (in rule order).
+pub fn redact(text: &str) -> (String, Vec<Redaction>) {
+    let mut current = text.to_owned();
+    let mut found = Vec::new();
+    for (kind, regex) in COMPILED.iter() {
+        let mut count = 0usize;
+        let replaced = regex.replace_all(&current, |caps: &regex::Captures<'_>| {
+            let whole = caps.get(0).map_or("", |m| m.as_str());
+            // Our own markers are never secrets (keeps redaction idempotent).
+            if whole.contains("[REDACTED:") {
+                return whole.to_owned();
+            }
+            count += 1;
+            match (caps.get(0), caps.name("secret")) {
+                (Some(all), Some(secret)) => {
+                    let start = secret.start() - all.start();
+                    let end = secret.end() - all.start();
+                    format!("{}{}{}", &whole[..start], marker(kind), &whole[end..])
+                }
+                _ => marker(kind),
+            }
+        });
+        if count > 0 {
+            current = replaced.into_owned();
+            found.extend(std::iter::repeat_n(
+                Redaction {
+                    kind: (*kind).to_owned(),
+                },
+                count,
+            ));
+        }
+    }
+    (current, found)
+}
+
+/// The kinds of secret present in `text` (without changing it).
+pub fn detect(text: &str) -> Vec<Redaction> {
+    redact(text).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One made-up example per kind, from the fixtures shared with the integration tests.
+    fn examples() -> Vec<(String, String)> {
+        include_str!("../../../../fixtures/secrets/examples.tsv")
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+            .map(|line| {
+                let (kind, example) = line.split_once('\t').unwrap();
+                (kind.to_owned(), example.replace("\\n", "\n"))
+            })
+            .collect()
+    }
+
+    fn near_misses() -> Vec<&'static str> {
+        include_str!("../../../../fixtures/secrets/near-misses.txt")
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn there_are_at_least_twenty_kinds_and_each_compiles() {
+        assert!(COMPILED.len() >= 20, "{}", COMPILED.len());
+    }
+
+    #[test]
+    fn every_kind_has_an_example() {
+        let examples: Vec<String> = examples().into_iter().map(|(kind, _)| kind).collect();
+        assert_eq!(examples, kinds().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_kind_is_caught_in_a_sentence_and_replaced_by_its_marker() {
+        for (kind, secret) in examples() {
+            let kind = kind.as_str();
+            let text = format!("Note for later: {secret} (ask Ada).");
+            let (redacted, found) = redact(&text);
+            assert_eq!(
+                found.first().map(|r| r.kind.as_str()),
+                Some(kind),
+                "{kind}: {redacted}"
+            );
+            assert!(redacted.contains(&marker(kind)), "{kind}: {redacted}");
+            assert!(
+                redacted.starts_with("Note for later: ") && redacted.ends_with(" (ask Ada)."),
+                "{kind}: {redacted}"
+            );
+            // nothing of the secret's distinctive body survives
+            let body: String = secret
+                .chars()
+                .rev()
+                .take(12)
+                .collect::<String>()
+                .chars()
+                .rev()
+                .collect();
+            let secret_in_the_middle = ["private-key", "url-password"].contains(&kind);
+            assert!(
+                !redacted.contains(&body) || secret_in_the_middle,
+                "{kind}: {redacted}"
+            );
+        }
+    }
+
+    #[test]
+    fn key_value_kinds_keep_the_key() {
+        assert_eq!(
+            redact("password=CorrectHorse9").0,
+            "password=[REDACTED:password]"
+        );
+        assert_eq!(redact("pwd: s3cr3t-value").0, "pwd: [REDACTED:password]");
+        assert_eq!(
+            redact("postgres://admin:hunter2pass@db.internal:5432/app").0,
+            "postgres://admin:[REDACTED:url-password]@db.internal:5432/app"
+        );
+    }
+
+    #[test]
+    fn redaction_is_idempotent() {
+        let (once, _) = redact(&format!(
+            "token: {} and ghp_{}",
+            "abcd1234efgh",
+            "x".repeat(36)
+        ));
+        let (twice, again) = redact(&once);
+        assert_eq!(once, twice);
+        assert!(again.is_empty(), "{again:?}");
+    }
+
+    #[test]
+    fn near_misses_are_kept() {
+        for text in near_misses() {
+            let (redacted, found) = redact(text);
+            assert!(found.is_empty(), "{text:?} → {found:?}");
+            assert_eq!(redacted, text);
+        }
+    }
+}

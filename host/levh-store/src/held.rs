@@ -1,0 +1,337 @@
+//! The held queue: candidates the gate would not judge, waiting for a person.
+
+use levh_core::{
+    Actor, EventKind, HeldCandidate, HeldClose, HeldDecision, HeldId, HeldStatus, Kind, Measure,
+    MemoryId, MemoryState, Nearest, NewMemoryRecord, SessionId, StoreError, Timestamp, Workspace,
+};
+use rusqlite::types::Type;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde_json::json;
+
+use crate::rows::micros;
+use crate::{log_event, sqlite, writes};
+
+const COLUMNS: &str = "id, workspace, project, content, kind, source, importance, pinned, valid_from, \
+    valid_to, metadata, session_id, content_hash, redactions, reason, nearest_id, similarity, measure, \
+    status, created_at, expires_at, decided_at, decided_by, decided_surface, memory_id";
+
+fn corrupt(column: usize, what: String) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(column, Type::Text, what.into())
+}
+
+fn time(row: &Row<'_>, column: usize) -> rusqlite::Result<Option<Timestamp>> {
+    row.get::<_, Option<i64>>(column)?
+        .map(|v| Timestamp::from_microsecond(v).map_err(|e| corrupt(column, e.to_string())))
+        .transpose()
+}
+
+fn parsed<T: std::str::FromStr>(row: &Row<'_>, column: usize) -> rusqlite::Result<Option<T>> {
+    row.get::<_, Option<String>>(column)?
+        .map(|text| {
+            text.parse::<T>()
+                .map_err(|_| corrupt(column, format!("{text:?}")))
+        })
+        .transpose()
+}
+
+fn read(row: &Row<'_>) -> rusqlite::Result<HeldCandidate> {
+    let required = |column: usize, value: Option<Timestamp>| {
+        value.ok_or_else(|| corrupt(column, "missing time".into()))
+    };
+    let nearest = match (
+        parsed::<MemoryId>(row, 15)?,
+        row.get::<_, Option<f64>>(16)?,
+        row.get::<_, Option<String>>(17)?,
+    ) {
+        (Some(id), Some(similarity), Some(measure)) => Some(Nearest {
+            id,
+            similarity,
+            measure: if measure == "cosine" {
+                Measure::Cosine
+            } else {
+                Measure::Lexical
+            },
+        }),
+        _ => None,
+    };
+    let status: String = row.get(18)?;
+    let decision = match (
+        time(row, 21)?,
+        row.get::<_, Option<String>>(22)?,
+        row.get::<_, Option<String>>(23)?,
+    ) {
+        (Some(at), Some(by), Some(surface)) => Some(HeldDecision { at, by, surface }),
+        _ => None,
+    };
+    let workspace: String = row.get(1)?;
+    let kind: String = row.get(4)?;
+    Ok(HeldCandidate {
+        id: parsed(row, 0)?.ok_or_else(|| corrupt(0, "missing id".into()))?,
+        workspace: Workspace::new(&workspace).map_err(|e| corrupt(1, e.to_string()))?,
+        project: row.get(2)?,
+        content: row.get(3)?,
+        kind: Kind::new(&kind).map_err(|e| corrupt(4, e.to_string()))?,
+        source: row.get(5)?,
+        importance: row.get(6)?,
+        pinned: row.get(7)?,
+        valid_from: required(8, time(row, 8)?)?,
+        valid_to: time(row, 9)?,
+        metadata: serde_json::from_str(&row.get::<_, String>(10)?)
+            .map_err(|e| corrupt(10, e.to_string()))?,
+        session_id: row.get::<_, Option<String>>(11)?.map(SessionId::new),
+        content_hash: row.get(12)?,
+        redactions: serde_json::from_str(&row.get::<_, String>(13)?)
+            .map_err(|e| corrupt(13, e.to_string()))?,
+        reason: row.get(14)?,
+        nearest,
+        status: HeldStatus::parse(&status).ok_or_else(|| corrupt(18, status.clone()))?,
+        created_at: required(19, time(row, 19)?)?,
+        expires_at: time(row, 20)?,
+        decision,
+        memory_id: parsed(row, 24)?,
+    })
+}
+
+pub(crate) fn insert(
+    tx: &Connection,
+    held: &HeldCandidate,
+    actor: &Actor,
+) -> Result<(), StoreError> {
+    tx.execute(
+        &format!(
+            "INSERT INTO held_candidates ({COLUMNS})
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                 'held', ?19, ?20, NULL, NULL, NULL, NULL)"
+        ),
+        params![
+            held.id.to_string(),
+            held.workspace.as_str(),
+            held.project,
+            held.content,
+            held.kind.as_str(),
+            held.source,
+            held.importance,
+            held.pinned,
+            micros(held.valid_from),
+            held.valid_to.map(micros),
+            held.metadata.to_string(),
+            held.session_id.as_ref().map(|s| s.as_str().to_owned()),
+            held.content_hash,
+            serde_json::to_string(&held.redactions).map_err(StoreError::new)?,
+            held.reason,
+            held.nearest.map(|n| n.id.to_string()),
+            held.nearest.map(|n| n.similarity),
+            held.nearest.map(|n| n.measure.as_str()),
+            micros(held.created_at),
+            held.expires_at.map(micros),
+        ],
+    )
+    .map_err(sqlite)?;
+    let detail = json!({ "held_id": held.id, "nearest_id": held.nearest.map(|n| n.id) });
+    log_event(
+        tx,
+        held.created_at,
+        EventKind::Hold,
+        &held.workspace,
+        None,
+        actor,
+        detail,
+    )
+    .map_err(sqlite)?;
+    Ok(())
+}
+
+pub(crate) fn get(
+    conn: &Connection,
+    workspace: &Workspace,
+    id: HeldId,
+) -> Result<Option<HeldCandidate>, StoreError> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM held_candidates WHERE workspace = ?1 AND id = ?2"),
+        params![workspace.as_str(), id.to_string()],
+        read,
+    )
+    .optional()
+    .map_err(sqlite)
+}
+
+pub(crate) fn list(
+    conn: &Connection,
+    workspace: &Workspace,
+    status: Option<HeldStatus>,
+) -> Result<Vec<HeldCandidate>, StoreError> {
+    let mut statement = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM held_candidates WHERE workspace = ?1 AND (?2 IS NULL OR status = ?2)
+             ORDER BY created_at, id"
+        ))
+        .map_err(sqlite)?;
+    let rows = statement
+        .query_map(
+            params![workspace.as_str(), status.map(HeldStatus::as_str)],
+            read,
+        )
+        .map_err(sqlite)?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
+}
+
+/// Marks held candidates past their expiry as `expired`, logging each.
+pub(crate) fn expire(
+    tx: &Connection,
+    workspace: &Workspace,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<(), StoreError> {
+    let mut statement = tx
+        .prepare_cached(
+            "UPDATE held_candidates SET status = 'expired', decided_at = ?2, decided_by = 'expiry', decided_surface = ?3
+             WHERE workspace = ?1 AND status = 'held' AND expires_at IS NOT NULL AND expires_at <= ?2
+             RETURNING id",
+        )
+        .map_err(sqlite)?;
+    let expired = statement
+        .query_map(
+            params![workspace.as_str(), micros(now), actor.surface],
+            |row| row.get::<_, String>(0),
+        )
+        .map_err(sqlite)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(sqlite)?;
+    for id in expired {
+        log_event(
+            tx,
+            now,
+            EventKind::Expire,
+            workspace,
+            None,
+            actor,
+            json!({ "held_id": id }),
+        )
+        .map_err(sqlite)?;
+    }
+    Ok(())
+}
+
+/// Step one of an admission; see [`levh_core::Store::store_held_memory`].
+pub(crate) fn store_memory(
+    tx: &Connection,
+    held: HeldId,
+    record: &NewMemoryRecord,
+    neighbours: &[(MemoryId, f64)],
+    interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+    supersede: Option<MemoryId>,
+    actor: &Actor,
+) -> Result<MemoryId, StoreError> {
+    let already: Option<String> = tx
+        .query_row(
+            "SELECT id FROM memories WHERE held_id = ?1",
+            [held.to_string()],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(sqlite)?;
+    if let Some(id) = already {
+        return crate::rows::parse_id(&id).map_err(StoreError::from);
+    }
+    let m = &record.memory;
+    writes::insert_memory(tx, record, Some(held), actor)?;
+    writes::apply_interference(tx, record, neighbours, interfere, actor)?;
+    if let Some(old) = supersede {
+        let now = m.state.created_at;
+        let retired = tx
+            .execute(
+                "UPDATE memories SET valid_to = ?3, superseded_by = ?4, updated_at = ?3
+                 WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
+                params![
+                    m.workspace.as_str(),
+                    old.to_string(),
+                    micros(now),
+                    m.id.to_string()
+                ],
+            )
+            .map_err(sqlite)?;
+        if retired == 1 {
+            log_event(
+                tx,
+                now,
+                EventKind::Supersede,
+                &m.workspace,
+                Some(old),
+                actor,
+                json!({ "by": m.id }),
+            )
+            .map_err(sqlite)?;
+        }
+    }
+    Ok(m.id)
+}
+
+/// Step two: compare-and-set from `held` to `status`.
+pub(crate) fn close(
+    tx: &Connection,
+    workspace: &Workspace,
+    id: HeldId,
+    status: HeldStatus,
+    memory_id: Option<MemoryId>,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<HeldClose, StoreError> {
+    let current: Option<String> = tx
+        .query_row(
+            "SELECT status FROM held_candidates WHERE workspace = ?1 AND id = ?2",
+            params![workspace.as_str(), id.to_string()],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(sqlite)?;
+    let Some(current) = current else {
+        return Ok(HeldClose::Missing);
+    };
+    let current = HeldStatus::parse(&current)
+        .ok_or_else(|| StoreError::new(format!("held status {current:?}")))?;
+    if current != HeldStatus::Held {
+        return Ok(HeldClose::AlreadyDecided(current));
+    }
+    if status == HeldStatus::Discarded {
+        let stored: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM memories WHERE held_id = ?1)",
+                [id.to_string()],
+                |row| row.get(0),
+            )
+            .map_err(sqlite)?;
+        if stored {
+            return Ok(HeldClose::AdmissionIncomplete);
+        }
+    }
+    tx.execute(
+        "UPDATE held_candidates SET status = ?3, decided_at = ?4, decided_by = ?5, decided_surface = ?6, memory_id = ?7
+         WHERE workspace = ?1 AND id = ?2 AND status = 'held'",
+        params![
+            workspace.as_str(),
+            id.to_string(),
+            status.as_str(),
+            micros(now),
+            actor.decider(),
+            actor.surface,
+            memory_id.map(|m| m.to_string()),
+        ],
+    )
+    .map_err(sqlite)?;
+    let event = if status == HeldStatus::Admitted {
+        EventKind::Admit
+    } else {
+        EventKind::Discard
+    };
+    log_event(
+        tx,
+        now,
+        event,
+        workspace,
+        memory_id,
+        actor,
+        json!({ "held_id": id }),
+    )
+    .map_err(sqlite)?;
+    Ok(HeldClose::Closed)
+}

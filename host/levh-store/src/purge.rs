@@ -1,0 +1,172 @@
+//! Erasing a memory without residue, and proving it.
+//!
+//! Deleting the row is not enough: FTS5 keeps deleted terms in old index segments until
+//! they are merged, the write-ahead log keeps old page images until a checkpoint, and
+//! freed pages keep their bytes unless `secure_delete` zeroes them (it is on for every
+//! connection). So a purge deletes, merges the index, checkpoints the log, and then scans
+//! every table, the full-text index and the file itself for the content and its hash.
+
+use std::path::Path;
+
+use levh_core::{Actor, EventKind, MemoryId, PurgeReport, StoreError, Timestamp, Workspace};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde_json::json;
+
+use crate::{log_event, sqlite};
+
+/// Content shorter than this is only matched as a whole cell, never as a substring: a
+/// short phrase like "use tabs" may legitimately occur inside other memories.
+const SUBSTRING_MIN_CHARS: usize = 16;
+
+pub(crate) fn purge(
+    conn: &mut Connection,
+    file: Option<&Path>,
+    workspace: &Workspace,
+    id: MemoryId,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<Option<PurgeReport>, StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sqlite)?;
+    let row: Option<(i64, String, String, Option<String>)> = tx
+        .query_row(
+            "SELECT seq, content, content_hash, held_id FROM memories WHERE workspace = ?1 AND id = ?2",
+            params![workspace.as_str(), id.to_string()],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .optional()
+        .map_err(sqlite)?;
+    let Some((seq, content, hash, held_id)) = row else {
+        return Ok(None);
+    };
+    let held_removed = tx
+        .execute(
+            "DELETE FROM held_candidates WHERE workspace = ?1 AND (content_hash = ?2 OR memory_id = ?3 OR id = ?4)",
+            params![workspace.as_str(), hash, id.to_string(), held_id],
+        )
+        .map_err(sqlite)? as u64;
+    // The vector and near-duplicate keys go by cascade, the FTS entry by trigger.
+    tx.execute("DELETE FROM memories WHERE seq = ?1", [seq])
+        .map_err(sqlite)?;
+    log_event(
+        &tx,
+        now,
+        EventKind::Purge,
+        workspace,
+        Some(id),
+        actor,
+        json!({ "held_removed": held_removed }),
+    )
+    .map_err(sqlite)?;
+    tx.commit().map_err(sqlite)?;
+
+    compact(conn)?;
+    let residue = residue(conn, file, seq, &content, &hash)?;
+    Ok(Some(PurgeReport {
+        memory_id: id,
+        held_removed,
+        residue,
+    }))
+}
+
+/// Merges the full-text index (dropping deleted terms) and checkpoints the log into the
+/// database file, truncating it.
+pub(crate) fn compact(conn: &Connection) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO memories_fts (memories_fts) VALUES ('optimize')",
+        [],
+    )
+    .map_err(sqlite)?;
+    // In memory there is no log; the pragma then answers without doing anything.
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .map_err(sqlite)?;
+    Ok(())
+}
+
+/// Every place the content (or its hash) can still be found.
+fn residue(
+    conn: &Connection,
+    file: Option<&Path>,
+    seq: i64,
+    content: &str,
+    hash: &str,
+) -> Result<Vec<String>, StoreError> {
+    let mut found = Vec::new();
+    let substring = content.chars().count() >= SUBSTRING_MIN_CHARS;
+    let matches_text = |text: &str| {
+        text.contains(hash) || text == content || (substring && text.contains(content))
+    };
+    let matches_bytes = |bytes: &[u8]| {
+        contains(bytes, hash.as_bytes())
+            || bytes == content.as_bytes()
+            || (substring && contains(bytes, content.as_bytes()))
+    };
+
+    let tables: Vec<String> = {
+        let mut statement = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")
+            .map_err(sqlite)?;
+        statement
+            .query_map([], |row| row.get(0))
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(sqlite)?
+    };
+    for table in tables {
+        let mut statement = conn
+            .prepare(&format!("SELECT * FROM \"{}\"", table.replace('"', "\"\"")))
+            .map_err(sqlite)?;
+        let columns = statement.column_count();
+        let mut rows = statement.query([]).map_err(sqlite)?;
+        let mut hits = 0usize;
+        while let Some(row) = rows.next().map_err(sqlite)? {
+            for column in 0..columns {
+                let hit = match row.get_ref(column).map_err(sqlite)? {
+                    ValueRef::Text(bytes) => std::str::from_utf8(bytes).is_ok_and(matches_text),
+                    ValueRef::Blob(bytes) => matches_bytes(bytes),
+                    _ => false,
+                };
+                hits += usize::from(hit);
+            }
+        }
+        if hits > 0 {
+            found.push(format!("table {table}: {hits} value(s)"));
+        }
+    }
+
+    // The index itself: does it still find the purged row by its words?
+    let words: Vec<String> = levh_core::text::words(content).take(16).collect();
+    if !words.is_empty() {
+        let phrase = format!("\"{}\"", words.join(" ").replace('"', "\"\""));
+        let still: bool = conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2)",
+                params![phrase, seq],
+                |row| row.get(0),
+            )
+            .map_err(sqlite)?;
+        if still {
+            found.push("full-text index still matches the purged row".to_owned());
+        }
+    }
+
+    if let Some(path) = file {
+        for candidate in [path.to_path_buf(), path.with_extension("db-wal")] {
+            let Ok(bytes) = std::fs::read(&candidate) else {
+                continue;
+            };
+            if contains(&bytes, hash.as_bytes())
+                || (substring && contains(&bytes, content.as_bytes()))
+            {
+                found.push(format!("file {}", candidate.display()));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && memchr::memmem::find(haystack, needle).is_some()
+}

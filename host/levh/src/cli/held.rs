@@ -1,0 +1,158 @@
+//! `levh held list|show|admit|discard`: the drain of the held queue. Deciding belongs to
+//! a person; these commands are how one does it at a terminal.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+use levh_core::{HeldCandidate, HeldId, HeldStatus};
+use serde_json::json;
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Candidates waiting for a decision (or of another status).
+    List {
+        /// Which: held (default), admitted, discarded, expired, or all.
+        #[arg(long, default_value = "held", value_parser = ["held", "admitted", "discarded", "expired", "all"])]
+        status: String,
+    },
+    /// One candidate in full, with the memory that caused the hold.
+    Show {
+        /// The held candidate's id.
+        id: HeldIdArg,
+    },
+    /// Store the candidate as a memory.
+    Admit {
+        /// The held candidate's id.
+        id: HeldIdArg,
+        /// Retire the memory that caused the hold: this one replaces it.
+        #[arg(long)]
+        supersede: bool,
+    },
+    /// Let the candidate go.
+    Discard {
+        /// The held candidate's id.
+        id: HeldIdArg,
+    },
+}
+
+/// A held id parsed by clap.
+#[derive(Debug, Clone, Copy)]
+pub struct HeldIdArg(HeldId);
+
+impl std::str::FromStr for HeldIdArg {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        text.parse()
+            .map(Self)
+            .map_err(|_| format!("'{text}' is not a held candidate id (expected a UUID)"))
+    }
+}
+
+pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
+    let (levh, scope) = (&context.levh, &context.scope);
+    match command {
+        Command::List { status } => {
+            let status = HeldStatus::parse(&status);
+            let held = levh.held_list(scope, status)?;
+            if json {
+                output::json(&held)?;
+            } else if held.is_empty() {
+                output::line("nothing is held");
+            } else {
+                let mut table = output::table(&["id", "held", "status", "similar to", "candidate"]);
+                for h in &held {
+                    table.add_row(vec![
+                        h.id.to_string(),
+                        output::human_time(h.created_at),
+                        h.status.as_str().to_owned(),
+                        h.nearest
+                            .map(|n| format!("{} ({:.2})", n.id, n.similarity))
+                            .unwrap_or_else(|| "-".into()),
+                        output::preview(&h.content),
+                    ]);
+                }
+                output::print_table(&table);
+            }
+        }
+        Command::Show { id } => {
+            let held = levh.held_get(scope, id.0)?;
+            let nearest = match held.nearest {
+                Some(n) => levh.get(scope, n.id).ok(),
+                None => None,
+            };
+            if json {
+                output::json(&json!({ "held": held, "nearest": nearest }))?;
+            } else {
+                print_held(&held);
+                if let Some(memory) = nearest {
+                    output::line(format!("{:>14}  {}", "nearest now", memory.content));
+                }
+                if held.status == HeldStatus::Held {
+                    output::line(format!(
+                        "\ndecide: levh held admit {0} [--supersede] | levh held discard {0}",
+                        held.id
+                    ));
+                }
+            }
+        }
+        Command::Admit { id, supersede } => {
+            let admission = levh.held_admit(scope, id.0, supersede)?;
+            if json {
+                output::json(&admission)?;
+            } else {
+                output::line(format!(
+                    "admitted {} as memory {}",
+                    admission.held_id, admission.memory_id
+                ));
+                if let Some(old) = admission.superseded {
+                    output::line(format!(
+                        "  it supersedes {old}, which is no longer valid from now on"
+                    ));
+                }
+            }
+        }
+        Command::Discard { id } => {
+            let held = levh.held_discard(scope, id.0)?;
+            if json {
+                output::json(&held)?;
+            } else {
+                output::line(format!("discarded {}", held.id));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_held(held: &HeldCandidate) {
+    let mut rows: Vec<(&str, String)> = vec![
+        ("id", held.id.to_string()),
+        ("status", held.status.as_str().to_owned()),
+        ("candidate", held.content.clone()),
+        ("why held", held.reason.clone()),
+        (
+            "project",
+            held.project.clone().unwrap_or_else(|| "-".into()),
+        ),
+        ("source", held.source.clone()),
+        ("held at", output::human_time(held.created_at)),
+    ];
+    if let Some(at) = held.expires_at {
+        rows.push(("expires", output::human_time(at)));
+    }
+    if let Some(decision) = &held.decision {
+        rows.push((
+            "decided",
+            format!("{} by {}", output::human_time(decision.at), decision.by),
+        ));
+    }
+    if let Some(memory) = held.memory_id {
+        rows.push(("memory", memory.to_string()));
+    }
+    for (key, value) in rows {
+        output::line(format!("{key:>14}  {value}"));
+    }
+}
