@@ -117,6 +117,14 @@ pub struct SecretFinding {
     pub kinds: Vec<String>,
 }
 
+/// How a candidate compares with what is stored.
+struct Comparison {
+    /// The most similar memory valid now, pinned or not.
+    nearest: Option<Nearest>,
+    /// Unpinned memories similar enough to interfere with.
+    neighbours: Vec<(MemoryId, f64)>,
+}
+
 /// A candidate after validation, redaction, embedding and comparison: everything the gate
 /// looks at, and everything a store needs.
 struct Prepared {
@@ -381,7 +389,10 @@ impl Levh {
         let (content, redactions) = gate::secrets::redact(new.content.trim());
         let embedding = self.embed_one(&content)?;
         let keys = text::near_duplicate_keys(&content);
-        let (nearest, neighbours) = self.compare(
+        let Comparison {
+            nearest,
+            neighbours,
+        } = self.compare(
             scope,
             project.as_deref(),
             &content,
@@ -422,7 +433,7 @@ impl Levh {
         vector: &[f32],
         keys: &[i64],
         now: Timestamp,
-    ) -> Result<(Option<Nearest>, Vec<(MemoryId, f64)>)> {
+    ) -> Result<Comparison> {
         let filter = MemoryFilter {
             project: project.map(str::to_owned),
             valid_at: Some(now),
@@ -485,7 +496,10 @@ impl Levh {
             .filter(|(m, similarity)| !m.state.pinned && *similarity >= threshold)
             .map(|(m, similarity)| (m.id, *similarity))
             .collect();
-        Ok((nearest, neighbours))
+        Ok(Comparison {
+            nearest,
+            neighbours,
+        })
     }
 
     /// What the gate would decide for `new`, without storing anything.
