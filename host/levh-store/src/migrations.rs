@@ -109,6 +109,42 @@ mod tests {
     }
 
     #[test]
+    fn every_older_schema_migrates_with_its_data() {
+        // For each released version v, build a database at v with a memory in it, then
+        // open it with this build: it must reach the latest version and keep the memory.
+        for version in 1..latest_version() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("levh.db");
+            {
+                let mut connection = Connection::open(&path).unwrap();
+                migrations()
+                    .to_version(&mut connection, version as usize)
+                    .unwrap();
+                connection
+                    .execute(
+                        "INSERT INTO memories (id, workspace, content, source, importance, stability_hours,
+                             created_at, valid_from, content_hash, admission_verdict, admission_decided_by, updated_at)
+                         VALUES ('0198c3a0-0000-7000-8000-000000000001', 'default', 'kept across upgrades', 'cli',
+                             0.5, 168, 0, 0, 'h', 'admit', 'gate', 0)",
+                        [],
+                    )
+                    .unwrap();
+            }
+            let store = crate::SqliteStore::open(&path).unwrap();
+            let (schema, content): (i64, String) = store.with_connection(|c| {
+                (
+                    c.pragma_query_value(None, "user_version", |r| r.get(0))
+                        .unwrap(),
+                    c.query_row("SELECT content FROM memories", [], |r| r.get(0))
+                        .unwrap(),
+                )
+            });
+            assert_eq!(schema, latest_version(), "from version {version}");
+            assert_eq!(content, "kept across upgrades");
+        }
+    }
+
+    #[test]
     fn a_newer_schema_is_refused_with_advice() {
         let mut connection = Connection::open_in_memory().unwrap();
         connection.pragma_update(None, "user_version", 99).unwrap();

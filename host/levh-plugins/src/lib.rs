@@ -1,0 +1,460 @@
+//! levh-plugins: the sandbox connectors (and, later, scorers) run in.
+//!
+//! One wasmtime engine per process. Every call gets a fresh store that starts empty: no
+//! environment, no arguments, no stdin or stdout, no sockets, no clock beyond WASI's; only
+//! the directories the manifest asked for *and* the user granted, preopened read-only.
+//! Each call has a CPU deadline (epoch interruption), a memory cap and an output cap; a
+//! trap, a panic or a timeout becomes a [`PluginError`] naming the plugin and version,
+//! never a host crash. Compiled components are cached on disk, keyed by the component's
+//! content hash and the engine's compatibility hash.
+
+// Outside tests, failures are handled, never unwrapped.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod cache;
+mod sandbox;
+mod wit;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Engine, Store};
+
+pub use cache::sha256_hex;
+pub use wit::SUPPORTED_API;
+
+use crate::sandbox::{PluginState, Prepared};
+
+/// What a plugin declares about itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Manifest {
+    /// Stable id (`calendar`).
+    pub id: String,
+    /// The plugin's version.
+    pub version: String,
+    /// One line on what it does.
+    pub description: String,
+    /// The levh plugin API it targets.
+    pub api_version: String,
+    /// Config keys it understands.
+    pub config: Vec<ConfigKey>,
+    /// What it asks the host for.
+    pub capabilities: Vec<Capability>,
+}
+
+/// One config key of a plugin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigKey {
+    /// Its name.
+    pub name: String,
+    /// `path`, `text`, `integer`, `boolean` or `text-list`.
+    pub value_type: String,
+    /// What it means.
+    pub help: String,
+    /// Whether a sync needs it.
+    pub required: bool,
+    /// Its default, if any.
+    pub default_value: Option<String>,
+}
+
+/// A capability a plugin asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "kebab-case")]
+pub enum Capability {
+    /// Read-only access to the path in this config key.
+    ReadPath(String),
+    /// Outgoing HTTPS to this host.
+    HttpHost(String),
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ReadPath(key) => write!(f, "read the path in `{key}`"),
+            Self::HttpHost(host) => write!(f, "connect to {host}"),
+        }
+    }
+}
+
+/// A person an item is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Person {
+    /// Name.
+    pub name: Option<String>,
+    /// E-mail.
+    pub email: Option<String>,
+    /// Role (organizer, attendee, sender, ...).
+    pub role: String,
+}
+
+/// One item a connector found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncItem {
+    /// Stable id within the connector.
+    pub source_id: String,
+    /// Title.
+    pub title: String,
+    /// Text.
+    pub content: String,
+    /// Kind (event, email, ...).
+    pub kind: String,
+    /// When it happened (RFC 3339).
+    pub occurred_at: Option<String>,
+    /// People involved.
+    pub people: Vec<Person>,
+    /// Where it lives.
+    pub source_uri: Option<String>,
+    /// A JSON object.
+    pub metadata: String,
+}
+
+/// An item a connector could not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ItemError {
+    /// The item, when known.
+    pub source_id: Option<String>,
+    /// File, line or item.
+    pub location: String,
+    /// What was wrong.
+    pub message: String,
+}
+
+/// One page of a sync.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncPage {
+    /// Items.
+    pub items: Vec<SyncItem>,
+    /// Items that could not be read.
+    pub errors: Vec<ItemError>,
+    /// Where the next call continues.
+    pub next_cursor: Option<String>,
+    /// Nothing more to fetch now.
+    pub done: bool,
+}
+
+impl SyncPage {
+    /// Roughly how many bytes the page holds, for the output cap.
+    fn size(&self) -> usize {
+        let items: usize = self
+            .items
+            .iter()
+            .map(|i| {
+                i.source_id.len()
+                    + i.title.len()
+                    + i.content.len()
+                    + i.kind.len()
+                    + i.metadata.len()
+                    + i.source_uri.as_ref().map_or(0, String::len)
+                    + i.people.len() * 64
+            })
+            .sum();
+        items
+            + self
+                .errors
+                .iter()
+                .map(|e| e.location.len() + e.message.len())
+                .sum::<usize>()
+    }
+}
+
+/// What a plugin may touch, beyond what every plugin gets (nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Grants {
+    /// Directories (and everything under them) the plugin may read.
+    pub read_paths: Vec<PathBuf>,
+}
+
+/// Per-call limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Linear memory a plugin may grow to.
+    pub memory_bytes: usize,
+    /// Wall-clock CPU budget of one call.
+    pub call_timeout: Duration,
+    /// Largest page a plugin may return.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            memory_bytes: 128 << 20,
+            call_timeout: Duration::from_secs(60),
+            output_bytes: 32 << 20,
+        }
+    }
+}
+
+/// Why a plugin call failed. Every variant names the plugin.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PluginError {
+    /// The bytes are not a component levh can run.
+    #[error("{what} is not a levh connector: {reason}")]
+    Invalid {
+        /// File or plugin.
+        what: String,
+        /// Why.
+        reason: String,
+    },
+    /// A capability was refused by the host.
+    #[error("{plugin} {version}: denied: {capability}")]
+    Denied {
+        /// Plugin id.
+        plugin: String,
+        /// Its version.
+        version: String,
+        /// What was refused and how to allow it.
+        capability: String,
+    },
+    /// The plugin trapped, panicked, ran out of time or memory.
+    #[error("{plugin} {version} stopped: {reason}")]
+    Trapped {
+        /// Plugin id.
+        plugin: String,
+        /// Its version.
+        version: String,
+        /// What happened.
+        reason: String,
+    },
+    /// The plugin reported an error for the whole call.
+    #[error("{plugin} {version}: {kind}: {message}")]
+    Guest {
+        /// Plugin id.
+        plugin: String,
+        /// Its version.
+        version: String,
+        /// `denied`, `invalid-config`, `unavailable`, `failed`.
+        kind: String,
+        /// Its words.
+        message: String,
+    },
+    /// The host could not set the call up.
+    #[error("plugin host: {0}")]
+    Host(String),
+}
+
+/// A connector ready to run: compiled, its manifest read and checked.
+#[derive(Clone)]
+pub struct Connector {
+    component: Component,
+    /// What it declared.
+    pub manifest: Manifest,
+    /// sha256 of its bytes.
+    pub sha256: String,
+}
+
+impl std::fmt::Debug for Connector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connector")
+            .field("manifest", &self.manifest)
+            .field("sha256", &self.sha256)
+            .finish()
+    }
+}
+
+/// The plugin runtime: one per process.
+pub struct PluginHost {
+    engine: Engine,
+    linker: Linker<PluginState>,
+    runtime: tokio::runtime::Runtime,
+    cache_dir: Option<PathBuf>,
+    limits: Limits,
+    _ticker: Arc<sandbox::EpochTicker>,
+}
+
+impl std::fmt::Debug for PluginHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginHost")
+            .field("cache_dir", &self.cache_dir)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+/// How often the engine's epoch advances: the granularity of call deadlines.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+impl PluginHost {
+    /// A host with default limits; `cache_dir` keeps compiled components between runs.
+    pub fn new(cache_dir: Option<PathBuf>) -> Result<Self, PluginError> {
+        Self::with_limits(cache_dir, Limits::default())
+    }
+
+    /// A host with chosen limits.
+    pub fn with_limits(cache_dir: Option<PathBuf>, limits: Limits) -> Result<Self, PluginError> {
+        let mut config = wasmtime::Config::new();
+        config.wasm_component_model(true).epoch_interruption(true);
+        let engine = Engine::new(&config)
+            .map_err(|e| PluginError::Host(format!("creating the engine: {e}")))?;
+        let mut linker = Linker::new(&engine);
+        // WASI is linked for every plugin; what it can reach is decided per store by the
+        // WasiCtx (empty but for granted preopens). HTTP is never linked here.
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .map_err(|e| PluginError::Host(format!("linking WASI: {e}")))?;
+        wit::v0_1_0::levh::plugin::host::add_to_linker::<PluginState, sandbox::HasState>(
+            &mut linker,
+            |s| s,
+        )
+        .map_err(|e| PluginError::Host(format!("linking the host interface: {e}")))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map_err(|e| PluginError::Host(format!("starting the runtime: {e}")))?;
+        let ticker = Arc::new(sandbox::EpochTicker::start(engine.clone(), EPOCH_TICK));
+        Ok(Self {
+            engine,
+            linker,
+            runtime,
+            cache_dir,
+            limits,
+            _ticker: ticker,
+        })
+    }
+
+    /// Compiles (or loads from the cache) a connector component and reads its manifest.
+    /// Refuses anything that is not a levh connector of a supported API version.
+    pub fn load_connector(&self, what: &str, bytes: &[u8]) -> Result<Connector, PluginError> {
+        let invalid = |reason: String| PluginError::Invalid {
+            what: what.to_owned(),
+            reason,
+        };
+        if !bytes.starts_with(b"\0asm") {
+            return Err(invalid("not a WebAssembly file".into()));
+        }
+        if bytes.get(4..8) != Some(&[0x0d, 0x00, 0x01, 0x00]) {
+            return Err(invalid(
+                "a core WebAssembly module, not a component (build for wasm32-wasip2)".into(),
+            ));
+        }
+        let sha256 = sha256_hex(bytes);
+        let component = cache::compile(&self.engine, self.cache_dir.as_deref(), &sha256, bytes)
+            .map_err(|e| invalid(format!("does not compile: {e:#}")))?;
+        let prepared = Prepared {
+            plugin: what.to_owned(),
+            version: "?".into(),
+            grants: Vec::new(),
+            limits: self.limits,
+        };
+        let manifest: Manifest = self.runtime.block_on(async {
+            let (mut store, instance) =
+                self.instantiate(&component, &prepared)
+                    .await
+                    .map_err(|e| match e {
+                        PluginError::Trapped { reason, .. } => invalid(reason),
+                        other => other,
+                    })?;
+            let manifest = instance
+                .call_manifest(&mut store)
+                .await
+                .map_err(|e| sandbox::trapped(&prepared, &store, e))?;
+            Ok::<_, PluginError>(manifest.into())
+        })?;
+        if !SUPPORTED_API.contains(&manifest.api_version.as_str()) {
+            return Err(invalid(format!(
+                "it targets plugin API {}, this levh runs {}",
+                manifest.api_version,
+                SUPPORTED_API.join(", ")
+            )));
+        }
+        if manifest.id.is_empty()
+            || !manifest
+                .id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(invalid(format!(
+                "its id {:?} is not a plain name",
+                manifest.id
+            )));
+        }
+        Ok(Connector {
+            component,
+            manifest,
+            sha256,
+        })
+    }
+
+    async fn instantiate(
+        &self,
+        component: &Component,
+        prepared: &Prepared,
+    ) -> Result<(Store<PluginState>, wit::v0_1_0::Connector), PluginError> {
+        let mut store = Store::new(&self.engine, PluginState::new(prepared)?);
+        store.limiter(|state| &mut state.limits);
+        store.set_epoch_deadline(deadline_ticks(prepared.limits.call_timeout));
+        let instance =
+            wit::v0_1_0::Connector::instantiate_async(&mut store, component, &self.linker)
+                .await
+                .map_err(|e| sandbox::trapped(prepared, &store, e))?;
+        Ok((store, instance))
+    }
+
+    /// Runs one `sync` call. Paths named by `read-path` capabilities must lie inside a
+    /// granted directory; they are preopened read-only and the config is rewritten to
+    /// their guest paths. Anything else the plugin tries to reach does not exist for it.
+    pub fn sync(
+        &self,
+        connector: &Connector,
+        config: &[(String, String)],
+        cursor: Option<String>,
+        grants: &Grants,
+    ) -> Result<SyncPage, PluginError> {
+        let m = &connector.manifest;
+        let (guest_config, preopens) = sandbox::map_paths(m, config, grants)?;
+        let prepared = Prepared {
+            plugin: m.id.clone(),
+            version: m.version.clone(),
+            grants: preopens,
+            limits: self.limits,
+        };
+        let page: SyncPage = self.runtime.block_on(async {
+            let (mut store, instance) = self.instantiate(&connector.component, &prepared).await?;
+            let result = instance
+                .call_sync(&mut store, &guest_config, cursor.as_deref())
+                .await
+                .map_err(|e| sandbox::trapped(&prepared, &store, e))?;
+            match result {
+                Ok(page) => Ok(page.into()),
+                Err(error) => {
+                    let (kind, message) = wit::describe(error);
+                    Err(PluginError::Guest {
+                        plugin: m.id.clone(),
+                        version: m.version.clone(),
+                        kind,
+                        message,
+                    })
+                }
+            }
+        })?;
+        if page.size() > self.limits.output_bytes {
+            return Err(PluginError::Trapped {
+                plugin: m.id.clone(),
+                version: m.version.clone(),
+                reason: format!(
+                    "returned a page of about {} MiB, over the {} MiB limit",
+                    page.size() >> 20,
+                    self.limits.output_bytes >> 20
+                ),
+            });
+        }
+        Ok(page)
+    }
+}
+
+fn deadline_ticks(timeout: Duration) -> u64 {
+    (timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
+}
+
+/// The directory a path's grant is checked against: itself when a directory, its parent
+/// when a file (WASI preopens directories).
+pub fn grant_root(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent().map(Path::to_path_buf).unwrap_or_default()
+    }
+}

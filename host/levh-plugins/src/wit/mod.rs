@@ -1,0 +1,105 @@
+//! Host bindings for `levh:plugin@0.1.0`. The generated types never leave this module:
+//! they are converted to the crate's own types at the boundary, so a future API version
+//! gets its own module and `From` conversions, and nothing else changes.
+
+pub(crate) mod v0_1_0 {
+    wasmtime::component::bindgen!({
+        path: "../../wit/levh-plugin@0.1.0",
+        world: "connector",
+        exports: { default: async },
+    });
+}
+
+use v0_1_0::levh::plugin::types as wit;
+
+use crate::{Capability, ConfigKey, ItemError, Manifest, Person, SyncItem, SyncPage};
+
+/// The API versions this host runs.
+pub const SUPPORTED_API: &[&str] = &["0.1.0"];
+
+impl From<wit::Manifest> for Manifest {
+    fn from(m: wit::Manifest) -> Self {
+        Self {
+            id: m.id,
+            version: m.version,
+            description: m.description,
+            api_version: m.api_version,
+            config: m
+                .config
+                .into_iter()
+                .map(|k| ConfigKey {
+                    name: k.name,
+                    value_type: match k.value_type {
+                        wit::ConfigType::Path => "path",
+                        wit::ConfigType::Text => "text",
+                        wit::ConfigType::Integer => "integer",
+                        wit::ConfigType::Boolean => "boolean",
+                        wit::ConfigType::TextList => "text-list",
+                    }
+                    .to_owned(),
+                    help: k.help,
+                    required: k.required,
+                    default_value: k.default_value,
+                })
+                .collect(),
+            capabilities: m
+                .capabilities
+                .into_iter()
+                .map(|c| match c {
+                    wit::Capability::ReadPath(key) => Capability::ReadPath(key),
+                    wit::Capability::HttpHost(host) => Capability::HttpHost(host),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<wit::Page> for SyncPage {
+    fn from(p: wit::Page) -> Self {
+        Self {
+            items: p
+                .items
+                .into_iter()
+                .map(|i| SyncItem {
+                    source_id: i.source_id,
+                    title: i.title,
+                    content: i.content,
+                    kind: i.kind,
+                    occurred_at: i.occurred_at,
+                    people: i
+                        .people
+                        .into_iter()
+                        .map(|p| Person {
+                            name: p.name,
+                            email: p.email,
+                            role: p.role,
+                        })
+                        .collect(),
+                    source_uri: i.source_uri,
+                    metadata: i.metadata,
+                })
+                .collect(),
+            errors: p
+                .errors
+                .into_iter()
+                .map(|e| ItemError {
+                    source_id: e.source_id,
+                    location: e.location,
+                    message: e.message,
+                })
+                .collect(),
+            next_cursor: p.next_cursor,
+            done: p.done,
+        }
+    }
+}
+
+/// A guest's whole-call error, as text with its kind.
+pub(crate) fn describe(error: wit::Error) -> (String, String) {
+    match error {
+        wit::Error::Denied(what) => ("denied".into(), what),
+        wit::Error::InvalidConfig(what) => ("invalid-config".into(), what),
+        wit::Error::Unavailable(what) => ("unavailable".into(), what),
+        wit::Error::Failed(what) => ("failed".into(), what),
+    }
+}
