@@ -5,6 +5,7 @@ mod cli;
 mod concurrency;
 mod gate;
 mod memory_model;
+mod plugins;
 mod recall;
 mod store;
 mod support;

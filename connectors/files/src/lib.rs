@@ -15,7 +15,13 @@ mod component {
 
     struct LocalFiles;
 
-    fn key(name: &str, value_type: ConfigType, required: bool, default: Option<&str>, help: &str) -> ConfigKey {
+    fn key(
+        name: &str,
+        value_type: ConfigType,
+        required: bool,
+        default: Option<&str>,
+        help: &str,
+    ) -> ConfigKey {
         ConfigKey {
             name: name.into(),
             value_type,
@@ -33,10 +39,34 @@ mod component {
                 description: "One memory per text file of a directory".into(),
                 api_version: levh_connector_sdk::API_VERSION.into(),
                 config: vec![
-                    key("directory", ConfigType::Path, true, None, "The directory to read (recursively)."),
-                    key("include", ConfigType::TextList, false, Some("**/*"), "Globs of files to take."),
-                    key("exclude", ConfigType::TextList, false, Some(""), "Globs of files to leave out."),
-                    key("max_bytes", ConfigType::Integer, false, Some("1000000"), "Larger files are skipped."),
+                    key(
+                        "directory",
+                        ConfigType::Path,
+                        true,
+                        None,
+                        "The directory to read (recursively).",
+                    ),
+                    key(
+                        "include",
+                        ConfigType::TextList,
+                        false,
+                        Some("**/*"),
+                        "Globs of files to take.",
+                    ),
+                    key(
+                        "exclude",
+                        ConfigType::TextList,
+                        false,
+                        Some(""),
+                        "Globs of files to leave out.",
+                    ),
+                    key(
+                        "max_bytes",
+                        ConfigType::Integer,
+                        false,
+                        Some("1000000"),
+                        "Larger files are skipped.",
+                    ),
                 ],
                 capabilities: vec![Capability::ReadPath("directory".into())],
             }
@@ -78,7 +108,11 @@ mod component {
                 errors: result
                     .errors
                     .into_iter()
-                    .map(|(location, message)| ItemError { source_id: Some(location.clone()), location, message })
+                    .map(|(location, message)| ItemError {
+                        source_id: Some(location.clone()),
+                        location,
+                        message,
+                    })
                     .collect(),
                 next_cursor: result.next_cursor,
                 done: result.done,

@@ -66,7 +66,9 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<(Strin
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() {
             walk(&path, root, out, errors);
         } else if kind.is_file() {
@@ -76,7 +78,10 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<(Strin
 }
 
 fn relative(path: &Path, root: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/")
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// Days from 1970-01-01 to a civil date, and back (Howard Hinnant's algorithm): enough
@@ -97,7 +102,12 @@ fn rfc3339(seconds: u64) -> String {
     let days = (seconds / 86_400) as i64;
     let rest = seconds % 86_400;
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
 }
 
 /// Reads the files after `cursor` (the last relative path of the previous page), a page
@@ -121,13 +131,23 @@ pub fn scan(root: &Path, options: &Options, cursor: Option<&str>) -> Result<Scan
     candidates.sort();
     let done = candidates.len() <= PAGE_FILES;
     candidates.truncate(PAGE_FILES);
-    let next_cursor = if done { None } else { candidates.last().map(|(rel, _)| rel.clone()) };
+    let next_cursor = if done {
+        None
+    } else {
+        candidates.last().map(|(rel, _)| rel.clone())
+    };
 
     let mut files = Vec::new();
     for (rel, path) in candidates {
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         if size > options.max_bytes {
-            errors.push((rel, format!("skipped: {size} bytes is over max_bytes {}", options.max_bytes)));
+            errors.push((
+                rel,
+                format!(
+                    "skipped: {size} bytes is over max_bytes {}",
+                    options.max_bytes
+                ),
+            ));
             continue;
         }
         let bytes = match std::fs::read(&path) {
@@ -144,7 +164,13 @@ pub fn scan(root: &Path, options: &Options, cursor: Option<&str>) -> Result<Scan
         let content = match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => {
-                errors.push((rel, format!("skipped: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())));
+                errors.push((
+                    rel,
+                    format!(
+                        "skipped: not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                ));
                 continue;
             }
         };
@@ -157,7 +183,10 @@ pub fn scan(root: &Path, options: &Options, cursor: Option<&str>) -> Result<Scan
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map(|d| rfc3339(d.as_secs()));
-        let title = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| rel.clone());
+        let title = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| rel.clone());
         files.push(TextFile {
             metadata: json!({ "path": rel, "bytes": size }),
             relative_path: rel,
@@ -166,7 +195,12 @@ pub fn scan(root: &Path, options: &Options, cursor: Option<&str>) -> Result<Scan
             modified,
         });
     }
-    Ok(Scan { files, errors, next_cursor, done })
+    Ok(Scan {
+        files,
+        errors,
+        next_cursor,
+        done,
+    })
 }
 
 #[cfg(test)]
@@ -174,7 +208,11 @@ mod tests {
     use super::*;
 
     fn options() -> Options {
-        Options { include: vec!["**/*".into()], exclude: vec![], max_bytes: 1000 }
+        Options {
+            include: vec!["**/*".into()],
+            exclude: vec![],
+            max_bytes: 1000,
+        }
     }
 
     #[test]
@@ -188,10 +226,18 @@ mod tests {
         std::fs::write(dir.path().join("big.txt"), "x".repeat(2000)).unwrap();
         std::fs::write(dir.path().join("empty.txt"), "").unwrap();
         let scan = scan(dir.path(), &options(), None).unwrap();
-        let ids: Vec<&str> = scan.files.iter().map(|f| f.relative_path.as_str()).collect();
+        let ids: Vec<&str> = scan
+            .files
+            .iter()
+            .map(|f| f.relative_path.as_str())
+            .collect();
         assert_eq!(ids, ["a.md", "sub/b.txt"]);
         assert_eq!(scan.errors.len(), 4, "{:?}", scan.errors);
-        assert!(scan.errors.iter().any(|(l, m)| l == "latin1.txt" && m.contains("UTF-8")));
+        assert!(
+            scan.errors
+                .iter()
+                .any(|(l, m)| l == "latin1.txt" && m.contains("UTF-8"))
+        );
         assert!(scan.done);
         assert!(scan.files[0].modified.as_deref().unwrap().ends_with('Z'));
     }
@@ -203,14 +249,27 @@ mod tests {
             std::fs::write(dir.path().join(format!("n{i:04}.md")), format!("note {i}")).unwrap();
         }
         std::fs::write(dir.path().join("skip.log"), "log").unwrap();
-        let options = Options { exclude: vec!["*.log".into()], ..options() };
+        let options = Options {
+            exclude: vec!["*.log".into()],
+            ..options()
+        };
         let first = scan(dir.path(), &options, None).unwrap();
         assert_eq!(first.files.len(), PAGE_FILES);
         assert!(!first.done);
         let second = scan(dir.path(), &options, first.next_cursor.as_deref()).unwrap();
         assert_eq!(second.files.len(), 5);
         assert!(second.done);
-        assert!(scan(dir.path(), &Options { include: vec!["[".into()], ..options }, None).is_err());
+        assert!(
+            scan(
+                dir.path(),
+                &Options {
+                    include: vec!["[".into()],
+                    ..options
+                },
+                None
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -11,25 +11,33 @@
 //! levh_connector_sdk::export_connector!(Notes);
 //! ```
 
-wit_bindgen::generate!({
-    world: "connector",
-    path: "../../wit/levh-plugin@0.1.0",
-    default_bindings_module: "levh_connector_sdk",
-    pub_export_macro: true,
-    export_macro_name: "export_connector",
-});
+/// The generated bindings of the `connector` world.
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        world: "connector",
+        path: "../../wit/levh-plugin@0.1.0",
+        default_bindings_module: "levh_connector_sdk::bindings",
+        pub_export_macro: true,
+        export_macro_name: "export_connector",
+    });
+}
 
-pub use levh::plugin::host::{Level, log};
-pub use levh::plugin::types::{
+pub use bindings::levh::plugin::host::{Level, log};
+pub use bindings::levh::plugin::types::{
     Capability, Config, ConfigKey, ConfigType, Error, Item, ItemError, Manifest, Page, Person,
 };
+pub use bindings::{Guest, export_connector};
 
 /// The plugin API version this SDK implements; stamped into every manifest.
 pub const API_VERSION: &str = "0.1.0";
 
 /// Looks up a config value.
 pub fn config_value<'a>(config: &'a Config, key: &str) -> Option<&'a str> {
-    config.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    config
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
 }
 
 /// A required config value, or the `invalid-config` error naming it.
@@ -43,10 +51,9 @@ pub fn required<'a>(config: &'a Config, key: &str) -> Result<&'a str, Error> {
 pub fn integer(config: &Config, key: &str, default: u64) -> Result<u64, Error> {
     match config_value(config, key) {
         None => Ok(default),
-        Some(text) => text
-            .trim()
-            .parse()
-            .map_err(|_| Error::InvalidConfig(format!("`{key}` must be a whole number, got {text:?}"))),
+        Some(text) => text.trim().parse().map_err(|_| {
+            Error::InvalidConfig(format!("`{key}` must be a whole number, got {text:?}"))
+        }),
     }
 }
 

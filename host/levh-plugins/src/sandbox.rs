@@ -126,15 +126,22 @@ pub(crate) fn trapped(
             prepared.limits.memory_bytes >> 20
         )
     } else {
+        // A Rust guest's panic hook writes `thread '…' panicked at FILE:LINE:COL:` and then
+        // the message on the next line.
         let stderr = String::from_utf8_lossy(&store.data().stderr.contents())
             .trim()
             .to_owned();
-        let panic = stderr
-            .lines()
-            .find(|l| l.contains("panicked"))
-            .map(str::to_owned);
-        match panic {
-            Some(line) => format!("panicked: {line}"),
+        let lines: Vec<&str> = stderr.lines().collect();
+        match lines.iter().position(|l| l.contains("panicked at")) {
+            Some(at) => {
+                let location = lines[at]
+                    .rsplit("panicked at ")
+                    .next()
+                    .unwrap_or("")
+                    .trim_end_matches(':');
+                let message = lines.get(at + 1).copied().unwrap_or("").trim();
+                format!("panicked: {message} (at {location})")
+            }
             None => text.lines().next().unwrap_or("trapped").to_owned(),
         }
     };

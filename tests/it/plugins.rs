@@ -1,0 +1,260 @@
+//! The plugin sandbox with real components: the built-in `local_files` connector, and a
+//! hostile guest (built by these tests) that tries every way out.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use levh_plugins::{Grants, Limits, PluginError, PluginHost};
+
+/// Builds the hostile guest once per test run, into the guests' own target directory.
+fn hostile_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .unwrap();
+        let mut command = std::process::Command::new(env!("CARGO"));
+        command.current_dir(&root).args([
+            "build",
+            "-p",
+            "levh-test-guest-hostile",
+            "--target",
+            "wasm32-wasip2",
+            "--profile",
+            "guest",
+            "--target-dir",
+            "target/guests",
+        ]);
+        for (key, _) in std::env::vars() {
+            if (key.starts_with("CARGO_") && key != "CARGO_HOME") || key == "RUSTFLAGS" {
+                command.env_remove(key);
+            }
+        }
+        let status = command.status().unwrap();
+        assert!(status.success(), "building the hostile test guest failed");
+        std::fs::read(root.join("target/guests/wasm32-wasip2/guest/levh_test_guest_hostile.wasm"))
+            .unwrap()
+    })
+}
+
+fn host(limits: Limits) -> PluginHost {
+    PluginHost::with_limits(None, limits).unwrap()
+}
+
+fn tight() -> Limits {
+    Limits {
+        memory_bytes: 96 << 20,
+        call_timeout: Duration::from_millis(1500),
+        output_bytes: 16 << 20,
+    }
+}
+
+/// A granted directory holding `inside.txt`, beside an `outside.txt` that is not granted,
+/// and a symlink inside pointing out.
+struct Sandbox {
+    _dir: tempfile::TempDir,
+    granted: PathBuf,
+}
+
+fn sandbox() -> Sandbox {
+    let dir = tempfile::tempdir().unwrap();
+    let granted = dir.path().join("granted");
+    std::fs::create_dir(&granted).unwrap();
+    std::fs::write(granted.join("inside.txt"), "inside the grant").unwrap();
+    std::fs::write(dir.path().join("outside.txt"), "SECRET OUTSIDE THE GRANT").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path(), granted.join("link-out")).unwrap();
+    Sandbox {
+        granted: granted.canonicalize().unwrap(),
+        _dir: dir,
+    }
+}
+
+fn config(mode: &str, directory: &Path) -> Vec<(String, String)> {
+    vec![
+        ("mode".into(), mode.into()),
+        ("directory".into(), directory.display().to_string()),
+    ]
+}
+
+fn run(
+    host: &PluginHost,
+    mode: &str,
+    sandbox: &Sandbox,
+) -> Result<levh_plugins::SyncPage, PluginError> {
+    let connector = host.load_connector("hostile", hostile_bytes()).unwrap();
+    let grants = Grants {
+        read_paths: vec![sandbox.granted.clone()],
+    };
+    host.sync(&connector, &config(mode, &sandbox.granted), None, &grants)
+}
+
+#[test]
+fn the_builtin_local_files_connector_reads_a_granted_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.md"), "# Standup\nMoved to 9:45").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "Buy oat milk").unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let host = PluginHost::new(Some(cache.path().to_path_buf())).unwrap();
+    let bytes = levh_builtins::connector("local_files").unwrap();
+    let connector = host.load_connector("local_files", bytes).unwrap();
+    assert_eq!(connector.manifest.id, "local_files");
+    assert_eq!(connector.manifest.api_version, "0.1.0");
+    let config = vec![("directory".to_owned(), dir.path().display().to_string())];
+    let grants = Grants {
+        read_paths: vec![dir.path().to_path_buf()],
+    };
+    let page = host.sync(&connector, &config, None, &grants).unwrap();
+    let titles: Vec<&str> = page.items.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(titles, ["a.md", "b.txt"]);
+    assert_eq!(page.items[0].content, "# Standup\nMoved to 9:45");
+    assert!(page.done);
+    // the compiled component was cached, and a second load uses it
+    let cached = std::fs::read_dir(cache.path()).unwrap().count();
+    assert_eq!(cached, 1);
+    host.load_connector("local_files", bytes).unwrap();
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn sync_fails_when_directory_not_granted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.md"), "private").unwrap();
+    let host = host(tight());
+    let connector = host
+        .load_connector(
+            "local_files",
+            levh_builtins::connector("local_files").unwrap(),
+        )
+        .unwrap();
+    let config = vec![("directory".to_owned(), dir.path().display().to_string())];
+    let err = host
+        .sync(&connector, &config, None, &Grants::default())
+        .unwrap_err();
+    assert!(matches!(err, PluginError::Denied { .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("local_files")
+            && text.contains("read-path `directory`")
+            && text.contains("levh connector grant"),
+        "{text}"
+    );
+}
+
+#[test]
+fn reading_inside_the_grant_is_allowed() {
+    let sandbox = sandbox();
+    let page = run(&host(tight()), "read-granted", &sandbox).unwrap();
+    assert_eq!(page.items[0].content, "inside the grant");
+}
+
+#[test]
+fn reading_outside_the_grant_is_refused_every_way() {
+    let sandbox = sandbox();
+    let err = run(&host(tight()), "read-outside", &sandbox).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("denied: every read outside the grant failed"),
+        "{text}"
+    );
+    assert!(!text.contains("SECRET"));
+}
+
+#[test]
+fn writing_is_refused_even_inside_the_grant() {
+    let sandbox = sandbox();
+    let err = run(&host(tight()), "write", &sandbox).unwrap_err();
+    assert!(err.to_string().contains("write refused"), "{err}");
+    assert!(!sandbox.granted.join("planted.txt").exists());
+}
+
+#[test]
+fn sockets_are_refused() {
+    let sandbox = sandbox();
+    let err = run(&host(tight()), "socket", &sandbox).unwrap_err();
+    assert!(err.to_string().contains("socket refused"), "{err}");
+}
+
+#[test]
+fn a_plugin_sees_no_environment_and_no_arguments() {
+    std::env::var("PATH").unwrap();
+    let sandbox = sandbox();
+    let page = run(&host(tight()), "env", &sandbox).unwrap();
+    assert_eq!(page.items[0].content, "[] []");
+}
+
+#[test]
+fn an_endless_loop_is_stopped_by_the_deadline_and_the_host_carries_on() {
+    let sandbox = sandbox();
+    let host = host(tight());
+    let err = run(&host, "loop", &sandbox).unwrap_err();
+    assert!(matches!(err, PluginError::Trapped { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains("hostile 6.6.6 stopped: ran past its time limit"),
+        "{err}"
+    );
+    assert_eq!(
+        run(&host, "ok", &sandbox).unwrap().items.len(),
+        1,
+        "the next call is fine"
+    );
+}
+
+#[test]
+fn unbounded_allocation_is_stopped_by_the_memory_cap() {
+    let sandbox = sandbox();
+    let host = host(tight());
+    let err = run(&host, "alloc", &sandbox).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("hostile 6.6.6 stopped: ran past its memory limit of 96 MiB"),
+        "{err}"
+    );
+    assert_eq!(run(&host, "ok", &sandbox).unwrap().items.len(), 1);
+}
+
+#[test]
+fn a_gigantic_page_is_refused() {
+    let sandbox = sandbox();
+    let host = host(Limits {
+        memory_bytes: 256 << 20,
+        ..tight()
+    });
+    let err = run(&host, "giant", &sandbox).unwrap_err();
+    assert!(err.to_string().contains("over the 16 MiB limit"), "{err}");
+    assert_eq!(run(&host, "ok", &sandbox).unwrap().items.len(), 1);
+}
+
+#[test]
+fn a_panic_becomes_an_error_naming_the_plugin() {
+    let sandbox = sandbox();
+    let host = host(tight());
+    let err = run(&host, "panic", &sandbox).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("hostile 6.6.6 stopped: panicked"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the hostile guest panics on purpose (at tests/guests/hostile/src/lib.rs"),
+        "{text}"
+    );
+    assert_eq!(run(&host, "ok", &sandbox).unwrap().items.len(), 1);
+}
+
+#[test]
+fn files_that_are_not_connectors_are_refused_with_a_reason() {
+    let host = host(tight());
+    let err = host.load_connector("notes.txt", b"hello").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("notes.txt is not a levh connector: not a WebAssembly file"),
+        "{err}"
+    );
+    let core_module = b"\0asm\x01\0\0\0";
+    let err = host.load_connector("core.wasm", core_module).unwrap_err();
+    assert!(err.to_string().contains("core WebAssembly module"), "{err}");
+}
