@@ -39,8 +39,17 @@ fn hostile_bytes() -> &'static [u8] {
     })
 }
 
+/// One compile cache for the whole run: the first test compiles the guest, the others
+/// load it in a millisecond (the cache itself is under test in the built-in test below).
+fn shared_cache() -> PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap())
+        .path()
+        .to_path_buf()
+}
+
 fn host(limits: Limits) -> PluginHost {
-    PluginHost::with_limits(None, limits).unwrap()
+    PluginHost::with_limits(Some(shared_cache()), limits).unwrap()
 }
 
 fn tight() -> Limits {

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::sync::{SyncReport, SyncedItem};
 use crate::{
     Actor, Embedding, EventKind, HeldCandidate, HeldId, HeldStatus, Interference, Kind, Memory,
     MemoryId, MemoryState, NewMemoryRecord, Timestamp, Workspace,
@@ -278,8 +279,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Every live memory's id and content in the workspace (for secret audits).
     fn contents(&self, workspace: &Workspace) -> Result<Vec<(MemoryId, String)>, StoreError>;
 
-    /// Replaces a memory's content (and everything derived from it) after redaction,
-    /// logging a `redact` event with `detail`. False when there is no such memory.
+    /// Replaces a memory's content (and everything derived from it: hash, vector, keys,
+    /// full-text entry), logging `event` with `detail`. False when there is no such memory.
     #[allow(clippy::too_many_arguments)]
     fn replace_content(
         &self,
@@ -288,10 +289,61 @@ pub trait Store: Send + Sync + fmt::Debug {
         content: &str,
         embedding: Option<&Embedding>,
         near_duplicate_keys: &[i64],
+        event: EventKind,
         detail: serde_json::Value,
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError>;
+
+    /// Where the last sync of a connector stopped.
+    fn sync_cursor(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+    ) -> Result<Option<String>, StoreError>;
+
+    /// Saves (or clears) a connector's cursor.
+    fn save_sync_cursor(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        cursor: Option<&str>,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+
+    /// What became of an item in earlier syncs.
+    fn synced_item(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        source_id: &str,
+    ) -> Result<Option<SyncedItem>, StoreError>;
+
+    /// Remembers what became of an item.
+    fn record_synced_item(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        source_id: &str,
+        item: &SyncedItem,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+
+    /// Creates or updates a sync run record; a finished run is also logged as an event.
+    fn save_sync_run(
+        &self,
+        workspace: &Workspace,
+        report: &SyncReport,
+        actor: &Actor,
+    ) -> Result<(), StoreError>;
+
+    /// Recent sync runs, newest first, optionally of one connector.
+    fn sync_runs(
+        &self,
+        workspace: &Workspace,
+        connector: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<SyncReport>, StoreError>;
 
     /// Erases a memory (live or forgotten) and every copy of its content: the row, its
     /// vector and keys, its full-text entries, held candidates with the same content;

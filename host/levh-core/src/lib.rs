@@ -19,6 +19,7 @@ mod ids;
 mod memory;
 pub mod model;
 pub mod rank;
+pub mod sync;
 pub mod text;
 mod time;
 

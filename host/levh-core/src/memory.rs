@@ -297,6 +297,10 @@ pub enum EventKind {
     Purge,
     /// A memory was retired in favour of a newer one.
     Supersede,
+    /// A memory's content was updated in place (a changed connector item).
+    Update,
+    /// A connector sync run finished.
+    SyncRun,
 }
 
 impl EventKind {
@@ -318,6 +322,8 @@ impl EventKind {
             Self::Redact => "redact",
             Self::Purge => "purge",
             Self::Supersede => "supersede",
+            Self::Update => "update",
+            Self::SyncRun => "sync-run",
         }
     }
 }

@@ -12,7 +12,9 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod cache;
+mod registry;
 mod sandbox;
+mod source;
 mod wit;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +26,8 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store};
 
 pub use cache::sha256_hex;
+pub use registry::Registry;
+pub use source::ConnectorSource;
 pub use wit::SUPPORTED_API;
 
 use crate::sandbox::{PluginState, Prepared};

@@ -14,6 +14,7 @@ mod held;
 mod migrations;
 mod purge;
 mod rows;
+mod sync;
 mod vectors;
 mod writes;
 
@@ -21,6 +22,7 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
     Actor, Embedding, EventKind, HeldCandidate, HeldClose, HeldId, HeldStatus, Interference,
     Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary, NewMemoryRecord, Page, PurgeReport,
@@ -678,6 +680,7 @@ impl Store for SqliteStore {
         content: &str,
         embedding: Option<&Embedding>,
         near_duplicate_keys: &[i64],
+        event: EventKind,
         detail: serde_json::Value,
         now: Timestamp,
         actor: &Actor,
@@ -686,26 +689,85 @@ impl Store for SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sqlite)?;
-        let changed =
-            writes::replace_content(&tx, workspace, id, content, embedding, near_duplicate_keys)?;
+        let changed = writes::replace_content(
+            &tx,
+            workspace,
+            id,
+            content,
+            embedding,
+            near_duplicate_keys,
+            now,
+        )?;
         if changed {
-            log_event(
-                &tx,
-                now,
-                EventKind::Redact,
-                workspace,
-                Some(id),
-                actor,
-                detail,
-            )
-            .map_err(sqlite)?;
+            log_event(&tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
         }
         tx.commit().map_err(sqlite)?;
-        if changed {
+        if changed && event == EventKind::Redact {
             // The old text must leave the index segments and the log, not only the rows.
             purge::compact(&conn)?;
         }
         Ok(changed)
+    }
+
+    fn sync_cursor(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+    ) -> Result<Option<String>, StoreError> {
+        sync::cursor(&self.lock(), workspace, connector)
+    }
+
+    fn save_sync_cursor(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        cursor: Option<&str>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        sync::save_cursor(&self.lock(), workspace, connector, cursor, now)
+    }
+
+    fn synced_item(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        source_id: &str,
+    ) -> Result<Option<SyncedItem>, StoreError> {
+        sync::item(&self.lock(), workspace, connector, source_id)
+    }
+
+    fn record_synced_item(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        source_id: &str,
+        item: &SyncedItem,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        sync::record_item(&self.lock(), workspace, connector, source_id, item, now)
+    }
+
+    fn save_sync_run(
+        &self,
+        workspace: &Workspace,
+        report: &SyncReport,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        sync::save_run(&tx, workspace, report, actor)?;
+        tx.commit().map_err(sqlite)
+    }
+
+    fn sync_runs(
+        &self,
+        workspace: &Workspace,
+        connector: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<SyncReport>, StoreError> {
+        sync::runs(&self.lock(), workspace, connector, limit)
     }
 
     fn purge(

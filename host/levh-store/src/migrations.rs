@@ -12,6 +12,7 @@ use crate::SqliteStoreError;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_memories.sql"),
     include_str!("../migrations/0002_gate.sql"),
+    include_str!("../migrations/0003_sync.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

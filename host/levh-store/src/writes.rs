@@ -150,6 +150,7 @@ pub(crate) fn replace_content(
     content: &str,
     embedding: Option<&Embedding>,
     keys: &[i64],
+    now: levh_core::Timestamp,
 ) -> Result<bool, StoreError> {
     let seq: Option<i64> = rusqlite::OptionalExtension::optional(tx.query_row(
         "SELECT seq FROM memories WHERE workspace = ?1 AND id = ?2",
@@ -159,8 +160,13 @@ pub(crate) fn replace_content(
     .map_err(sqlite)?;
     let Some(seq) = seq else { return Ok(false) };
     tx.execute(
-        "UPDATE memories SET content = ?2, content_hash = ?3 WHERE seq = ?1",
-        params![seq, content, levh_core::text::content_hash(content)],
+        "UPDATE memories SET content = ?2, content_hash = ?3, updated_at = ?4 WHERE seq = ?1",
+        params![
+            seq,
+            content,
+            levh_core::text::content_hash(content),
+            micros(now)
+        ],
     )
     .map_err(sqlite)?;
     match embedding {

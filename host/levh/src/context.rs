@@ -18,6 +18,21 @@ pub struct Context {
     pub home: PathBuf,
 }
 
+impl Context {
+    /// The plugin runtime, started only by the commands that run plugins (wasmtime is
+    /// never started for plain memory commands).
+    pub fn plugin_host(&self) -> Result<levh_plugins::PluginHost> {
+        Ok(levh_plugins::PluginHost::new(Some(
+            self.home.join("cache").join("plugins"),
+        ))?)
+    }
+
+    /// Installed connectors and grants.
+    pub fn registry(&self) -> levh_plugins::Registry {
+        levh_plugins::Registry::new(self.home.join("plugins"))
+    }
+}
+
 /// The default home: the platform data directory, e.g. `~/.local/share/levh`.
 fn default_home() -> Result<PathBuf> {
     dirs::data_dir().map(|dir| dir.join("levh")).ok_or_else(|| {

@@ -2,6 +2,7 @@
 //! engine through [`Context`].
 
 mod capture;
+mod connector;
 mod curve;
 mod doctor;
 mod fading;
@@ -16,6 +17,8 @@ mod reinforce;
 mod secrets;
 mod show;
 mod stats;
+mod sync;
+mod template;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -87,6 +90,11 @@ enum Command {
     RedactSecrets,
     /// Erase a memory and every copy of its content, and check nothing remains.
     Purge(IdArgs),
+    /// Run a connector: its items go through the gate into memory.
+    Sync(sync::Args),
+    /// Manage connectors: list, inspect, add, remove, grant, revoke, new.
+    #[command(subcommand)]
+    Connector(connector::Command),
 }
 
 /// A command that takes one memory id.
@@ -137,6 +145,8 @@ impl Cli {
             Command::AuditSecrets => secrets::audit(&context, json),
             Command::RedactSecrets => secrets::redact(&context, json),
             Command::Purge(args) => purge::run(&context, args.id.0, json),
+            Command::Sync(args) => sync::run(&context, args, json),
+            Command::Connector(command) => connector::run(&context, command, json),
         }
     }
 }

@@ -1,0 +1,131 @@
+//! Connector sync (SPEC §6): pages from a source go through the gate one item at a time.
+//!
+//! A bad item is recorded and skipped, never the run. Each item's fate is remembered by
+//! its stable source id, so a re-sync stores nothing twice, updates a changed item in
+//! place, and skips what it has seen. The cursor is saved only after its page is stored.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{HeldId, MemoryId, Timestamp};
+
+/// A person an item is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemPerson {
+    /// Name.
+    pub name: Option<String>,
+    /// E-mail.
+    pub email: Option<String>,
+    /// Organizer, attendee, sender, recipient, speaker, author...
+    pub role: String,
+}
+
+/// One item a source produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceItem {
+    /// Stable within the connector.
+    pub source_id: String,
+    /// Title.
+    pub title: String,
+    /// Text.
+    pub content: String,
+    /// Kind (event, email, transcript, document, note).
+    pub kind: String,
+    /// When it happened: the memory's world time.
+    pub occurred_at: Option<Timestamp>,
+    /// People involved.
+    pub people: Vec<ItemPerson>,
+    /// Where it lives.
+    pub source_uri: Option<String>,
+    /// A JSON object.
+    pub metadata: serde_json::Value,
+}
+
+/// An item the source could not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceItemError {
+    /// The item, when known.
+    pub source_id: Option<String>,
+    /// File, line or item.
+    pub location: String,
+    /// What was wrong.
+    pub message: String,
+}
+
+/// One page from a source.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SourcePage {
+    /// Items.
+    pub items: Vec<SourceItem>,
+    /// Items that could not be read.
+    pub errors: Vec<SourceItemError>,
+    /// Where the next page starts.
+    pub next_cursor: Option<String>,
+    /// Nothing more for now.
+    pub done: bool,
+}
+
+/// Something that produces pages: a connector plugin, in practice.
+pub trait Source {
+    /// The connector's id (`calendar`).
+    fn connector(&self) -> &str;
+    /// The next page after `cursor`. An error fails the run (an item's error does not).
+    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String>;
+}
+
+/// What is remembered of one synced item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncedItem {
+    /// Hash of the content as the source gave it.
+    pub content_hash: String,
+    /// The memory it became, if stored.
+    pub memory_id: Option<MemoryId>,
+    /// The held candidate it became, if held.
+    pub held_id: Option<HeldId>,
+    /// The gate's verdict.
+    pub verdict: String,
+}
+
+/// A sync run's tally; also what `levh sync status` shows.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SyncReport {
+    /// The run's id.
+    pub run_id: String,
+    /// The connector.
+    pub connector: String,
+    /// `running`, `ok`, `failed`, `dry-run`.
+    pub status: String,
+    /// When it started.
+    pub started_at: Option<Timestamp>,
+    /// When it ended.
+    pub finished_at: Option<Timestamp>,
+    /// Pages fetched.
+    pub pages: u64,
+    /// Items fetched.
+    pub fetched: u64,
+    /// Stored as given.
+    pub admitted: u64,
+    /// Stored with secrets replaced.
+    pub redacted: u64,
+    /// Held for a person.
+    pub held: u64,
+    /// Not stored (duplicate, empty...).
+    pub rejected: u64,
+    /// Changed since the last sync and updated in place.
+    pub updated: u64,
+    /// Seen before and unchanged.
+    pub unchanged: u64,
+    /// Could not be read or stored.
+    pub failed: u64,
+    /// One line per failure: where, and why.
+    pub errors: Vec<String>,
+}
+
+/// Options of a sync run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SyncOptions {
+    /// Evaluate every item through the gate but store nothing.
+    pub dry_run: bool,
+}
+
+/// At most this many error lines are kept in a run record (the counts stay exact).
+pub const MAX_ERROR_LINES: usize = 200;

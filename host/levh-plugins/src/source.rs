@@ -1,0 +1,163 @@
+//! A connector plugin as a levh-core sync [`Source`].
+
+use levh_core::Timestamp;
+use levh_core::sync::{ItemPerson, Source, SourceItem, SourceItemError, SourcePage};
+
+use crate::{Connector, Grants, PluginHost, SyncPage};
+
+/// Runs a connector page by page for `Levh::sync`.
+#[derive(Debug)]
+pub struct ConnectorSource<'a> {
+    host: &'a PluginHost,
+    connector: &'a Connector,
+    config: Vec<(String, String)>,
+    grants: Grants,
+}
+
+impl<'a> ConnectorSource<'a> {
+    /// A source over `connector` with this config and these grants.
+    pub fn new(
+        host: &'a PluginHost,
+        connector: &'a Connector,
+        config: Vec<(String, String)>,
+        grants: Grants,
+    ) -> Self {
+        Self {
+            host,
+            connector,
+            config,
+            grants,
+        }
+    }
+}
+
+impl Source for ConnectorSource<'_> {
+    fn connector(&self) -> &str {
+        &self.connector.manifest.id
+    }
+
+    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String> {
+        let page = self
+            .host
+            .sync(self.connector, &self.config, cursor, &self.grants)
+            .map_err(|e| e.to_string())?;
+        Ok(convert(page))
+    }
+}
+
+/// Checks what the guest returned: an item with an unreadable time or metadata becomes an
+/// item error (skipped and reported), never a failed page.
+pub(crate) fn convert(page: SyncPage) -> SourcePage {
+    let mut errors: Vec<SourceItemError> = page
+        .errors
+        .into_iter()
+        .map(|e| SourceItemError {
+            source_id: e.source_id,
+            location: e.location,
+            message: e.message,
+        })
+        .collect();
+    let mut items = Vec::with_capacity(page.items.len());
+    for item in page.items {
+        let bad = |message: String| SourceItemError {
+            source_id: Some(item.source_id.clone()),
+            location: item.source_id.clone(),
+            message,
+        };
+        if item.source_id.trim().is_empty() {
+            errors.push(bad("the connector gave an item without a source id".into()));
+            continue;
+        }
+        let occurred_at = match item.occurred_at.as_deref().map(str::parse::<Timestamp>) {
+            None => None,
+            Some(Ok(at)) => Some(at),
+            Some(Err(_)) => {
+                errors.push(bad(format!(
+                    "occurred-at {:?} is not an RFC 3339 time",
+                    item.occurred_at.unwrap_or_default()
+                )));
+                continue;
+            }
+        };
+        let metadata = match serde_json::from_str::<serde_json::Value>(&item.metadata) {
+            Ok(value @ serde_json::Value::Object(_)) => value,
+            Ok(_) | Err(_) if item.metadata.trim().is_empty() => serde_json::json!({}),
+            _ => {
+                errors.push(bad("metadata is not a JSON object".into()));
+                continue;
+            }
+        };
+        items.push(SourceItem {
+            source_id: item.source_id,
+            title: item.title,
+            content: item.content,
+            kind: item.kind,
+            occurred_at,
+            people: item
+                .people
+                .into_iter()
+                .map(|p| ItemPerson {
+                    name: p.name,
+                    email: p.email,
+                    role: p.role,
+                })
+                .collect(),
+            source_uri: item.source_uri,
+            metadata,
+        });
+    }
+    SourcePage {
+        items,
+        errors,
+        next_cursor: page.next_cursor,
+        done: page.done,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SyncItem;
+
+    fn item(id: &str, at: Option<&str>, metadata: &str) -> SyncItem {
+        SyncItem {
+            source_id: id.into(),
+            title: "t".into(),
+            content: "c".into(),
+            kind: "note".into(),
+            occurred_at: at.map(str::to_owned),
+            people: Vec::new(),
+            source_uri: None,
+            metadata: metadata.into(),
+        }
+    }
+
+    #[test]
+    fn bad_items_become_item_errors_and_good_ones_pass() {
+        let page = SyncPage {
+            items: vec![
+                item("good", Some("2026-03-02T09:00:00Z"), "{\"a\":1}"),
+                item("bad-time", Some("tuesday"), "{}"),
+                item("bad-metadata", None, "[1]"),
+                item("", None, "{}"),
+                item("no-metadata", None, ""),
+            ],
+            errors: Vec::new(),
+            next_cursor: None,
+            done: true,
+        };
+        let converted = convert(page);
+        let ids: Vec<&str> = converted
+            .items
+            .iter()
+            .map(|i| i.source_id.as_str())
+            .collect();
+        assert_eq!(ids, ["good", "no-metadata"]);
+        assert_eq!(converted.errors.len(), 3);
+        assert!(
+            converted.errors[0]
+                .message
+                .contains("\"tuesday\" is not an RFC 3339 time")
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! Sync state: cursors, item fates, run records.
+
+use levh_core::sync::{SyncReport, SyncedItem};
+use levh_core::{Actor, EventKind, StoreError, Timestamp, Workspace};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::rows::micros;
+use crate::{log_event, sqlite};
+
+pub(crate) fn cursor(
+    conn: &Connection,
+    workspace: &Workspace,
+    connector: &str,
+) -> Result<Option<String>, StoreError> {
+    conn.query_row(
+        "SELECT cursor FROM sync_state WHERE workspace = ?1 AND connector = ?2",
+        params![workspace.as_str(), connector],
+        |row| row.get::<_, Option<String>>(0),
+    )
+    .optional()
+    .map(Option::flatten)
+    .map_err(sqlite)
+}
+
+pub(crate) fn save_cursor(
+    conn: &Connection,
+    workspace: &Workspace,
+    connector: &str,
+    cursor: Option<&str>,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO sync_state (workspace, connector, cursor, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (workspace, connector) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at",
+        params![workspace.as_str(), connector, cursor, micros(now)],
+    )
+    .map_err(sqlite)?;
+    Ok(())
+}
+
+pub(crate) fn item(
+    conn: &Connection,
+    workspace: &Workspace,
+    connector: &str,
+    source_id: &str,
+) -> Result<Option<SyncedItem>, StoreError> {
+    let row: Option<(String, Option<String>, Option<String>, String)> = conn
+        .query_row(
+            "SELECT content_hash, memory_id, held_id, verdict FROM sync_items
+             WHERE workspace = ?1 AND connector = ?2 AND source_id = ?3",
+            params![workspace.as_str(), connector, source_id],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .optional()
+        .map_err(sqlite)?;
+    let Some((content_hash, memory_id, held_id, verdict)) = row else {
+        return Ok(None);
+    };
+    let parse_memory = |text: String| {
+        text.parse()
+            .map_err(|_| StoreError::new(format!("bad memory id {text:?}")))
+    };
+    let parse_held = |text: String| {
+        text.parse()
+            .map_err(|_| StoreError::new(format!("bad held id {text:?}")))
+    };
+    Ok(Some(SyncedItem {
+        content_hash,
+        memory_id: memory_id.map(parse_memory).transpose()?,
+        held_id: held_id.map(parse_held).transpose()?,
+        verdict,
+    }))
+}
+
+pub(crate) fn record_item(
+    conn: &Connection,
+    workspace: &Workspace,
+    connector: &str,
+    source_id: &str,
+    item: &SyncedItem,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO sync_items (workspace, connector, source_id, content_hash, memory_id, held_id, verdict, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (workspace, connector, source_id) DO UPDATE SET content_hash = excluded.content_hash,
+             memory_id = excluded.memory_id, held_id = excluded.held_id, verdict = excluded.verdict,
+             updated_at = excluded.updated_at",
+        params![
+            workspace.as_str(),
+            connector,
+            source_id,
+            item.content_hash,
+            item.memory_id.map(|id| id.to_string()),
+            item.held_id.map(|id| id.to_string()),
+            item.verdict,
+            micros(now),
+        ],
+    )
+    .map_err(sqlite)?;
+    Ok(())
+}
+
+pub(crate) fn save_run(
+    conn: &Connection,
+    workspace: &Workspace,
+    report: &SyncReport,
+    actor: &Actor,
+) -> Result<(), StoreError> {
+    let started = report.started_at.map(micros).unwrap_or_default();
+    conn.execute(
+        "INSERT INTO sync_runs (id, workspace, connector, status, started_at, finished_at, report)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at,
+             report = excluded.report",
+        params![
+            report.run_id,
+            workspace.as_str(),
+            report.connector,
+            report.status,
+            started,
+            report.finished_at.map(micros),
+            serde_json::to_string(report).map_err(StoreError::new)?,
+        ],
+    )
+    .map_err(sqlite)?;
+    if let Some(finished) = report.finished_at {
+        let detail = serde_json::json!({
+            "run_id": report.run_id, "connector": report.connector, "status": report.status,
+            "fetched": report.fetched, "admitted": report.admitted, "redacted": report.redacted,
+            "held": report.held, "rejected": report.rejected, "updated": report.updated, "failed": report.failed,
+        });
+        log_event(
+            conn,
+            finished,
+            EventKind::SyncRun,
+            workspace,
+            None,
+            actor,
+            detail,
+        )
+        .map_err(sqlite)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn runs(
+    conn: &Connection,
+    workspace: &Workspace,
+    connector: Option<&str>,
+    limit: usize,
+) -> Result<Vec<SyncReport>, StoreError> {
+    let mut statement = conn
+        .prepare(
+            "SELECT report FROM sync_runs WHERE workspace = ?1 AND (?2 IS NULL OR connector = ?2)
+             ORDER BY started_at DESC, id DESC LIMIT ?3",
+        )
+        .map_err(sqlite)?;
+    let rows = statement
+        .query_map(
+            params![workspace.as_str(), connector, limit as i64],
+            |row| row.get::<_, String>(0),
+        )
+        .map_err(sqlite)?;
+    let mut reports = Vec::new();
+    for row in rows {
+        let text = row.map_err(sqlite)?;
+        reports.push(serde_json::from_str(&text).map_err(StoreError::new)?);
+    }
+    Ok(reports)
+}

@@ -1,0 +1,274 @@
+//! `levh connector list|inspect|add|remove|grant|revoke|new`.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Result, anyhow, bail};
+use clap::Subcommand;
+use serde_json::json;
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Built-in and installed connectors.
+    List,
+    /// A connector's manifest: settings, requested capabilities, and what it was granted.
+    Inspect {
+        /// The connector's id.
+        id: String,
+    },
+    /// Install a third-party connector component (.wasm built for wasm32-wasip2).
+    Add {
+        /// The component file.
+        path: PathBuf,
+        /// Refuse it unless its sha256 is this.
+        #[arg(long)]
+        sha256: Option<String>,
+        /// Grant it read access to this directory (repeatable).
+        #[arg(long = "grant", value_name = "DIR")]
+        grants: Vec<PathBuf>,
+        /// Install without asking.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Uninstall a third-party connector (its memories stay).
+    Remove {
+        /// The connector's id.
+        id: String,
+    },
+    /// Let a connector read a directory (and everything under it).
+    Grant {
+        /// The connector's id.
+        id: String,
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// Take a grant back.
+    Revoke {
+        /// The connector's id.
+        id: String,
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// Create a new connector crate, ready to build, from a template using the SDK.
+    New {
+        /// Its name (becomes its id).
+        name: String,
+        /// Where to create it (default: ./NAME).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The levh-connector-sdk crate to depend on (default: the one this levh was built with).
+        #[arg(long)]
+        sdk: Option<PathBuf>,
+    },
+}
+
+/// Ids of the connectors built into this binary.
+fn builtin_ids() -> Vec<&'static str> {
+    levh_builtins::CONNECTORS
+        .iter()
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// A connector's component bytes: built-in first, then installed.
+pub fn component_bytes(context: &Context, id: &str) -> Result<Vec<u8>> {
+    if let Some(bytes) = levh_builtins::connector(id) {
+        return Ok(bytes.to_vec());
+    }
+    let registry = context.registry();
+    registry.component(id).ok_or_else(|| {
+        let mut known: Vec<String> = builtin_ids().into_iter().map(str::to_owned).collect();
+        known.extend(registry.installed());
+        anyhow!("no connector `{id}` (available: {})", known.join(", "))
+    })
+}
+
+pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
+    let registry = context.registry();
+    match command {
+        Command::List => {
+            let host = context.plugin_host()?;
+            let mut rows = Vec::new();
+            for id in builtin_ids()
+                .into_iter()
+                .map(str::to_owned)
+                .chain(registry.installed())
+            {
+                let bytes = component_bytes(context, &id)?;
+                let origin = if levh_builtins::connector(&id).is_some() {
+                    "built-in"
+                } else {
+                    "installed"
+                };
+                match host.load_connector(&id, &bytes) {
+                    Ok(c) => rows.push(json!({
+                        "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
+                        "description": c.manifest.description, "capabilities": c.manifest.capabilities,
+                        "grants": registry.grants(&id).read_paths,
+                    })),
+                    Err(e) => rows.push(json!({ "id": id, "origin": origin, "error": e.to_string() })),
+                }
+            }
+            if json {
+                output::json(&rows)?;
+            } else {
+                let mut table = output::table(&["id", "version", "origin", "description"]);
+                for r in &rows {
+                    let text = |k: &str| r[k].as_str().unwrap_or("").to_owned();
+                    table.add_row(vec![
+                        text("id"),
+                        text("version"),
+                        text("origin"),
+                        r["description"]
+                            .as_str()
+                            .or(r["error"].as_str())
+                            .unwrap_or("")
+                            .to_owned(),
+                    ]);
+                }
+                output::print_table(&table);
+            }
+        }
+        Command::Inspect { id } => {
+            let bytes = component_bytes(context, &id)?;
+            let connector = context.plugin_host()?.load_connector(&id, &bytes)?;
+            let grants = registry.grants(&id);
+            if json {
+                output::json(
+                    &json!({ "manifest": connector.manifest, "sha256": connector.sha256, "grants": grants }),
+                )?;
+            } else {
+                let m = &connector.manifest;
+                output::line(format!("{} {} — {}", m.id, m.version, m.description));
+                output::line(format!(
+                    "plugin API {}, sha256 {}",
+                    m.api_version, connector.sha256
+                ));
+                output::line("settings:");
+                for k in &m.config {
+                    let default = k
+                        .default_value
+                        .as_deref()
+                        .map(|d| format!(" (default {d:?})"))
+                        .unwrap_or_default();
+                    let required = if k.required { " required" } else { "" };
+                    output::line(format!(
+                        "  {} [{}{required}]{default}: {}",
+                        k.name, k.value_type, k.help
+                    ));
+                }
+                output::line("asks for:");
+                for c in &m.capabilities {
+                    output::line(format!("  {c}"));
+                }
+                output::line("granted:");
+                if grants.read_paths.is_empty() {
+                    output::line(
+                        "  nothing stored (paths typed on `levh sync` are granted for that run)",
+                    );
+                }
+                for p in &grants.read_paths {
+                    output::line(format!("  read {}", p.display()));
+                }
+            }
+        }
+        Command::Add {
+            path,
+            sha256,
+            grants,
+            yes,
+        } => {
+            let host = context.plugin_host()?;
+            let bytes = std::fs::read(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            let preview = host.load_connector(&path.display().to_string(), &bytes)?;
+            if !yes {
+                let m = &preview.manifest;
+                eprintln!("{} {} — {}", m.id, m.version, m.description);
+                eprintln!("it asks for:");
+                for c in &m.capabilities {
+                    eprintln!("  {c}");
+                }
+                if !std::io::stdin().is_terminal() {
+                    bail!("not installed: confirm with --yes when not at a terminal");
+                }
+                eprint!("install it? [y/N] ");
+                std::io::stderr().flush()?;
+                let mut answer = String::new();
+                std::io::stdin().lock().read_line(&mut answer)?;
+                if !matches!(answer.trim(), "y" | "Y" | "yes") {
+                    bail!("not installed");
+                }
+            }
+            let connector = registry.install(&host, &path, sha256.as_deref(), &builtin_ids())?;
+            let id = connector.manifest.id.clone();
+            let granted: Vec<PathBuf> = grants
+                .iter()
+                .map(|dir| registry.grant(&id, dir))
+                .collect::<Result<_, _>>()?;
+            if json {
+                output::json(
+                    &json!({ "installed": id, "version": connector.manifest.version, "sha256": connector.sha256, "grants": granted }),
+                )?;
+            } else {
+                output::line(format!(
+                    "installed {id} {} (sha256 {})",
+                    connector.manifest.version, connector.sha256
+                ));
+                for dir in &granted {
+                    output::line(format!("  granted read {}", dir.display()));
+                }
+            }
+        }
+        Command::Remove { id } => {
+            if builtin_ids().contains(&id.as_str()) {
+                bail!("{id} is built in and cannot be removed");
+            }
+            if !registry.remove(&id)? {
+                bail!("no installed connector `{id}`");
+            }
+            output::line(format!("removed {id}"));
+        }
+        Command::Grant { id, dir } => {
+            component_bytes(context, &id)?;
+            if !dir.is_dir() {
+                bail!("{} is not a directory", dir.display());
+            }
+            let granted = registry.grant(&id, &dir)?;
+            output::line(format!("{id} may read {}", granted.display()));
+        }
+        Command::Revoke { id, dir } => {
+            if !registry.revoke(&id, &dir)? {
+                bail!("{id} had no grant for {}", dir.display());
+            }
+            output::line(format!("{id} may no longer read {}", dir.display()));
+        }
+        Command::New { name, dir, sdk } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from(&name));
+            let sdk = sdk.unwrap_or_else(|| {
+                PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../connectors/sdk"))
+            });
+            let sdk = sdk.canonicalize().map_err(|e| {
+                anyhow!(
+                    "the connector SDK at {}: {e} (pass --sdk PATH)",
+                    sdk.display()
+                )
+            })?;
+            super::template::create(&dir, &name, &sdk)?;
+            output::line(format!("created {}", dir.display()));
+            output::line(format!(
+                "build it:  cd {} && cargo build --target wasm32-wasip2 --release",
+                dir.display()
+            ));
+            output::line(format!(
+                "add it:    levh connector add {}/target/wasm32-wasip2/release/{}.wasm",
+                dir.display(),
+                name.replace('-', "_")
+            ));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,203 @@
+//! `levh sync ID --config key=value ...` and `levh sync status [ID]`.
+
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+use clap::Subcommand;
+use levh_core::sync::{SyncOptions, SyncReport};
+use levh_plugins::{Capability, ConnectorSource, grant_root};
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The connector to run (`levh connector list` shows them).
+    id: Option<String>,
+    /// Connector settings, e.g. `--config directory=~/notes` (repeatable). Paths named here
+    /// are granted to the connector for this run.
+    #[arg(long = "config", short = 'c', value_name = "KEY=VALUE", value_parser = key_value)]
+    config: Vec<(String, String)>,
+    /// Put the memories in this project.
+    #[arg(long, short)]
+    project: Option<String>,
+    /// Ask the gate about every item, store nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Recent sync runs and their tallies.
+    Status {
+        /// Only this connector.
+        id: Option<String>,
+        /// How many runs.
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+    },
+}
+
+fn key_value(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("'{text}' is not KEY=VALUE"))?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!("'{text}' has no key before '='"));
+    }
+    Ok((key.to_owned(), expand_home(value.trim())))
+}
+
+/// `~/x` → `$HOME/x`, as a shell would have done had the value not followed `=`.
+fn expand_home(value: &str) -> String {
+    match (value.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => value.to_owned(),
+    }
+}
+
+pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
+    if let Some(Command::Status { id, limit }) = args.command {
+        return status(context, id.as_deref(), limit, json);
+    }
+    let Some(id) = args.id else {
+        bail!("name a connector to sync (`levh connector list` shows them), or `levh sync status`")
+    };
+    let bytes = super::connector::component_bytes(context, &id)?;
+    let host = context.plugin_host()?;
+    let connector = host.load_connector(&id, &bytes)?;
+    let manifest = &connector.manifest;
+    for key in manifest.config.iter().filter(|k| k.required) {
+        if !args.config.iter().any(|(k, _)| k == &key.name) {
+            bail!(
+                "connector {id} needs --config {}=… ({})",
+                key.name,
+                key.help
+            );
+        }
+    }
+    for (key, _) in &args.config {
+        if !manifest.config.iter().any(|k| &k.name == key) {
+            let known: Vec<&str> = manifest.config.iter().map(|k| k.name.as_str()).collect();
+            bail!(
+                "connector {id} has no setting `{key}` (it knows: {})",
+                known.join(", ")
+            );
+        }
+    }
+    // A path the person typed on this command line is theirs to give: it is granted for
+    // this run. Syncs started by agents get only the stored grants.
+    let mut grants = context.registry().grants(&id);
+    for (key, value) in &args.config {
+        if manifest
+            .capabilities
+            .iter()
+            .any(|c| matches!(c, Capability::ReadPath(k) if k == key))
+        {
+            let path = std::path::Path::new(value)
+                .canonicalize()
+                .with_context(|| format!("--config {key}={value}"))?;
+            grants.read_paths.push(grant_root(&path));
+        }
+    }
+
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    let mut source = ConnectorSource::new(&host, &connector, args.config.clone(), grants);
+    let report = context.levh.sync(
+        &context.scope,
+        &mut source,
+        SyncOptions {
+            dry_run: args.dry_run,
+        },
+        args.project,
+        &mut |r: &SyncReport| {
+            bar.set_message(format!(
+                "{}: {} fetched, {} stored, {} held, {} failed",
+                r.connector,
+                r.fetched,
+                r.admitted + r.redacted + r.updated,
+                r.held,
+                r.failed
+            ));
+            bar.tick();
+        },
+    )?;
+    bar.finish_and_clear();
+    if json {
+        output::json(&report)?;
+    } else {
+        print_report(&report);
+    }
+    Ok(if report.status == "failed" {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_report(r: &SyncReport) {
+    output::line(format!(
+        "{} {}: fetched {}, admitted {}, redacted {}, held {}, rejected {}, updated {}, unchanged {}, failed {}",
+        r.connector,
+        r.status,
+        r.fetched,
+        r.admitted,
+        r.redacted,
+        r.held,
+        r.rejected,
+        r.updated,
+        r.unchanged,
+        r.failed
+    ));
+    for line in &r.errors {
+        output::line(format!("  ✗ {line}"));
+    }
+    if r.held > 0 {
+        output::line("  held items wait for you: `levh held list`");
+    }
+}
+
+fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Result<ExitCode> {
+    let runs = context.levh.sync_runs(&context.scope, id, limit)?;
+    if json {
+        output::json(&runs)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if runs.is_empty() {
+        output::line("no sync has run yet");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = output::table(&[
+        "started",
+        "connector",
+        "status",
+        "fetched",
+        "stored",
+        "updated",
+        "held",
+        "rejected",
+        "unchanged",
+        "failed",
+    ]);
+    for r in &runs {
+        table.add_row(vec![
+            r.started_at.map(output::human_time).unwrap_or_default(),
+            r.connector.clone(),
+            r.status.clone(),
+            r.fetched.to_string(),
+            (r.admitted + r.redacted).to_string(),
+            r.updated.to_string(),
+            r.held.to_string(),
+            r.rejected.to_string(),
+            r.unchanged.to_string(),
+            r.failed.to_string(),
+        ]);
+    }
+    output::print_table(&table);
+    Ok(ExitCode::SUCCESS)
+}
