@@ -3,9 +3,11 @@
 
 mod cli;
 mod concurrency;
+mod connectors;
 mod gate;
 mod memory_model;
 mod plugins;
 mod recall;
 mod store;
 mod support;
+mod sync;

@@ -5,7 +5,7 @@
 //! decides. Files come through read-only directories the user granted (the host passes
 //! their guest paths in the config), and nothing else is reachable.
 //!
-//! ```ignore
+//! ```text
 //! struct Notes;
 //! impl levh_connector_sdk::Guest for Notes { /* manifest(), sync() */ }
 //! levh_connector_sdk::export_connector!(Notes);

@@ -55,6 +55,10 @@ pub struct MemoryFilter {
     /// Only memories whose validity window contains this world time
     /// (`valid_from <= t < valid_to`). `None`: any validity.
     pub valid_at: Option<Timestamp>,
+    /// Only memories not yet retired at this time (`valid_to` unset or later), whenever
+    /// their validity starts: what the gate compares a candidate with, so a future-dated
+    /// fact (a calendar event next week) is still recognised as a duplicate.
+    pub not_retired_at: Option<Timestamp>,
     /// What levh knew at this record time: recorded at or before it and not yet forgotten
     /// then. `None`: what levh knows now.
     pub known_at: Option<Timestamp>,

@@ -437,7 +437,7 @@ impl Levh {
     ) -> Result<Comparison> {
         let filter = MemoryFilter {
             project: project.map(str::to_owned),
-            valid_at: Some(now),
+            not_retired_at: Some(now),
             ..MemoryFilter::workspace(scope.workspace.clone())
         };
         let (measure, threshold, scored): (Measure, f64, Vec<(Memory, f64)>) =
@@ -1068,6 +1068,7 @@ impl Levh {
             created_after: request.since,
             created_before: request.until,
             valid_at: Some(request.as_of.or(request.known_at).unwrap_or(now)),
+            not_retired_at: None,
             known_at: request.known_at,
             pinned: None,
         };

@@ -32,6 +32,9 @@ pub(crate) fn where_clause(filter: &MemoryFilter) -> (String, Vec<Value>) {
         add("m.valid_from <= ?", micros(at).into());
         add("(m.valid_to IS NULL OR m.valid_to > ?)", micros(at).into());
     }
+    if let Some(at) = filter.not_retired_at {
+        add("(m.valid_to IS NULL OR m.valid_to > ?)", micros(at).into());
+    }
     if let Some(pinned) = filter.pinned {
         add("m.pinned = ?", i64::from(pinned).into());
     }

@@ -103,3 +103,36 @@ pub(crate) fn describe(error: wit::Error) -> (String, String) {
         wit::Error::Failed(what) => ("failed".into(), what),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use sha2::{Digest, Sha256};
+
+    /// A released WIT folder is frozen: plugins built against it must keep working. An
+    /// edit belongs in a new versioned folder (and a new bindings module here).
+    #[test]
+    fn the_released_wit_folder_is_unchanged() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wit/levh-plugin@0.1.0");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        let mut hasher = Sha256::new();
+        for name in names {
+            hasher.update(name.to_string_lossy().as_bytes());
+            hasher.update(b"\n");
+            hasher.update(std::fs::read(dir.join(&name)).unwrap());
+        }
+        let digest: String = hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            digest,
+            "32ea2470955af9f233270596026d6ce32d89156f966ac93feed1e016d7a94382"
+        );
+    }
+}

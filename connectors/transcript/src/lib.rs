@@ -1,0 +1,147 @@
+//! The `transcript` connector: one item per meeting transcript, with its speakers, an
+//! offline extractive summary and an excerpt.
+
+pub mod parse;
+
+#[cfg(target_arch = "wasm32")]
+mod component {
+    use std::path::{Path, PathBuf};
+
+    use levh_connector_sdk::{
+        Capability, Config, ConfigKey, ConfigType, Error, Guest, Item, ItemError, Manifest, Page,
+        Person,
+    };
+
+    use crate::parse::{Meeting, parse};
+
+    struct Transcripts;
+
+    fn key(name: &str, value_type: ConfigType, default: Option<&str>, help: &str) -> ConfigKey {
+        ConfigKey {
+            name: name.into(),
+            value_type,
+            help: help.into(),
+            required: false,
+            default_value: default.map(str::to_owned),
+        }
+    }
+
+    fn files(config: &Config) -> Result<Vec<PathBuf>, Error> {
+        if let Some(path) = levh_connector_sdk::config_value(config, "transcript_path") {
+            return Ok(vec![PathBuf::from(path)]);
+        }
+        let Some(dir) = levh_connector_sdk::config_value(config, "transcript_dir") else {
+            return Err(Error::InvalidConfig(
+                "set `transcript_path` or `transcript_dir`".into(),
+            ));
+        };
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| Error::InvalidConfig(format!("`transcript_dir` {dir}: {e}")))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("vtt" | "srt" | "txt")
+                )
+            })
+            .collect();
+        found.sort();
+        Ok(found)
+    }
+
+    impl Guest for Transcripts {
+        fn manifest() -> Manifest {
+            Manifest {
+                id: "transcript".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                description: "One memory per meeting transcript (.vtt, .srt, .txt)".into(),
+                api_version: levh_connector_sdk::API_VERSION.into(),
+                config: vec![
+                    key(
+                        "transcript_path",
+                        ConfigType::Path,
+                        None,
+                        "One transcript file.",
+                    ),
+                    key(
+                        "transcript_dir",
+                        ConfigType::Path,
+                        None,
+                        "A directory of transcripts.",
+                    ),
+                    key(
+                        "max_chars",
+                        ConfigType::Integer,
+                        Some("4000"),
+                        "Longest excerpt kept per meeting.",
+                    ),
+                ],
+                capabilities: vec![
+                    Capability::ReadPath("transcript_path".into()),
+                    Capability::ReadPath("transcript_dir".into()),
+                ],
+            }
+        }
+
+        fn sync(config: Config, _cursor: Option<String>) -> Result<Page, Error> {
+            let max_chars = levh_connector_sdk::integer(&config, "max_chars", 4000)? as usize;
+            let mut items = Vec::new();
+            let mut errors = Vec::new();
+            for path in files(&config)? {
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let location = name.clone();
+                let bytes = match std::fs::read(&path) {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        errors.push(ItemError {
+                            source_id: Some(name),
+                            location,
+                            message: e.to_string(),
+                        });
+                        continue;
+                    }
+                };
+                match parse(&name, &bytes) {
+                    Ok(meeting) => items.push(item(&name, &path, meeting, max_chars)),
+                    Err(message) => errors.push(ItemError {
+                        source_id: Some(name),
+                        location,
+                        message,
+                    }),
+                }
+            }
+            Ok(Page {
+                items,
+                errors,
+                next_cursor: None,
+                done: true,
+            })
+        }
+    }
+
+    fn item(name: &str, path: &Path, meeting: Meeting, max_chars: usize) -> Item {
+        let excerpt: String = meeting.text.chars().take(max_chars).collect();
+        let speakers = meeting.speakers.join(", ");
+        let mut content = format!("Meeting transcript {name}");
+        if !speakers.is_empty() {
+            content.push_str(&format!(" with {speakers}"));
+        }
+        content.push_str(&format!(".\nSummary: {}\n\n{excerpt}", meeting.summary));
+        Item {
+            source_id: name.to_owned(),
+            title: name.to_owned(),
+            content,
+            kind: "transcript".into(),
+            occurred_at: None,
+            people: meeting.speakers.iter().map(|s| Person { name: Some(s.clone()), email: None, role: "speaker".into() }).collect(),
+            source_uri: Some(format!("file:{}", path.display())),
+            metadata: serde_json::json!({ "speakers": meeting.speakers, "cues": meeting.cues, "duration_seconds": meeting.duration_seconds }).to_string(),
+        }
+    }
+
+    levh_connector_sdk::export_connector!(Transcripts);
+}

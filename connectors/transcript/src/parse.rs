@@ -1,0 +1,271 @@
+//! WebVTT, SubRip and plain-text transcripts into one meeting.
+//!
+//! Hand-written: both formats are a few line-based rules, and the subtitle crates on the
+//! registry either pull in heavy dependencies or stop at the first bad cue, where a
+//! memory layer wants a clear error naming the line.
+
+use std::collections::HashMap;
+
+/// A parsed meeting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Meeting {
+    /// Speakers in order of first appearance.
+    pub speakers: Vec<String>,
+    /// The spoken text, one utterance per line (`Speaker: words`).
+    pub text: String,
+    /// The most representative sentences.
+    pub summary: String,
+    /// Number of cues (utterances).
+    pub cues: usize,
+    /// End of the last cue, for timed formats.
+    pub duration_seconds: Option<f64>,
+}
+
+/// `HH:MM:SS.mmm` (VTT) or `HH:MM:SS,mmm` (SRT); hours optional in VTT. The seconds
+/// must be written in full (`SS.mmm`), so a truncated timestamp is refused.
+fn seconds(text: &str) -> Option<f64> {
+    let text = text.trim().replace(',', ".");
+    let full_seconds = text.rsplit(':').next().is_some_and(|s| {
+        s.len() == 6
+            && s.as_bytes()[2] == b'.'
+            && s.bytes()
+                .enumerate()
+                .all(|(i, b)| i == 2 || b.is_ascii_digit())
+    });
+    if !full_seconds {
+        return None;
+    }
+    let parts: Vec<&str> = text.split(':').collect();
+    let (h, m, s) = match parts.as_slice() {
+        [h, m, s] => (
+            h.parse::<f64>().ok()?,
+            m.parse::<f64>().ok()?,
+            s.parse::<f64>().ok()?,
+        ),
+        [m, s] => (0.0, m.parse::<f64>().ok()?, s.parse::<f64>().ok()?),
+        _ => return None,
+    };
+    (m < 60.0 && s < 60.0 && h >= 0.0).then_some(h * 3600.0 + m * 60.0 + s)
+}
+
+fn timing(line: &str) -> Option<Result<(f64, f64), String>> {
+    let (start, rest) = line.split_once("-->")?;
+    let end = rest.split_whitespace().next().unwrap_or("");
+    Some(match (seconds(start), seconds(end)) {
+        (Some(a), Some(b)) if b >= a => Ok((a, b)),
+        (Some(_), Some(_)) => Err(format!("cue ends before it starts: {line:?}")),
+        _ => Err(format!("bad timestamp: {line:?}")),
+    })
+}
+
+/// Splits `<v Name>text</v>` or `Name: text` into (speaker, words).
+fn speaker(line: &str) -> (Option<String>, String) {
+    if let Some(rest) = line.strip_prefix("<v ")
+        && let Some((name, words)) = rest.split_once('>')
+    {
+        let words = words.replace("</v>", "");
+        return (Some(name.trim().to_owned()), words.trim().to_owned());
+    }
+    if let Some((name, words)) = line.split_once(": ")
+        && !name.is_empty()
+        && name.len() <= 40
+        && name.split_whitespace().count() <= 4
+        && name.chars().next().is_some_and(char::is_uppercase)
+    {
+        return (Some(name.trim().to_owned()), words.trim().to_owned());
+    }
+    (None, line.trim().to_owned())
+}
+
+/// Parses a transcript; `name` picks the format by extension. An error names the line.
+pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.valid_up_to()
+        )
+    })?;
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim().is_empty() {
+        return Err("empty transcript".into());
+    }
+    let timed = name.ends_with(".vtt") || name.ends_with(".srt");
+    if name.ends_with(".vtt") && !text.trim_start().starts_with("WEBVTT") {
+        return Err("line 1: a .vtt file must start with WEBVTT".into());
+    }
+    let mut utterances: Vec<(Option<String>, String)> = Vec::new();
+    let mut duration = None;
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("WEBVTT") || line.starts_with("NOTE") {
+            continue;
+        }
+        if timed {
+            if let Some(result) = timing(line) {
+                let (_, end) = result.map_err(|e| format!("line {}: {e}", number + 1))?;
+                duration = Some(end);
+                continue;
+            }
+            if line.chars().all(|c| c.is_ascii_digit()) {
+                continue; // an SRT index or a VTT cue id
+            }
+        }
+        let (who, words) = speaker(line);
+        if words.is_empty() {
+            continue;
+        }
+        // A line without a speaker continues the previous utterance in timed formats.
+        match (who, utterances.last_mut()) {
+            (None, Some(last)) if timed => {
+                last.1.push(' ');
+                last.1.push_str(&words);
+            }
+            (who, _) => utterances.push((who, words)),
+        }
+    }
+    if utterances.is_empty() {
+        return Err("no spoken text found".into());
+    }
+    let mut speakers: Vec<String> = Vec::new();
+    for name in utterances.iter().filter_map(|(who, _)| who.clone()) {
+        if !speakers.contains(&name) {
+            speakers.push(name);
+        }
+    }
+    let text = utterances
+        .iter()
+        .map(|(who, words)| match who {
+            Some(who) => format!("{who}: {words}"),
+            None => words.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let summary = summarise(
+        &utterances
+            .iter()
+            .map(|(_, w)| w.as_str())
+            .collect::<Vec<_>>(),
+        3,
+    );
+    Ok(Meeting {
+        speakers,
+        text,
+        summary,
+        cues: utterances.len(),
+        duration_seconds: duration,
+    })
+}
+
+/// The `count` utterances whose words are most frequent in the whole meeting, in their
+/// original order: a plain extractive summary that needs no model.
+pub fn summarise(utterances: &[&str], count: usize) -> String {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut frequency: HashMap<String, usize> = HashMap::new();
+    for utterance in utterances {
+        for word in words(utterance) {
+            *frequency.entry(word).or_default() += 1;
+        }
+    }
+    let mut scored: Vec<(usize, f64)> = utterances
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let w = words(u);
+            let score = if w.is_empty() {
+                0.0
+            } else {
+                w.iter().map(|x| frequency[x] as f64).sum::<f64>() / (w.len() as f64).sqrt()
+            };
+            (i, score)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut chosen: Vec<usize> = scored.into_iter().take(count).map(|(i, _)| i).collect();
+    chosen.sort();
+    chosen
+        .into_iter()
+        .map(|i| utterances[i])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn webvtt_with_voices() {
+        let vtt = "WEBVTT\n\n1\n00:00:01.000 --> 00:00:04.000\n<v Ada>We ship the billing worker on Friday.</v>\n\n2\n00:00:04.500 --> 00:01:02.250\n<v Grace>Then the billing worker needs a rollback plan.\n";
+        let m = parse("sync.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.speakers, ["Ada", "Grace"]);
+        assert_eq!(m.cues, 2);
+        assert_eq!(m.duration_seconds, Some(62.25));
+        assert!(m.text.starts_with("Ada: We ship"));
+    }
+
+    #[test]
+    fn subrip_with_name_prefixes_and_continuations() {
+        let srt = "1\n00:00:01,000 --> 00:00:03,000\nAda: Budget review is next week.\n\n2\n00:00:03,500 --> 00:00:06,000\nBob: I will send the numbers\nby Monday.\n";
+        let m = parse("review.srt", srt.as_bytes()).unwrap();
+        assert_eq!(m.speakers, ["Ada", "Bob"]);
+        assert!(m.text.contains("Bob: I will send the numbers by Monday."));
+    }
+
+    #[test]
+    fn plain_text_transcripts() {
+        let m = parse("call.txt", b"Ada: hello there\nBob: hi Ada\n").unwrap();
+        assert_eq!(m.speakers, ["Ada", "Bob"]);
+        assert_eq!(m.duration_seconds, None);
+    }
+
+    #[test]
+    fn bad_input_is_one_clear_error_naming_the_line() {
+        let bad_time = "WEBVTT\n\n00:00:01.000 --> 00:00:xx.000\n<v Ada>hi\n";
+        assert_eq!(
+            parse("bad.vtt", bad_time.as_bytes()).unwrap_err(),
+            "line 3: bad timestamp: \"00:00:01.000 --> 00:00:xx.000\""
+        );
+        let backwards = "1\n00:00:05,000 --> 00:00:01,000\nAda: hi\n";
+        assert!(
+            parse("b.srt", backwards.as_bytes())
+                .unwrap_err()
+                .contains("ends before it starts")
+        );
+        assert!(
+            parse("x.vtt", b"00:00:01.000 --> 00:00:02.000\nhi")
+                .unwrap_err()
+                .contains("must start with WEBVTT")
+        );
+        assert_eq!(parse("e.txt", b"").unwrap_err(), "empty transcript");
+        assert!(
+            parse("u.txt", &[0x41, 0xff, 0x42])
+                .unwrap_err()
+                .contains("not UTF-8")
+        );
+        assert_eq!(
+            parse("n.vtt", b"WEBVTT\n\n").unwrap_err(),
+            "no spoken text found"
+        );
+    }
+
+    #[test]
+    fn the_summary_keeps_the_most_representative_lines_in_order() {
+        let lines = [
+            "hello",
+            "the billing worker rollback plan",
+            "lunch",
+            "billing worker deploy on friday",
+            "bye",
+        ];
+        let summary = summarise(&lines, 2);
+        assert_eq!(
+            summary,
+            "the billing worker rollback plan billing worker deploy on friday"
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! The built-in connectors on their fixtures, through `levh sync`: good items stored, each
+//! malformed file one clear error line, nothing panics, and a second run changes nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{json, levh};
+
+fn fixtures(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name)
+        .canonicalize()
+        .unwrap()
+}
+
+fn sync(home: &Path, connector: &str, key: &str, path: &Path) -> Value {
+    json(
+        levh(home)
+            .args(["sync", connector, "--json", "--config"])
+            .arg(format!("{key}={}", path.display())),
+    )
+}
+
+fn errors(report: &Value) -> Vec<String> {
+    report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn transcripts_become_meetings_with_speakers_and_bad_files_are_one_line_each() {
+    let home = tempfile::tempdir().unwrap();
+    let report = sync(
+        home.path(),
+        "transcript",
+        "transcript_dir",
+        &fixtures("transcripts"),
+    );
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(report["admitted"], 3, "{report}");
+    let errors = errors(&report);
+    assert_eq!(report["failed"], 4, "{errors:?}");
+    for (file, words) in [
+        ("bad-timestamps.vtt", "line 3: bad timestamp"),
+        ("not-utf8.txt", "not UTF-8"),
+        ("empty.vtt", "empty transcript"),
+        ("truncated.vtt", "bad timestamp"),
+    ] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with(&format!("{file}: ")) && e.contains(words)),
+            "{file}: {errors:?}"
+        );
+    }
+    let memories = json(levh(home.path()).args(["list", "--json"]));
+    let standup = memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metadata"]["source_id"] == "standup.vtt")
+        .unwrap();
+    assert_eq!(standup["kind"], "transcript");
+    assert!(
+        standup["content"]
+            .as_str()
+            .unwrap()
+            .contains("with Ada, Grace"),
+        "{standup}"
+    );
+    assert!(
+        standup["content"]
+            .as_str()
+            .unwrap()
+            .contains("rollback plan")
+    );
+    assert_eq!(standup["metadata"]["people"][1]["name"], "Grace");
+
+    let again = sync(
+        home.path(),
+        "transcript",
+        "transcript_dir",
+        &fixtures("transcripts"),
+    );
+    assert_eq!(
+        (
+            again["admitted"].as_u64(),
+            again["rejected"].as_u64(),
+            again["unchanged"].as_u64()
+        ),
+        (Some(0), Some(0), Some(3)),
+        "{again}"
+    );
+    // recall finds a meeting by what was said in it
+    let hits = json(levh(home.path()).args(["recall", "who writes the rollback plan", "--json"]));
+    assert!(
+        hits[0]["content"].as_str().unwrap().contains("standup.vtt"),
+        "{hits}"
+    );
+}
+
+#[test]
+fn an_obsidian_vault_keeps_front_matter_tags_and_links_and_skips_settings() {
+    let home = tempfile::tempdir().unwrap();
+    let report = sync(home.path(), "obsidian", "vault_path", &fixtures("vault"));
+    assert_eq!(report["admitted"], 3, "{report}");
+    let errors = errors(&report);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("broken.md: ") && errors[0].contains("never ends"),
+        "{errors:?}"
+    );
+    let memories = json(levh(home.path()).args(["list", "--json"]));
+    let atlas = memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metadata"]["source_id"] == "Atlas launch.md")
+        .unwrap();
+    assert_eq!(
+        atlas["metadata"]["tags"],
+        serde_json::json!(["project", "launch", "release"])
+    );
+    assert_eq!(atlas["metadata"]["links"], serde_json::json!(["Ada"]));
+    assert_eq!(
+        atlas["valid_from"], "2026-03-02T00:00:00Z",
+        "world time from the note's date"
+    );
+    assert!(
+        memories
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| !m["content"].as_str().unwrap().contains("obsidian\""))
+    );
+}

@@ -1,0 +1,604 @@
+//! `levh sync` end to end: the real binary, the built-in `local_files` component, a real
+//! directory; and the sync engine's recovery paths with a scripted source.
+
+use std::path::Path;
+use std::time::Duration;
+
+use levh_core::sync::{Source, SourceItem, SourcePage, SyncOptions};
+use levh_core::{MemoryFilter, Page};
+use serde_json::Value;
+
+use crate::support::{Harness, distinct_sentence, json, levh, ok};
+
+fn sync(home: &Path, dir: &Path) -> Value {
+    json(
+        levh(home)
+            .args(["sync", "local_files", "--json", "--config"])
+            .arg(format!("directory={}", dir.display())),
+    )
+}
+
+fn memories(home: &Path) -> Vec<Value> {
+    json(levh(home).args(["list", "--json", "--limit", "1000"]))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_second_sync_stores_nothing_new_and_an_edit_updates_exactly_that_memory() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("standup.md", "Standup is at 9:30 in room Atlas"),
+        ("db.txt", "The API uses PostgreSQL 16"),
+        ("lunch.txt", "Team lunch is on Thursdays"),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let first = sync(home.path(), dir.path());
+    assert_eq!(
+        (
+            first["fetched"].as_u64(),
+            first["admitted"].as_u64(),
+            first["failed"].as_u64()
+        ),
+        (Some(3), Some(3), Some(0)),
+        "{first}"
+    );
+
+    let second = sync(home.path(), dir.path());
+    assert_eq!(second["admitted"], 0, "{second}");
+    assert_eq!(second["rejected"], 0, "no duplicates: {second}");
+    assert_eq!(second["unchanged"], 3, "{second}");
+
+    let before = memories(home.path());
+    let db_before = before
+        .iter()
+        .find(|m| m["content"].as_str().unwrap().contains("PostgreSQL"))
+        .unwrap()
+        .clone();
+    std::fs::write(
+        dir.path().join("db.txt"),
+        "The API uses PostgreSQL 17 since March",
+    )
+    .unwrap();
+    let third = sync(home.path(), dir.path());
+    assert_eq!(
+        (
+            third["updated"].as_u64(),
+            third["unchanged"].as_u64(),
+            third["admitted"].as_u64()
+        ),
+        (Some(1), Some(2), Some(0)),
+        "{third}"
+    );
+
+    let after = memories(home.path());
+    assert_eq!(after.len(), 3, "updated in place, not duplicated");
+    let db_after = after.iter().find(|m| m["id"] == db_before["id"]).unwrap();
+    assert!(
+        db_after["content"]
+            .as_str()
+            .unwrap()
+            .contains("PostgreSQL 17"),
+        "{db_after}"
+    );
+    for memory in &after {
+        if memory["id"] != db_before["id"] {
+            assert!(
+                before
+                    .iter()
+                    .any(|b| b["id"] == memory["id"] && b["content"] == memory["content"])
+            );
+        }
+        assert_eq!(memory["source"], "connector:local_files");
+        assert_eq!(memory["kind"], "document");
+    }
+
+    let runs = json(levh(home.path()).args(["sync", "status", "--json"]));
+    assert_eq!(runs.as_array().unwrap().len(), 3);
+    assert_eq!(runs[0]["updated"], 1, "newest first: {runs}");
+}
+
+#[test]
+fn a_bad_item_is_skipped_with_a_clear_line_and_the_run_goes_on() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("good.txt"),
+        "The release train leaves on Wednesdays",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("latin1.txt"),
+        [0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x6f, 0x69, 0x72],
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("empty.txt"), "").unwrap();
+    std::fs::write(
+        dir.path().join("image.png"),
+        [0x89, 0x50, 0x4e, 0x47, 0x00, 0x00],
+    )
+    .unwrap();
+    let report = sync(home.path(), dir.path());
+    assert_eq!(report["status"], "ok");
+    assert_eq!(report["admitted"], 1, "{report}");
+    assert_eq!(report["failed"], 3, "{report}");
+    let errors: Vec<&str> = report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("latin1.txt: ") && e.contains("UTF-8")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.starts_with("empty.txt: ")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("image.png: ") && e.contains("binary")),
+        "{errors:?}"
+    );
+    // the human output shows one line per bad item
+    let text = String::from_utf8(
+        ok(levh(home.path())
+            .args(["sync", "local_files", "--config"])
+            .arg(format!("directory={}", dir.path().display())))
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.trim_start().starts_with('✗'))
+            .count(),
+        3,
+        "{text}"
+    );
+}
+
+#[test]
+fn secrets_in_synced_files_are_redacted_and_a_near_duplicate_is_held() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("wifi.txt"),
+        "Guest wifi: password=Tr0ub4dor3x",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("a.txt"),
+        "The deploy branch for atlas is main.",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.txt"),
+        "The deploy branch for atlas is prod.",
+    )
+    .unwrap();
+    let report = sync(home.path(), dir.path());
+    assert_eq!(report["redacted"], 1, "{report}");
+    assert_eq!(report["held"], 1, "{report}");
+    let held = json(levh(home.path()).args(["held", "list", "--json"]));
+    assert_eq!(held.as_array().unwrap().len(), 1);
+    let again = sync(home.path(), dir.path());
+    assert_eq!(again["held"], 0, "a held item is not held twice: {again}");
+    let all: String = memories(home.path())
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!all.contains("Tr0ub4dor3x"));
+}
+
+#[test]
+fn a_connector_needs_its_required_settings_and_refuses_unknown_ones() {
+    let home = tempfile::tempdir().unwrap();
+    let out = levh(home.path())
+        .args(["sync", "local_files"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs --config directory="));
+    let out = levh(home.path())
+        .args([
+            "sync",
+            "local_files",
+            "-c",
+            "directory=/tmp",
+            "-c",
+            "colour=blue",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no setting `colour`"));
+    let out = levh(home.path())
+        .args(["sync", "no_such_connector"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no connector `no_such_connector`"));
+}
+
+#[test]
+fn killing_a_sync_midway_and_running_it_again_completes_without_duplicates() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let files = 250;
+    for i in 0..files {
+        std::fs::write(
+            dir.path().join(format!("note-{i:03}.txt")),
+            distinct_sentence(i),
+        )
+        .unwrap();
+    }
+    let mut child = levh(home.path())
+        .args(["sync", "local_files", "--config"])
+        .arg(format!("directory={}", dir.path().display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until it has stored something, then kill it without warning.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().unwrap().is_some() || std::time::Instant::now() > deadline {
+            break;
+        }
+        let stats = levh(home.path())
+            .args(["stats", "--json"])
+            .output()
+            .unwrap();
+        let total = serde_json::from_slice::<Value>(&stats.stdout)
+            .ok()
+            .and_then(|v| v["total"].as_u64())
+            .unwrap_or(0);
+        if total > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let report = sync(home.path(), dir.path());
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(
+        report["rejected"], 0,
+        "nothing counted as a duplicate of itself: {report}"
+    );
+    let stored = memories(home.path());
+    assert_eq!(stored.len(), files as usize, "every file once");
+    let again = sync(home.path(), dir.path());
+    assert_eq!(again["unchanged"], files, "{again}");
+}
+
+/// A source that serves scripted pages, and fails where told to.
+struct Scripted {
+    pages: Vec<SourcePage>,
+    fail_at: Option<usize>,
+    calls: usize,
+}
+
+impl Source for Scripted {
+    fn connector(&self) -> &str {
+        "scripted"
+    }
+    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String> {
+        self.calls += 1;
+        let index: usize = cursor.as_deref().map_or(0, |c| c.parse().unwrap());
+        if self.fail_at == Some(index) {
+            return Err("the source went away".into());
+        }
+        Ok(self.pages[index].clone())
+    }
+}
+
+fn item(id: &str, text: &str) -> SourceItem {
+    SourceItem {
+        source_id: id.into(),
+        title: String::new(),
+        content: text.into(),
+        kind: "note".into(),
+        occurred_at: Some("2026-02-01T10:00:00Z".parse().unwrap()),
+        people: vec![levh_core::sync::ItemPerson {
+            name: Some("Ada".into()),
+            email: Some("ada@example.com".into()),
+            role: "author".into(),
+        }],
+        source_uri: None,
+        metadata: serde_json::json!({ "n": id }),
+    }
+}
+
+fn pages() -> Vec<SourcePage> {
+    vec![
+        SourcePage {
+            items: vec![
+                item("1", &distinct_sentence(1)),
+                item("2", &distinct_sentence(2)),
+            ],
+            errors: vec![],
+            next_cursor: Some("1".into()),
+            done: false,
+        },
+        SourcePage {
+            items: vec![item("3", &distinct_sentence(3))],
+            errors: vec![],
+            next_cursor: None,
+            done: true,
+        },
+    ]
+}
+
+#[test]
+fn the_cursor_moves_only_past_stored_pages_and_a_failed_run_resumes() {
+    let h = Harness::new();
+    let mut source = Scripted {
+        pages: pages(),
+        fail_at: Some(1),
+        calls: 0,
+    };
+    let report = h
+        .levh
+        .sync(
+            &h.scope,
+            &mut source,
+            SyncOptions::default(),
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!(report.status, "failed");
+    assert_eq!(report.admitted, 2);
+    assert!(
+        report
+            .errors
+            .iter()
+            .any(|e| e.contains("the source went away"))
+    );
+
+    let mut source = Scripted {
+        pages: pages(),
+        fail_at: None,
+        calls: 0,
+    };
+    let report = h
+        .levh
+        .sync(
+            &h.scope,
+            &mut source,
+            SyncOptions::default(),
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!(report.status, "ok");
+    assert_eq!(source.calls, 1, "resumed at the saved cursor, page 2 only");
+    assert_eq!(report.admitted, 1);
+    let stored = h
+        .levh
+        .list(
+            &h.scope,
+            MemoryFilter::default(),
+            Page {
+                limit: 10,
+                offset: 0,
+            },
+        )
+        .unwrap();
+    assert_eq!(stored.len(), 3);
+    let first = stored
+        .iter()
+        .find(|m| m.metadata["source_id"] == "1")
+        .unwrap();
+    assert_eq!(
+        first.valid_from,
+        "2026-02-01T10:00:00Z".parse().unwrap(),
+        "world time is the item's time"
+    );
+    assert_eq!(first.metadata["people"][0]["email"], "ada@example.com");
+    assert_eq!(first.source, "connector:scripted");
+}
+
+#[test]
+fn an_item_stored_by_a_run_that_died_before_recording_it_is_linked_not_duplicated() {
+    let h = Harness::new();
+    let mut source = Scripted {
+        pages: pages(),
+        fail_at: None,
+        calls: 0,
+    };
+    h.levh
+        .sync(
+            &h.scope,
+            &mut source,
+            SyncOptions::default(),
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+    // Forget which items were recorded, as if the process died between storing and recording.
+    h.store
+        .with_connection(|c| c.execute("DELETE FROM sync_items", []).unwrap());
+    h.store
+        .with_connection(|c| c.execute("DELETE FROM sync_state", []).unwrap());
+    let mut source = Scripted {
+        pages: pages(),
+        fail_at: None,
+        calls: 0,
+    };
+    let report = h
+        .levh
+        .sync(
+            &h.scope,
+            &mut source,
+            SyncOptions::default(),
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!(
+        (report.rejected, report.unchanged, report.admitted),
+        (0, 3, 0),
+        "{report:?}"
+    );
+    assert_eq!(
+        h.levh
+            .list(
+                &h.scope,
+                MemoryFilter::default(),
+                Page {
+                    limit: 10,
+                    offset: 0
+                }
+            )
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+#[test]
+fn a_dry_run_evaluates_every_item_and_stores_nothing() {
+    let h = Harness::new();
+    let mut source = Scripted {
+        pages: pages(),
+        fail_at: None,
+        calls: 0,
+    };
+    let report = h
+        .levh
+        .sync(
+            &h.scope,
+            &mut source,
+            SyncOptions { dry_run: true },
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+    assert_eq!((report.status.as_str(), report.admitted), ("dry-run", 3));
+    assert!(
+        h.levh
+            .list(
+                &h.scope,
+                MemoryFilter::default(),
+                Page {
+                    limit: 10,
+                    offset: 0
+                }
+            )
+            .unwrap()
+            .is_empty()
+    );
+    assert!(h.levh.sync_runs(&h.scope, None, 10).unwrap().is_empty());
+}
+
+#[test]
+fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let crate_dir = work.path().join("team-notes");
+    ok(levh(home.path())
+        .args(["connector", "new", "team-notes", "--dir"])
+        .arg(&crate_dir));
+    assert!(crate_dir.join("src/lib.rs").is_file());
+
+    // Built as its author would, with the machine's cargo (a target dir shared across runs).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let target = root.join("target/third-party");
+    let mut build = std::process::Command::new(env!("CARGO"));
+    build
+        .current_dir(&crate_dir)
+        .args(["build", "--target", "wasm32-wasip2", "--release"])
+        .env("CARGO_TARGET_DIR", &target);
+    for (key, _) in std::env::vars() {
+        if (key.starts_with("CARGO_") && key != "CARGO_HOME" && key != "CARGO_TARGET_DIR")
+            || key == "RUSTFLAGS"
+        {
+            build.env_remove(key);
+        }
+    }
+    assert!(build.status().unwrap().success(), "the template must build");
+    let wasm = target.join("wasm32-wasip2/release/team_notes.wasm");
+
+    let refused = levh(home.path())
+        .args(["connector", "add"])
+        .arg(&wasm)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--yes"));
+    let wrong_sha = levh(home.path())
+        .args(["connector", "add", "--yes", "--sha256", "00"])
+        .arg(&wasm)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&wrong_sha.stderr).contains("not the expected 00"));
+    let not_a_connector = levh(home.path())
+        .args(["connector", "add", "--yes"])
+        .arg(crate_dir.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&not_a_connector.stderr)
+            .contains("is not a levh connector: not a WebAssembly file")
+    );
+
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        notes.path().join("retro.txt"),
+        "Retro action: rotate the on-call every week",
+    )
+    .unwrap();
+    std::fs::write(notes.path().join("ignored.md"), "not a .txt file").unwrap();
+    let added = json(
+        levh(home.path())
+            .args(["connector", "add", "--yes", "--grant"])
+            .arg(notes.path())
+            .arg(&wasm)
+            .arg("--json"),
+    );
+    assert_eq!(added["installed"], "team-notes", "{added}");
+    let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "team-notes" && c["origin"] == "installed")
+    );
+
+    let report = json(
+        levh(home.path())
+            .args(["sync", "team-notes", "--json", "--config"])
+            .arg(format!("directory={}", notes.path().display())),
+    );
+    assert_eq!(report["admitted"], 1, "{report}");
+    let stored = memories(home.path());
+    assert_eq!(stored[0]["source"], "connector:team-notes");
+
+    ok(levh(home.path()).args(["connector", "remove", "team-notes"]));
+    let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
+    assert!(
+        !listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "team-notes")
+    );
+    assert_eq!(
+        memories(home.path()).len(),
+        1,
+        "removing a connector keeps its memories"
+    );
+}
