@@ -8,11 +8,9 @@ use serde_json::Value;
 use crate::support::{json, levh};
 
 fn fixtures(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
+    crate::support::repository_root()
+        .join("fixtures")
         .join(name)
-        .canonicalize()
-        .unwrap()
 }
 
 fn sync(home: &Path, connector: &str, key: &str, path: &Path) -> Value {
@@ -137,5 +135,33 @@ fn an_obsidian_vault_keeps_front_matter_tags_and_links_and_skips_settings() {
             .unwrap()
             .iter()
             .all(|m| !m["content"].as_str().unwrap().contains("obsidian\""))
+    );
+}
+
+#[test]
+fn a_plugins_log_lines_reach_the_hosts_log_tagged_with_its_id() {
+    let home = tempfile::tempdir().unwrap();
+    let out = levh(home.path())
+        .env("LEVH_LOG", "info")
+        .args(["sync", "obsidian", "--config"])
+        .arg(format!("vault_path={}", fixtures("vault").display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("skipped 1 attachments"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains("plugin=\"obsidian\""), "{line}");
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "no colour codes when stderr is not a terminal"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .all(|l| !l.contains("skipped 1 attachments")),
+        "logs never go to stdout"
     );
 }

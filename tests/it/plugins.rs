@@ -11,13 +11,8 @@ use levh_plugins::{Grants, Limits, PluginError, PluginHost};
 fn hostile_bytes() -> &'static [u8] {
     static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
     BYTES.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../..")
-            .canonicalize()
-            .unwrap();
-        let mut command = std::process::Command::new(env!("CARGO"));
-        command.current_dir(&root).args([
-            "build",
+        let root = crate::support::repository_root();
+        let args = [
             "-p",
             "levh-test-guest-hostile",
             "--target",
@@ -26,13 +21,8 @@ fn hostile_bytes() -> &'static [u8] {
             "guest",
             "--target-dir",
             "target/guests",
-        ]);
-        for (key, _) in std::env::vars() {
-            if (key.starts_with("CARGO_") && key != "CARGO_HOME") || key == "RUSTFLAGS" {
-                command.env_remove(key);
-            }
-        }
-        let status = command.status().unwrap();
+        ];
+        let status = crate::support::guest_cargo(&root, &args).status().unwrap();
         assert!(status.success(), "building the hostile test guest failed");
         std::fs::read(root.join("target/guests/wasm32-wasip2/guest/levh_test_guest_hostile.wasm"))
             .unwrap()

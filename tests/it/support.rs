@@ -172,3 +172,24 @@ pub fn distinct_sentence(n: u64) -> String {
     }
     format!("{} note {n}", words.join(" "))
 }
+
+/// The repository root (for fixtures and the guests' target directories).
+pub fn repository_root() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// `cargo build` run in `dir` as a plugin author would run it: without the settings the
+/// outer `cargo test` exported to this process.
+pub fn guest_cargo(dir: &std::path::Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO"));
+    command.current_dir(dir).arg("build").args(args);
+    for (key, _) in std::env::vars() {
+        if (key.starts_with("CARGO_") && key != "CARGO_HOME") || key == "RUSTFLAGS" {
+            command.env_remove(key);
+        }
+    }
+    command
+}

@@ -316,6 +316,24 @@ fn item(id: &str, text: &str) -> SourceItem {
     }
 }
 
+/// Runs a scripted sync; returns the report and how many pages were fetched.
+fn scripted_sync(
+    h: &Harness,
+    fail_at: Option<usize>,
+    options: SyncOptions,
+) -> (levh_core::sync::SyncReport, usize) {
+    let mut source = Scripted {
+        pages: pages(),
+        fail_at,
+        calls: 0,
+    };
+    let report = h
+        .levh
+        .sync(&h.scope, &mut source, options, None, &mut |_| {})
+        .unwrap();
+    (report, source.calls)
+}
+
 fn pages() -> Vec<SourcePage> {
     vec![
         SourcePage {
@@ -339,21 +357,7 @@ fn pages() -> Vec<SourcePage> {
 #[test]
 fn the_cursor_moves_only_past_stored_pages_and_a_failed_run_resumes() {
     let h = Harness::new();
-    let mut source = Scripted {
-        pages: pages(),
-        fail_at: Some(1),
-        calls: 0,
-    };
-    let report = h
-        .levh
-        .sync(
-            &h.scope,
-            &mut source,
-            SyncOptions::default(),
-            None,
-            &mut |_| {},
-        )
-        .unwrap();
+    let (report, _) = scripted_sync(&h, Some(1), SyncOptions::default());
     assert_eq!(report.status, "failed");
     assert_eq!(report.admitted, 2);
     assert!(
@@ -363,23 +367,9 @@ fn the_cursor_moves_only_past_stored_pages_and_a_failed_run_resumes() {
             .any(|e| e.contains("the source went away"))
     );
 
-    let mut source = Scripted {
-        pages: pages(),
-        fail_at: None,
-        calls: 0,
-    };
-    let report = h
-        .levh
-        .sync(
-            &h.scope,
-            &mut source,
-            SyncOptions::default(),
-            None,
-            &mut |_| {},
-        )
-        .unwrap();
+    let (report, calls) = scripted_sync(&h, None, SyncOptions::default());
     assert_eq!(report.status, "ok");
-    assert_eq!(source.calls, 1, "resumed at the saved cursor, page 2 only");
+    assert_eq!(calls, 1, "resumed at the saved cursor, page 2 only");
     assert_eq!(report.admitted, 1);
     let stored = h
         .levh
@@ -409,40 +399,13 @@ fn the_cursor_moves_only_past_stored_pages_and_a_failed_run_resumes() {
 #[test]
 fn an_item_stored_by_a_run_that_died_before_recording_it_is_linked_not_duplicated() {
     let h = Harness::new();
-    let mut source = Scripted {
-        pages: pages(),
-        fail_at: None,
-        calls: 0,
-    };
-    h.levh
-        .sync(
-            &h.scope,
-            &mut source,
-            SyncOptions::default(),
-            None,
-            &mut |_| {},
-        )
-        .unwrap();
+    scripted_sync(&h, None, SyncOptions::default());
     // Forget which items were recorded, as if the process died between storing and recording.
-    h.store
-        .with_connection(|c| c.execute("DELETE FROM sync_items", []).unwrap());
-    h.store
-        .with_connection(|c| c.execute("DELETE FROM sync_state", []).unwrap());
-    let mut source = Scripted {
-        pages: pages(),
-        fail_at: None,
-        calls: 0,
-    };
-    let report = h
-        .levh
-        .sync(
-            &h.scope,
-            &mut source,
-            SyncOptions::default(),
-            None,
-            &mut |_| {},
-        )
-        .unwrap();
+    h.store.with_connection(|c| {
+        c.execute_batch("DELETE FROM sync_items; DELETE FROM sync_state;")
+            .unwrap()
+    });
+    let (report, _) = scripted_sync(&h, None, SyncOptions::default());
     assert_eq!(
         (report.rejected, report.unchanged, report.admitted),
         (0, 3, 0),
@@ -467,21 +430,7 @@ fn an_item_stored_by_a_run_that_died_before_recording_it_is_linked_not_duplicate
 #[test]
 fn a_dry_run_evaluates_every_item_and_stores_nothing() {
     let h = Harness::new();
-    let mut source = Scripted {
-        pages: pages(),
-        fail_at: None,
-        calls: 0,
-    };
-    let report = h
-        .levh
-        .sync(
-            &h.scope,
-            &mut source,
-            SyncOptions { dry_run: true },
-            None,
-            &mut |_| {},
-        )
-        .unwrap();
+    let (report, _) = scripted_sync(&h, None, SyncOptions { dry_run: true });
     assert_eq!((report.status.as_str(), report.admitted), ("dry-run", 3));
     assert!(
         h.levh
@@ -510,23 +459,10 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
     assert!(crate_dir.join("src/lib.rs").is_file());
 
     // Built as its author would, with the machine's cargo (a target dir shared across runs).
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap();
-    let target = root.join("target/third-party");
-    let mut build = std::process::Command::new(env!("CARGO"));
-    build
-        .current_dir(&crate_dir)
-        .args(["build", "--target", "wasm32-wasip2", "--release"])
-        .env("CARGO_TARGET_DIR", &target);
-    for (key, _) in std::env::vars() {
-        if (key.starts_with("CARGO_") && key != "CARGO_HOME" && key != "CARGO_TARGET_DIR")
-            || key == "RUSTFLAGS"
-        {
-            build.env_remove(key);
-        }
-    }
+    let target = crate::support::repository_root().join("target/third-party");
+    let mut build =
+        crate::support::guest_cargo(&crate_dir, &["--target", "wasm32-wasip2", "--release"]);
+    build.env("CARGO_TARGET_DIR", &target);
     assert!(build.status().unwrap().success(), "the template must build");
     let wasm = target.join("wasm32-wasip2/release/team_notes.wasm");
 

@@ -30,6 +30,8 @@ fn init_tracing() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Colour codes only for a person's terminal, never in captured logs.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(filter)
         .init();
 }
