@@ -165,3 +165,38 @@ fn a_plugins_log_lines_reach_the_hosts_log_tagged_with_its_id() {
         "logs never go to stdout"
     );
 }
+
+#[test]
+fn local_files_reads_text_and_reports_each_unreadable_file_once() {
+    let home = tempfile::tempdir().unwrap();
+    let report = sync(home.path(), "local_files", "directory", &fixtures("files"));
+    assert_eq!(report["admitted"], 2, "{report}");
+    let errors = errors(&report);
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    for (file, words) in [
+        ("latin1.txt", "not UTF-8"),
+        ("empty.txt", "empty file"),
+        ("logo.png", "binary file"),
+    ] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with(&format!("{file}: ")) && e.contains(words)),
+            "{file}: {errors:?}"
+        );
+    }
+    let again = sync(home.path(), "local_files", "directory", &fixtures("files"));
+    assert_eq!(
+        (again["admitted"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(2)),
+        "{again}"
+    );
+    let memories = json(levh(home.path()).args(["list", "--json"]));
+    assert!(
+        memories
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["metadata"]["source_id"] == "sub/planning.txt")
+    );
+}
