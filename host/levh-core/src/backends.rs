@@ -255,6 +255,15 @@ pub trait Store: Send + Sync + fmt::Debug {
         actor: &Actor,
     ) -> Result<Vec<HeldCandidate>, StoreError>;
 
+    /// Marks held candidates past their expiry as `expired` (and logs each), without
+    /// reading the queue.
+    fn expire_held(
+        &self,
+        workspace: &Workspace,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<(), StoreError>;
+
     /// Step one of admitting a held candidate: stores the memory (at most once per held
     /// candidate: a retry after a crash finds and returns the memory already stored),
     /// applies interference, and retires `supersede` if given. Returns the memory's id.

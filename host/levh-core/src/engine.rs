@@ -648,13 +648,9 @@ impl Levh {
 
     /// One held candidate.
     pub fn held_get(&self, scope: &Scope, id: HeldId) -> Result<HeldCandidate> {
-        // Listing applies expiry, so a candidate shown is never stale.
-        self.store.list_held(
-            &scope.workspace,
-            Some(HeldStatus::Held),
-            self.clock.now(),
-            &scope.actor,
-        )?;
+        // Expiry first, so a candidate shown (or decided) is never stale.
+        self.store
+            .expire_held(&scope.workspace, self.clock.now(), &scope.actor)?;
         self.store
             .get_held(&scope.workspace, id)?
             .ok_or(Error::HeldNotFound(id))
@@ -745,7 +741,7 @@ impl Levh {
     pub fn held_discard(&self, scope: &Scope, id: HeldId) -> Result<HeldCandidate> {
         let now = self.clock.now();
         self.store
-            .list_held(&scope.workspace, Some(HeldStatus::Held), now, &scope.actor)?;
+            .expire_held(&scope.workspace, now, &scope.actor)?;
         match self.store.close_held(
             &scope.workspace,
             id,

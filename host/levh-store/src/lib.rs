@@ -161,6 +161,22 @@ impl SqliteStore {
         (self.path != ":memory:").then(|| Path::new(&self.path))
     }
 
+    /// Runs `f` in one write transaction and commits it if `f` succeeds. `BEGIN
+    /// IMMEDIATE` takes the write lock up front, so concurrent writers wait on the busy
+    /// timeout instead of failing when a read transaction would have to upgrade.
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let value = f(&tx)?;
+        tx.commit().map_err(sqlite)?;
+        Ok(value)
+    }
+
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite mid-transaction (the
         // transaction rolls back on drop), so a poisoned lock is still safe to use.
@@ -269,14 +285,10 @@ impl Store for SqliteStore {
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         actor: &Actor,
     ) -> Result<Vec<Interference>, StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        writes::insert_memory(&tx, record, None, actor)?;
-        let applied = writes::apply_interference(&tx, record, neighbours, interfere, actor)?;
-        tx.commit().map_err(sqlite)?;
-        Ok(applied)
+        self.write(|tx| {
+            writes::insert_memory(tx, record, None, actor)?;
+            writes::apply_interference(tx, record, neighbours, interfere, actor)
+        })
     }
 
     fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError> {
@@ -417,33 +429,30 @@ impl Store for SqliteStore {
         now: Timestamp,
         update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
     ) -> Result<Vec<Memory>, StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        let mut updated = Vec::new();
-        for &id in ids {
-            let Some(mut memory) = get_live(&tx, workspace, id).map_err(sqlite)? else {
-                continue;
-            };
-            let Some(state) = update(&memory) else {
-                continue;
-            };
-            if state == memory.state {
-                continue;
+        self.write(|tx| {
+            let mut updated = Vec::new();
+            for &id in ids {
+                let Some(mut memory) = get_live(tx, workspace, id).map_err(sqlite)? else {
+                    continue;
+                };
+                let Some(state) = update(&memory) else {
+                    continue;
+                };
+                if state == memory.state {
+                    continue;
+                }
+                write_state(tx, id, &state, now).map_err(sqlite)?;
+                let detail = json!({
+                    "stability_hours": state.stability_hours,
+                    "recall_count": state.recall_count,
+                    "pinned": state.pinned,
+                });
+                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
+                memory.state = state;
+                updated.push(memory);
             }
-            write_state(&tx, id, &state, now).map_err(sqlite)?;
-            let detail = json!({
-                "stability_hours": state.stability_hours,
-                "recall_count": state.recall_count,
-                "pinned": state.pinned,
-            });
-            log_event(&tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
-            memory.state = state;
-            updated.push(memory);
-        }
-        tx.commit().map_err(sqlite)?;
-        Ok(updated)
+            Ok(updated)
+        })
     }
 
     fn forget(
@@ -453,31 +462,28 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        let changed = tx
-            .execute(
-                "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
-                 WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
-                params![workspace.as_str(), id.to_string(), micros(now)],
-            )
-            .map_err(sqlite)?;
-        if changed == 1 {
-            log_event(
-                &tx,
-                now,
-                EventKind::Forget,
-                workspace,
-                Some(id),
-                actor,
-                json!({}),
-            )
-            .map_err(sqlite)?;
-        }
-        tx.commit().map_err(sqlite)?;
-        Ok(changed == 1)
+        self.write(|tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
+                     WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
+                    params![workspace.as_str(), id.to_string(), micros(now)],
+                )
+                .map_err(sqlite)?;
+            if changed == 1 {
+                log_event(
+                    tx,
+                    now,
+                    EventKind::Forget,
+                    workspace,
+                    Some(id),
+                    actor,
+                    json!({}),
+                )
+                .map_err(sqlite)?;
+            }
+            Ok(changed == 1)
+        })
     }
 
     fn summaries(&self, filter: &MemoryFilter) -> Result<Vec<MemorySummary>, StoreError> {
@@ -585,12 +591,7 @@ impl Store for SqliteStore {
     }
 
     fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        held::insert(&tx, held, actor)?;
-        tx.commit().map_err(sqlite)
+        self.write(|tx| held::insert(tx, held, actor))
     }
 
     fn get_held(
@@ -608,14 +609,19 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<Vec<HeldCandidate>, StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        held::expire(&tx, workspace, now, actor)?;
-        let list = held::list(&tx, workspace, status)?;
-        tx.commit().map_err(sqlite)?;
-        Ok(list)
+        self.write(|tx| {
+            held::expire(tx, workspace, now, actor)?;
+            held::list(tx, workspace, status)
+        })
+    }
+
+    fn expire_held(
+        &self,
+        workspace: &Workspace,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        self.write(|tx| held::expire(tx, workspace, now, actor))
     }
 
     fn store_held_memory(
@@ -627,13 +633,9 @@ impl Store for SqliteStore {
         supersede: Option<MemoryId>,
         actor: &Actor,
     ) -> Result<MemoryId, StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        let id = held::store_memory(&tx, held, record, neighbours, interfere, supersede, actor)?;
-        tx.commit().map_err(sqlite)?;
-        Ok(id)
+        self.write(|tx| {
+            held::store_memory(tx, held, record, neighbours, interfere, supersede, actor)
+        })
     }
 
     fn close_held(
@@ -645,13 +647,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<HeldClose, StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        let outcome = held::close(&tx, workspace, id, status, memory_id, now, actor)?;
-        tx.commit().map_err(sqlite)?;
-        Ok(outcome)
+        self.write(|tx| held::close(tx, workspace, id, status, memory_id, now, actor))
     }
 
     fn contents(&self, workspace: &Workspace) -> Result<Vec<(MemoryId, String)>, StoreError> {
@@ -685,26 +681,24 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        let changed = writes::replace_content(
-            &tx,
-            workspace,
-            id,
-            content,
-            embedding,
-            near_duplicate_keys,
-            now,
-        )?;
-        if changed {
-            log_event(&tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
-        }
-        tx.commit().map_err(sqlite)?;
+        let changed = self.write(|tx| {
+            let changed = writes::replace_content(
+                tx,
+                workspace,
+                id,
+                content,
+                embedding,
+                near_duplicate_keys,
+                now,
+            )?;
+            if changed {
+                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
+            }
+            Ok(changed)
+        })?;
         if changed && event == EventKind::Redact {
             // The old text must leave the index segments and the log, not only the rows.
-            purge::compact(&conn)?;
+            purge::compact(&self.lock())?;
         }
         Ok(changed)
     }
@@ -753,12 +747,7 @@ impl Store for SqliteStore {
         report: &SyncReport,
         actor: &Actor,
     ) -> Result<(), StoreError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        sync::save_run(&tx, workspace, report, actor)?;
-        tx.commit().map_err(sqlite)
+        self.write(|tx| sync::save_run(tx, workspace, report, actor))
     }
 
     fn sync_runs(
