@@ -1,9 +1,11 @@
 //! levh's integration tests: the engine on a real SQLite file in WAL mode, and the real
 //! `levh` binary driven as a person or a script would.
 
+mod calendar;
 mod cli;
 mod concurrency;
 mod connectors;
+mod email;
 mod gate;
 mod memory_model;
 mod plugins;

@@ -19,7 +19,7 @@ mod wit;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 use wasmtime::component::{Component, Linker};
@@ -267,6 +267,8 @@ pub struct PluginHost {
     runtime: tokio::runtime::Runtime,
     cache_dir: Option<PathBuf>,
     limits: Limits,
+    /// The time plugins see, when fixed (tests, `LEVH_NOW`); else the system clock.
+    fixed_now: Option<SystemTime>,
     _ticker: Arc<sandbox::EpochTicker>,
 }
 
@@ -315,8 +317,16 @@ impl PluginHost {
             runtime,
             cache_dir,
             limits,
+            fixed_now: None,
             _ticker: ticker,
         })
+    }
+
+    /// Plugins see this instant as the wall clock (a connector's "last 30 days" is then
+    /// reproducible); the monotonic clock keeps running.
+    pub fn with_fixed_clock(mut self, now: SystemTime) -> Self {
+        self.fixed_now = Some(now);
+        self
     }
 
     /// Compiles (or loads from the cache) a connector component and reads its manifest.
@@ -342,6 +352,7 @@ impl PluginHost {
             version: "?".into(),
             grants: Vec::new(),
             limits: self.limits,
+            fixed_now: self.fixed_now,
         };
         let manifest: Manifest = self.runtime.block_on(async {
             let (mut store, instance) =
@@ -414,6 +425,7 @@ impl PluginHost {
             version: m.version.clone(),
             grants: preopens,
             limits: self.limits,
+            fixed_now: self.fixed_now,
         };
         let page: SyncPage = self.runtime.block_on(async {
             let (mut store, instance) = self.instantiate(&connector.component, &prepared).await?;

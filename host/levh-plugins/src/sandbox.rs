@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use wasmtime::component::{HasSelf, ResourceTable};
 use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
-use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi::{FsPerms, HostWallClock, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::wit::v0_1_0::levh::plugin::host;
 use crate::{Capability, Grants, Limits, Manifest, PluginError, grant_root};
@@ -21,6 +21,20 @@ pub(crate) struct Prepared {
     /// (host directory, guest path), read-only.
     pub(crate) grants: Vec<(PathBuf, String)>,
     pub(crate) limits: Limits,
+    pub(crate) fixed_now: Option<SystemTime>,
+}
+
+/// A wall clock stopped at one instant.
+struct FixedWallClock(Duration);
+
+impl HostWallClock for FixedWallClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_nanos(1)
+    }
+
+    fn now(&self) -> Duration {
+        self.0
+    }
 }
 
 /// Log lines a plugin may emit per call, so a chatty plugin cannot flood the host's log.
@@ -49,6 +63,10 @@ impl PluginState {
         // for many small files), which is safe because each call has its own store.
         builder.allow_blocking_current_thread(true);
         builder.stderr(stderr.clone());
+        if let Some(now) = prepared.fixed_now {
+            let since_epoch = now.duration_since(UNIX_EPOCH).unwrap_or_default();
+            builder.wall_clock(FixedWallClock(since_epoch));
+        }
         for (host_dir, guest_path) in &prepared.grants {
             builder
                 .preopened_dir(host_dir, guest_path, FsPerms::ReadOnly)

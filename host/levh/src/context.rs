@@ -16,15 +16,19 @@ pub struct Context {
     pub levh: Levh,
     pub scope: Scope,
     pub home: PathBuf,
+    /// `LEVH_NOW`, when set: plugins see the same instant as the engine.
+    pub fixed_now: Option<Timestamp>,
 }
 
 impl Context {
     /// The plugin runtime, started only by the commands that run plugins (wasmtime is
     /// never started for plain memory commands).
     pub fn plugin_host(&self) -> Result<levh_plugins::PluginHost> {
-        Ok(levh_plugins::PluginHost::new(Some(
-            self.home.join("cache").join("plugins"),
-        ))?)
+        let host = levh_plugins::PluginHost::new(Some(self.home.join("cache").join("plugins")))?;
+        Ok(match self.fixed_now {
+            Some(now) => host.with_fixed_clock(std::time::SystemTime::from(now)),
+            None => host,
+        })
     }
 
     /// Installed connectors and grants.
@@ -100,10 +104,11 @@ impl Context {
                 .or_else(|| file_config.get(key).cloned())
         };
         let config = Config::from_lookup(&lookup).context("reading the configuration")?;
-        let clock: Arc<dyn Clock> = match lookup("LEVH_NOW") {
-            Some(now) => Arc::new(FixedClock(
-                parse_time(&now).map_err(|e| anyhow!("LEVH_NOW: {e}"))?,
-            )),
+        let fixed_now = lookup("LEVH_NOW")
+            .map(|now| parse_time(&now).map_err(|e| anyhow!("LEVH_NOW: {e}")))
+            .transpose()?;
+        let clock: Arc<dyn Clock> = match fixed_now {
+            Some(now) => Arc::new(FixedClock(now)),
             None => Arc::new(SystemClock),
         };
         let workspace = Workspace::new(workspace)?;
@@ -124,7 +129,12 @@ impl Context {
             .iter()
             .find_map(|key| std::env::var(key).ok())
             .or_else(|| Some("local".to_owned()));
-        Ok(Self { levh, scope, home })
+        Ok(Self {
+            levh,
+            scope,
+            home,
+            fixed_now,
+        })
     }
 }
 

@@ -1,0 +1,1 @@
+//! The `calendar` connector (in progress).

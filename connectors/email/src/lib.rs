@@ -1,0 +1,1 @@
+//! The `email` connector (in progress).

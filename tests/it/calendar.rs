@@ -1,0 +1,1 @@
+//! The calendar connector on its fixtures, through `levh sync`.

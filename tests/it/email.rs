@@ -1,0 +1,1 @@
+//! The email connector on its fixtures, through `levh sync`.
