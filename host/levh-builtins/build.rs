@@ -1,5 +1,5 @@
-//! Compiles every crate under `connectors/` (those with a `levh.toml`) to a
-//! `wasm32-wasip2` component with the size-optimised `guest` profile, and embeds the
+//! Compiles every crate under `connectors/` and `scorers/` (those with a `levh.toml`)
+//! to a `wasm32-wasip2` component with the size-optimised `guest` profile, and embeds the
 //! bytes, so an installed `levh` has its built-ins with no extra step.
 //!
 //! The guests are built by a nested cargo into their own target directory (the outer
@@ -22,18 +22,19 @@ fn main() {
         "cargo:rerun-if-changed={}",
         root.join("connectors").display()
     );
+    println!("cargo:rerun-if-changed={}", root.join("scorers").display());
     println!("cargo:rerun-if-changed={}", root.join("wit").display());
 
     let connectors = guests(&root.join("connectors"));
-    if !connectors.is_empty() {
+    let scorers = guests(&root.join("scorers"));
+    let packages: Vec<&str> = connectors
+        .iter()
+        .chain(&scorers)
+        .map(|g| g.package.as_str())
+        .collect();
+    if !packages.is_empty() {
         check_target();
-        build(
-            &root,
-            &connectors
-                .iter()
-                .map(|g| g.package.as_str())
-                .collect::<Vec<_>>(),
-        );
+        build(&root, &packages);
     }
 
     let target_dir = root
@@ -41,10 +42,39 @@ fn main() {
         .join("guests")
         .join(TARGET)
         .join("guest");
-    let mut code = String::from(
-        "/// Built-in connectors: (id, component bytes).\npub static CONNECTORS: &[(&str, &[u8])] = &[\n",
+    let mut code = String::new();
+    embed(
+        &mut code,
+        "CONNECTORS",
+        "Built-in connectors: (id, component bytes).",
+        &connectors,
+        &target_dir,
+        &out_dir,
     );
-    for guest in &connectors {
+    embed(
+        &mut code,
+        "SCORERS",
+        "Built-in scorers: (id, component bytes).",
+        &scorers,
+        &target_dir,
+        &out_dir,
+    );
+    std::fs::write(out_dir.join("builtins.rs"), code).expect("writing builtins.rs");
+}
+
+/// Copies each built component next to the generated code and lists it in a static.
+fn embed(
+    code: &mut String,
+    name: &str,
+    doc: &str,
+    guests: &[Guest],
+    target_dir: &Path,
+    out_dir: &Path,
+) {
+    code.push_str(&format!(
+        "/// {doc}\npub static {name}: &[(&str, &[u8])] = &[\n"
+    ));
+    for guest in guests {
         let file = format!("{}.wasm", guest.package.replace('-', "_"));
         let built = target_dir.join(&file);
         let embedded = out_dir.join(&file);
@@ -57,7 +87,6 @@ fn main() {
         ));
     }
     code.push_str("];\n");
-    std::fs::write(out_dir.join("builtins.rs"), code).expect("writing builtins.rs");
 }
 
 struct Guest {

@@ -10,6 +10,7 @@ mod gate;
 mod memory_model;
 mod plugins;
 mod recall;
+mod scorers;
 mod store;
 mod support;
 mod sync;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::gate::{self, Measure, Nearest, Redaction, Verdict};
-use crate::rank::{self, HScore};
+use crate::rank::{self, HScore, Scorer};
 use crate::sync::{MAX_ERROR_LINES, Source, SourceItem, SyncOptions, SyncReport, SyncedItem};
 use crate::time::add_hours;
 use crate::{
@@ -206,8 +206,10 @@ pub const PREVIEW_CHARS: usize = 120;
 pub struct RecallHit {
     /// The memory.
     pub memory: Memory,
-    /// Its H-score and the four terms.
+    /// Its H-score and the four terms (computed even when a scorer ranked the results).
     pub score: HScore,
+    /// The active scorer's score, when a scorer ranked this recall.
+    pub policy_score: Option<f64>,
     /// Found by the full-text index.
     pub lexical_match: bool,
 }
@@ -225,7 +227,15 @@ pub struct RecallOutput {
     pub tokens: usize,
     /// Results left out because they did not fit `max_tokens`.
     pub omitted_by_budget: usize,
+    /// `h-score`, or the id of the scorer that ranked the results.
+    pub ranked_by: String,
+    /// What went wrong on the way, e.g. a scorer that failed and was replaced by the
+    /// H-score. Empty when all went well.
+    pub warnings: Vec<String>,
 }
+
+/// The name of the built-in ranking in [`RecallOutput::ranked_by`].
+pub const H_SCORE: &str = "h-score";
 
 /// A point of a forgetting curve.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -278,6 +288,7 @@ pub struct Levh {
     embedder: Arc<dyn Embedder>,
     clock: Arc<dyn Clock>,
     config: Config,
+    scorer: Option<Arc<dyn Scorer>>,
 }
 
 /// Importance when the caller gives none.
@@ -310,6 +321,43 @@ fn check_label(field: &'static str, value: Option<String>) -> Result<Option<Stri
     Ok(Some(value))
 }
 
+/// Asks the scorer for one score per hit and stores them; any failure leaves the hits
+/// untouched so the H-score ranks them.
+fn apply_scorer(
+    scorer: &dyn Scorer,
+    query: &str,
+    hits: &mut [RecallHit],
+    now: Timestamp,
+) -> std::result::Result<(), String> {
+    let features: Vec<rank::Features> = hits
+        .iter()
+        .map(|hit| rank::Features {
+            similarity: hit.score.similarity,
+            retention: hit.score.retention,
+            importance: hit.score.importance,
+            frequency: hit.score.frequency,
+            age_hours: (now.as_second() - hit.memory.state.created_at.as_second()).max(0) as f64
+                / 3600.0,
+            pinned: hit.memory.state.pinned,
+        })
+        .collect();
+    let scores = scorer.score(query, &features)?;
+    if scores.len() != hits.len() {
+        return Err(format!(
+            "it returned {} scores for {} candidates",
+            scores.len(),
+            hits.len()
+        ));
+    }
+    if let Some(bad) = scores.iter().position(|s| !s.is_finite()) {
+        return Err(format!("score {bad} is {}, not a number", scores[bad]));
+    }
+    for (hit, score) in hits.iter_mut().zip(scores) {
+        hit.policy_score = Some(score);
+    }
+    Ok(())
+}
+
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     // Vectors are stored L2-normalised, so the dot product is the cosine.
     a.iter()
@@ -334,7 +382,14 @@ impl Levh {
             embedder,
             clock,
             config,
+            scorer: None,
         }
+    }
+
+    /// Ranks recall results with this policy instead of the H-score.
+    pub fn with_scorer(mut self, scorer: Arc<dyn Scorer>) -> Self {
+        self.scorer = Some(scorer);
+        self
     }
 
     /// The configuration in force.
@@ -1118,14 +1173,36 @@ impl Levh {
                 RecallHit {
                     memory,
                     score,
+                    policy_score: None,
                     lexical_match,
                 }
             })
             .collect();
+        let mut warnings = Vec::new();
+        let ranked_by = match &self.scorer {
+            Some(scorer) if !hits.is_empty() => {
+                match apply_scorer(scorer.as_ref(), query, &mut hits, now) {
+                    Ok(()) => scorer.id().to_owned(),
+                    Err(why) => {
+                        let warning = format!(
+                            "scorer `{}` failed ({why}); ranked by the built-in H-score instead",
+                            scorer.id()
+                        );
+                        warnings.push(warning);
+                        H_SCORE.to_owned()
+                    }
+                }
+            }
+            Some(scorer) => scorer.id().to_owned(),
+            None => H_SCORE.to_owned(),
+        };
         hits.sort_by(|a, b| {
-            a.score
-                .score
-                .total_cmp(&b.score.score)
+            let policy = match (a.policy_score, b.policy_score) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                _ => std::cmp::Ordering::Equal,
+            };
+            policy
+                .then(a.score.score.total_cmp(&b.score.score))
                 .then(b.score.similarity.total_cmp(&a.score.similarity))
                 .then(b.memory.id.cmp(&a.memory.id))
         });
@@ -1154,6 +1231,8 @@ impl Levh {
             reinforced,
             tokens,
             omitted_by_budget,
+            ranked_by,
+            warnings,
         })
     }
 

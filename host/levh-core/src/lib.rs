@@ -29,9 +29,9 @@ pub use backends::{
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
-    CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, HeldAdmission, Levh,
-    MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, RecallHit, RecallOutput, RecallRequest, Scope,
-    SecretFinding, Stats,
+    CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
+    HeldAdmission, Levh, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, RecallHit, RecallOutput,
+    RecallRequest, Scope, SecretFinding, Stats,
 };
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};

@@ -70,6 +70,35 @@ pub fn h_score(
     }
 }
 
+/// What a scoring policy sees of one recall candidate (SPEC §6): the H-score's inputs,
+/// plus age and pinning. Never the content: a policy ranks, it does not read memories.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Features {
+    /// Similarity to the query, 0..=1.
+    pub similarity: f64,
+    /// Retention now, 0..=1.
+    pub retention: f64,
+    /// Importance, 0..=1.
+    pub importance: f64,
+    /// Frequency of recall, 0..=1.
+    pub frequency: f64,
+    /// Hours since the memory was recorded.
+    pub age_hours: f64,
+    /// Pinned memories never fade.
+    pub pinned: bool,
+}
+
+/// A ranking policy that replaces the H-score step of recall (a scorer plugin). Lower
+/// scores rank first, as with the H-score.
+pub trait Scorer: Send + Sync + std::fmt::Debug {
+    /// The policy's id, shown with every result it ranked.
+    fn id(&self) -> &str;
+
+    /// One score per candidate, in order. An error (or a wrong number of scores, or a
+    /// score that is not a number) makes recall fall back to the H-score with a warning.
+    fn score(&self, query: &str, candidates: &[Features]) -> Result<Vec<f64>, String>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

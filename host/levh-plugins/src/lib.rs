@@ -1,4 +1,4 @@
-//! levh-plugins: the sandbox connectors (and, later, scorers) run in.
+//! levh-plugins: the sandbox connectors and scorers run in.
 //!
 //! One wasmtime engine per process. Every call gets a fresh store that starts empty: no
 //! environment, no arguments, no stdin or stdout, no sockets, no clock beyond WASI's; only
@@ -14,6 +14,7 @@
 mod cache;
 mod registry;
 mod sandbox;
+mod scorer;
 mod source;
 mod wit;
 
@@ -26,7 +27,8 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store};
 
 pub use cache::sha256_hex;
-pub use registry::Registry;
+pub use registry::{Registry, ScorerRegistry};
+pub use scorer::{SCORE_TIMEOUT, Scorer, ScorerPolicy};
 pub use source::ConnectorSource;
 pub use wit::SUPPORTED_API;
 
@@ -197,10 +199,12 @@ impl Default for Limits {
 #[non_exhaustive]
 pub enum PluginError {
     /// The bytes are not a component levh can run.
-    #[error("{what} is not a levh connector: {reason}")]
+    #[error("{what} is not a levh {kind}: {reason}")]
     Invalid {
         /// File or plugin.
         what: String,
+        /// `connector` or `scorer`.
+        kind: &'static str,
         /// Why.
         reason: String,
     },
@@ -281,6 +285,10 @@ impl std::fmt::Debug for PluginHost {
     }
 }
 
+/// The kinds of plugin, as error messages name them.
+const CONNECTOR: &str = "connector";
+const SCORER: &str = "scorer";
+
 /// How often the engine's epoch advances: the granularity of call deadlines.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
 
@@ -332,8 +340,38 @@ impl PluginHost {
     /// Compiles (or loads from the cache) a connector component and reads its manifest.
     /// Refuses anything that is not a levh connector of a supported API version.
     pub fn load_connector(&self, what: &str, bytes: &[u8]) -> Result<Connector, PluginError> {
+        let (component, sha256) = self.compile(CONNECTOR, what, bytes)?;
+        let prepared = self.prepared_for_manifest(what);
+        let manifest: Manifest = self.runtime.block_on(async {
+            let (mut store, instance) = self
+                .instantiate(&component, &prepared)
+                .await
+                .map_err(|e| not_a(CONNECTOR, what, e))?;
+            let manifest = instance
+                .call_manifest(&mut store)
+                .await
+                .map_err(|e| sandbox::trapped(&prepared, &store, e))?;
+            Ok::<_, PluginError>(manifest.into())
+        })?;
+        check_manifest(CONNECTOR, what, &manifest)?;
+        Ok(Connector {
+            component,
+            manifest,
+            sha256,
+        })
+    }
+
+    /// Checks that the bytes are a component and compiles them (or loads them from the
+    /// cache). Returns the component and the sha256 of the bytes.
+    fn compile(
+        &self,
+        kind: &'static str,
+        what: &str,
+        bytes: &[u8],
+    ) -> Result<(Component, String), PluginError> {
         let invalid = |reason: String| PluginError::Invalid {
             what: what.to_owned(),
+            kind,
             reason,
         };
         if !bytes.starts_with(b"\0asm") {
@@ -347,50 +385,26 @@ impl PluginHost {
         let sha256 = sha256_hex(bytes);
         let component = cache::compile(&self.engine, self.cache_dir.as_deref(), &sha256, bytes)
             .map_err(|e| invalid(format!("does not compile: {e:#}")))?;
-        let prepared = Prepared {
+        Ok((component, sha256))
+    }
+
+    /// The store setup for reading a manifest: no grants, default limits.
+    fn prepared_for_manifest(&self, what: &str) -> Prepared {
+        Prepared {
             plugin: what.to_owned(),
             version: "?".into(),
             grants: Vec::new(),
             limits: self.limits,
             fixed_now: self.fixed_now,
-        };
-        let manifest: Manifest = self.runtime.block_on(async {
-            let (mut store, instance) =
-                self.instantiate(&component, &prepared)
-                    .await
-                    .map_err(|e| match e {
-                        PluginError::Trapped { reason, .. } => invalid(reason),
-                        other => other,
-                    })?;
-            let manifest = instance
-                .call_manifest(&mut store)
-                .await
-                .map_err(|e| sandbox::trapped(&prepared, &store, e))?;
-            Ok::<_, PluginError>(manifest.into())
-        })?;
-        if !SUPPORTED_API.contains(&manifest.api_version.as_str()) {
-            return Err(invalid(format!(
-                "it targets plugin API {}, this levh runs {}",
-                manifest.api_version,
-                SUPPORTED_API.join(", ")
-            )));
         }
-        if manifest.id.is_empty()
-            || !manifest
-                .id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(invalid(format!(
-                "its id {:?} is not a plain name",
-                manifest.id
-            )));
-        }
-        Ok(Connector {
-            component,
-            manifest,
-            sha256,
-        })
+    }
+
+    /// A fresh store for one call: its WASI context, memory cap and deadline.
+    fn new_store(&self, prepared: &Prepared) -> Result<Store<PluginState>, PluginError> {
+        let mut store = Store::new(&self.engine, PluginState::new(prepared)?);
+        store.limiter(|state| &mut state.limits);
+        store.set_epoch_deadline(deadline_ticks(prepared.limits.call_timeout));
+        Ok(store)
     }
 
     async fn instantiate(
@@ -398,9 +412,7 @@ impl PluginHost {
         component: &Component,
         prepared: &Prepared,
     ) -> Result<(Store<PluginState>, wit::v0_1_0::Connector), PluginError> {
-        let mut store = Store::new(&self.engine, PluginState::new(prepared)?);
-        store.limiter(|state| &mut state.limits);
-        store.set_epoch_deadline(deadline_ticks(prepared.limits.call_timeout));
+        let mut store = self.new_store(prepared)?;
         let instance =
             wit::v0_1_0::Connector::instantiate_async(&mut store, component, &self.linker)
                 .await
@@ -458,6 +470,48 @@ impl PluginHost {
             });
         }
         Ok(page)
+    }
+}
+
+/// Refuses a manifest of an unsupported API version or with an id that is not a plain
+/// name (ids become directory names).
+fn check_manifest(kind: &'static str, what: &str, manifest: &Manifest) -> Result<(), PluginError> {
+    let invalid = |reason: String| PluginError::Invalid {
+        what: what.to_owned(),
+        kind,
+        reason,
+    };
+    if !SUPPORTED_API.contains(&manifest.api_version.as_str()) {
+        return Err(invalid(format!(
+            "it targets plugin API {}, this levh runs {}",
+            manifest.api_version,
+            SUPPORTED_API.join(", ")
+        )));
+    }
+    if manifest.id.is_empty()
+        || !manifest
+            .id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(invalid(format!(
+            "its id {:?} is not a plain name",
+            manifest.id
+        )));
+    }
+    Ok(())
+}
+
+/// A failure to instantiate while reading a manifest: most often the component is of
+/// another kind (a scorer given as a connector) or needs something levh does not offer.
+fn not_a(kind: &'static str, what: &str, error: PluginError) -> PluginError {
+    match error {
+        PluginError::Trapped { reason, .. } => PluginError::Invalid {
+            what: what.to_owned(),
+            kind,
+            reason,
+        },
+        other => other,
     }
 }
 

@@ -1,11 +1,11 @@
-//! Installed connectors and their grants, under `$LEVH_HOME/plugins/<id>/`:
+//! Installed connectors and their grants (and, below, installed scorers), under `$LEVH_HOME/plugins/<id>/`:
 //! `component.wasm` (third-party only; built-ins live in the binary) and `grants.toml`.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Connector, Grants, PluginError, PluginHost, sha256_hex};
+use crate::{Connector, Grants, PluginError, PluginHost, Scorer, sha256_hex};
 
 /// The plugins directory.
 #[derive(Debug, Clone)]
@@ -63,6 +63,7 @@ impl Registry {
         let what = source.display().to_string();
         let bytes = std::fs::read(source).map_err(|e| PluginError::Invalid {
             what: what.clone(),
+            kind: "connector",
             reason: e.to_string(),
         })?;
         let sha256 = sha256_hex(&bytes);
@@ -71,6 +72,7 @@ impl Registry {
         {
             return Err(PluginError::Invalid {
                 what,
+                kind: "connector",
                 reason: format!("its sha256 is {sha256}, not the expected {expected}"),
             });
         }
@@ -78,6 +80,7 @@ impl Registry {
         if reserved.contains(&connector.manifest.id.as_str()) {
             return Err(PluginError::Invalid {
                 what,
+                kind: "connector",
                 reason: format!(
                     "`{}` is the id of a built-in connector",
                     connector.manifest.id
@@ -87,10 +90,7 @@ impl Registry {
         let dir = self.plugin_dir(&connector.manifest.id);
         std::fs::create_dir_all(&dir)
             .map_err(|e| host_error("creating the plugin directory", e))?;
-        let temporary = dir.join(format!("component.wasm.tmp{}", std::process::id()));
-        std::fs::write(&temporary, &bytes).map_err(|e| host_error("writing the component", e))?;
-        std::fs::rename(&temporary, dir.join("component.wasm"))
-            .map_err(|e| host_error("installing the component", e))?;
+        write_replacing(&dir.join("component.wasm"), &bytes)?;
         Ok(connector)
     }
 
@@ -148,4 +148,113 @@ impl Registry {
         self.save_grants(id, &grants)?;
         Ok(removed)
     }
+}
+
+/// Installed scorers and the active one, under `$LEVH_HOME/scorers/`:
+/// `<id>/component.wasm` (third-party only) and `active` (the id recall uses).
+#[derive(Debug, Clone)]
+pub struct ScorerRegistry {
+    dir: PathBuf,
+}
+
+impl ScorerRegistry {
+    /// The registry in `dir` (created on first write).
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    /// Ids of installed third-party scorers, sorted.
+    pub fn installed(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("component.wasm").is_file())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// An installed scorer's component bytes.
+    pub fn component(&self, id: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.dir.join(id).join("component.wasm")).ok()
+    }
+
+    /// Validates a scorer component and installs it under its manifest id. Built-in ids
+    /// are reserved.
+    pub fn install(
+        &self,
+        host: &PluginHost,
+        source: &Path,
+        reserved: &[&str],
+    ) -> Result<Scorer, PluginError> {
+        let what = source.display().to_string();
+        let bytes = std::fs::read(source).map_err(|e| PluginError::Invalid {
+            what: what.clone(),
+            kind: "scorer",
+            reason: e.to_string(),
+        })?;
+        let scorer = host.load_scorer(&what, &bytes)?;
+        if reserved.contains(&scorer.manifest.id.as_str()) {
+            return Err(PluginError::Invalid {
+                what,
+                kind: "scorer",
+                reason: format!("`{}` is the id of a built-in scorer", scorer.manifest.id),
+            });
+        }
+        let dir = self.dir.join(&scorer.manifest.id);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| host_error("creating the scorer directory", e))?;
+        write_replacing(&dir.join("component.wasm"), &bytes)?;
+        Ok(scorer)
+    }
+
+    /// Removes an installed scorer; if it was active, recall goes back to the H-score.
+    /// False when it was not installed.
+    pub fn remove(&self, id: &str) -> Result<bool, PluginError> {
+        let dir = self.dir.join(id);
+        if !dir.exists() {
+            return Ok(false);
+        }
+        if self.active().as_deref() == Some(id) {
+            self.set_active(None)?;
+        }
+        std::fs::remove_dir_all(&dir).map_err(|e| host_error("removing the scorer", e))?;
+        Ok(true)
+    }
+
+    /// The scorer recall uses, if any.
+    pub fn active(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.dir.join("active")).ok()?;
+        let id = text.trim();
+        (!id.is_empty()).then(|| id.to_owned())
+    }
+
+    /// Makes `id` the active scorer, or none.
+    pub fn set_active(&self, id: Option<&str>) -> Result<(), PluginError> {
+        let path = self.dir.join("active");
+        match id {
+            Some(id) => {
+                std::fs::create_dir_all(&self.dir)
+                    .map_err(|e| host_error("creating the scorers directory", e))?;
+                write_replacing(&path, format!("{id}\n").as_bytes())
+            }
+            None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(host_error("turning the scorer off", e))
+                }
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+/// Writes a file by writing a sibling and renaming it over, so a reader never sees half.
+fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), PluginError> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".tmp{}", std::process::id()));
+    let temporary = PathBuf::from(temporary);
+    std::fs::write(&temporary, bytes).map_err(|e| host_error("writing", e))?;
+    std::fs::rename(&temporary, path).map_err(|e| host_error("replacing", e))
 }

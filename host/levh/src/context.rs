@@ -31,6 +31,33 @@ impl Context {
         })
     }
 
+    /// Installed scorers and the active one.
+    pub fn scorers(&self) -> levh_plugins::ScorerRegistry {
+        levh_plugins::ScorerRegistry::new(self.home.join("scorers"))
+    }
+
+    /// The engine with the active scorer attached, if one is chosen. A scorer that cannot
+    /// be loaded does not stop recall: the H-score ranks, and the warning says why.
+    pub fn levh_for_recall(&self) -> (Levh, Option<String>) {
+        let Some(id) = self.scorers().active() else {
+            return (self.levh.clone(), None);
+        };
+        let loaded = crate::cli::scorer::component_bytes(self, &id).and_then(|bytes| {
+            let host = self.plugin_host()?;
+            let scorer = host.load_scorer(&id, &bytes)?;
+            Ok(levh_plugins::ScorerPolicy::new(Arc::new(host), scorer))
+        });
+        match loaded {
+            Ok(policy) => (self.levh.clone().with_scorer(Arc::new(policy)), None),
+            Err(e) => (
+                self.levh.clone(),
+                Some(format!(
+                    "scorer `{id}` could not be loaded ({e:#}); ranked by the built-in H-score instead"
+                )),
+            ),
+        }
+    }
+
     /// Installed connectors and grants.
     pub fn registry(&self) -> levh_plugins::Registry {
         levh_plugins::Registry::new(self.home.join("plugins"))

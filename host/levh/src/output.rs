@@ -23,6 +23,11 @@ pub fn error(error: &anyhow::Error) {
 }
 
 /// A new table in the house style.
+/// A warning for the person at the terminal (stderr, so `--json` output stays clean).
+pub fn warn(text: impl std::fmt::Display) {
+    eprintln!("warning: {text}");
+}
+
 pub fn table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table

@@ -8,6 +8,19 @@ pub(crate) mod v0_1_0 {
         world: "connector",
         exports: { default: async },
     });
+
+    /// The scorer world shares the connector world's types and host interface.
+    pub(crate) mod scorer {
+        wasmtime::component::bindgen!({
+            path: "../../wit/levh-plugin@0.1.0",
+            world: "scorer",
+            exports: { default: async },
+            with: {
+                "levh:plugin/types": super::levh::plugin::types,
+                "levh:plugin/host": super::levh::plugin::host,
+            },
+        });
+    }
 }
 
 use v0_1_0::levh::plugin::types as wit;

@@ -14,6 +14,7 @@ mod pin;
 mod purge;
 mod recall;
 mod reinforce;
+pub mod scorer;
 mod secrets;
 mod show;
 mod stats;
@@ -95,6 +96,9 @@ enum Command {
     /// Manage connectors: list, inspect, add, remove, grant, revoke, new.
     #[command(subcommand)]
     Connector(connector::Command),
+    /// Choose how recall ranks: list, add, use, off, remove scorers.
+    #[command(subcommand)]
+    Scorer(scorer::Command),
 }
 
 /// A command that takes one memory id.
@@ -147,6 +151,7 @@ impl Cli {
             Command::Purge(args) => purge::run(&context, args.id.0, json),
             Command::Sync(args) => sync::run(&context, args, json),
             Command::Connector(command) => connector::run(&context, command, json),
+            Command::Scorer(command) => scorer::run(&context, command, json),
         }
     }
 }

@@ -1,4 +1,5 @@
-//! `levh recall QUERY`: hybrid recall, ranked by H-score; reinforces what it returns.
+//! `levh recall QUERY`: hybrid recall, ranked by H-score (or the active scorer);
+//! reinforces what it returns.
 
 use std::process::ExitCode;
 
@@ -66,7 +67,11 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         reinforce: !args.no_reinforce,
         ..RecallRequest::new(args.query)
     };
-    let result = context.levh.recall(&context.scope, &request)?;
+    let (levh, load_warning) = context.levh_for_recall();
+    let result = levh.recall(&context.scope, &request)?;
+    for warning in load_warning.iter().chain(&result.warnings) {
+        output::warn(warning);
+    }
 
     if json {
         let hits: Vec<serde_json::Value> = result
@@ -78,13 +83,15 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                     return json!({
                         "id": m.id,
                         "preview": text::preview(&m.content, PREVIEW_CHARS),
-                        "score": hit.score.score,
+                        "score": hit.policy_score.unwrap_or(hit.score.score),
                     });
                 }
                 let mut value = json!({
                     "id": m.id,
                     "content": m.content,
-                    "score": hit.score.score,
+                    "score": hit.policy_score.unwrap_or(hit.score.score),
+                    "ranked_by": result.ranked_by,
+                    "h_score": hit.score.score,
                     "similarity": hit.score.similarity,
                     "retention": hit.score.retention,
                     "importance": hit.score.importance,
@@ -123,7 +130,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         let m = &hit.memory;
         let mut row = vec![
             (rank + 1).to_string(),
-            format!("{:.3}", hit.score.score),
+            format!("{:.3}", hit.policy_score.unwrap_or(hit.score.score)),
             format!("{:.2}", hit.score.similarity),
             if m.state.pinned {
                 "pinned".into()
@@ -145,6 +152,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     }
     output::print_table(&table);
     let mut footer = format!("{} of {} candidates", result.hits.len(), result.candidates);
+    if result.ranked_by != levh_core::H_SCORE {
+        footer.push_str(&format!(", ranked by scorer `{}`", result.ranked_by));
+    }
     if !result.reinforced.is_empty() {
         footer.push_str(&format!(", {} reinforced", result.reinforced.len()));
     }
