@@ -1,1 +1,287 @@
-//! The calendar connector on its fixtures, through `levh sync`.
+//! The calendar connector on its fixtures, through `levh sync`, with the clock fixed so
+//! the 30-days-either-side window is always 2026-02-18T12:00Z .. 2026-04-19T12:00Z.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{json, levh};
+
+const NOW: &str = "2026-03-20T12:00:00Z";
+
+fn fixtures() -> PathBuf {
+    crate::support::repository_root()
+        .join("fixtures")
+        .join("calendar")
+}
+
+/// `levh sync calendar --json --config ...` at [`NOW`].
+fn sync(home: &Path, config: &[String]) -> Command {
+    let mut command = levh(home);
+    command
+        .env("LEVH_NOW", NOW)
+        .args(["sync", "calendar", "--json"]);
+    for pair in config {
+        command.args(["--config", pair]);
+    }
+    command
+}
+
+fn ics_path(path: &Path) -> String {
+    format!("ics_path={}", path.display())
+}
+
+fn errors(report: &Value) -> Vec<String> {
+    report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn memories(home: &Path) -> Vec<Value> {
+    json(levh(home).env("LEVH_NOW", NOW).args(["list", "--json"]))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn by_source_id<'m>(memories: &'m [Value], source_id: &str) -> Option<&'m Value> {
+    memories
+        .iter()
+        .find(|m| m["metadata"]["source_id"] == source_id)
+}
+
+#[test]
+fn a_calendar_directory_becomes_one_memory_per_occurrence_and_each_bad_file_or_event_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let report = json(&mut sync(home.path(), &[ics_path(&fixtures())]));
+    assert_eq!(report["status"], "ok", "{report}");
+    // team.ics: 7 standups + launch review + offsite + 2 budget reviews; travel.ics: flight,
+    // dinner, 4 office hours; broken-rrule.ics: the design review. 18 occurrences.
+    assert_eq!(report["fetched"], 18, "{report}");
+    // Occurrences of one series read alike, so the gate (lexical measure, review from
+    // similarity 0.5) admits the first of each series and holds the later ones for a
+    // person: 8 events + the moved standup (different enough) are admitted; 5 standups,
+    // 1 budget review and 3 office hours are held.
+    assert_eq!(report["admitted"], 9, "{report}");
+    assert_eq!(report["held"], 9, "{report}");
+    let errors = errors(&report);
+    assert_eq!(report["failed"], 4, "{errors:?}");
+    for (location, words) in [
+        (
+            "broken-rrule.ics#quarterly-planning@atlas.example",
+            "broken RRULE \"FREQ=SOMETIMES;INTERVAL=3\": `SOMETIMES` is not a valid frequency",
+        ),
+        ("truncated.ics", "truncated: the file ends with"),
+        ("empty.ics", "empty file"),
+        ("not-utf8.ics", "not UTF-8"),
+    ] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with(&format!("{location}: ")) && e.contains(words)),
+            "{location}: {errors:?}"
+        );
+    }
+
+    let memories = memories(home.path());
+    let review = by_source_id(&memories, "team.ics#launch-review-20260323@atlas.example")
+        .unwrap_or_else(|| panic!("{memories:#?}"));
+    assert_eq!(review["kind"], "event");
+    assert_eq!(
+        review["valid_from"], "2026-03-23T13:00:00Z",
+        "world time = the start"
+    );
+    let content = review["content"].as_str().unwrap();
+    assert!(
+        content.starts_with(
+            "Atlas launch review\nWhen: Mon 2026-03-23 13:00 – 14:30 (UTC)\nWhere: Berlin office, Room Hopper\n\
+             Organizer: Lovelace, Ada <ada@atlas.example>\n"
+        ),
+        "{content}"
+    );
+    assert!(
+        content.contains("2. Rollback plan for the payment service, owned by Linus"),
+        "the folded description is unfolded and unescaped: {content}"
+    );
+    let metadata = &review["metadata"];
+    assert_eq!(
+        metadata["people"],
+        serde_json::json!([
+            {"name": "Lovelace, Ada", "email": "ada@atlas.example", "role": "organizer"},
+            {"name": "Grace Hopper", "email": "grace@atlas.example", "role": "attendee"},
+            {"name": "Linus Torvalds", "email": "linus@atlas.example", "role": "attendee"},
+            {"name": "Margaret Hamilton", "email": "margaret@apollo.example", "role": "attendee"},
+        ])
+    );
+    assert_eq!(metadata["uid"], "launch-review-20260323@atlas.example");
+    assert_eq!(
+        (&metadata["start"], &metadata["end"]),
+        (
+            &Value::from("2026-03-23T13:00:00Z"),
+            &Value::from("2026-03-23T14:30:00Z")
+        )
+    );
+    assert_eq!(
+        (&metadata["all_day"], &metadata["recurring"]),
+        (&Value::from(false), &Value::from(false))
+    );
+    assert_eq!(metadata["file"], "team.ics");
+    assert_eq!(metadata["title"], "Atlas launch review");
+    assert!(
+        metadata["source_uri"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("file:") && u.ends_with("team.ics")),
+        "{metadata}"
+    );
+
+    // The first standup of the window: a recurring occurrence, 09:30 Berlin = 08:30 UTC.
+    let standup = by_source_id(
+        &memories,
+        "team.ics#standup-2026@atlas.example@2026-02-24T08:30:00Z",
+    )
+    .unwrap_or_else(|| panic!("{memories:#?}"));
+    assert_eq!(standup["valid_from"], "2026-02-24T08:30:00Z");
+    assert_eq!(standup["metadata"]["recurring"], true);
+    assert_eq!(standup["metadata"]["time_zone"], "Europe/Berlin");
+    assert!(
+        standup["content"]
+            .as_str()
+            .unwrap()
+            .contains("Local time: Tue 2026-02-24 09:30 – 09:45 Europe/Berlin")
+    );
+    // The all-day offsite, and a zone the other side of the Atlantic.
+    let offsite = by_source_id(&memories, "team.ics#offsite-2026-spring@atlas.example").unwrap();
+    assert_eq!(offsite["valid_from"], "2026-03-26T00:00:00Z");
+    assert_eq!(offsite["metadata"]["all_day"], true);
+    let dinner = by_source_id(
+        &memories,
+        "travel.ics#dinner-margaret-20260403@travel.example",
+    )
+    .unwrap();
+    assert_eq!(dinner["valid_from"], "2026-04-03T23:00:00Z");
+    // Outside the window: never synced.
+    assert!(by_source_id(&memories, "team.ics#kickoff-2024@atlas.example").is_none());
+    assert!(
+        memories
+            .iter()
+            .all(|m| !m["content"].as_str().unwrap().contains("kickoff"))
+    );
+
+    let held = json(
+        levh(home.path())
+            .env("LEVH_NOW", NOW)
+            .args(["held", "list", "--json"]),
+    );
+    let mut held: Vec<&str> = held
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["metadata"]["source_id"].as_str().unwrap())
+        .collect();
+    held.sort();
+    assert_eq!(
+        held,
+        [
+            "team.ics#budget-review@atlas.example@2026-04-01T13:00:00Z",
+            "team.ics#standup-2026@atlas.example@2026-03-03T08:30:00Z",
+            "team.ics#standup-2026@atlas.example@2026-03-24T08:30:00Z",
+            "team.ics#standup-2026@atlas.example@2026-03-31T07:30:00Z",
+            "team.ics#standup-2026@atlas.example@2026-04-07T07:30:00Z",
+            "team.ics#standup-2026@atlas.example@2026-04-14T07:30:00Z",
+            "travel.ics#nyc-office-hours@travel.example@2026-04-07T13:00:00Z",
+            "travel.ics#nyc-office-hours@travel.example@2026-04-08T13:00:00Z",
+            "travel.ics#nyc-office-hours@travel.example@2026-04-13T13:00:00Z",
+        ],
+        "only later occurrences of a series are held"
+    );
+    // The override moved 17 March to 11:00 Berlin; it keeps the id of the 09:30 slot.
+    let moved = by_source_id(
+        &memories,
+        "team.ics#standup-2026@atlas.example@2026-03-17T08:30:00Z",
+    )
+    .unwrap();
+    assert_eq!(moved["valid_from"], "2026-03-17T10:00:00Z");
+    assert!(
+        moved["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Atlas standup (moved for the release)\n")
+    );
+    assert!(
+        memories.iter().all(|m| m["metadata"]["source_id"]
+            != "team.ics#standup-2026@atlas.example@2026-03-10T08:30:00Z"),
+        "10 March is an EXDATE"
+    );
+
+    let again = json(&mut sync(home.path(), &[ics_path(&fixtures())]));
+    assert_eq!(
+        (
+            again["admitted"].as_u64(),
+            again["held"].as_u64(),
+            again["unchanged"].as_u64(),
+            again["failed"].as_u64()
+        ),
+        (Some(0), Some(0), Some(18), Some(4)),
+        "{again}"
+    );
+}
+
+#[test]
+fn one_file_and_a_narrower_window_take_only_the_occurrences_inside_it() {
+    let home = tempfile::tempdir().unwrap();
+    // 20 March to 4 April 12:00 UTC: the flight and the dinner, not the office hours.
+    let report = json(&mut sync(
+        home.path(),
+        &[
+            ics_path(&fixtures().join("travel.ics")),
+            "past_days=0".into(),
+            "future_days=15".into(),
+        ],
+    ));
+    assert_eq!(
+        (report["admitted"].as_u64(), report["failed"].as_u64()),
+        (Some(2), Some(0)),
+        "{report}"
+    );
+    let memories = memories(home.path());
+    let flight = by_source_id(&memories, "travel.ics#flight-lh400-20260402@travel.example")
+        .unwrap_or_else(|| panic!("{memories:#?}"));
+    // Leaves 10:15 Berlin summer time, lands 13:00 New York summer time.
+    assert_eq!(flight["valid_from"], "2026-04-02T08:15:00Z");
+    assert_eq!(flight["metadata"]["end"], "2026-04-02T17:00:00Z");
+    assert_eq!(flight["metadata"]["title"], "Flight BER → JFK (LH 400)");
+    assert_eq!(memories.len(), 2, "{memories:#?}");
+}
+
+#[test]
+fn config_mistakes_name_the_key() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = sync(home.path(), &[]).output().unwrap();
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("ics_path"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+
+    let words = sync(
+        home.path(),
+        &[ics_path(&fixtures()), "past_days=a month".into()],
+    )
+    .output()
+    .unwrap();
+    assert!(!words.status.success());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&words.stdout),
+        String::from_utf8_lossy(&words.stderr)
+    );
+    assert!(
+        said.contains("`past_days` must be a whole number"),
+        "{said}"
+    );
+}

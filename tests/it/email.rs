@@ -1,1 +1,368 @@
 //! The email connector on its fixtures, through `levh sync`.
+
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{distinct_sentence, json, levh};
+
+/// The clock every sync here runs at: `past_days` counts back from it.
+const NOW: &str = "2026-03-20T12:00:00Z";
+
+fn fixtures() -> PathBuf {
+    crate::support::repository_root()
+        .join("fixtures")
+        .join("email")
+}
+
+fn levh_at_now(home: &Path) -> Command {
+    let mut command = levh(home);
+    command.env("LEVH_NOW", NOW);
+    command
+}
+
+fn sync(home: &Path, config: &[(&str, String)]) -> Value {
+    let mut command = levh_at_now(home);
+    command.args(["sync", "email", "--json"]);
+    for (key, value) in config {
+        command.arg("--config").arg(format!("{key}={value}"));
+    }
+    json(&mut command)
+}
+
+fn errors(report: &Value) -> Vec<String> {
+    report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn memories(home: &Path) -> Vec<Value> {
+    json(levh_at_now(home).args(["list", "--json", "-n", "500"]))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn by_source_id<'a>(memories: &'a [Value], id: &str) -> &'a Value {
+    memories
+        .iter()
+        .find(|m| m["metadata"]["source_id"] == id)
+        .unwrap_or_else(|| panic!("no memory for {id}"))
+}
+
+#[test]
+fn an_mbox_becomes_one_memory_per_message_without_the_noise() {
+    let home = tempfile::tempdir().unwrap();
+    let mbox = fixtures().join("inbox.mbox");
+    let config = [("mbox_path", mbox.display().to_string())];
+    let report = sync(home.path(), &config);
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(report["admitted"], 7, "{report}");
+    assert_eq!(
+        errors(&report),
+        ["inbox.mbox#9: no Date header"],
+        "the draft without a Date is the one error line; the no-reply mail is no error"
+    );
+    assert_eq!(report["failed"], 1);
+
+    let memories = memories(home.path());
+    assert_eq!(memories.len(), 7);
+    assert!(memories.iter().all(|m| m["kind"] == "email"));
+    assert!(
+        memories
+            .iter()
+            .all(|m| !m["content"].as_str().unwrap().contains("Build #4812")),
+        "mail from no-reply@ is skipped"
+    );
+
+    let reply = by_source_id(&memories, "re-atlas-budget-1@example.com");
+    assert_eq!(
+        reply["valid_from"], "2026-03-09T15:05:00Z",
+        "world time from the Date header, in UTC"
+    );
+    let content = reply["content"].as_str().unwrap();
+    assert!(
+        content.starts_with(
+            "Re: Atlas budget review moved to Thursday\n\n\
+             From: Grace Hopper <grace@example.com>\n\
+             To: Ada Lovelace <ada@example.com>\n\
+             Cc: Linus Pauling <linus@example.org>\n\
+             Date: 2026-03-09T15:05:00Z\n"
+        ),
+        "{content}"
+    );
+    assert!(content.contains("I will bring the three vendor quotes"));
+    let people = &reply["metadata"]["people"];
+    assert_eq!(people[0]["name"], "Grace Hopper");
+    assert_eq!(people[0]["role"], "sender");
+    assert_eq!(people[1]["email"], "ada@example.com");
+    assert_eq!(people[1]["role"], "recipient");
+    assert_eq!(people[2]["role"], "cc");
+    assert_eq!(reply["metadata"]["in_reply_to"], "atlas-budget-1@example.com");
+    assert_eq!(reply["metadata"]["thread"], "atlas-budget-1@example.com");
+    assert!(
+        reply["metadata"]["source_uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("inbox.mbox#7")
+    );
+
+    let encoded = by_source_id(&memories, "seminaire-lyon@example.fr");
+    let content = encoded["content"].as_str().unwrap();
+    assert!(
+        content.starts_with(
+            "Café ☕ planning — Q2 offsite\n\nFrom: Renée Dupré <renee@example.fr>\nTo: Zoë Ångström <zoe@example.se>\n"
+        ),
+        "RFC 2047 headers decoded: {content}"
+    );
+    assert!(content.contains("salle Béatrice"), "latin-1 body: {content}");
+
+    let contract = by_source_id(&memories, "contract-signed@example.org");
+    assert_eq!(
+        contract["metadata"]["attachments"],
+        serde_json::json!(["vendor-contract-signed.pdf"])
+    );
+    assert!(
+        contract["content"]
+            .as_str()
+            .unwrap()
+            .contains("the “final” version, with the € 4,200 monthly cap")
+    );
+    let digest = by_source_id(&memories, "digest-2026-10@atlas.example");
+    assert_eq!(digest["metadata"]["has_html"], true);
+    assert!(
+        digest["content"]
+            .as_str()
+            .unwrap()
+            .contains(
+                "Three items are still open before the Atlas launch on 24 March:\n\
+                 - Load test the search API at 2× peak\n\
+                 - Sign the vendor contract — Linus\n\
+                 - Publish the status page & on-call rota\n"
+            ),
+        "HTML turned into text, entities decoded inside the component too: {digest}"
+    );
+
+    let again = sync(home.path(), &config);
+    assert_eq!(
+        (
+            again["admitted"].as_u64(),
+            again["unchanged"].as_u64(),
+            again["failed"].as_u64()
+        ),
+        (Some(0), Some(7), Some(1)),
+        "{again}"
+    );
+    let hits = json(levh_at_now(home.path()).args([
+        "recall",
+        "who brings the vendor quotes to the budget review",
+        "--json",
+    ]));
+    assert!(
+        hits[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Atlas budget review"),
+        "{hits}"
+    );
+}
+
+#[test]
+fn an_eml_directory_stores_the_good_files_and_reports_each_bad_one_once() {
+    let home = tempfile::tempdir().unwrap();
+    let config = [("eml_dir", fixtures().join("eml").display().to_string())];
+    let report = sync(home.path(), &config);
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(report["admitted"], 2, "{report}");
+    let errors = errors(&report);
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    for (file, words) in [
+        ("empty.eml", "empty file"),
+        ("garbage.eml", "not an email: no headers"),
+        ("truncated.eml", "truncated MIME"),
+    ] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with(&format!("{file}: ")) && e.contains(words)),
+            "{file}: {errors:?}"
+        );
+    }
+    let memories = memories(home.path());
+    let kickoff = by_source_id(&memories, "kickoff-2026@example.com");
+    assert_eq!(kickoff["valid_from"], "2026-03-10T08:00:00Z");
+    assert!(
+        kickoff["content"]
+            .as_str()
+            .unwrap()
+            .contains("Monday 16 March at 10:00")
+    );
+    assert_eq!(kickoff["metadata"]["people"][1]["name"], "Atlas Team");
+    let parking = memories
+        .iter()
+        .find(|m| {
+            m["metadata"]["source_id"]
+                .as_str()
+                .unwrap()
+                .starts_with("no-message-id:")
+        })
+        .expect("a message without Message-ID gets a stable id");
+    assert!(
+        parking["content"]
+            .as_str()
+            .unwrap()
+            .contains("20 parking spaces")
+    );
+
+    let again = sync(home.path(), &config);
+    assert_eq!(
+        (again["admitted"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(2)),
+        "{again}"
+    );
+}
+
+#[test]
+fn past_days_skips_old_mail_and_the_skips_are_logged_not_failed() {
+    let home = tempfile::tempdir().unwrap();
+    let out = levh_at_now(home.path())
+        .env("LEVH_LOG", "info")
+        .args(["sync", "email", "--json", "--config"])
+        .arg(format!(
+            "mbox_path={}",
+            fixtures().join("inbox.mbox").display()
+        ))
+        .args(["--config", "past_days=30"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (report["admitted"].as_u64(), report["failed"].as_u64()),
+        (Some(6), Some(1)),
+        "the November 2025 mail is older than 30 days before {NOW}: {report}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for words in [
+        "skipped 1 messages from excluded senders",
+        "skipped 1 messages older than 30 days",
+    ] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.contains(words) && l.contains("plugin=\"email\"")),
+            "{words}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn config_mistakes_fail_the_sync_naming_the_key() {
+    let home = tempfile::tempdir().unwrap();
+    let mbox = fixtures().join("inbox.mbox");
+    let dir = fixtures().join("eml");
+    for (config, words) in [
+        (
+            vec![
+                format!("mbox_path={}", mbox.display()),
+                format!("eml_dir={}", dir.display()),
+            ],
+            "`mbox_path` and `eml_dir`",
+        ),
+        (
+            vec![
+                format!("mbox_path={}", mbox.display()),
+                "max_messages=lots".to_owned(),
+            ],
+            "`max_messages` must be a whole number",
+        ),
+        (vec!["past_days=3".to_owned()], "set one of `mbox_path`"),
+    ] {
+        let mut command = levh_at_now(home.path());
+        command.args(["sync", "email", "--json"]);
+        for pair in &config {
+            command.args(["--config", pair]);
+        }
+        let out = command.output().unwrap();
+        assert!(!out.status.success(), "{config:?}");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(all.contains(words), "{config:?}: {all}");
+        assert!(all.contains("invalid-config"), "{config:?}: {all}");
+    }
+}
+
+#[test]
+fn a_mailbox_larger_than_a_page_is_stored_whole_and_once() {
+    const MESSAGES: u64 = 1_200;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.mbox");
+    let mut mbox = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for n in 0..MESSAGES {
+        let day = 1 + n % 28;
+        write!(
+            mbox,
+            "From person{n}@example.com Sun Feb  1 08:00:00 2026\n\
+             Message-ID: <archive-{n}@example.com>\n\
+             Date: Sun, {day:02} Feb 2026 08:{:02}:00 +0000\n\
+             From: Person {n} <person{n}@example.com>\n\
+             To: Ada Lovelace <ada@example.com>\n\
+             Subject: Archive note {n}\n\
+             \n\
+             {}\n\
+             {}\n\n",
+            n % 60,
+            distinct_sentence(n),
+            distinct_sentence(n + 100_000),
+        )
+        .unwrap();
+    }
+    mbox.into_inner().unwrap().sync_all().unwrap();
+
+    let home = tempfile::tempdir().unwrap();
+    let config = [("mbox_path", path.display().to_string())];
+    let report = sync(home.path(), &config);
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(
+        (
+            report["admitted"].as_u64(),
+            report["failed"].as_u64(),
+            report["pages"].as_u64()
+        ),
+        (Some(MESSAGES), Some(0), Some(3)),
+        "500 messages a page: {report}"
+    );
+    let stats = json(levh_at_now(home.path()).args(["stats", "--json"]));
+    assert_eq!(stats["total"], MESSAGES, "{stats}");
+    let mut ids = HashSet::new();
+    for offset in [0, 500, 1000] {
+        let page = json(levh_at_now(home.path()).args([
+            "list",
+            "--json",
+            "-n",
+            "500",
+            "--offset",
+            &offset.to_string(),
+        ]));
+        for memory in page.as_array().unwrap() {
+            ids.insert(memory["metadata"]["source_id"].as_str().unwrap().to_owned());
+        }
+    }
+    assert_eq!(ids.len() as u64, MESSAGES, "each message stored once");
+
+    let again = sync(home.path(), &config);
+    assert_eq!(
+        (again["admitted"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(MESSAGES)),
+        "{again}"
+    );
+}
