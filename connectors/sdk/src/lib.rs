@@ -11,6 +11,9 @@
 //! levh_connector_sdk::export_connector!(Notes);
 //! ```
 
+#[cfg(feature = "http")]
+pub mod http;
+
 /// The generated bindings of the `connector` world.
 #[doc(hidden)]
 pub mod bindings {

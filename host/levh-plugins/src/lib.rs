@@ -12,6 +12,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod cache;
+pub mod http;
 mod registry;
 mod sandbox;
 mod scorer;
@@ -27,6 +28,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store};
 
 pub use cache::sha256_hex;
+pub use http::{Credential, Origin};
 pub use registry::{Registry, ScorerRegistry};
 pub use scorer::{SCORE_TIMEOUT, Scorer, ScorerPolicy};
 pub use source::ConnectorSource;
@@ -171,6 +173,11 @@ impl SyncPage {
 pub struct Grants {
     /// Directories (and everything under them) the plugin may read.
     pub read_paths: Vec<PathBuf>,
+    /// Hosts the plugin may connect to (when its manifest asks for them too).
+    pub http_hosts: Vec<Origin>,
+    /// The user's token for this plugin, attached by the host to allowed requests.
+    #[serde(skip)]
+    pub credential: Option<Credential>,
 }
 
 /// Per-call limits.
@@ -268,6 +275,8 @@ impl std::fmt::Debug for Connector {
 pub struct PluginHost {
     engine: Engine,
     linker: Linker<PluginState>,
+    /// The same plus `wasi:http`, for calls that were granted a host.
+    http_linker: Linker<PluginState>,
     runtime: tokio::runtime::Runtime,
     cache_dir: Option<PathBuf>,
     limits: Limits,
@@ -284,6 +293,9 @@ impl std::fmt::Debug for PluginHost {
             .finish()
     }
 }
+
+/// The version shown while a plugin's manifest (and so its version) is being read.
+const MANIFEST_CALL: &str = "?";
 
 /// The kinds of plugin, as error messages name them.
 const CONNECTOR: &str = "connector";
@@ -314,14 +326,18 @@ impl PluginHost {
             |s| s,
         )
         .map_err(|e| PluginError::Host(format!("linking the host interface: {e}")))?;
+        let mut http_linker = linker.clone();
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut http_linker)
+            .map_err(|e| PluginError::Host(format!("linking wasi:http: {e}")))?;
         let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
+            .enable_all()
             .build()
             .map_err(|e| PluginError::Host(format!("starting the runtime: {e}")))?;
         let ticker = Arc::new(sandbox::EpochTicker::start(engine.clone(), EPOCH_TICK));
         Ok(Self {
             engine,
             linker,
+            http_linker,
             runtime,
             cache_dir,
             limits,
@@ -392,10 +408,11 @@ impl PluginHost {
     fn prepared_for_manifest(&self, what: &str) -> Prepared {
         Prepared {
             plugin: what.to_owned(),
-            version: "?".into(),
+            version: MANIFEST_CALL.into(),
             grants: Vec::new(),
             limits: self.limits,
             fixed_now: self.fixed_now,
+            http: None,
         }
     }
 
@@ -413,10 +430,16 @@ impl PluginHost {
         prepared: &Prepared,
     ) -> Result<(Store<PluginState>, wit::v0_1_0::Connector), PluginError> {
         let mut store = self.new_store(prepared)?;
-        let instance =
-            wit::v0_1_0::Connector::instantiate_async(&mut store, component, &self.linker)
-                .await
-                .map_err(|e| sandbox::trapped(prepared, &store, e))?;
+        // wasi:http is linked only for calls granted a host, and for reading a manifest
+        // (the policy then allows no host at all).
+        let linker = match &prepared.http {
+            Some((allowed, _)) if !allowed.is_empty() => &self.http_linker,
+            _ if prepared.version == MANIFEST_CALL => &self.http_linker,
+            _ => &self.linker,
+        };
+        let instance = wit::v0_1_0::Connector::instantiate_async(&mut store, component, linker)
+            .await
+            .map_err(|e| sandbox::trapped(prepared, &store, e))?;
         Ok((store, instance))
     }
 
@@ -432,12 +455,14 @@ impl PluginHost {
     ) -> Result<SyncPage, PluginError> {
         let m = &connector.manifest;
         let (guest_config, preopens) = sandbox::map_paths(m, config, grants)?;
+        let allowed = allowed_origins(m, config, grants)?;
         let prepared = Prepared {
             plugin: m.id.clone(),
             version: m.version.clone(),
             grants: preopens,
             limits: self.limits,
             fixed_now: self.fixed_now,
+            http: Some((allowed, grants.credential.clone())),
         };
         let page: SyncPage = self.runtime.block_on(async {
             let (mut store, instance) = self.instantiate(&connector.component, &prepared).await?;
@@ -445,8 +470,19 @@ impl PluginHost {
                 .call_sync(&mut store, &guest_config, cursor.as_deref())
                 .await
                 .map_err(|e| sandbox::trapped(&prepared, &store, e))?;
+            let denied = store.data().http.denied.lock().map(|d| d.clone()).unwrap_or_default();
             match result {
                 Ok(page) => Ok(page.into()),
+                // Whatever the plugin made of a refused request, the host says what it was.
+                Err(_) if !denied.is_empty() => Err(PluginError::Denied {
+                    plugin: m.id.clone(),
+                    version: m.version.clone(),
+                    capability: format!(
+                        "{} (`levh connector grant {} --host HOST` allows a host it asks for)",
+                        denied.join("; "),
+                        m.id
+                    ),
+                }),
                 Err(error) => {
                     let (kind, message) = wit::describe(error);
                     Err(PluginError::Guest {
@@ -471,6 +507,40 @@ impl PluginHost {
         }
         Ok(page)
     }
+}
+
+/// The hosts a call may reach: those the manifest asks for that the user granted. A
+/// manifest that asks for hosts none of which is granted is refused before it runs.
+fn allowed_origins(
+    manifest: &Manifest,
+    config: &[(String, String)],
+    grants: &Grants,
+) -> Result<Vec<Origin>, PluginError> {
+    let requested =
+        http::requested_origins(manifest, config).map_err(|message| PluginError::Guest {
+            plugin: manifest.id.clone(),
+            version: manifest.version.clone(),
+            kind: "invalid-config".into(),
+            message,
+        })?;
+    let allowed: Vec<Origin> = requested
+        .iter()
+        .filter(|o| grants.http_hosts.contains(o))
+        .cloned()
+        .collect();
+    if allowed.is_empty()
+        && let Some(first) = requested.first()
+    {
+        return Err(PluginError::Denied {
+            plugin: manifest.id.clone(),
+            version: manifest.version.clone(),
+            capability: format!(
+                "connect to {first}: not granted (`levh connector grant {} --host {first}`)",
+                manifest.id
+            ),
+        });
+    }
+    Ok(allowed)
 }
 
 /// Refuses a manifest of an unsupported API version or with an id that is not a plain

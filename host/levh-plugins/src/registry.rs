@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Connector, Grants, PluginError, PluginHost, Scorer, sha256_hex};
+use crate::{Connector, Credential, Grants, Origin, PluginError, PluginHost, Scorer, sha256_hex};
 
 /// The plugins directory.
 #[derive(Debug, Clone)]
@@ -17,7 +17,13 @@ pub struct Registry {
 struct GrantsFile {
     #[serde(default)]
     read_paths: Vec<PathBuf>,
+    /// `host:port`, normalised.
+    #[serde(default)]
+    http_hosts: Vec<String>,
 }
+
+/// The file holding a plugin's credential, inside its directory.
+const CREDENTIAL_FILE: &str = "credential";
 
 fn host_error(what: &str, error: impl std::fmt::Display) -> PluginError {
     PluginError::Host(format!("{what}: {error}"))
@@ -104,25 +110,95 @@ impl Registry {
         Ok(true)
     }
 
-    /// What a connector was granted.
+    /// What a connector was granted, with its credential if one is stored.
     pub fn grants(&self, id: &str) -> Grants {
-        let text =
-            std::fs::read_to_string(self.plugin_dir(id).join("grants.toml")).unwrap_or_default();
-        let file: GrantsFile = toml::from_str(&text).unwrap_or_default();
+        let file = self.grants_file(id);
         Grants {
             read_paths: file.read_paths,
+            http_hosts: file
+                .http_hosts
+                .iter()
+                .filter_map(|h| Origin::parse(h).ok())
+                .collect(),
+            credential: self.credential(id),
         }
     }
 
-    fn save_grants(&self, id: &str, grants: &Grants) -> Result<(), PluginError> {
+    fn grants_file(&self, id: &str) -> GrantsFile {
+        let text =
+            std::fs::read_to_string(self.plugin_dir(id).join("grants.toml")).unwrap_or_default();
+        toml::from_str(&text).unwrap_or_default()
+    }
+
+    fn save_grants(&self, id: &str, file: &GrantsFile) -> Result<(), PluginError> {
         let dir = self.plugin_dir(id);
         std::fs::create_dir_all(&dir)
             .map_err(|e| host_error("creating the plugin directory", e))?;
-        let text = toml::to_string(&GrantsFile {
-            read_paths: grants.read_paths.clone(),
-        })
-        .map_err(|e| host_error("writing grants", e))?;
-        std::fs::write(dir.join("grants.toml"), text).map_err(|e| host_error("writing grants", e))
+        let text = toml::to_string(file).map_err(|e| host_error("writing grants", e))?;
+        write_replacing(&dir.join("grants.toml"), text.as_bytes())
+    }
+
+    /// Lets a connector connect to a host (`host`, `host:port` or a URL; stored as
+    /// `host:port`). It still reaches it only if its manifest asks for it.
+    pub fn grant_host(&self, id: &str, host: &str) -> Result<Origin, PluginError> {
+        let origin = Origin::parse(host).map_err(|e| host_error("the host", e))?;
+        let mut file = self.grants_file(id);
+        let text = origin.to_string();
+        if !file.http_hosts.contains(&text) {
+            file.http_hosts.push(text);
+        }
+        self.save_grants(id, &file)?;
+        Ok(origin)
+    }
+
+    /// Takes a host grant back. False when it was not granted.
+    pub fn revoke_host(&self, id: &str, host: &str) -> Result<bool, PluginError> {
+        let origin = Origin::parse(host).map_err(|e| host_error("the host", e))?;
+        let mut file = self.grants_file(id);
+        let before = file.http_hosts.len();
+        file.http_hosts.retain(|h| h != &origin.to_string());
+        let removed = file.http_hosts.len() != before;
+        self.save_grants(id, &file)?;
+        Ok(removed)
+    }
+
+    /// Stores the user's token for a connector: a file readable by the user alone
+    /// (0600, in a 0700 directory), beside the database it protects. The OS keyring was
+    /// considered and not chosen: headless servers, containers and CI have none, and a
+    /// memory server must run there.
+    pub fn set_credential(&self, id: &str, token: &str) -> Result<(), PluginError> {
+        let token = token.trim();
+        if token.is_empty() || token.contains(['\n', '\r']) {
+            return Err(host_error("the token", "it must be one non-empty line"));
+        }
+        let dir = self.plugin_dir(id);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| host_error("creating the plugin directory", e))?;
+        restrict(&dir, 0o700)?;
+        let path = dir.join(CREDENTIAL_FILE);
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(format!(".tmp{}", std::process::id()));
+        let temporary = PathBuf::from(temporary);
+        // Created private, then filled: the token is never in a world-readable file.
+        std::fs::write(&temporary, b"").map_err(|e| host_error("writing the token", e))?;
+        restrict(&temporary, 0o600)?;
+        std::fs::write(&temporary, token).map_err(|e| host_error("writing the token", e))?;
+        std::fs::rename(&temporary, &path).map_err(|e| host_error("storing the token", e))
+    }
+
+    /// Forgets a connector's token. False when none was stored.
+    pub fn clear_credential(&self, id: &str) -> Result<bool, PluginError> {
+        match std::fs::remove_file(self.plugin_dir(id).join(CREDENTIAL_FILE)) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(host_error("removing the token", e)),
+        }
+    }
+
+    /// A connector's stored token.
+    pub fn credential(&self, id: &str) -> Option<Credential> {
+        let text = std::fs::read_to_string(self.plugin_dir(id).join(CREDENTIAL_FILE)).ok()?;
+        (!text.trim().is_empty()).then(|| Credential::new(&text))
     }
 
     /// Grants read access to a directory (stored canonical).
@@ -130,22 +206,22 @@ impl Registry {
         let path = path
             .canonicalize()
             .map_err(|e| host_error(&format!("{}", path.display()), e))?;
-        let mut grants = self.grants(id);
-        if !grants.read_paths.contains(&path) {
-            grants.read_paths.push(path.clone());
+        let mut file = self.grants_file(id);
+        if !file.read_paths.contains(&path) {
+            file.read_paths.push(path.clone());
         }
-        self.save_grants(id, &grants)?;
+        self.save_grants(id, &file)?;
         Ok(path)
     }
 
     /// Takes a grant back. False when it was not granted.
     pub fn revoke(&self, id: &str, path: &Path) -> Result<bool, PluginError> {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        let mut grants = self.grants(id);
-        let before = grants.read_paths.len();
-        grants.read_paths.retain(|p| p != &canonical && p != path);
-        let removed = grants.read_paths.len() != before;
-        self.save_grants(id, &grants)?;
+        let mut file = self.grants_file(id);
+        let before = file.read_paths.len();
+        file.read_paths.retain(|p| p != &canonical && p != path);
+        let removed = file.read_paths.len() != before;
+        self.save_grants(id, &file)?;
         Ok(removed)
     }
 }
@@ -248,6 +324,19 @@ impl ScorerRegistry {
             },
         }
     }
+}
+
+/// Sets Unix permissions (other platforms keep their defaults and per-user home).
+fn restrict(path: &Path, mode: u32) -> Result<(), PluginError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| host_error("restricting permissions", e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
+    Ok(())
 }
 
 /// Writes a file by writing a sibling and renaming it over, so a reader never sees half.

@@ -12,6 +12,9 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, HostWallClock, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::wit::v0_1_0::levh::plugin::host;
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+
+use crate::http::{Credential, HttpPolicy, Origin};
 use crate::{Capability, Grants, Limits, Manifest, PluginError, grant_root};
 
 /// Everything a call's store is built from.
@@ -22,6 +25,8 @@ pub(crate) struct Prepared {
     pub(crate) grants: Vec<(PathBuf, String)>,
     pub(crate) limits: Limits,
     pub(crate) fixed_now: Option<SystemTime>,
+    /// Hosts this call may reach (empty: no network), and the credential to attach.
+    pub(crate) http: Option<(Vec<Origin>, Option<Credential>)>,
 }
 
 /// A wall clock stopped at one instant.
@@ -50,6 +55,8 @@ pub(crate) struct PluginState {
     plugin: String,
     stderr: MemoryOutputPipe,
     log_lines: usize,
+    http_ctx: WasiHttpCtx,
+    pub(crate) http: HttpPolicy,
 }
 
 /// Makes the host interface use the store's data directly.
@@ -89,6 +96,11 @@ impl PluginState {
             plugin: prepared.plugin.clone(),
             stderr,
             log_lines: 0,
+            http_ctx: WasiHttpCtx::new(),
+            http: match &prepared.http {
+                Some((allowed, credential)) => HttpPolicy::new(allowed.clone(), credential.clone()),
+                None => HttpPolicy::new(Vec::new(), None),
+            },
         })
     }
 }
@@ -98,6 +110,16 @@ impl WasiView for PluginState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for PluginState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http_ctx,
+            table: &mut self.table,
+            hooks: &mut self.http,
         }
     }
 }

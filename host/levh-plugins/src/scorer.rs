@@ -88,6 +88,7 @@ impl PluginHost {
                 ..self.limits
             },
             fixed_now: self.fixed_now,
+            http: None,
         };
         let wit_candidates: Vec<Candidate> = candidates
             .iter()

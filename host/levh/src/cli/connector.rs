@@ -1,4 +1,4 @@
-//! `levh connector list|inspect|add|remove|grant|revoke|new`.
+//! `levh connector list|inspect|add|remove|grant|revoke|secret|new`.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -39,20 +39,34 @@ pub enum Command {
         /// The connector's id.
         id: String,
     },
-    /// Let a connector read a directory (and everything under it).
+    /// Let a connector read a directory (and everything under it), or connect to a host.
+    #[command(arg_required_else_help = true)]
     Grant {
         /// The connector's id.
         id: String,
         /// The directory.
-        dir: PathBuf,
+        #[arg(required_unless_present = "host")]
+        dir: Option<PathBuf>,
+        /// A host it may connect to (`api.github.com`, `host:port` or a URL), if its
+        /// manifest asks for it too.
+        #[arg(long, conflicts_with = "dir")]
+        host: Option<String>,
     },
     /// Take a grant back.
     Revoke {
         /// The connector's id.
         id: String,
         /// The directory.
-        dir: PathBuf,
+        #[arg(required_unless_present = "host")]
+        dir: Option<PathBuf>,
+        /// The host.
+        #[arg(long, conflicts_with = "dir")]
+        host: Option<String>,
     },
+    /// Store (or clear) the token levh attaches to a connector's requests. The connector
+    /// never sees it.
+    #[command(subcommand)]
+    Secret(SecretCommand),
     /// Create a new connector crate, ready to build, from a template using the SDK.
     New {
         /// Its name (becomes its id).
@@ -63,6 +77,20 @@ pub enum Command {
         /// The levh-connector-sdk crate to depend on (default: the one this levh was built with).
         #[arg(long)]
         sdk: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretCommand {
+    /// Read a token from the terminal (hidden) or from standard input, and store it.
+    Set {
+        /// The connector's id.
+        id: String,
+    },
+    /// Forget the stored token.
+    Clear {
+        /// The connector's id.
+        id: String,
     },
 }
 
@@ -139,7 +167,10 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             let grants = registry.grants(&id);
             if json {
                 output::json(
-                    &json!({ "manifest": connector.manifest, "sha256": connector.sha256, "grants": grants }),
+                    &json!({
+                        "manifest": connector.manifest, "sha256": connector.sha256, "grants": grants,
+                        "token_stored": grants.credential.is_some(),
+                    }),
                 )?;
             } else {
                 let m = &connector.manifest;
@@ -166,13 +197,19 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                     output::line(format!("  {c}"));
                 }
                 output::line("granted:");
-                if grants.read_paths.is_empty() {
+                if grants.read_paths.is_empty() && grants.http_hosts.is_empty() {
                     output::line(
                         "  nothing stored (paths typed on `levh sync` are granted for that run)",
                     );
                 }
                 for p in &grants.read_paths {
                     output::line(format!("  read {}", p.display()));
+                }
+                for h in &grants.http_hosts {
+                    output::line(format!("  connect to {h}"));
+                }
+                if grants.credential.is_some() {
+                    output::line("  a token is stored (`levh connector secret clear` forgets it)");
                 }
             }
         }
@@ -232,19 +269,51 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
             output::line(format!("removed {id}"));
         }
-        Command::Grant { id, dir } => {
+        Command::Grant { id, dir, host } => {
             component_bytes(context, &id)?;
-            if !dir.is_dir() {
-                bail!("{} is not a directory", dir.display());
+            if let Some(host) = host {
+                let origin = registry.grant_host(&id, &host)?;
+                output::line(format!("{id} may connect to {origin}"));
+            } else if let Some(dir) = dir {
+                if !dir.is_dir() {
+                    bail!("{} is not a directory", dir.display());
+                }
+                let granted = registry.grant(&id, &dir)?;
+                output::line(format!("{id} may read {}", granted.display()));
             }
-            let granted = registry.grant(&id, &dir)?;
-            output::line(format!("{id} may read {}", granted.display()));
         }
-        Command::Revoke { id, dir } => {
-            if !registry.revoke(&id, &dir)? {
-                bail!("{id} had no grant for {}", dir.display());
+        Command::Revoke { id, dir, host } => {
+            if let Some(host) = host {
+                if !registry.revoke_host(&id, &host)? {
+                    bail!("{id} had no grant for host {host}");
+                }
+                output::line(format!("{id} may no longer connect to {host}"));
+            } else if let Some(dir) = dir {
+                if !registry.revoke(&id, &dir)? {
+                    bail!("{id} had no grant for {}", dir.display());
+                }
+                output::line(format!("{id} may no longer read {}", dir.display()));
             }
-            output::line(format!("{id} may no longer read {}", dir.display()));
+        }
+        Command::Secret(SecretCommand::Set { id }) => {
+            component_bytes(context, &id)?;
+            let token = if std::io::stdin().is_terminal() {
+                rpassword::prompt_password(format!("token for {id} (hidden): "))?
+            } else {
+                let mut line = String::new();
+                std::io::stdin().lock().read_line(&mut line)?;
+                line
+            };
+            registry.set_credential(&id, &token)?;
+            output::line(format!(
+                "stored the token for {id}; levh attaches it to {id}'s requests to its granted hosts"
+            ));
+        }
+        Command::Secret(SecretCommand::Clear { id }) => {
+            if !registry.clear_credential(&id)? {
+                bail!("no token stored for {id}");
+            }
+            output::line(format!("forgot the token for {id}"));
         }
         Command::New { name, dir, sdk } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from(&name));
