@@ -1,13 +1,16 @@
 //! levh's integration tests: the engine on a real SQLite file in WAL mode, and the real
 //! `levh` binary driven as a person or a script would.
 
+mod api_server;
 mod calendar;
 mod cli;
 mod concurrency;
 mod connectors;
 mod email;
 mod gate;
+mod github;
 mod memory_model;
+mod notion;
 mod plugins;
 mod recall;
 mod scorers;

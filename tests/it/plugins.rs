@@ -86,6 +86,7 @@ fn run(
     let connector = host.load_connector("hostile", hostile_bytes()).unwrap();
     let grants = Grants {
         read_paths: vec![sandbox.granted.clone()],
+        ..Grants::default()
     };
     host.sync(&connector, &config(mode, &sandbox.granted), None, &grants)
 }
@@ -104,6 +105,7 @@ fn the_builtin_local_files_connector_reads_a_granted_directory() {
     let config = vec![("directory".to_owned(), dir.path().display().to_string())];
     let grants = Grants {
         read_paths: vec![dir.path().to_path_buf()],
+        ..Grants::default()
     };
     let page = host.sync(&connector, &config, None, &grants).unwrap();
     let titles: Vec<&str> = page.items.iter().map(|i| i.title.as_str()).collect();

@@ -1,0 +1,157 @@
+//! The `github` connector: issues and pull requests (with their comments) and releases
+//! of the repositories you list, one item each, incrementally.
+//!
+//! Everything but the HTTP calls is plain Rust over a [`Fetch`] trait, so the paging,
+//! cursor, error handling and item building run natively in tests with canned
+//! responses; inside the component, [`Fetch`] is the SDK's `wasi:http` client, and the
+//! host decides which hosts it reaches and attaches the user's token.
+
+pub mod api;
+pub mod cursor;
+
+use levh_connector_sdk::http::{HttpError, Response};
+use levh_connector_sdk::{Error, Page};
+
+pub use cursor::Cursor;
+
+/// Sends a GET. The component's is `levh_connector_sdk::http::get`.
+pub trait Fetch {
+    /// GETs `url` with these headers.
+    fn get(&mut self, url: &str, headers: &[(&str, &str)]) -> Result<Response, HttpError>;
+}
+
+/// Settings of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// `owner/name`, in order.
+    pub repos: Vec<String>,
+    /// The API root, without a trailing slash.
+    pub base_url: String,
+}
+
+/// The public API; GitHub Enterprise and tests set another.
+pub const DEFAULT_BASE_URL: &str = "https://api.github.com";
+
+impl Settings {
+    /// Reads and checks the config.
+    pub fn from_config(config: &levh_connector_sdk::Config) -> Result<Self, Error> {
+        let repos: Vec<String> = levh_connector_sdk::required(config, "repos")?
+            .split(',')
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty())
+            .collect();
+        for repo in &repos {
+            let mut parts = repo.split('/');
+            let ok = matches!((parts.next(), parts.next(), parts.next()), (Some(o), Some(n), None) if !o.is_empty() && !n.is_empty());
+            if !ok {
+                return Err(Error::InvalidConfig(format!(
+                    "`repos`: {repo:?} is not owner/name"
+                )));
+            }
+        }
+        if repos.is_empty() {
+            return Err(Error::InvalidConfig("`repos` lists no repository".into()));
+        }
+        let base_url = levh_connector_sdk::config_value(config, "base_url")
+            .unwrap_or(DEFAULT_BASE_URL)
+            .trim()
+            .trim_end_matches('/')
+            .to_owned();
+        if !base_url.starts_with("https://") && !base_url.starts_with("http://") {
+            return Err(Error::InvalidConfig(format!(
+                "`base_url`: {base_url:?} is not an http(s) URL"
+            )));
+        }
+        Ok(Self { repos, base_url })
+    }
+}
+
+/// One `sync` call: fetches one API page of the current repository and stage (plus the
+/// comments of the issues on it) and says where the next call continues.
+pub fn step(
+    settings: &Settings,
+    cursor: Option<&str>,
+    fetch: &mut dyn Fetch,
+) -> Result<Page, Error> {
+    let cursor = match cursor {
+        Some(text) => Cursor::decode(text).map_err(|e| {
+            Error::Failed(format!(
+                "the saved cursor is unreadable ({e}); run `levh sync github` with a fresh state"
+            ))
+        })?,
+        None => Cursor::default(),
+    };
+    api::step(settings, cursor, fetch)
+}
+
+#[cfg(target_arch = "wasm32")]
+mod component {
+    use levh_connector_sdk::http::{HttpError, Response};
+    use levh_connector_sdk::{
+        Capability, Config, ConfigKey, ConfigType, Error, Guest, Manifest, Page,
+    };
+
+    struct GitHub;
+
+    struct Wasi;
+
+    impl super::Fetch for Wasi {
+        fn get(&mut self, url: &str, headers: &[(&str, &str)]) -> Result<Response, HttpError> {
+            levh_connector_sdk::http::get(url, headers)
+        }
+    }
+
+    fn key(
+        name: &str,
+        value_type: ConfigType,
+        required: bool,
+        default: Option<&str>,
+        help: &str,
+    ) -> ConfigKey {
+        ConfigKey {
+            name: name.into(),
+            value_type,
+            help: help.into(),
+            required,
+            default_value: default.map(str::to_owned),
+        }
+    }
+
+    impl Guest for GitHub {
+        fn manifest() -> Manifest {
+            Manifest {
+                id: "github".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                description:
+                    "Issues, pull requests (with comments) and releases of GitHub repositories"
+                        .into(),
+                api_version: levh_connector_sdk::API_VERSION.into(),
+                config: vec![
+                    key(
+                        "repos",
+                        ConfigType::TextList,
+                        true,
+                        None,
+                        "Repositories as owner/name, comma-separated.",
+                    ),
+                    key(
+                        "base_url",
+                        ConfigType::Text,
+                        false,
+                        Some(super::DEFAULT_BASE_URL),
+                        "The API root (GitHub Enterprise: https://HOST/api/v3).",
+                    ),
+                ],
+                // The host of `base_url`: api.github.com unless set otherwise.
+                capabilities: vec![Capability::HttpHost("base_url".into())],
+            }
+        }
+
+        fn sync(config: Config, cursor: Option<String>) -> Result<Page, Error> {
+            let settings = super::Settings::from_config(&config)?;
+            super::step(&settings, cursor.as_deref(), &mut Wasi)
+        }
+    }
+
+    levh_connector_sdk::export_connector!(GitHub);
+}
