@@ -18,8 +18,8 @@ use http::header::{AUTHORIZATION, HeaderName, HeaderValue, PROXY_AUTHORIZATION};
 use http_body::{Body, Frame};
 use http_body_util::BodyExt;
 use wasmtime_wasi_http::{
-    DEFAULT_FORBIDDEN_HEADERS, Error as HttpError, ForbiddenHeaderFilter, RequestOptions,
-    WasiBody, WasiHttpHooks, default_send_request,
+    DEFAULT_FORBIDDEN_HEADERS, Error as HttpError, ForbiddenHeaderFilter, RequestOptions, WasiBody,
+    WasiHttpHooks, default_send_request,
 };
 
 use crate::{Capability, Manifest};
@@ -189,9 +189,7 @@ type Sent = (
 );
 
 fn forbidden(name: &HeaderName) -> bool {
-    name == AUTHORIZATION
-        || name == PROXY_AUTHORIZATION
-        || DEFAULT_FORBIDDEN_HEADERS.contains(name)
+    name == AUTHORIZATION || name == PROXY_AUTHORIZATION || DEFAULT_FORBIDDEN_HEADERS.contains(name)
 }
 
 impl WasiHttpHooks for HttpPolicy {
@@ -229,10 +227,14 @@ impl WasiHttpHooks for HttpPolicy {
             value.set_sensitive(true);
             request.headers_mut().insert(AUTHORIZATION, value);
         }
-        let shorter = |asked: Option<Duration>, cap: Duration| Some(asked.map_or(cap, |a| a.min(cap)));
+        let shorter =
+            |asked: Option<Duration>, cap: Duration| Some(asked.map_or(cap, |a| a.min(cap)));
         let options = RequestOptions {
             connect_timeout: shorter(options.and_then(|o| o.connect_timeout), CONNECT_TIMEOUT),
-            first_byte_timeout: shorter(options.and_then(|o| o.first_byte_timeout), RESPONSE_TIMEOUT),
+            first_byte_timeout: shorter(
+                options.and_then(|o| o.first_byte_timeout),
+                RESPONSE_TIMEOUT,
+            ),
             between_bytes_timeout: shorter(
                 options.and_then(|o| o.between_bytes_timeout),
                 RESPONSE_TIMEOUT,

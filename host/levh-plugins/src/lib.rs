@@ -294,9 +294,6 @@ impl std::fmt::Debug for PluginHost {
     }
 }
 
-/// The version shown while a plugin's manifest (and so its version) is being read.
-const MANIFEST_CALL: &str = "?";
-
 /// The kinds of plugin, as error messages name them.
 const CONNECTOR: &str = "connector";
 const SCORER: &str = "scorer";
@@ -360,7 +357,9 @@ impl PluginHost {
         let prepared = self.prepared_for_manifest(what);
         let manifest: Manifest = self.runtime.block_on(async {
             let (mut store, instance) = self
-                .instantiate(&component, &prepared)
+                // A network connector imports wasi:http even to say who it is; reading
+                // its manifest allows no host at all.
+                .instantiate(&component, &prepared, &self.http_linker)
                 .await
                 .map_err(|e| not_a(CONNECTOR, what, e))?;
             let manifest = instance
@@ -408,7 +407,7 @@ impl PluginHost {
     fn prepared_for_manifest(&self, what: &str) -> Prepared {
         Prepared {
             plugin: what.to_owned(),
-            version: MANIFEST_CALL.into(),
+            version: "?".into(),
             grants: Vec::new(),
             limits: self.limits,
             fixed_now: self.fixed_now,
@@ -428,15 +427,9 @@ impl PluginHost {
         &self,
         component: &Component,
         prepared: &Prepared,
+        linker: &Linker<PluginState>,
     ) -> Result<(Store<PluginState>, wit::v0_1_0::Connector), PluginError> {
         let mut store = self.new_store(prepared)?;
-        // wasi:http is linked only for calls granted a host, and for reading a manifest
-        // (the policy then allows no host at all).
-        let linker = match &prepared.http {
-            Some((allowed, _)) if !allowed.is_empty() => &self.http_linker,
-            _ if prepared.version == MANIFEST_CALL => &self.http_linker,
-            _ => &self.linker,
-        };
         let instance = wit::v0_1_0::Connector::instantiate_async(&mut store, component, linker)
             .await
             .map_err(|e| sandbox::trapped(prepared, &store, e))?;
@@ -465,12 +458,30 @@ impl PluginHost {
             http: Some((allowed, grants.credential.clone())),
         };
         let page: SyncPage = self.runtime.block_on(async {
-            let (mut store, instance) = self.instantiate(&connector.component, &prepared).await?;
+            // wasi:http is linked only for calls that were granted a host.
+            let linker = if prepared
+                .http
+                .as_ref()
+                .is_some_and(|(allowed, _)| !allowed.is_empty())
+            {
+                &self.http_linker
+            } else {
+                &self.linker
+            };
+            let (mut store, instance) = self
+                .instantiate(&connector.component, &prepared, linker)
+                .await?;
             let result = instance
                 .call_sync(&mut store, &guest_config, cursor.as_deref())
                 .await
                 .map_err(|e| sandbox::trapped(&prepared, &store, e))?;
-            let denied = store.data().http.denied.lock().map(|d| d.clone()).unwrap_or_default();
+            let denied = store
+                .data()
+                .http
+                .denied
+                .lock()
+                .map(|d| d.clone())
+                .unwrap_or_default();
             match result {
                 Ok(page) => Ok(page.into()),
                 // Whatever the plugin made of a refused request, the host says what it was.
