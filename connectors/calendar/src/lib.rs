@@ -1,8 +1,10 @@
-//! The `calendar` connector: one item per occurrence of an event inside a window around
-//! now, read from `.ics` files (one file, or a directory of them). Recurring events are
-//! expanded, time zones converted to UTC, and each bad file or event is one error.
+//! The `calendar` connector: one item per event inside a window around now, read from
+//! `.ics` files (one file, or a directory of them). Recurring events are expanded inside
+//! the window (one item per series, listing its occurrences), time zones converted to
+//! UTC, and each bad file or event is one error.
 
 pub mod parse;
+pub mod series;
 pub mod time;
 
 use std::path::{Path, PathBuf};
@@ -30,7 +32,8 @@ pub fn ics_files(path: &Path) -> Result<Vec<(String, PathBuf)>, String> {
             if name.starts_with('.') {
                 continue;
             }
-            if entry_path.is_dir() {
+            // Not following links to directories: a link loop would never end.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 pending.push(entry_path);
             } else if entry_path
                 .extension()
@@ -50,6 +53,42 @@ pub fn ics_files(path: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     Ok(found)
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_is_walked_for_ics_files_and_a_file_is_taken_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("work/nested")).unwrap();
+        std::fs::create_dir_all(root.join(".hidden")).unwrap();
+        for file in [
+            "home.ics",
+            "work/team.ICS",
+            "work/nested/old.ics",
+            "work/notes.txt",
+            ".hidden/secret.ics",
+            ".dotfile.ics",
+        ] {
+            std::fs::write(root.join(file), "x").unwrap();
+        }
+        let names: Vec<String> = ics_files(root)
+            .unwrap()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(names, ["home.ics", "work/nested/old.ics", "work/team.ICS"]);
+        let one = ics_files(&root.join("work/notes.txt")).unwrap();
+        assert_eq!(one, [("notes.txt".to_owned(), root.join("work/notes.txt"))]);
+        assert!(
+            ics_files(&root.join("missing"))
+                .unwrap_err()
+                .contains("missing")
+        );
+    }
+}
+
 #[cfg(target_arch = "wasm32")]
 mod component {
     use chrono::{DateTime, Utc};
@@ -58,7 +97,8 @@ mod component {
         Person,
     };
 
-    use crate::parse::{Occurrence, Window, parse, rfc3339};
+    use crate::parse::{Window, parse, rfc3339};
+    use crate::series::{Entry, entries};
 
     struct Calendar;
 
@@ -83,9 +123,7 @@ mod component {
             Manifest {
                 id: "calendar".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
-                description:
-                    "One memory per event occurrence in .ics calendars, recurring events expanded"
-                        .into(),
+                description: "One memory per event in .ics calendars (recurring events expanded in the window, times in UTC)".into(),
                 api_version: levh_connector_sdk::API_VERSION.into(),
                 config: vec![
                     key(
@@ -142,7 +180,7 @@ mod component {
                 match parse(&name, &bytes, &window) {
                     Ok(parsed) => {
                         let uri = format!("file:{}", file.display());
-                        items.extend(parsed.occurrences.iter().map(|o| item(o, &uri)));
+                        items.extend(entries(parsed.occurrences).iter().map(|e| item(e, &uri)));
                         errors.extend(parsed.errors.into_iter().map(|e| ItemError {
                             source_id: Some(e.location.clone()),
                             location: e.location,
@@ -153,7 +191,7 @@ mod component {
                 }
             }
             levh_connector_sdk::info(&format!(
-                "{} occurrences between {} and {}",
+                "{} events between {} and {}",
                 items.len(),
                 rfc3339(window.start),
                 rfc3339(window.end)
@@ -167,26 +205,26 @@ mod component {
         }
     }
 
-    fn item(occurrence: &Occurrence, uri: &str) -> Item {
+    fn item(entry: &Entry, uri: &str) -> Item {
         let person = |a: &crate::parse::Attendee, role: &str| Person {
             name: a.name.clone(),
             email: a.email.clone(),
             role: role.into(),
         };
         Item {
-            source_id: occurrence.source_id.clone(),
-            title: occurrence.title.clone(),
-            content: occurrence.content(),
+            source_id: entry.source_id.clone(),
+            title: entry.title.clone(),
+            content: entry.content.clone(),
             kind: "event".into(),
-            occurred_at: Some(rfc3339(occurrence.start)),
-            people: occurrence
+            occurred_at: Some(rfc3339(entry.start)),
+            people: entry
                 .organizer
                 .iter()
                 .map(|o| person(o, "organizer"))
-                .chain(occurrence.attendees.iter().map(|a| person(a, "attendee")))
+                .chain(entry.attendees.iter().map(|a| person(a, "attendee")))
                 .collect(),
             source_uri: Some(uri.to_owned()),
-            metadata: occurrence.metadata().to_string(),
+            metadata: entry.metadata.to_string(),
         }
     }
 

@@ -1,0 +1,816 @@
+//! `.ics` files (RFC 5545) into the event occurrences that fall inside a time window.
+//!
+//! The libraries do the standard's work: `icalendar` parses (line unfolding, components,
+//! parameters, TEXT unescaping), `rrule` expands recurrence rules with their EXDATE and
+//! RDATE sets, `chrono-tz` knows the zones. What is written here is glue: reading values
+//! into instants (`time`), applying `RECURRENCE-ID` overrides, cutting to the window, and
+//! naming every problem so one bad event never costs the rest of its file.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, SecondsFormat, Utc};
+use chrono_tz::Tz;
+use icalendar::parser::{Component, Property, read_components, unfold};
+use rrule::{RRule, RRuleError, RRuleSet, Unvalidated};
+
+use crate::time::{Length, Stamp, local};
+
+/// The most days `past_days` or `future_days` may reach back or ahead (a century).
+pub const MAX_WINDOW_DAYS: u64 = 36_525;
+/// Occurrences kept per event inside the window; a rule making more (say, every minute
+/// for a month) is cut here and reported.
+pub const MAX_OCCURRENCES: usize = 1_000;
+/// Recurrences stepped through per event before giving up (a rule from 1970 stepping by
+/// the second would otherwise never reach the window).
+const MAX_STEPS: usize = 500_000;
+
+/// The span of time a sync looks at: [now − past days, now + future days].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+}
+
+impl Window {
+    /// The window around `now`; days beyond [`MAX_WINDOW_DAYS`] are refused.
+    pub fn around(now: DateTime<Utc>, past_days: u64, future_days: u64) -> Result<Self, String> {
+        let days = |key: &str, n: u64| {
+            (n <= MAX_WINDOW_DAYS)
+                .then(|| Duration::days(n as i64))
+                .ok_or_else(|| format!("`{key}` must be at most {MAX_WINDOW_DAYS}, got {n}"))
+        };
+        Ok(Window {
+            start: now - days("past_days", past_days)?,
+            end: now + days("future_days", future_days)?,
+        })
+    }
+
+    /// Whether an occurrence from `start` to `end` overlaps the window (an event still
+    /// going on when the window opens counts).
+    fn overlaps(&self, start: DateTime<Utc>, end: DateTime<Utc>) -> bool {
+        start <= self.end && end.max(start) >= self.start
+    }
+}
+
+/// Someone in an event: its organizer or an attendee.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attendee {
+    /// `CN`.
+    pub name: Option<String>,
+    /// From a `mailto:` address.
+    pub email: Option<String>,
+    /// `PARTSTAT`, lowercased (accepted, declined, tentative), when answered.
+    pub status: Option<String>,
+}
+
+impl Attendee {
+    fn label(&self) -> String {
+        let mut label = match (&self.name, &self.email) {
+            (Some(name), Some(email)) => format!("{name} <{email}>"),
+            (Some(name), None) => name.clone(),
+            (None, Some(email)) => email.clone(),
+            (None, None) => String::new(),
+        };
+        if let Some(status) = &self.status {
+            label.push_str(&format!(" ({status})"));
+        }
+        label
+    }
+}
+
+/// One occurrence of an event: what becomes one item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Occurrence {
+    /// `<file>#<UID>`, or `<file>#<UID>@<original start>` for one of a series.
+    pub source_id: String,
+    /// The file, relative to the configured path.
+    pub file: String,
+    pub uid: String,
+    /// `SUMMARY`.
+    pub title: String,
+    pub start: DateTime<Utc>,
+    /// Exclusive; equal to `start` for an event without an end or duration.
+    pub end: DateTime<Utc>,
+    /// Dated (`VALUE=DATE`): `start` and `end` are midnights UTC.
+    pub all_day: bool,
+    /// The `TZID` the start was written in, when not UTC.
+    pub time_zone: Option<Tz>,
+    pub location: Option<String>,
+    pub description: Option<String>,
+    pub organizer: Option<Attendee>,
+    pub attendees: Vec<Attendee>,
+    /// Part of a series (`RRULE` or `RDATE`).
+    pub recurring: bool,
+    /// `STATUS` (confirmed, tentative, cancelled), lowercased.
+    pub status: Option<String>,
+}
+
+/// RFC 3339 in UTC with whole seconds: `2026-03-24T08:30:00Z`.
+pub fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+impl Occurrence {
+    /// Readable text: the title first (so the host does not prepend it again), then when,
+    /// where, who, and the description.
+    pub fn content(&self) -> String {
+        let mut when = format!("When: {}", self.when());
+        if let Some(local) = self.local_time() {
+            when.push_str(&format!("\nLocal time: {local}"));
+        }
+        self.content_with(&when)
+    }
+
+    /// The content with `when` (one or more lines) in place of the time lines: a series
+    /// lists its occurrences there.
+    pub fn content_with(&self, when: &str) -> String {
+        let mut text = format!("{}\n{when}", self.title);
+        if let Some(status) = &self.status
+            && status != "confirmed"
+        {
+            text.push_str(&format!("\nStatus: {status}"));
+        }
+        if let Some(location) = &self.location {
+            text.push_str(&format!("\nWhere: {location}"));
+        }
+        if let Some(organizer) = &self.organizer {
+            text.push_str(&format!("\nOrganizer: {}", organizer.label()));
+        }
+        if !self.attendees.is_empty() {
+            let names: Vec<String> = self.attendees.iter().map(Attendee::label).collect();
+            text.push_str(&format!("\nAttendees: {}", names.join(", ")));
+        }
+        if let Some(description) = &self.description {
+            text.push_str(&format!("\n\n{description}"));
+        }
+        text
+    }
+
+    /// `Tue 2026-03-24 08:30 – 08:45 (UTC)`, `Thu 2026-03-26 – Fri 2026-03-27 (all day)`.
+    pub fn when(&self) -> String {
+        if self.all_day {
+            let first = self.start.date_naive();
+            let last = (self.end - Duration::days(1)).date_naive().max(first);
+            return if first == last {
+                format!("{} (all day)", first.format("%a %Y-%m-%d"))
+            } else {
+                format!(
+                    "{} – {} (all day)",
+                    first.format("%a %Y-%m-%d"),
+                    last.format("%a %Y-%m-%d")
+                )
+            };
+        }
+        format!("{} (UTC)", span(self.start, self.end))
+    }
+
+    /// The same span on the wall clock of the zone the event was written in.
+    fn local_time(&self) -> Option<String> {
+        let tz = self
+            .time_zone
+            .filter(|tz| *tz != Tz::UTC && !self.all_day)?;
+        Some(format!(
+            "{} {}",
+            span(self.start.with_timezone(&tz), self.end.with_timezone(&tz)),
+            tz.name()
+        ))
+    }
+
+    /// The item's metadata (a JSON object).
+    pub fn metadata(&self) -> serde_json::Value {
+        serde_json::json!({
+            "uid": self.uid,
+            "start": rfc3339(self.start),
+            "end": rfc3339(self.end),
+            "all_day": self.all_day,
+            "time_zone": self.time_zone.map(|tz| tz.name()),
+            "location": self.location,
+            "recurring": self.recurring,
+            "status": self.status,
+            "file": self.file,
+        })
+    }
+}
+
+/// `Tue 2026-03-24 08:30 – 08:45`, with the end's date only when it differs.
+fn span<Z: chrono::TimeZone>(start: DateTime<Z>, end: DateTime<Z>) -> String
+where
+    Z::Offset: std::fmt::Display,
+{
+    let from = start.format("%a %Y-%m-%d %H:%M").to_string();
+    if end <= start {
+        from
+    } else if end.date_naive() == start.date_naive() {
+        format!("{from} – {}", end.format("%H:%M"))
+    } else {
+        format!("{from} – {}", end.format("%a %Y-%m-%d %H:%M"))
+    }
+}
+
+/// A problem with one event; the file's other events are still read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventError {
+    /// `<file>#<UID>`: where it is, and the event's source id.
+    pub location: String,
+    pub message: String,
+}
+
+/// What one file gave.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Parsed {
+    /// In file order, each series' occurrences in time order.
+    pub occurrences: Vec<Occurrence>,
+    pub errors: Vec<EventError>,
+}
+
+/// Reads one `.ics` file: its events' occurrences inside `window`. An error for the
+/// whole file (not UTF-8, empty, truncated, not iCalendar) is `Err`; a bad event is
+/// one entry of [`Parsed::errors`] and the others are still read.
+pub fn parse(file: &str, bytes: &[u8], window: &Window) -> Result<Parsed, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 (invalid byte at offset {}); iCalendar files are UTF-8",
+            e.valid_up_to()
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err("empty file".into());
+    }
+    let unfolded = unfold(text).replace("\r\n", "\n");
+    let mut lines = unfolded.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default();
+    if !first.eq_ignore_ascii_case("BEGIN:VCALENDAR") {
+        return Err(format!(
+            "not an iCalendar file: it starts with {:?}, not BEGIN:VCALENDAR",
+            clip(first)
+        ));
+    }
+    let last = lines.next_back().unwrap_or(first);
+    if !last.eq_ignore_ascii_case("END:VCALENDAR") {
+        return Err(format!(
+            "truncated: the file ends with {:?} and never reaches END:VCALENDAR",
+            clip(last)
+        ));
+    }
+    let roots = read_components(&unfolded)
+        .map_err(|e| format!("not valid iCalendar: {}", nom_error(&e, text)))?;
+
+    let events: Vec<&Component> = roots
+        .iter()
+        .filter(|root| root.name.as_str().eq_ignore_ascii_case("VCALENDAR"))
+        .flat_map(|root| root.components.iter())
+        .filter(|c| c.name.as_str().eq_ignore_ascii_case("VEVENT"))
+        .collect();
+
+    // Group by UID: the series' master (no RECURRENCE-ID) and its overrides.
+    let mut series: Vec<Series> = Vec::new();
+    let mut by_uid: HashMap<String, usize> = HashMap::new();
+    let mut parsed = Parsed::default();
+    for event in events {
+        let uid = uid(event);
+        let index = *by_uid.entry(uid.clone()).or_insert_with(|| {
+            series.push(Series {
+                uid: uid.clone(),
+                master: None,
+                overrides: Vec::new(),
+            });
+            series.len() - 1
+        });
+        let entry = &mut series[index];
+        if find(event, "RECURRENCE-ID").is_some() {
+            entry.overrides.push(event);
+        } else if entry.master.is_none() {
+            entry.master = Some(event);
+        } else {
+            parsed.errors.push(EventError {
+                location: format!("{file}#{uid}"),
+                message: "another event in this file has the same UID; only the first was read"
+                    .into(),
+            });
+        }
+    }
+    for s in &series {
+        let location = format!("{file}#{}", s.uid);
+        match s.occurrences(file, window) {
+            Ok((mut occurrences, warnings)) => {
+                parsed.occurrences.append(&mut occurrences);
+                parsed
+                    .errors
+                    .extend(warnings.into_iter().map(|message| EventError {
+                        location: location.clone(),
+                        message,
+                    }));
+            }
+            Err(message) => parsed.errors.push(EventError { location, message }),
+        }
+    }
+    Ok(parsed)
+}
+
+/// At most 60 characters of a line, for messages.
+fn clip(line: &str) -> String {
+    if line.chars().count() <= 60 {
+        line.to_owned()
+    } else {
+        format!("{}…", line.chars().take(60).collect::<String>())
+    }
+}
+
+/// nom's report is a stack of frames (`0: at line 3, in Tag:` then the line and a
+/// caret). The innermost frame with a named context says what was wrong; its line
+/// number counts unfolded lines, so it is mapped back to the file's own lines.
+fn nom_error(report: &str, original: &str) -> String {
+    let lines: Vec<&str> = report.lines().collect();
+    let mut frames = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some((_, rest)) = line.split_once(": at line ") else {
+            continue;
+        };
+        let Some((number, context)) = rest.split_once(", in ") else {
+            continue;
+        };
+        let (Ok(number), context) = (
+            number.trim().parse::<usize>(),
+            context.trim_end_matches(':'),
+        ) else {
+            continue;
+        };
+        let text = lines.get(i + 1).map(|l| l.trim()).unwrap_or_default();
+        frames.push((number, context, text));
+    }
+    // Contexts the parser names are lower case; nom's own error kinds are CamelCase.
+    let Some(&(number, context, text)) = frames
+        .iter()
+        .find(|(_, context, _)| context.starts_with(|c: char| c.is_lowercase()))
+        .or(frames.first())
+    else {
+        return "unreadable".into();
+    };
+    let what = match context {
+        "mismatching end" => "this END does not close the component that is open",
+        "property cannot be END or BEGIN" => "a BEGIN or END where a property should be",
+        "component" => "a component that is never closed",
+        "property" => "a line that is not a property",
+        "Eof" => "text after the end of the calendar",
+        other => other,
+    };
+    // Unfolded line n is the n-th line of the file that is not a continuation.
+    let line = original
+        .split('\n')
+        .enumerate()
+        .filter(|(_, l)| !l.starts_with([' ', '\t']))
+        .nth(number.saturating_sub(1))
+        .map_or(number, |(index, _)| index + 1);
+    format!("line {line} ({:?}): {what}", clip(text))
+}
+
+/// The first property of this name (names are case-insensitive).
+fn find<'c>(component: &'c Component<'c>, name: &str) -> Option<&'c Property<'c>> {
+    component
+        .properties
+        .iter()
+        .find(|p| p.name.as_str().eq_ignore_ascii_case(name))
+}
+
+fn all<'c>(component: &'c Component<'c>, name: &'c str) -> impl Iterator<Item = &'c Property<'c>> {
+    component
+        .properties
+        .iter()
+        .filter(move |p| p.name.as_str().eq_ignore_ascii_case(name))
+}
+
+fn param<'p>(property: &'p Property<'p>, key: &str) -> Option<&'p str> {
+    property
+        .params
+        .iter()
+        .find(|p| p.key.as_str().eq_ignore_ascii_case(key))
+        .and_then(|p| p.val.as_ref())
+        .map(|v| v.as_str().trim())
+        .filter(|v| !v.is_empty())
+}
+
+/// A TEXT property, unescaped, trimmed, and only when not empty.
+fn text(component: &Component, name: &str) -> Option<String> {
+    let property = find(component, name)?;
+    // The parser unescapes TEXT only under upper-case names.
+    let value = if property.name.as_str().chars().any(char::is_lowercase) {
+        property.val.clone().unescape_text().as_str().to_owned()
+    } else {
+        property.val.as_str().to_owned()
+    };
+    let value = value.replace("\r\n", "\n");
+    let value = value.trim();
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
+/// The event's UID; one derived from its start and title when missing (RFC 5545 requires
+/// a UID, but hand-written files forget it).
+fn uid(event: &Component) -> String {
+    text(event, "UID").unwrap_or_else(|| {
+        let start = find(event, "DTSTART")
+            .map(|p| p.val.as_str().trim().to_owned())
+            .unwrap_or_default();
+        let title = text(event, "SUMMARY").unwrap_or_default();
+        format!("no-uid-{start}-{}", title.replace(char::is_whitespace, "-"))
+    })
+}
+
+fn attendee(property: &Property) -> Option<Attendee> {
+    let value = property.val.as_str().trim();
+    let email = match value.get(..7) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("mailto:") => Some(value[7..].trim()),
+        _ if value.contains('@') && !value.contains(':') => Some(value),
+        _ => None,
+    }
+    .filter(|e| !e.is_empty())
+    .map(str::to_owned);
+    let name = param(property, "CN").map(str::to_owned);
+    let status = param(property, "PARTSTAT")
+        .map(str::to_lowercase)
+        .filter(|s| s != "needs-action");
+    (name.is_some() || email.is_some()).then_some(Attendee {
+        name,
+        email,
+        status,
+    })
+}
+
+/// What an event says besides its times.
+#[derive(Debug, Clone)]
+struct Details {
+    title: String,
+    location: Option<String>,
+    description: Option<String>,
+    organizer: Option<Attendee>,
+    attendees: Vec<Attendee>,
+    status: Option<String>,
+}
+
+impl Details {
+    /// The series of overrides that came without it.
+    fn empty() -> Details {
+        Details {
+            title: "(untitled event)".into(),
+            location: None,
+            description: None,
+            organizer: None,
+            attendees: Vec::new(),
+            status: None,
+        }
+    }
+
+    /// An override's details; what it leaves out comes from its series.
+    fn read(event: &Component, series: Option<&Details>) -> Details {
+        let attendees: Vec<Attendee> = all(event, "ATTENDEE").filter_map(attendee).collect();
+        Details {
+            title: text(event, "SUMMARY")
+                .or_else(|| series.map(|s| s.title.clone()))
+                .unwrap_or_else(|| "(untitled event)".into()),
+            location: text(event, "LOCATION").or_else(|| series.and_then(|s| s.location.clone())),
+            description: text(event, "DESCRIPTION")
+                .or_else(|| series.and_then(|s| s.description.clone())),
+            organizer: find(event, "ORGANIZER")
+                .and_then(attendee)
+                .or_else(|| series.and_then(|s| s.organizer.clone())),
+            attendees: if attendees.is_empty() {
+                series.map(|s| s.attendees.clone()).unwrap_or_default()
+            } else {
+                attendees
+            },
+            status: text(event, "STATUS").map(|s| s.to_lowercase()),
+        }
+    }
+}
+
+/// When an event starts and how long it lasts.
+#[derive(Debug, Clone, Copy)]
+struct Timing {
+    start: Stamp,
+    length: Length,
+}
+
+fn stamp(property: &Property, name: &str) -> Result<Stamp, String> {
+    Stamp::parse(
+        property.val.as_str(),
+        param(property, "TZID"),
+        param(property, "VALUE"),
+    )
+    .map_err(|e| format!("bad {name}: {e}"))
+}
+
+impl Timing {
+    fn read(event: &Component) -> Result<Timing, String> {
+        let start = stamp(
+            find(event, "DTSTART").ok_or("no DTSTART: the event has no start")?,
+            "DTSTART",
+        )?;
+        let length = if let Some(end) = find(event, "DTEND") {
+            let end = stamp(end, "DTEND")?;
+            let (from, to) = (start.instant(), end.instant());
+            if to < from {
+                return Err(format!(
+                    "DTEND ({}) is before DTSTART ({})",
+                    rfc3339(to.with_timezone(&Utc)),
+                    rfc3339(from.with_timezone(&Utc))
+                ));
+            }
+            Length::between(from.with_timezone(&Utc), to.with_timezone(&Utc))
+        } else if let Some(duration) = find(event, "DURATION") {
+            Length::parse(duration.val.as_str()).map_err(|e| format!("bad DURATION: {e}"))?
+        } else if start.is_date() {
+            // RFC 5545 §3.6.1: a dated event without an end lasts the day.
+            Length {
+                days: 1,
+                exact: Duration::zero(),
+            }
+        } else {
+            Length::default()
+        };
+        Ok(Timing { start, length })
+    }
+}
+
+/// One UID: the master event and the overrides of some of its occurrences.
+struct Series<'c> {
+    uid: String,
+    master: Option<&'c Component<'c>>,
+    overrides: Vec<&'c Component<'c>>,
+}
+
+/// An occurrence before its details are attached.
+struct Slot {
+    /// Its original start (the RECURRENCE-ID an override would name).
+    original: DateTime<Utc>,
+    start: DateTime<Tz>,
+    end: DateTime<Utc>,
+    all_day: bool,
+}
+
+impl Series<'_> {
+    /// The occurrences inside the window, and messages about what was left out (a bad
+    /// override, occurrences past [`MAX_OCCURRENCES`]). `Err` when the series is unusable.
+    fn occurrences(
+        &self,
+        file: &str,
+        window: &Window,
+    ) -> Result<(Vec<Occurrence>, Vec<String>), String> {
+        let mut warnings = Vec::new();
+        let (series_details, recurring, single, mut slots) = match self.master {
+            Some(master) => {
+                let details = Details::read(master, None);
+                let timing = Timing::read(master)?;
+                let (recurring, slots, cut) = expand(master, &timing, window)?;
+                if cut {
+                    warnings.push(format!(
+                        "more than {MAX_OCCURRENCES} occurrences in the window; kept the first {MAX_OCCURRENCES}"
+                    ));
+                }
+                let single = (!recurring).then(|| timing.start.instant().with_timezone(&Utc));
+                (details, recurring, single, slots)
+            }
+            // Overrides without their series (an invitation to one occurrence).
+            None => (Details::empty(), true, None, Vec::new()),
+        };
+
+        // Overrides by the occurrence they name; of two for the same one, the higher
+        // SEQUENCE wins (the later in the file on a tie).
+        let mut overrides: Vec<(DateTime<Utc>, i64, &Component)> = Vec::new();
+        for event in &self.overrides {
+            let Some(id) = find(event, "RECURRENCE-ID") else {
+                continue;
+            };
+            match stamp(id, "RECURRENCE-ID") {
+                Ok(original) => {
+                    let sequence = text(event, "SEQUENCE")
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(0);
+                    let original = original.instant().with_timezone(&Utc);
+                    match overrides.iter_mut().find(|(o, _, _)| *o == original) {
+                        Some(entry) if entry.1 > sequence => {}
+                        Some(entry) => *entry = (original, sequence, event),
+                        None => overrides.push((original, sequence, event)),
+                    }
+                }
+                Err(message) => warnings.push(message),
+            }
+        }
+
+        // Each replaces the occurrence it names, wherever it moves it. One that cannot be
+        // read still removes it: the organizer changed that occurrence, so its old time
+        // would be wrong; the error line names it.
+        let mut replaced = Vec::new();
+        for (original, _, event) in overrides {
+            slots.retain(|s| s.original != original);
+            let cancelled =
+                text(event, "STATUS").is_some_and(|s| s.eq_ignore_ascii_case("CANCELLED"));
+            if cancelled {
+                continue;
+            }
+            let timing = match Timing::read(event) {
+                Ok(timing) => timing,
+                Err(message) => {
+                    warnings.push(format!(
+                        "the change to the occurrence of {}: {message}",
+                        rfc3339(original)
+                    ));
+                    continue;
+                }
+            };
+            let start = timing.start.instant();
+            let end = timing.length.after(start);
+            if window.overlaps(start.with_timezone(&Utc), end) {
+                replaced.push((
+                    Slot {
+                        original,
+                        start,
+                        end,
+                        all_day: timing.start.is_date(),
+                    },
+                    Details::read(event, Some(&series_details)),
+                ));
+            }
+        }
+
+        let mut occurrences: Vec<(Slot, Details)> = slots
+            .into_iter()
+            .map(|slot| (slot, series_details.clone()))
+            .chain(replaced)
+            .collect();
+        occurrences.sort_by_key(|(slot, _)| slot.start);
+        Ok((
+            occurrences
+                .into_iter()
+                .map(|(slot, details)| {
+                    let start = slot.start.with_timezone(&Utc);
+                    Occurrence {
+                        // A one-off event is its UID; an override naming some other time
+                        // than its start still needs an id of its own.
+                        source_id: if single == Some(slot.original) {
+                            format!("{file}#{}", self.uid)
+                        } else {
+                            format!("{file}#{}@{}", self.uid, rfc3339(slot.original))
+                        },
+                        file: file.to_owned(),
+                        uid: self.uid.clone(),
+                        title: details.title,
+                        start,
+                        end: slot.end,
+                        all_day: slot.all_day,
+                        time_zone: Some(slot.start.timezone()).filter(|tz| *tz != Tz::UTC),
+                        location: details.location,
+                        description: details.description,
+                        organizer: details.organizer,
+                        attendees: details.attendees,
+                        recurring,
+                        status: details.status,
+                    }
+                })
+                .collect(),
+            warnings,
+        ))
+    }
+}
+
+/// The master's occurrences that overlap the window: whether it recurs, the slots, and
+/// whether [`MAX_OCCURRENCES`] cut them.
+fn expand(
+    master: &Component,
+    timing: &Timing,
+    window: &Window,
+) -> Result<(bool, Vec<Slot>, bool), String> {
+    let zone = timing.start.zone();
+    let first = timing.start.instant();
+    let all_day = timing.start.is_date();
+    let slot = |start: DateTime<Tz>| Slot {
+        original: start.with_timezone(&Utc),
+        start,
+        end: timing.length.after(start),
+        all_day,
+    };
+    let rules: Vec<&Property> = all(master, "RRULE").collect();
+    let rdates: Vec<&Property> = all(master, "RDATE").collect();
+    if rules.is_empty() && rdates.is_empty() {
+        let only = slot(first);
+        let inside = window.overlaps(only.start.with_timezone(&Utc), only.end);
+        return Ok((false, if inside { vec![only] } else { Vec::new() }, false));
+    }
+
+    let rzone = rrule::Tz::Tz(zone);
+    let dt_start = first.with_timezone(&rzone);
+    // The set's DTSTART is always its first instance (RFC 5545 §3.8.5.3); rrule only
+    // yields it when the rule matches it, so it goes in as an RDATE too (deduplicated).
+    let mut set = RRuleSet::new(dt_start).rdate(dt_start);
+    for rule in rules {
+        set = set.rrule(recurrence_rule(rule.val.as_str(), &timing.start, dt_start)?);
+    }
+    for rdate in rdates {
+        let period = param(rdate, "VALUE").is_some_and(|v| v.eq_ignore_ascii_case("PERIOD"));
+        for value in rdate.val.as_str().split(',') {
+            // A PERIOD's own length is not kept: the occurrence lasts as the event does.
+            let value = if period {
+                value.split('/').next().unwrap_or(value)
+            } else {
+                value
+            };
+            let at = Stamp::parse(
+                value,
+                param(rdate, "TZID"),
+                if period { None } else { param(rdate, "VALUE") },
+            )
+            .map_err(|e| format!("bad RDATE: {e}"))?;
+            set = set.rdate(at.instant().with_timezone(&rzone));
+        }
+    }
+    // An EXDATE that is a date on a timed series removes that day's occurrence.
+    let mut excluded_days: BTreeSet<NaiveDate> = BTreeSet::new();
+    for exdate in all(master, "EXDATE") {
+        for value in exdate.val.as_str().split(',') {
+            let at = Stamp::parse(value, param(exdate, "TZID"), param(exdate, "VALUE"))
+                .map_err(|e| format!("bad EXDATE: {e}"))?;
+            match at {
+                Stamp::Date(day) if !all_day => {
+                    excluded_days.insert(day);
+                }
+                _ => set = set.exdate(at.instant().with_timezone(&rzone)),
+            }
+        }
+    }
+
+    // Stepped through from DTSTART in time order: stop past the window's end, keep what
+    // overlaps it. `limit()` turns on rrule's guard against rules that never match.
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut seen: HashSet<i64> = HashSet::new();
+    let mut cut = false;
+    for (step, at) in set.limit().into_iter().enumerate() {
+        if step >= MAX_STEPS {
+            return Err(format!(
+                "the RRULE makes more than {MAX_STEPS} occurrences before the window ends; not expanded"
+            ));
+        }
+        let at = at.with_timezone(&zone);
+        if at.with_timezone(&Utc) > window.end {
+            break;
+        }
+        if !seen.insert(at.timestamp()) || excluded_days.contains(&at.date_naive()) {
+            continue;
+        }
+        let candidate = slot(at);
+        if window.overlaps(candidate.start.with_timezone(&Utc), candidate.end) {
+            if slots.len() == MAX_OCCURRENCES {
+                cut = true;
+                break;
+            }
+            slots.push(candidate);
+        }
+    }
+    Ok((true, slots, cut))
+}
+
+/// One `RRULE` value, validated against the series start. `UNTIL` is read here rather
+/// than by `rrule`, which would take a floating or dated UNTIL in the machine's zone
+/// and refuse it next to a TZID start; RFC 5545 means the series' own zone.
+fn recurrence_rule(
+    value: &str,
+    start: &Stamp,
+    dt_start: DateTime<rrule::Tz>,
+) -> Result<RRule, String> {
+    let broken = |e: RRuleError| {
+        let reason = match e {
+            RRuleError::ParserError(e) => e.to_string(),
+            RRuleError::ValidationError(e) => e.to_string(),
+            RRuleError::IterError(e) => e,
+        };
+        format!("broken RRULE {value:?}: {reason}")
+    };
+    let mut until = None;
+    let mut parts = Vec::new();
+    for part in value.trim().split(';').filter(|p| !p.trim().is_empty()) {
+        match part.split_once('=') {
+            Some((key, v)) if key.trim().eq_ignore_ascii_case("UNTIL") => until = Some(v.trim()),
+            _ => parts.push(part.trim()),
+        }
+    }
+    let mut rule: RRule<Unvalidated> = parts.join(";").parse().map_err(broken)?;
+    if let Some(until) = until {
+        let at = Stamp::parse(until, None, None)
+            .map_err(|e| format!("broken RRULE {value:?}: UNTIL {e}"))?;
+        let instant = match (at, start) {
+            // A dated series ends on that day's occurrence (its midnight UTC).
+            (Stamp::Date(day), Stamp::Date(_)) => day.and_time(NaiveTime::MIN).and_utc(),
+            // A date ending a timed series: the whole of that day, in the series' zone.
+            (Stamp::Date(day), _) => local(
+                start.zone(),
+                day.and_hms_opt(23, 59, 59).unwrap_or_default(),
+            )
+            .with_timezone(&Utc),
+            (Stamp::Floating(naive), _) => local(start.zone(), naive).with_timezone(&Utc),
+            (other, _) => other.instant().with_timezone(&Utc),
+        };
+        rule = rule.until(instant.with_timezone(&rrule::Tz::UTC));
+    }
+    rule.validate(dt_start).map_err(broken)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,352 @@
+//! iCalendar date and time values (RFC 5545 §3.3.4, §3.3.5, §3.3.6) turned into instants.
+//!
+//! Zones come from the IANA database in `chrono-tz` (the one `rrule` computes in), not
+//! from the file's `VTIMEZONE` blocks: every calendar program writes IANA names in
+//! `TZID` except Outlook, whose Windows names are mapped below. DST is the database's.
+
+use std::str::FromStr;
+
+use chrono::{
+    DateTime, Duration, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
+};
+use chrono_tz::Tz;
+
+/// A DATE or DATE-TIME value as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stamp {
+    /// `VALUE=DATE` (`20260326`): a whole day, as for all-day events.
+    Date(NaiveDate),
+    /// `20260323T130000Z`.
+    Utc(NaiveDateTime),
+    /// `TZID=Europe/Berlin:20260324T093000`.
+    Zoned(NaiveDateTime, Tz),
+    /// `20260324T093000` with neither `Z` nor `TZID`: "floating", the same wall time in
+    /// every zone. A memory server has no "user's zone" to pin it to, so floating times
+    /// are read as UTC.
+    Floating(NaiveDateTime),
+}
+
+impl Stamp {
+    /// Parses one value; `tzid` and `value_type` are the property's parameters.
+    pub fn parse(
+        value: &str,
+        tzid: Option<&str>,
+        value_type: Option<&str>,
+    ) -> Result<Self, String> {
+        let value = value.trim();
+        let is_date = value_type.is_some_and(|v| v.eq_ignore_ascii_case("DATE"))
+            || (value.len() == 8 && value.bytes().all(|b| b.is_ascii_digit()));
+        if is_date {
+            return NaiveDate::parse_from_str(value, "%Y%m%d")
+                .map(Stamp::Date)
+                .map_err(|_| format!("{value:?} is not a date (YYYYMMDD)"));
+        }
+        let (text, utc) = match value.strip_suffix(['Z', 'z']) {
+            Some(text) => (text, true),
+            None => (value, false),
+        };
+        let naive = NaiveDateTime::parse_from_str(text, "%Y%m%dT%H%M%S")
+            .map_err(|_| format!("{value:?} is not a date-time (YYYYMMDDTHHMMSS)"))?;
+        if utc {
+            return Ok(Stamp::Utc(naive));
+        }
+        match tzid {
+            Some(name) => Ok(Stamp::Zoned(naive, zone(name)?)),
+            None => Ok(Stamp::Floating(naive)),
+        }
+    }
+
+    /// The zone this value is written in (UTC for dates, UTC and floating times).
+    pub fn zone(&self) -> Tz {
+        match self {
+            Stamp::Zoned(_, tz) => *tz,
+            _ => Tz::UTC,
+        }
+    }
+
+    /// The instant, in the zone it was written in. Dates are midnight UTC.
+    pub fn instant(&self) -> DateTime<Tz> {
+        match *self {
+            Stamp::Date(date) => Tz::UTC.from_utc_datetime(&date.and_time(NaiveTime::MIN)),
+            Stamp::Utc(naive) | Stamp::Floating(naive) => Tz::UTC.from_utc_datetime(&naive),
+            Stamp::Zoned(naive, tz) => local(tz, naive),
+        }
+    }
+
+    pub fn is_date(&self) -> bool {
+        matches!(self, Stamp::Date(_))
+    }
+}
+
+/// A wall-clock time in a zone, as RFC 5545 §3.3.5 reads it: a time that occurs twice
+/// (autumn) is the first one; a time skipped by a spring-forward gap is read with the
+/// UTC offset in force before the gap (02:30 on the day Berlin skips 02:00–03:00 is
+/// 01:30 UTC, i.e. 03:30 summer time).
+pub fn local(tz: Tz, naive: NaiveDateTime) -> DateTime<Tz> {
+    match tz.from_local_datetime(&naive) {
+        LocalResult::Single(t) => t,
+        LocalResult::Ambiguous(first, _) => first,
+        LocalResult::None => {
+            // Gaps are hours long and months apart: the offset a day earlier is the one
+            // in force just before this gap.
+            let before = tz
+                .offset_from_utc_datetime(&(naive - Duration::days(1)))
+                .fix()
+                .local_minus_utc();
+            tz.from_utc_datetime(&(naive - Duration::seconds(i64::from(before))))
+        }
+    }
+}
+
+/// A `TZID` parameter to a zone: IANA names (`Europe/Berlin`), the same behind a vendor
+/// prefix (`/mozilla.org/20050126_1/Europe/Berlin`), or a Windows name (Outlook).
+pub fn zone(tzid: &str) -> Result<Tz, String> {
+    let name = tzid.trim().trim_matches('"');
+    if let Ok(tz) = Tz::from_str(name) {
+        return Ok(tz);
+    }
+    if let Some(iana) = windows_zone(name) {
+        return Tz::from_str(iana).map_err(|_| format!("unknown time zone {tzid:?}"));
+    }
+    // Prefixed names: try the last two, then three, path segments.
+    let segments: Vec<&str> = name.split('/').filter(|s| !s.is_empty()).collect();
+    for take in [2, 3, 1] {
+        if segments.len() >= take
+            && let Ok(tz) = Tz::from_str(&segments[segments.len() - take..].join("/"))
+        {
+            return Ok(tz);
+        }
+    }
+    Err(format!("unknown time zone {tzid:?}"))
+}
+
+/// The Windows zone names Outlook and Exchange write in `TZID`, to their IANA zone
+/// (the "001" territory of CLDR's windowsZones table).
+fn windows_zone(name: &str) -> Option<&'static str> {
+    const ZONES: &[(&str, &str)] = &[
+        ("AUS Eastern Standard Time", "Australia/Sydney"),
+        ("Alaskan Standard Time", "America/Anchorage"),
+        ("Arabian Standard Time", "Asia/Dubai"),
+        ("Atlantic Standard Time", "America/Halifax"),
+        ("Canada Central Standard Time", "America/Regina"),
+        ("Central Europe Standard Time", "Europe/Budapest"),
+        ("Central European Standard Time", "Europe/Warsaw"),
+        ("Central Standard Time", "America/Chicago"),
+        ("China Standard Time", "Asia/Shanghai"),
+        ("E. Europe Standard Time", "Europe/Chisinau"),
+        ("E. South America Standard Time", "America/Sao_Paulo"),
+        ("Eastern Standard Time", "America/New_York"),
+        ("FLE Standard Time", "Europe/Kiev"),
+        ("GMT Standard Time", "Europe/London"),
+        ("GTB Standard Time", "Europe/Bucharest"),
+        ("Greenwich Standard Time", "Atlantic/Reykjavik"),
+        ("Hawaiian Standard Time", "Pacific/Honolulu"),
+        ("India Standard Time", "Asia/Kolkata"),
+        ("Israel Standard Time", "Asia/Jerusalem"),
+        ("Korea Standard Time", "Asia/Seoul"),
+        ("Mountain Standard Time", "America/Denver"),
+        ("New Zealand Standard Time", "Pacific/Auckland"),
+        ("Pacific Standard Time", "America/Los_Angeles"),
+        ("Romance Standard Time", "Europe/Paris"),
+        ("Russian Standard Time", "Europe/Moscow"),
+        ("Singapore Standard Time", "Asia/Singapore"),
+        ("South Africa Standard Time", "Africa/Johannesburg"),
+        ("Tokyo Standard Time", "Asia/Tokyo"),
+        ("Turkey Standard Time", "Europe/Istanbul"),
+        ("US Mountain Standard Time", "America/Phoenix"),
+        ("W. Europe Standard Time", "Europe/Berlin"),
+    ];
+    ZONES
+        .iter()
+        .find(|(windows, _)| windows.eq_ignore_ascii_case(name))
+        .map(|(_, iana)| *iana)
+}
+
+/// An event's length (RFC 5545 §3.3.6): days and weeks are nominal (a day is 23 or 25
+/// hours across a DST change), hours, minutes and seconds exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Length {
+    pub days: i64,
+    pub exact: Duration,
+}
+
+/// The longest event accepted: ten years.
+const MAX_DAYS: i64 = 3653;
+
+impl Length {
+    /// Parses a `DURATION` value (`PT1H30M`, `P1D`, `P2W`) with the `iso8601` crate.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        let value = value.trim();
+        let unsigned = value.strip_prefix('+').unwrap_or(value);
+        let bad = || format!("{value:?} is not a duration (like PT1H30M or P1D)");
+        if unsigned.starts_with('-') {
+            return Err(format!("{value:?} is a negative duration"));
+        }
+        let length = match iso8601::duration(unsigned).map_err(|_| bad())? {
+            iso8601::Duration::Weeks(weeks) => Ok::<_, String>(Length {
+                days: i64::from(weeks) * 7,
+                exact: Duration::zero(),
+            }),
+            iso8601::Duration::YMDHMS {
+                year,
+                month,
+                day,
+                hour,
+                minute,
+                second,
+                millisecond,
+            } => {
+                if year != 0 || month != 0 {
+                    return Err(bad());
+                }
+                Ok(Length {
+                    days: i64::from(day),
+                    exact: Duration::hours(i64::from(hour))
+                        + Duration::minutes(i64::from(minute))
+                        + Duration::seconds(i64::from(second))
+                        + Duration::milliseconds(i64::from(millisecond)),
+                })
+            }
+        }?;
+        // Also keeps every later date sum far from chrono's range limits.
+        if length.days > MAX_DAYS || length.exact > Duration::days(MAX_DAYS) {
+            return Err(format!("{value:?} is longer than {MAX_DAYS} days"));
+        }
+        Ok(length)
+    }
+
+    /// The exact difference between two instants.
+    pub fn between(start: DateTime<Utc>, end: DateTime<Utc>) -> Self {
+        Length {
+            days: 0,
+            exact: end - start,
+        }
+    }
+
+    /// `start` plus this length, days counted on the wall clock of `start`'s zone.
+    pub fn after(&self, start: DateTime<Tz>) -> DateTime<Utc> {
+        let tz = start.timezone();
+        let shifted = if self.days == 0 {
+            start
+        } else {
+            local(tz, start.naive_local() + Duration::days(self.days))
+        };
+        (shifted + self.exact).with_timezone(&Utc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utc(text: &str) -> DateTime<Utc> {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn berlin_wall_times_become_the_right_utc_instants_on_both_sides_of_dst() {
+        let winter = Stamp::parse("20260324T093000", Some("Europe/Berlin"), None).unwrap();
+        let summer = Stamp::parse("20260331T093000", Some("Europe/Berlin"), None).unwrap();
+        assert_eq!(winter.instant(), utc("2026-03-24T08:30:00Z"));
+        assert_eq!(summer.instant(), utc("2026-03-31T07:30:00Z"));
+    }
+
+    #[test]
+    fn new_york_changes_on_its_own_date() {
+        // The US moved to summer time on 8 March 2026, Europe only on 29 March.
+        let before = Stamp::parse("20260306T090000", Some("America/New_York"), None).unwrap();
+        let after = Stamp::parse("20260309T090000", Some("America/New_York"), None).unwrap();
+        assert_eq!(before.instant(), utc("2026-03-06T14:00:00Z"));
+        assert_eq!(after.instant(), utc("2026-03-09T13:00:00Z"));
+    }
+
+    #[test]
+    fn a_time_in_the_spring_gap_uses_the_offset_before_it_and_a_repeated_time_the_first() {
+        let gap = Stamp::parse("20260329T023000", Some("Europe/Berlin"), None).unwrap();
+        assert_eq!(gap.instant(), utc("2026-03-29T01:30:00Z"));
+        let twice = Stamp::parse("20261025T023000", Some("Europe/Berlin"), None).unwrap();
+        assert_eq!(twice.instant(), utc("2026-10-25T00:30:00Z"));
+    }
+
+    #[test]
+    fn utc_floating_and_date_values() {
+        assert_eq!(
+            Stamp::parse("20260323T130000Z", None, None)
+                .unwrap()
+                .instant(),
+            utc("2026-03-23T13:00:00Z")
+        );
+        // A TZID next to a Z is ignored: Z wins, as RFC 5545 requires.
+        assert_eq!(
+            Stamp::parse("20260323T130000Z", Some("Europe/Berlin"), None)
+                .unwrap()
+                .instant(),
+            utc("2026-03-23T13:00:00Z")
+        );
+        let floating = Stamp::parse("20260323T130000", None, None).unwrap();
+        assert!(matches!(floating, Stamp::Floating(_)));
+        assert_eq!(floating.instant(), utc("2026-03-23T13:00:00Z"));
+        let date = Stamp::parse("20260326", None, Some("DATE")).unwrap();
+        assert!(date.is_date());
+        assert_eq!(date.instant(), utc("2026-03-26T00:00:00Z"));
+    }
+
+    #[test]
+    fn bad_values_and_zones_are_named() {
+        assert_eq!(
+            Stamp::parse("2026-03-23", None, None).unwrap_err(),
+            "\"2026-03-23\" is not a date-time (YYYYMMDDTHHMMSS)"
+        );
+        assert!(
+            Stamp::parse("20261345", None, Some("DATE"))
+                .unwrap_err()
+                .contains("is not a date")
+        );
+        assert_eq!(
+            Stamp::parse("20260323T130000", Some("Mars/Olympus_Mons"), None).unwrap_err(),
+            "unknown time zone \"Mars/Olympus_Mons\""
+        );
+    }
+
+    #[test]
+    fn vendor_prefixed_and_windows_zone_names_resolve() {
+        assert_eq!(
+            zone("/mozilla.org/20050126_1/Europe/Berlin").unwrap(),
+            Tz::Europe__Berlin
+        );
+        assert_eq!(
+            zone("America/Argentina/Buenos_Aires").unwrap(),
+            Tz::America__Argentina__Buenos_Aires
+        );
+        assert_eq!(zone("W. Europe Standard Time").unwrap(), Tz::Europe__Berlin);
+        assert_eq!(
+            zone("Pacific Standard Time").unwrap(),
+            Tz::America__Los_Angeles
+        );
+    }
+
+    #[test]
+    fn durations_count_days_on_the_wall_clock() {
+        let length = Length::parse("PT1H30M").unwrap();
+        assert_eq!(length.exact, Duration::minutes(90));
+        assert_eq!(Length::parse("P2W").unwrap().days, 14);
+        // One day across the spring change is 23 hours.
+        let start = Stamp::parse("20260328T120000", Some("Europe/Berlin"), None)
+            .unwrap()
+            .instant();
+        assert_eq!(
+            Length::parse("P1D").unwrap().after(start),
+            utc("2026-03-29T10:00:00Z")
+        );
+        assert!(
+            Length::parse("-PT15M")
+                .unwrap_err()
+                .contains("negative duration")
+        );
+        assert!(
+            Length::parse("soon")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+    }
+}
