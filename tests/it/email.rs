@@ -104,7 +104,10 @@ fn an_mbox_becomes_one_memory_per_message_without_the_noise() {
     assert_eq!(people[1]["email"], "ada@example.com");
     assert_eq!(people[1]["role"], "recipient");
     assert_eq!(people[2]["role"], "cc");
-    assert_eq!(reply["metadata"]["in_reply_to"], "atlas-budget-1@example.com");
+    assert_eq!(
+        reply["metadata"]["in_reply_to"],
+        "atlas-budget-1@example.com"
+    );
     assert_eq!(reply["metadata"]["thread"], "atlas-budget-1@example.com");
     assert!(
         reply["metadata"]["source_uri"]
@@ -121,7 +124,10 @@ fn an_mbox_becomes_one_memory_per_message_without_the_noise() {
         ),
         "RFC 2047 headers decoded: {content}"
     );
-    assert!(content.contains("salle Béatrice"), "latin-1 body: {content}");
+    assert!(
+        content.contains("salle Béatrice"),
+        "latin-1 body: {content}"
+    );
 
     let contract = by_source_id(&memories, "contract-signed@example.org");
     assert_eq!(
@@ -137,15 +143,12 @@ fn an_mbox_becomes_one_memory_per_message_without_the_noise() {
     let digest = by_source_id(&memories, "digest-2026-10@atlas.example");
     assert_eq!(digest["metadata"]["has_html"], true);
     assert!(
-        digest["content"]
-            .as_str()
-            .unwrap()
-            .contains(
-                "Three items are still open before the Atlas launch on 24 March:\n\
+        digest["content"].as_str().unwrap().contains(
+            "Three items are still open before the Atlas launch on 24 March:\n\
                  - Load test the search API at 2× peak\n\
                  - Sign the vendor contract — Linus\n\
                  - Publish the status page & on-call rota\n"
-            ),
+        ),
         "HTML turned into text, entities decoded inside the component too: {digest}"
     );
 
@@ -241,7 +244,11 @@ fn past_days_skips_old_mail_and_the_skips_are_logged_not_failed() {
         .args(["--config", "past_days=30"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (report["admitted"].as_u64(), report["failed"].as_u64()),

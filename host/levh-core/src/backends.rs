@@ -369,6 +369,18 @@ pub trait Store: Send + Sync + fmt::Debug {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<Option<PurgeReport>, StoreError>;
+
+    /// Records a new session.
+    fn start_session(&self, session: &crate::Session) -> Result<(), StoreError>;
+
+    /// Sets a session's end (if not already ended) and returns it; `None` when there is
+    /// no such session in the workspace.
+    fn end_session(
+        &self,
+        workspace: &Workspace,
+        id: &crate::SessionId,
+        now: Timestamp,
+    ) -> Result<Option<crate::Session>, StoreError>;
 }
 
 /// Nearest-neighbour search over stored vectors of one model, within a filter.

@@ -1449,3 +1449,178 @@ fn pack(
     }
     (kept, used, omitted)
 }
+
+/// An agent conversation (or any run) that groups the memories captured in it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Session {
+    /// Its id.
+    pub id: crate::SessionId,
+    /// Its workspace.
+    pub workspace: Workspace,
+    /// The project it works on, if any.
+    pub project: Option<String>,
+    /// The client that opened it (`claude-code`, ...).
+    pub client: Option<String>,
+    /// When it started.
+    pub started_at: Timestamp,
+    /// When it ended, once it has.
+    pub ended_at: Option<Timestamp>,
+}
+
+/// A memory close to another one, with how close.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RelatedMemory {
+    /// The memory.
+    pub memory: Memory,
+    /// Cosine similarity of the two stored vectors.
+    pub similarity: f64,
+}
+
+/// What an in-place content update did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContentUpdate {
+    /// The memory as updated.
+    pub memory: Memory,
+    /// Secrets replaced before the new content was stored or embedded.
+    pub redactions: Vec<Redaction>,
+}
+
+// Added for the MCP surface: importance by hand, content updates through the gate's
+// content-safety checks, related memories and sessions.
+impl Levh {
+    /// Sets a memory's importance (0..1).
+    pub fn set_importance(&self, scope: &Scope, id: MemoryId, importance: f64) -> Result<Memory> {
+        let importance = check_importance(importance)?;
+        self.update_one(scope, id, EventKind::Importance, &mut |m| {
+            (m.state.importance != importance).then_some(MemoryState {
+                importance,
+                ..m.state
+            })
+        })
+    }
+
+    /// Replaces a memory's content in place. The new content passes the gate's content
+    /// checks (length limits; secrets redacted before storage and embedding); the
+    /// memory keeps its id, model state and history.
+    pub fn update_content(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        content: &str,
+    ) -> Result<ContentUpdate> {
+        let (content, redactions) = gate::secrets::redact(content.trim());
+        let length = content.chars().count();
+        let gate_config = &self.config.gate;
+        if length < gate_config.min_chars.max(1) {
+            return Err(Error::invalid(
+                "content",
+                format!(
+                    "too short ({length} characters; at least {} needed)",
+                    gate_config.min_chars
+                ),
+            ));
+        }
+        if length > gate_config.max_chars {
+            return Err(Error::invalid(
+                "content",
+                format!(
+                    "too long ({length} characters; at most {})",
+                    gate_config.max_chars
+                ),
+            ));
+        }
+        // Missing ids are refused before anything is embedded.
+        self.get(scope, id)?;
+        let embedding = self.embed_one(&content)?;
+        let keys = text::near_duplicate_keys(&content);
+        let kinds: Vec<&str> = redactions.iter().map(|r| r.kind.as_str()).collect();
+        let replaced = self.store.replace_content(
+            &scope.workspace,
+            id,
+            &content,
+            Some(&embedding),
+            &keys,
+            EventKind::Update,
+            serde_json::json!({ "redacted": kinds }),
+            self.clock.now(),
+            &scope.actor,
+        )?;
+        if !replaced {
+            return Err(Error::NotFound(id));
+        }
+        Ok(ContentUpdate {
+            memory: self.get(scope, id)?,
+            redactions,
+        })
+    }
+
+    /// Memories valid now whose stored vectors are closest to this memory's, closest first.
+    pub fn related(&self, scope: &Scope, id: MemoryId, limit: usize) -> Result<Vec<RelatedMemory>> {
+        if limit == 0 || limit > MAX_RECALL_LIMIT {
+            return Err(Error::invalid(
+                "limit",
+                format!("{limit} is outside 1..{MAX_RECALL_LIMIT}"),
+            ));
+        }
+        let memory = self.get(scope, id)?;
+        let model_id = self.embedder.model_id().to_owned();
+        let vector = match self
+            .store
+            .embeddings(&scope.workspace, &[id], &model_id)?
+            .pop()
+        {
+            Some((_, vector)) => vector,
+            None => self.embed_one(&memory.content)?.vector,
+        };
+        let filter = MemoryFilter {
+            valid_at: Some(self.clock.now()),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let near: Vec<(MemoryId, f32)> = self
+            .index
+            .nearest(&filter, &model_id, &vector, limit + 1)?
+            .into_iter()
+            .filter(|(other, _)| *other != id)
+            .take(limit)
+            .collect();
+        let similarity: HashMap<MemoryId, f64> = near
+            .iter()
+            .map(|(id, cos)| (*id, f64::from(*cos)))
+            .collect();
+        let ids: Vec<MemoryId> = near.iter().map(|(id, _)| *id).collect();
+        let mut related: Vec<RelatedMemory> = self
+            .store
+            .get_many(&scope.workspace, &ids)?
+            .into_iter()
+            .map(|memory| RelatedMemory {
+                similarity: similarity[&memory.id],
+                memory,
+            })
+            .collect();
+        related.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+        Ok(related)
+    }
+
+    /// Opens a session in the scope's workspace.
+    pub fn create_session(&self, scope: &Scope, project: Option<String>) -> Result<Session> {
+        let project = check_label("project", project)?;
+        let now = self.clock.now();
+        let session = Session {
+            id: crate::SessionId::new(MemoryId::new_at(now).to_string()),
+            workspace: scope.workspace.clone(),
+            project,
+            client: scope.actor.client.clone(),
+            started_at: now,
+            ended_at: None,
+        };
+        self.store.start_session(&session)?;
+        Ok(session)
+    }
+
+    /// Ends a session (ending it twice keeps the first end).
+    pub fn end_session(&self, scope: &Scope, id: &crate::SessionId) -> Result<Session> {
+        self.store
+            .end_session(&scope.workspace, id, self.clock.now())?
+            .ok_or_else(|| Error::invalid("session_id", format!("no session with id {id}")))
+    }
+}

@@ -301,6 +301,8 @@ pub enum EventKind {
     Update,
     /// A connector sync run finished.
     SyncRun,
+    /// A memory's importance was set by hand.
+    Importance,
 }
 
 impl EventKind {
@@ -324,6 +326,7 @@ impl EventKind {
             Self::Supersede => "supersede",
             Self::Update => "update",
             Self::SyncRun => "sync-run",
+            Self::Importance => "importance",
         }
     }
 }

@@ -769,6 +769,60 @@ impl Store for SqliteStore {
         let mut conn = self.lock();
         purge::purge(&mut conn, self.file_path(), workspace, id, now, actor)
     }
+
+    fn start_session(&self, session: &levh_core::Session) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO sessions (id, workspace, project, client, started_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    session.id.as_str(),
+                    session.workspace.as_str(),
+                    session.project,
+                    session.client,
+                    micros(session.started_at),
+                ],
+            )
+            .map_err(sqlite)?;
+            Ok(())
+        })
+    }
+
+    fn end_session(
+        &self,
+        workspace: &Workspace,
+        id: &levh_core::SessionId,
+        now: Timestamp,
+    ) -> Result<Option<levh_core::Session>, StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE sessions SET ended_at = ?3
+                 WHERE workspace = ?1 AND id = ?2 AND ended_at IS NULL",
+                params![workspace.as_str(), id.as_str(), micros(now)],
+            )
+            .map_err(sqlite)?;
+            tx.query_row(
+                "SELECT project, client, started_at, ended_at FROM sessions
+                 WHERE workspace = ?1 AND id = ?2",
+                params![workspace.as_str(), id.as_str()],
+                |row| {
+                    let at = |value: Option<i64>| {
+                        value.and_then(|v| Timestamp::from_microsecond(v).ok())
+                    };
+                    Ok(levh_core::Session {
+                        id: id.clone(),
+                        workspace: workspace.clone(),
+                        project: row.get(0)?,
+                        client: row.get(1)?,
+                        started_at: at(row.get(2)?).unwrap_or(now),
+                        ended_at: at(row.get(3)?),
+                    })
+                },
+            )
+            .optional()
+            .map_err(sqlite)
+        })
+    }
 }
 
 impl VectorIndex for SqliteStore {

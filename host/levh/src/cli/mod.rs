@@ -10,6 +10,7 @@ mod feedback;
 mod forget;
 mod held;
 mod list;
+mod mcp;
 mod pin;
 mod purge;
 mod recall;
@@ -99,6 +100,9 @@ enum Command {
     /// Choose how recall ranks: list, add, use, off, remove scorers.
     #[command(subcommand)]
     Scorer(scorer::Command),
+    /// Serve agents over MCP (stdio), list the tool profiles, print client configs.
+    #[command(subcommand)]
+    Mcp(mcp::Command),
 }
 
 /// A command that takes one memory id.
@@ -129,9 +133,14 @@ pub fn time_arg(text: &str) -> Result<levh_core::Timestamp, String> {
 impl Cli {
     /// Runs the chosen command.
     pub fn run(self) -> Result<ExitCode> {
+        // `levh mcp` opens the store only to serve, and after parsing its own flags.
+        let command = match self.command {
+            Command::Mcp(command) => return mcp::run(self.home, &self.workspace, command, self.json),
+            command => command,
+        };
         let context = Context::open(self.home, &self.workspace)?;
         let json = self.json;
-        match self.command {
+        match command {
             Command::Capture(args) => capture::run(&context, args, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) => show::run(&context, args.id.0, json),
@@ -152,6 +161,7 @@ impl Cli {
             Command::Sync(args) => sync::run(&context, args, json),
             Command::Connector(command) => connector::run(&context, command, json),
             Command::Scorer(command) => scorer::run(&context, command, json),
+            Command::Mcp(_) => unreachable!("handled before the store is opened"),
         }
     }
 }
