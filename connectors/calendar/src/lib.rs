@@ -93,7 +93,7 @@ mod tests {
 mod component {
     use chrono::{DateTime, Utc};
     use levh_connector_sdk::{
-        Capability, Config, ConfigKey, ConfigType, Error, Guest, Item, ItemError, Manifest, Page,
+        Capability, Config, ConfigType, Error, Guest, Item, ItemError, Manifest, Page,
         Person,
     };
 
@@ -102,21 +102,7 @@ mod component {
 
     struct Calendar;
 
-    fn key(
-        name: &str,
-        value_type: ConfigType,
-        required: bool,
-        default: Option<&str>,
-        help: &str,
-    ) -> ConfigKey {
-        ConfigKey {
-            name: name.into(),
-            value_type,
-            help: help.into(),
-            required,
-            default_value: default.map(str::to_owned),
-        }
-    }
+    use levh_connector_sdk::setting as key;
 
     impl Guest for Calendar {
         fn manifest() -> Manifest {

@@ -8,28 +8,14 @@ pub mod scan;
 #[cfg(target_arch = "wasm32")]
 mod component {
     use levh_connector_sdk::{
-        Capability, Config, ConfigKey, ConfigType, Error, Guest, Item, ItemError, Manifest, Page,
+        Capability, Config, ConfigType, Error, Guest, Item, ItemError, Manifest, Page,
     };
 
     use crate::scan::{Options, scan};
 
     struct LocalFiles;
 
-    fn key(
-        name: &str,
-        value_type: ConfigType,
-        required: bool,
-        default: Option<&str>,
-        help: &str,
-    ) -> ConfigKey {
-        ConfigKey {
-            name: name.into(),
-            value_type,
-            help: help.into(),
-            required,
-            default_value: default.map(str::to_owned),
-        }
-    }
+    use levh_connector_sdk::setting as key;
 
     impl Guest for LocalFiles {
         fn manifest() -> Manifest {

@@ -88,7 +88,7 @@ pub fn step(
 mod component {
     use levh_connector_sdk::http::{HttpError, Response};
     use levh_connector_sdk::{
-        Capability, Config, ConfigKey, ConfigType, Error, Guest, Manifest, Page,
+        Capability, Config, ConfigType, Error, Guest, Manifest, Page,
     };
 
     struct GitHub;
@@ -101,21 +101,7 @@ mod component {
         }
     }
 
-    fn key(
-        name: &str,
-        value_type: ConfigType,
-        required: bool,
-        default: Option<&str>,
-        help: &str,
-    ) -> ConfigKey {
-        ConfigKey {
-            name: name.into(),
-            value_type,
-            help: help.into(),
-            required,
-            default_value: default.map(str::to_owned),
-        }
-    }
+    use levh_connector_sdk::setting as key;
 
     impl Guest for GitHub {
         fn manifest() -> Manifest {

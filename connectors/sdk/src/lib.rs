@@ -35,6 +35,23 @@ pub use bindings::{Guest, export_connector};
 /// The plugin API version this SDK implements; stamped into every manifest.
 pub const API_VERSION: &str = "0.1.0";
 
+/// A setting for a manifest's `config` list.
+pub fn setting(
+    name: &str,
+    value_type: ConfigType,
+    required: bool,
+    default: Option<&str>,
+    help: &str,
+) -> ConfigKey {
+    ConfigKey {
+        name: name.into(),
+        value_type,
+        help: help.into(),
+        required,
+        default_value: default.map(str::to_owned),
+    }
+}
+
 /// Looks up a config value.
 pub fn config_value<'a>(config: &'a Config, key: &str) -> Option<&'a str> {
     config

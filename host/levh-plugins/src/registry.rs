@@ -41,15 +41,7 @@ impl Registry {
 
     /// Ids of installed third-party connectors, sorted.
     pub fn installed(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.path().join("component.wasm").is_file())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect();
-        ids.sort();
-        ids
+        installed_ids(&self.dir)
     }
 
     /// An installed connector's component bytes.
@@ -241,15 +233,7 @@ impl ScorerRegistry {
 
     /// Ids of installed third-party scorers, sorted.
     pub fn installed(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.path().join("component.wasm").is_file())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect();
-        ids.sort();
-        ids
+        installed_ids(&self.dir)
     }
 
     /// An installed scorer's component bytes.
@@ -324,6 +308,19 @@ impl ScorerRegistry {
             },
         }
     }
+}
+
+/// Names of the subdirectories of `dir` that hold a `component.wasm`, sorted.
+fn installed_ids(dir: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("component.wasm").is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    ids.sort();
+    ids
 }
 
 /// Sets Unix permissions (other platforms keep their defaults and per-user home).
