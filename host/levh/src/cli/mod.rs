@@ -135,7 +135,9 @@ impl Cli {
     pub fn run(self) -> Result<ExitCode> {
         // `levh mcp` opens the store only to serve, and after parsing its own flags.
         let command = match self.command {
-            Command::Mcp(command) => return mcp::run(self.home, &self.workspace, command, self.json),
+            Command::Mcp(command) => {
+                return mcp::run(self.home, &self.workspace, command, self.json);
+            }
             command => command,
         };
         let context = Context::open(self.home, &self.workspace)?;

@@ -1,0 +1,242 @@
+//! The MCP protocol side: discovery filtered by profile, resources, prompts.
+
+use std::borrow::Cow;
+
+use levh_core::{MemoryFilter, MemoryId, Page};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::LevhMcp;
+use crate::tools::DEFAULT_CONTEXT_TOKENS;
+
+/// The generated context as a resource.
+pub const CONTEXT_URI: &str = "levh://context";
+/// Prefix of each pinned memory's resource.
+pub const MEMORY_URI_PREFIX: &str = "levh://memory/";
+/// The session-start prompt.
+pub const SESSION_START_PROMPT: &str = "session_start";
+
+impl ServerHandler for LevhMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_list_changed()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("levh", env!("CARGO_PKG_VERSION")))
+        .with_instructions(format!(
+            "levh is the user's persistent memory. Call get_context (or the {SESSION_START_PROMPT} prompt) \
+             at the start of a session, recall_memory before answering from memory, store_memory for \
+             facts worth keeping. The admission gate decides every write; held candidates are decided \
+             by a person. Tool profile: {}.",
+            self.profile
+        ))
+    }
+
+    // Server-to-client requests (elicitation) need a session with an `initialize`
+    // handshake; 2026-07-28 forbids them, so levh speaks the versions that still have one.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(
+            &ProtocolVersion::LATEST_WITH_INITIALIZE,
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.tool_router
+                .list_all()
+                .into_iter()
+                .filter(|tool| self.profile.includes(&tool.name))
+                .collect(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        if self.profile.includes(name) {
+            self.tool_router.get(name).cloned()
+        } else {
+            None
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(band) = crate::Profile::of_tool(&request.name)
+            && !self.profile.includes(&request.name)
+        {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "tool {} is not in this server's profile ({}); it needs profile {band} or larger \
+                 (start levh with `levh mcp stdio --profile {band}` or LEVH_MCP_PROFILE={band}). \
+                 Nothing was changed.",
+                request.name, self.profile
+            ))])
+            .into());
+        }
+        let call = ToolCallContext::new(self, request, context);
+        self.tool_router.call(call).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let pinned = self
+            .engine(&context.peer, |levh, scope| {
+                levh.list(
+                    scope,
+                    MemoryFilter {
+                        pinned: Some(true),
+                        valid_at: Some(levh.now()),
+                        ..MemoryFilter::default()
+                    },
+                    Page {
+                        limit: 1000,
+                        offset: 0,
+                    },
+                )
+                .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| ErrorData::internal_error(e, None))?;
+        let mut resources = vec![
+            Resource::new(CONTEXT_URI, "context")
+                .with_title("levh context: pinned rules and essentials")
+                .with_description("Generated context for a session: pinned rules first, then the most important memories.")
+                .with_mime_type("text/markdown"),
+        ];
+        resources.extend(pinned.iter().map(|m| {
+            Resource::new(
+                format!("{MEMORY_URI_PREFIX}{}", m.id),
+                format!("memory {}", m.id),
+            )
+            .with_title(levh_core::text::preview(&m.content, 60))
+            .with_description("A pinned memory (never fades).")
+            .with_mime_type("text/plain")
+        }));
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        if uri == CONTEXT_URI {
+            let context_view = self
+                .engine(&context.peer, |levh, scope| {
+                    Self::context(levh, scope, None, DEFAULT_CONTEXT_TOKENS)
+                })
+                .await
+                .map_err(|e| ErrorData::internal_error(e, None))?;
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(context_view.text, uri).with_mime_type("text/markdown"),
+            ])
+            .into());
+        }
+        let Some(id) = uri
+            .strip_prefix(MEMORY_URI_PREFIX)
+            .and_then(|id| id.parse::<MemoryId>().ok())
+        else {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no levh resource {uri} (expected {CONTEXT_URI} or {MEMORY_URI_PREFIX}<id>)"
+                ),
+                None,
+            ));
+        };
+        let memory = self
+            .engine(&context.peer, move |levh, scope| {
+                levh.get(scope, id).map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| ErrorData::resource_not_found(e, None))?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(memory.content, uri).with_mime_type("text/plain"),
+        ])
+        .into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![
+            session_start_prompt(),
+        ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != SESSION_START_PROMPT {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt {} (levh has {SESSION_START_PROMPT})",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let project = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("project"))
+            .and_then(|p| p.as_str())
+            .map(str::to_owned)
+            .filter(|p| !p.trim().is_empty());
+        let view = self
+            .engine(&context.peer, move |levh, scope| {
+                Self::context(levh, scope, project, DEFAULT_CONTEXT_TOKENS)
+            })
+            .await
+            .map_err(|e| ErrorData::invalid_params(e, None))?;
+        let text = format!(
+            "Here is what levh remembers for this session. Follow the pinned rules; use the \
+             essentials as background; call recall_memory for anything else and store_memory for \
+             new facts worth keeping.\n\n{}",
+            view.text
+        );
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description("levh context for the start of a session")
+                .into(),
+        )
+    }
+}
+
+fn session_start_prompt() -> Prompt {
+    Prompt::new(
+        SESSION_START_PROMPT,
+        Some(
+            "Load levh's context (pinned rules and project essentials) at the start of a session.",
+        ),
+        Some(vec![
+            PromptArgument::new("project")
+                .with_description("The project to load essentials of")
+                .with_required(false),
+        ]),
+    )
+}

@@ -1,0 +1,167 @@
+//! levh-mcp: levh's MCP server.
+//!
+//! [`LevhMcp`] is an rmcp [`ServerHandler`](rmcp::ServerHandler) over the [`Levh`]
+//! facade. Tools are declared next to their code ([`tools`]), each with a JSON schema for
+//! its input, structured output and MCP annotations that are true. A [`Profile`] decides
+//! which tools a client discovers. Pinned memories and the generated context are
+//! resources; a session-start prompt loads the context. Held candidates are decided only
+//! through MCP elicitation, by the person behind the client.
+//!
+//! Everything an MCP client writes records the client's name (from `initialize`) as the
+//! memory's source and on the event log's actor (surface `mcp`).
+
+// Outside tests, failures are handled, never unwrapped.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod handler;
+mod profile;
+pub mod tools;
+pub mod views;
+
+use std::sync::Arc;
+
+use levh_core::{Actor, Levh, Scope, Workspace};
+
+pub use profile::{Profile, TOOL_BANDS};
+// Re-exported so the binary and the integration tests speak the same rmcp and tokio.
+pub use rmcp;
+pub use tokio;
+
+/// The connector runtime, provided by the binary (which owns wasmtime and the plugin
+/// registry). Syncs started through MCP use only the grants a person stored: an agent
+/// cannot grant a connector paths or hosts.
+pub trait Connectors: Send + Sync + 'static {
+    /// Built-in and installed connectors with their manifests and stored grants.
+    fn list(&self) -> Result<serde_json::Value, String>;
+    /// One connector's settings, requested capabilities and stored grants.
+    fn help(&self, id: &str) -> Result<serde_json::Value, String>;
+    /// Runs a sync with the stored grants only, through `levh`'s gate.
+    fn sync(
+        &self,
+        levh: &Levh,
+        scope: &Scope,
+        request: SyncRequest,
+    ) -> Result<levh_core::sync::SyncReport, String>;
+}
+
+/// A sync asked for by an agent.
+#[derive(Debug, Clone, Default)]
+pub struct SyncRequest {
+    /// The connector.
+    pub id: String,
+    /// Its settings (never grants).
+    pub config: Vec<(String, String)>,
+    /// Put the memories in this project.
+    pub project: Option<String>,
+    /// Ask the gate about every item, store nothing.
+    pub dry_run: bool,
+}
+
+/// The MCP server: one per connection.
+#[derive(Clone)]
+pub struct LevhMcp {
+    pub(crate) levh: Levh,
+    pub(crate) scope: Scope,
+    pub(crate) profile: Profile,
+    pub(crate) connectors: Option<Arc<dyn Connectors>>,
+    pub(crate) tool_router: rmcp::handler::server::router::tool::ToolRouter<Self>,
+}
+
+impl std::fmt::Debug for LevhMcp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LevhMcp")
+            .field("scope", &self.scope)
+            .field("profile", &self.profile)
+            .field("connectors", &self.connectors.is_some())
+            .finish()
+    }
+}
+
+impl LevhMcp {
+    /// A server over `levh` in `workspace`, showing the tools of `profile`.
+    pub fn new(levh: Levh, workspace: Workspace, profile: Profile) -> Self {
+        Self {
+            levh,
+            scope: Scope {
+                workspace,
+                actor: Actor {
+                    surface: "mcp".into(),
+                    client: None,
+                    role: "admin".into(),
+                    principal: None,
+                },
+            },
+            profile,
+            connectors: None,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Adds the connector runtime (the `full` profile's connector tools need it).
+    pub fn with_connectors(mut self, connectors: Arc<dyn Connectors>) -> Self {
+        self.connectors = Some(connectors);
+        self
+    }
+
+    /// The profile in force.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// Every tool definition levh has, whatever the profile (for docs and snapshots).
+    pub fn all_tools() -> Vec<rmcp::model::Tool> {
+        Self::tool_router().list_all()
+    }
+}
+
+/// Serves MCP over stdin/stdout until the client closes the connection. Blocks; builds
+/// its own runtime, so the caller needs none. Logs go to stderr (set up by the caller).
+pub fn serve_stdio(server: LevhMcp) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        use rmcp::ServiceExt;
+        let running = server.serve(rmcp::transport::stdio()).await?;
+        running.waiting().await?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_a_band_and_every_band_entry_is_a_tool() {
+        let mut declared: Vec<String> = LevhMcp::all_tools()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        declared.sort();
+        let mut banded: Vec<String> = TOOL_BANDS.iter().map(|(n, _)| (*n).to_owned()).collect();
+        banded.sort();
+        assert_eq!(declared, banded);
+    }
+
+    #[test]
+    fn every_tool_has_a_description_an_output_schema_and_all_three_hints() {
+        for tool in LevhMcp::all_tools() {
+            assert!(
+                tool.description.as_deref().is_some_and(|d| d.len() > 20),
+                "{}",
+                tool.name
+            );
+            assert!(tool.output_schema.is_some(), "{}", tool.name);
+            let hints = tool.annotations.unwrap_or_else(|| panic!("{}", tool.name));
+            assert!(hints.read_only_hint.is_some(), "{}", tool.name);
+            assert!(hints.destructive_hint.is_some(), "{}", tool.name);
+            assert!(hints.idempotent_hint.is_some(), "{}", tool.name);
+            // A read-only tool is never destructive.
+            if hints.read_only_hint == Some(true) {
+                assert_eq!(hints.destructive_hint, Some(false), "{}", tool.name);
+            }
+        }
+    }
+}
