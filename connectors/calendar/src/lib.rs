@@ -93,8 +93,7 @@ mod tests {
 mod component {
     use chrono::{DateTime, Utc};
     use levh_connector_sdk::{
-        Capability, Config, ConfigType, Error, Guest, Item, ItemError, Manifest, Page,
-        Person,
+        Capability, Config, ConfigType, Error, Guest, Item, ItemError, Manifest, Page, Person,
     };
 
     use crate::parse::{Window, parse, rfc3339};

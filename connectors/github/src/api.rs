@@ -495,14 +495,19 @@ mod tests {
 
     use super::*;
 
+    /// A scripted answer: status, headers, body.
+    type Answer = (u16, Vec<(String, String)>, String);
+    /// An answer as written in a test.
+    type Written<'a> = (u16, &'a [(&'a str, &'a str)], serde_json::Value);
+
     /// Answers from a script, in order, and records the URLs asked for.
     struct Script {
-        answers: VecDeque<(u16, Vec<(String, String)>, String)>,
+        answers: VecDeque<Answer>,
         asked: Vec<String>,
     }
 
     impl Script {
-        fn new(answers: Vec<(u16, &[(&str, &str)], serde_json::Value)>) -> Self {
+        fn new(answers: Vec<Written<'_>>) -> Self {
             Self {
                 answers: answers
                     .into_iter()

@@ -87,9 +87,7 @@ pub fn step(
 #[cfg(target_arch = "wasm32")]
 mod component {
     use levh_connector_sdk::http::{HttpError, Response};
-    use levh_connector_sdk::{
-        Capability, Config, ConfigType, Error, Guest, Manifest, Page,
-    };
+    use levh_connector_sdk::{Capability, Config, ConfigType, Error, Guest, Manifest, Page};
 
     struct GitHub;
 

@@ -106,7 +106,7 @@ pub fn send(
     let fields = Fields::new();
     for (name, value) in headers {
         fields
-            .append(name, &value.as_bytes().to_vec())
+            .append(name, value.as_bytes())
             .map_err(|e| HttpError::BadUrl(format!("header {name}: {e:?}")))?;
     }
     let request = OutgoingRequest::new(fields);
@@ -150,7 +150,12 @@ pub fn send(
         .headers()
         .entries()
         .into_iter()
-        .map(|(k, v)| (k.to_ascii_lowercase(), String::from_utf8_lossy(&v).into_owned()))
+        .map(|(k, v)| {
+            (
+                k.to_ascii_lowercase(),
+                String::from_utf8_lossy(&v).into_owned(),
+            )
+        })
         .collect();
     let incoming = response
         .consume()

@@ -40,7 +40,10 @@ fn answer(stdout: &mut BufReader<ChildStdout>, id: u32) -> String {
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(stdout.read_line(&mut line).expect("reading levh") > 0, "levh closed stdout");
+        assert!(
+            stdout.read_line(&mut line).expect("reading levh") > 0,
+            "levh closed stdout"
+        );
         if line.contains(&needle) {
             return line.clone();
         }
@@ -74,7 +77,10 @@ fn startup(c: &mut Criterion) {
     // A store that exists and holds memories, as on a user's machine.
     for i in 0..50 {
         let status = Command::new(LEVH)
-            .args(["capture", &format!("bench memory number {i} about topic {}", i * 7919 % 97)])
+            .args([
+                "capture",
+                &format!("bench memory number {i} about topic {}", i * 7919 % 97),
+            ])
             .env("LEVH_HOME", home.path())
             .stdout(Stdio::null())
             .status()
@@ -82,7 +88,9 @@ fn startup(c: &mut Criterion) {
         assert!(status.success());
     }
     let mut group = c.benchmark_group("mcp_startup");
-    group.sample_size(20).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(10));
     group.bench_function("baseline: levh --version", |b| {
         b.iter(|| {
             let status = Command::new(LEVH)

@@ -166,12 +166,10 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             let connector = context.plugin_host()?.load_connector(&id, &bytes)?;
             let grants = registry.grants(&id);
             if json {
-                output::json(
-                    &json!({
-                        "manifest": connector.manifest, "sha256": connector.sha256, "grants": grants,
-                        "token_stored": grants.credential.is_some(),
-                    }),
-                )?;
+                output::json(&json!({
+                    "manifest": connector.manifest, "sha256": connector.sha256, "grants": grants,
+                    "token_stored": grants.credential.is_some(),
+                }))?;
             } else {
                 let m = &connector.manifest;
                 output::line(format!("{} {} — {}", m.id, m.version, m.description));
