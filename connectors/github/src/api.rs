@@ -244,7 +244,8 @@ fn first_url(settings: &Settings, repo: &str, stage: Stage, cursor: &Cursor) -> 
 }
 
 /// One call's worth of work (see [`crate::step`]).
-pub fn step(settings: &Settings, mut cursor: Cursor, fetch: &mut dyn Fetch) -> Result<Page, Error> {
+pub fn step(settings: &Settings, cursor: Cursor, fetch: &mut dyn Fetch) -> Result<Page, Error> {
+    let mut cursor = cursor.for_repos(&settings.repos);
     let mut items = Vec::new();
     let mut errors = Vec::new();
     let Some(repo) = settings.repos.get(cursor.repo).cloned() else {
@@ -313,6 +314,7 @@ pub fn step(settings: &Settings, mut cursor: Cursor, fetch: &mut dyn Fetch) -> R
         }
     }
     let done = cursor.repo >= settings.repos.len();
+    cursor.repo_name = settings.repos.get(cursor.repo).cloned();
     let next_cursor = if done { cursor.finished() } else { cursor };
     Ok(Page {
         items,
@@ -724,6 +726,34 @@ mod tests {
         }
         assert!(
             matches!(crate::step(&s, None, &mut Denied), Err(Error::Denied(m)) if m == "connect to api.example")
+        );
+    }
+
+    #[test]
+    fn a_cursor_saved_for_other_repositories_starts_the_pass_over() {
+        let mut script = Script::new(vec![(
+            200,
+            &[(
+                "Link",
+                r#"<https://api.example/repos/acme/rocket/issues?page=2>; rel="next""#,
+            )],
+            serde_json::json!([]),
+        )]);
+        let s = settings();
+        let page = crate::step(&s, None, &mut script).unwrap();
+        let saved = page.next_cursor.unwrap();
+        assert!(saved.contains("acme/rocket"), "{saved}");
+        // Same index, another repository: page 2 of acme/rocket must not be read as it.
+        let other = Settings {
+            repos: vec!["acme/comet".into()],
+            ..s
+        };
+        let mut fresh = Script::new(vec![(200, &[], serde_json::json!([]))]);
+        crate::step(&other, Some(&saved), &mut fresh).unwrap();
+        assert!(
+            fresh.asked[0].starts_with("https://api.example/repos/acme/comet/issues?"),
+            "{:?}",
+            fresh.asked
         );
     }
 

@@ -22,6 +22,10 @@ pub struct Cursor {
     /// Index into the configured repositories.
     #[serde(default)]
     pub repo: usize,
+    /// The repository at that index when the cursor was saved: a run with another
+    /// `repos` list must not continue this one's pages under a different name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo_name: Option<String>,
     #[serde(default)]
     pub stage: Stage,
     /// The next API page (from the `Link` header); none: the stage's first page.
@@ -52,6 +56,18 @@ impl Cursor {
         let newest = self.seen.entry(repo.to_owned()).or_default();
         if updated_at > newest.as_str() {
             *newest = updated_at.to_owned();
+        }
+    }
+
+    /// Starts the pass over if it was saved for another list of repositories (the
+    /// high-water marks are per repository name and stay).
+    pub fn for_repos(self, repos: &[String]) -> Self {
+        match &self.repo_name {
+            Some(name) if repos.get(self.repo) != Some(name) => Self {
+                since: self.since,
+                ..Self::default()
+            },
+            _ => self,
         }
     }
 
