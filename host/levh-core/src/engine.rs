@@ -503,19 +503,11 @@ impl Levh {
                     vector,
                     COMPARE_NEIGHBOURS,
                 )?;
-                let similarity: HashMap<MemoryId, f64> = near
-                    .iter()
-                    .map(|(id, cos)| (*id, f64::from(*cos)))
-                    .collect();
-                let ids: Vec<MemoryId> = near.into_iter().map(|(id, _)| id).collect();
-                let memories = self.store.get_many(&scope.workspace, &ids)?;
-                let scored = memories
+                let near: Vec<(MemoryId, f64)> = near
                     .into_iter()
-                    .map(|m| {
-                        let s = similarity[&m.id];
-                        (m, s)
-                    })
+                    .map(|(id, cos)| (id, f64::from(cos)))
                     .collect();
+                let scored = self.with_scores(&scope.workspace, &near)?;
                 (
                     Measure::Cosine,
                     self.config.model.interference_threshold,
@@ -1351,16 +1343,10 @@ impl Levh {
             .collect();
         fading.sort_by(|a, b| a.1.total_cmp(&b.1));
         fading.truncate(limit);
-        let retention: HashMap<MemoryId, f64> = fading.iter().copied().collect();
-        let ids: Vec<MemoryId> = fading.iter().map(|(id, _)| *id).collect();
         let mut memories: Vec<FadingMemory> = self
-            .store
-            .get_many(&scope.workspace, &ids)?
+            .with_scores(&scope.workspace, &fading)?
             .into_iter()
-            .map(|memory| FadingMemory {
-                retention: retention[&memory.id],
-                memory,
-            })
+            .map(|(memory, retention)| FadingMemory { memory, retention })
             .collect();
         memories.sort_by(|a, b| a.retention.total_cmp(&b.retention));
         Ok(memories)
@@ -1583,22 +1569,37 @@ impl Levh {
             .filter(|(other, _)| *other != id)
             .take(limit)
             .collect();
-        let similarity: HashMap<MemoryId, f64> = near
-            .iter()
-            .map(|(id, cos)| (*id, f64::from(*cos)))
-            .collect();
-        let ids: Vec<MemoryId> = near.iter().map(|(id, _)| *id).collect();
-        let mut related: Vec<RelatedMemory> = self
-            .store
-            .get_many(&scope.workspace, &ids)?
+        let near: Vec<(MemoryId, f64)> = near
             .into_iter()
-            .map(|memory| RelatedMemory {
-                similarity: similarity[&memory.id],
-                memory,
-            })
+            .map(|(id, cos)| (id, f64::from(cos)))
+            .collect();
+        let mut related: Vec<RelatedMemory> = self
+            .with_scores(&scope.workspace, &near)?
+            .into_iter()
+            .map(|(memory, similarity)| RelatedMemory { memory, similarity })
             .collect();
         related.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
         Ok(related)
+    }
+
+    /// The memories behind scored ids, each with its score (ids no longer found are left
+    /// out; the order is the store's, callers sort).
+    fn with_scores(
+        &self,
+        workspace: &Workspace,
+        scored: &[(MemoryId, f64)],
+    ) -> Result<Vec<(Memory, f64)>> {
+        let score: HashMap<MemoryId, f64> = scored.iter().copied().collect();
+        let ids: Vec<MemoryId> = scored.iter().map(|(id, _)| *id).collect();
+        Ok(self
+            .store
+            .get_many(workspace, &ids)?
+            .into_iter()
+            .map(|memory| {
+                let value = score[&memory.id];
+                (memory, value)
+            })
+            .collect())
     }
 
     /// Opens a session in the scope's workspace.
