@@ -9,6 +9,7 @@ mod connectors;
 mod email;
 mod gate;
 mod github;
+mod http;
 mod mcp;
 mod memory_model;
 mod notion;

@@ -35,6 +35,85 @@ impl Scope {
     }
 }
 
+/// An authenticated caller of a network surface: the workspace its token is bound to and
+/// what it may do there. The local person without a token is admin of `default`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The only workspace it sees.
+    pub workspace: Workspace,
+    /// What it may do there.
+    pub role: Role,
+    /// The token id (or `operator`, `local`) for the event log.
+    pub name: Option<String>,
+}
+
+impl Principal {
+    /// The local person: admin of the default workspace.
+    pub fn local() -> Self {
+        Self {
+            workspace: Workspace::default(),
+            role: Role::Admin,
+            name: Some("local".into()),
+        }
+    }
+
+    /// The engine scope of a call by this principal through `surface`.
+    pub fn scope(&self, surface: &str, client: Option<String>) -> Scope {
+        Scope {
+            workspace: self.workspace.clone(),
+            actor: Actor {
+                surface: surface.into(),
+                client,
+                role: self.role.as_str().into(),
+                principal: self.name.clone(),
+            },
+        }
+    }
+}
+
+/// What a principal may do, weakest first (so `role >= Role::Editor` reads naturally).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Reads only.
+    Viewer,
+    /// Reads and writes; cannot purge or decide held candidates.
+    Editor,
+    /// Everything in its workspace.
+    Admin,
+}
+
+impl Role {
+    /// The role's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Viewer => "viewer",
+            Self::Editor => "editor",
+            Self::Admin => "admin",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Role {
+    type Err = String;
+    fn from_str(text: &str) -> std::result::Result<Self, Self::Err> {
+        match text {
+            "viewer" => Ok(Self::Viewer),
+            "editor" => Ok(Self::Editor),
+            "admin" => Ok(Self::Admin),
+            other => Err(format!(
+                "unknown role {other:?}: expected viewer, editor or admin"
+            )),
+        }
+    }
+}
+
 /// The parts the engine is assembled from.
 #[derive(Debug)]
 pub struct Parts {
@@ -1580,6 +1659,43 @@ impl Levh {
             .collect();
         related.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
         Ok(related)
+    }
+
+    /// A memory's H-score and its four terms, now. With a query, similarity is the
+    /// cosine between the query and the memory (as recall computes it); without one it is
+    /// taken as 1, so the score shows the memory's standing on its own.
+    pub fn score_breakdown(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        query: Option<&str>,
+    ) -> Result<rank::HScore> {
+        let memory = self.get(scope, id)?;
+        let similarity = match query.map(str::trim) {
+            None => 1.0,
+            Some("") => return Err(Error::invalid("query", "is empty")),
+            Some(query) => {
+                let model_id = self.embedder.model_id().to_owned();
+                let query_vector = self.embed_one(query)?.vector;
+                let vector = match self
+                    .store
+                    .embeddings(&scope.workspace, &[id], &model_id)?
+                    .pop()
+                {
+                    Some((_, vector)) => vector,
+                    None => self.embed_one(&memory.content)?.vector,
+                };
+                cosine(&query_vector, &vector)
+            }
+        };
+        let now = self.clock.now();
+        Ok(rank::h_score(
+            &self.config.ranking,
+            similarity,
+            model::retention(&memory.state, now),
+            memory.state.importance,
+            rank::frequency(memory.state.recall_count),
+        ))
     }
 
     /// The memories behind scored ids, each with its score (ids no longer found are left

@@ -33,7 +33,7 @@ pub use engine::{
     HeldAdmission, Levh, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, RecallHit, RecallOutput,
     RecallRequest, Scope, SecretFinding, Stats,
 };
-pub use engine::{ContentUpdate, RelatedMemory, Session};
+pub use engine::{ContentUpdate, Principal, RelatedMemory, Role, Session};
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};
 pub use ids::{HeldId, Kind, MemoryId, SessionId, Workspace};

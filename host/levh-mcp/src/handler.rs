@@ -79,19 +79,33 @@ impl ServerHandler for LevhMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(band) = crate::Profile::of_tool(&request.name)
-            && !self.profile.includes(&request.name)
-        {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "tool {} is not in this server's profile ({}); it needs profile {band} or larger \
-                 (start levh with `levh mcp stdio --profile {band}` or LEVH_MCP_PROFILE={band}). \
-                 Nothing was changed.",
-                request.name, self.profile
-            ))])
-            .into());
+        let caller = crate::caller_of(&context);
+        if let Some(caller) = &caller {
+            let needed = crate::required_role(&request.name, self.tool_router.get(&request.name));
+            if caller.role < needed {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "tool {} needs role {needed}; this token is {} in workspace {}. Nothing was changed.",
+                    request.name, caller.role, caller.workspace
+                ))])
+                .into());
+            }
         }
-        let call = ToolCallContext::new(self, request, context);
-        self.tool_router.call(call).await
+        crate::as_caller(caller, async move {
+            if let Some(band) = crate::Profile::of_tool(&request.name)
+                && !self.profile.includes(&request.name)
+            {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "tool {} is not in this server's profile ({}); it needs profile {band} or larger \
+                     (start levh with `levh mcp stdio --profile {band}` or LEVH_MCP_PROFILE={band}). \
+                     Nothing was changed.",
+                    request.name, self.profile
+                ))])
+                .into());
+            }
+            let call = ToolCallContext::new(self, request, context);
+            self.tool_router.call(call).await
+        })
+        .await
     }
 
     async fn list_resources(
@@ -99,40 +113,44 @@ impl ServerHandler for LevhMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let pinned = self
-            .engine(&context.peer, |levh, scope| {
-                levh.list(
-                    scope,
-                    MemoryFilter {
-                        pinned: Some(true),
-                        valid_at: Some(levh.now()),
-                        ..MemoryFilter::default()
-                    },
-                    Page {
-                        limit: 1000,
-                        offset: 0,
-                    },
+        let caller = crate::caller_of(&context);
+        crate::as_caller(caller, async move {
+            let pinned = self
+                .engine(&context.peer, |levh, scope| {
+                    levh.list(
+                        scope,
+                        MemoryFilter {
+                            pinned: Some(true),
+                            valid_at: Some(levh.now()),
+                            ..MemoryFilter::default()
+                        },
+                        Page {
+                            limit: 1000,
+                            offset: 0,
+                        },
+                    )
+                    .map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(|e| ErrorData::internal_error(e, None))?;
+            let mut resources = vec![
+                Resource::new(CONTEXT_URI, "context")
+                    .with_title("levh context: pinned rules and essentials")
+                    .with_description("Generated context for a session: pinned rules first, then the most important memories.")
+                    .with_mime_type("text/markdown"),
+            ];
+            resources.extend(pinned.iter().map(|m| {
+                Resource::new(
+                    format!("{MEMORY_URI_PREFIX}{}", m.id),
+                    format!("memory {}", m.id),
                 )
-                .map_err(|e| e.to_string())
-            })
-            .await
-            .map_err(|e| ErrorData::internal_error(e, None))?;
-        let mut resources = vec![
-            Resource::new(CONTEXT_URI, "context")
-                .with_title("levh context: pinned rules and essentials")
-                .with_description("Generated context for a session: pinned rules first, then the most important memories.")
-                .with_mime_type("text/markdown"),
-        ];
-        resources.extend(pinned.iter().map(|m| {
-            Resource::new(
-                format!("{MEMORY_URI_PREFIX}{}", m.id),
-                format!("memory {}", m.id),
-            )
-            .with_title(levh_core::text::preview(&m.content, 60))
-            .with_description("A pinned memory (never fades).")
-            .with_mime_type("text/plain")
-        }));
-        Ok(ListResourcesResult::with_all_items(resources))
+                .with_title(levh_core::text::preview(&m.content, 60))
+                .with_description("A pinned memory (never fades).")
+                .with_mime_type("text/plain")
+            }));
+            Ok(ListResourcesResult::with_all_items(resources))
+        })
+        .await
     }
 
     async fn read_resource(
@@ -140,40 +158,44 @@ impl ServerHandler for LevhMcp {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let uri = request.uri.clone();
-        if uri == CONTEXT_URI {
-            let context_view = self
-                .engine(&context.peer, |levh, scope| {
-                    Self::context(levh, scope, None, DEFAULT_CONTEXT_TOKENS)
+        let caller = crate::caller_of(&context);
+        crate::as_caller(caller, async move {
+            let uri = request.uri.clone();
+            if uri == CONTEXT_URI {
+                let context_view = self
+                    .engine(&context.peer, |levh, scope| {
+                        Self::context(levh, scope, None, DEFAULT_CONTEXT_TOKENS)
+                    })
+                    .await
+                    .map_err(|e| ErrorData::internal_error(e, None))?;
+                return Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text(context_view.text, uri).with_mime_type("text/markdown"),
+                ])
+                .into());
+            }
+            let Some(id) = uri
+                .strip_prefix(MEMORY_URI_PREFIX)
+                .and_then(|id| id.parse::<MemoryId>().ok())
+            else {
+                return Err(ErrorData::resource_not_found(
+                    format!(
+                        "no levh resource {uri} (expected {CONTEXT_URI} or {MEMORY_URI_PREFIX}<id>)"
+                    ),
+                    None,
+                ));
+            };
+            let memory = self
+                .engine(&context.peer, move |levh, scope| {
+                    levh.get(scope, id).map_err(|e| e.to_string())
                 })
                 .await
-                .map_err(|e| ErrorData::internal_error(e, None))?;
-            return Ok(ReadResourceResult::new(vec![
-                ResourceContents::text(context_view.text, uri).with_mime_type("text/markdown"),
+                .map_err(|e| ErrorData::resource_not_found(e, None))?;
+            Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(memory.content, uri).with_mime_type("text/plain"),
             ])
-            .into());
-        }
-        let Some(id) = uri
-            .strip_prefix(MEMORY_URI_PREFIX)
-            .and_then(|id| id.parse::<MemoryId>().ok())
-        else {
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "no levh resource {uri} (expected {CONTEXT_URI} or {MEMORY_URI_PREFIX}<id>)"
-                ),
-                None,
-            ));
-        };
-        let memory = self
-            .engine(&context.peer, move |levh, scope| {
-                levh.get(scope, id).map_err(|e| e.to_string())
-            })
-            .await
-            .map_err(|e| ErrorData::resource_not_found(e, None))?;
-        Ok(ReadResourceResult::new(vec![
-            ResourceContents::text(memory.content, uri).with_mime_type("text/plain"),
-        ])
-        .into())
+            .into())
+        })
+        .await
     }
 
     async fn list_prompts(
@@ -191,39 +213,43 @@ impl ServerHandler for LevhMcp {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        if request.name != SESSION_START_PROMPT {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "no prompt {} (levh has {SESSION_START_PROMPT})",
-                    request.name
-                ),
-                None,
-            ));
-        }
-        let project = request
-            .arguments
-            .as_ref()
-            .and_then(|a| a.get("project"))
-            .and_then(|p| p.as_str())
-            .map(str::to_owned)
-            .filter(|p| !p.trim().is_empty());
-        let view = self
-            .engine(&context.peer, move |levh, scope| {
-                Self::context(levh, scope, project, DEFAULT_CONTEXT_TOKENS)
-            })
-            .await
-            .map_err(|e| ErrorData::invalid_params(e, None))?;
-        let text = format!(
-            "Here is what levh remembers for this session. Follow the pinned rules; use the \
-             essentials as background; call recall_memory for anything else and store_memory for \
-             new facts worth keeping.\n\n{}",
-            view.text
-        );
-        Ok(
-            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
-                .with_description("levh context for the start of a session")
-                .into(),
-        )
+        let caller = crate::caller_of(&context);
+        crate::as_caller(caller, async move {
+            if request.name != SESSION_START_PROMPT {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "no prompt {} (levh has {SESSION_START_PROMPT})",
+                        request.name
+                    ),
+                    None,
+                ));
+            }
+            let project = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("project"))
+                .and_then(|p| p.as_str())
+                .map(str::to_owned)
+                .filter(|p| !p.trim().is_empty());
+            let view = self
+                .engine(&context.peer, move |levh, scope| {
+                    Self::context(levh, scope, project, DEFAULT_CONTEXT_TOKENS)
+                })
+                .await
+                .map_err(|e| ErrorData::invalid_params(e, None))?;
+            let text = format!(
+                "Here is what levh remembers for this session. Follow the pinned rules; use the \
+                 essentials as background; call recall_memory for anything else and store_memory for \
+                 new facts worth keeping.\n\n{}",
+                view.text
+            );
+            Ok(
+                GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                    .with_description("levh context for the start of a session")
+                    .into(),
+            )
+        })
+        .await
     }
 }
 

@@ -20,7 +20,7 @@ pub mod views;
 
 use std::sync::Arc;
 
-use levh_core::{Actor, Levh, Scope, Workspace};
+use levh_core::{Actor, Levh, Principal, Role, Scope, Workspace};
 
 pub use profile::{Profile, TOOL_BANDS};
 // Re-exported so the binary and the integration tests speak the same rmcp and tokio.
@@ -62,6 +62,9 @@ pub struct SyncRequest {
 pub struct LevhMcp {
     pub(crate) levh: Levh,
     pub(crate) scope: Scope,
+    /// Served over HTTP: every call must come with an authenticated [`Principal`]
+    /// (levh-http's auth layer puts it on the request); there is no fallback scope.
+    pub(crate) needs_caller: bool,
     pub(crate) profile: Profile,
     pub(crate) connectors: Option<Arc<dyn Connectors>>,
     pub(crate) tool_router: rmcp::handler::server::router::tool::ToolRouter<Self>,
@@ -92,9 +95,19 @@ impl LevhMcp {
                 },
             },
             profile,
+            needs_caller: false,
             connectors: None,
             tool_router: Self::tool_router(),
         }
+    }
+
+    /// A server for the streamable-HTTP transport. Workspace and role come from each
+    /// request's [`Principal`], never from the server: a session cannot outlive or
+    /// widen the token that makes a call.
+    pub fn for_http(levh: Levh, profile: Profile) -> Self {
+        let mut server = Self::new(levh, Workspace::default(), profile);
+        server.needs_caller = true;
+        server
     }
 
     /// Adds the connector runtime (the `full` profile's connector tools need it).
@@ -112,6 +125,78 @@ impl LevhMcp {
     pub fn all_tools() -> Vec<rmcp::model::Tool> {
         Self::tool_router().list_all()
     }
+}
+
+tokio::task_local! {
+    /// The authenticated caller of the HTTP request being handled.
+    static CALLER: Principal;
+}
+
+/// The principal levh-http's auth layer attached to the HTTP request behind this call.
+pub(crate) fn caller_of(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Option<Principal> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .cloned()
+}
+
+/// Runs `work` with `caller` as the principal every engine call in it is scoped to.
+pub(crate) async fn as_caller<T>(
+    caller: Option<Principal>,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    match caller {
+        Some(caller) => CALLER.scope(caller, work).await,
+        None => work.await,
+    }
+}
+
+/// The caller in force, if the call came over HTTP.
+pub(crate) fn current_caller() -> Option<Principal> {
+    CALLER.try_with(Clone::clone).ok()
+}
+
+/// The weakest role that may call a tool: read-only tools are for viewers; purging and
+/// deciding held candidates are for admins (SPEC §8); everything else writes.
+pub fn required_role(name: &str, tool: Option<&rmcp::model::Tool>) -> Role {
+    if matches!(name, "purge_memory" | "decide_held_memory") {
+        return Role::Admin;
+    }
+    let read_only = tool
+        .and_then(|t| t.annotations.as_ref())
+        .and_then(|a| a.read_only_hint)
+        .unwrap_or(false);
+    if read_only {
+        Role::Viewer
+    } else {
+        Role::Editor
+    }
+}
+
+/// The MCP streamable-HTTP service `levh serve` mounts at `/mcp`. `make` builds one
+/// server per session. `allowed_hosts` guards against DNS rebinding (loopback names by
+/// default; empty = any host, for a server behind a token on a public interface).
+pub fn streamable_http_service(
+    make: impl Fn() -> LevhMcp + Send + Sync + 'static,
+    allowed_hosts: Option<Vec<String>>,
+    cancel: tokio_util::sync::CancellationToken,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    LevhMcp,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(cancel);
+    if let Some(hosts) = allowed_hosts {
+        config = config.with_allowed_hosts(hosts);
+    }
+    rmcp::transport::streamable_http_server::StreamableHttpService::new(
+        move || Ok(make()),
+        Default::default(),
+        config,
+    )
 }
 
 /// Serves MCP over stdin/stdout until the client closes the connection. Blocks; builds

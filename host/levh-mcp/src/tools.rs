@@ -29,12 +29,12 @@ fn describe(error: levh_core::Error) -> String {
     }
 }
 
-fn memory_id(field: &'static str, text: &str) -> Result<MemoryId, String> {
+pub fn memory_id(field: &'static str, text: &str) -> Result<MemoryId, String> {
     text.parse::<MemoryId>()
         .map_err(|_| format!("invalid {field}: '{text}' is not a memory id (expected a UUID)"))
 }
 
-fn time(field: &'static str, text: Option<&str>) -> Result<Option<Timestamp>, String> {
+pub fn time(field: &'static str, text: Option<&str>) -> Result<Option<Timestamp>, String> {
     text.map(|t| {
         t.trim().parse::<Timestamp>().map_err(|_| {
             format!("invalid {field}: '{t}' is not an RFC 3339 time like 2026-11-30T09:00:00Z")
@@ -43,7 +43,7 @@ fn time(field: &'static str, text: Option<&str>) -> Result<Option<Timestamp>, St
     .transpose()
 }
 
-fn kind(text: Option<&str>) -> Result<Option<Kind>, String> {
+pub fn kind(text: Option<&str>) -> Result<Option<Kind>, String> {
     text.map(|k| Kind::new(k).map_err(|e| e.to_string()))
         .transpose()
 }
@@ -56,10 +56,22 @@ fn client_name(peer: &Peer<RoleServer>) -> Option<String> {
 
 impl LevhMcp {
     /// The caller's scope: surface `mcp`, client = the name it gave in `initialize`.
-    pub(crate) fn scope_for(&self, peer: &Peer<RoleServer>) -> Scope {
-        let mut scope = self.scope.clone();
-        scope.actor.client = client_name(peer);
-        scope
+    /// The scope of the call in progress: the HTTP caller's principal, or (stdio) the
+    /// server's own workspace. An HTTP server without a caller refuses rather than guess.
+    pub(crate) fn scope_for(&self, peer: &Peer<RoleServer>) -> Result<Scope, String> {
+        let client = client_name(peer);
+        match crate::current_caller() {
+            Some(caller) => Ok(caller.scope("mcp", client)),
+            None if self.needs_caller => Err(
+                "unauthenticated MCP call: no principal on the request (nothing was changed)"
+                    .into(),
+            ),
+            None => {
+                let mut scope = self.scope.clone();
+                scope.actor.client = client;
+                Ok(scope)
+            }
+        }
     }
 
     /// Runs an engine call off the async threads (SQLite is blocking) in the caller's
@@ -70,7 +82,7 @@ impl LevhMcp {
         F: FnOnce(&Levh, &Scope) -> Result<T, String> + Send + 'static,
     {
         let levh = self.levh.clone();
-        let scope = self.scope_for(peer);
+        let scope = self.scope_for(peer)?;
         tokio::task::spawn_blocking(move || call(&levh, &scope))
             .await
             .map_err(|e| format!("internal error: {e}"))?
@@ -176,38 +188,10 @@ impl LevhMcp {
         args: RecallArgs,
         reinforce: bool,
     ) -> Result<Json<RecallView>, String> {
-        let request = RecallRequest {
-            query: args.query,
-            limit: args.limit.unwrap_or(10),
-            project: args.project,
-            kind: kind(args.kind.as_deref())?,
-            source: args.source,
-            since: None,
-            until: None,
-            as_of: time("as_of", args.as_of.as_deref())?,
-            known_at: time("known_at", args.known_at.as_deref())?,
-            max_tokens: args.max_tokens,
-            compact: false,
-            reinforce,
-        };
+        let request = args.into_request(reinforce)?;
         self.engine(peer, move |levh, scope| {
             let output = levh.recall(scope, &request).map_err(describe)?;
-            let now = levh.now();
-            Ok(Json(RecallView {
-                results: output
-                    .hits
-                    .iter()
-                    .map(|hit| HitView {
-                        memory: MemoryView::new(&hit.memory, now),
-                        score: hit.score.score,
-                        similarity: hit.score.similarity,
-                    })
-                    .collect(),
-                reinforced: output.reinforced.iter().map(|id| id.to_string()).collect(),
-                tokens: output.tokens,
-                omitted_by_budget: output.omitted_by_budget,
-                warnings: output.warnings,
-            }))
+            Ok(Json(RecallView::new(&output, levh.now())))
         })
         .await
     }
@@ -218,18 +202,7 @@ impl LevhMcp {
         args: StoreArgs,
     ) -> Result<Json<CaptureView>, String> {
         let source = client_name(peer).unwrap_or_else(|| "mcp".to_owned());
-        let new = NewMemory {
-            content: args.content,
-            project: args.project,
-            kind: kind(args.kind.as_deref())?,
-            source: Some(source.clone()),
-            importance: args.importance,
-            pinned: args.pin.unwrap_or(false),
-            valid_from: time("valid_from", args.valid_from.as_deref())?,
-            valid_to: time("valid_to", args.valid_to.as_deref())?,
-            metadata: args.metadata,
-            session_id: args.session_id.map(SessionId::new),
-        };
+        let new = args.into_new_memory(source.clone())?;
         let pinned = new.pinned;
         let (view, stored) = self
             .engine(peer, move |levh, scope| {
@@ -293,6 +266,44 @@ pub struct StoreArgs {
     pub session_id: Option<String>,
     /// Free-form JSON object.
     pub metadata: Option<serde_json::Value>,
+}
+
+impl StoreArgs {
+    /// The engine's input, `source` recorded as who wrote it.
+    pub fn into_new_memory(self, source: String) -> Result<NewMemory, String> {
+        Ok(NewMemory {
+            content: self.content,
+            project: self.project,
+            kind: kind(self.kind.as_deref())?,
+            source: Some(source),
+            importance: self.importance,
+            pinned: self.pin.unwrap_or(false),
+            valid_from: time("valid_from", self.valid_from.as_deref())?,
+            valid_to: time("valid_to", self.valid_to.as_deref())?,
+            metadata: self.metadata,
+            session_id: self.session_id.map(SessionId::new),
+        })
+    }
+}
+
+impl RecallArgs {
+    /// The engine's request; `reinforce` is false for a search.
+    pub fn into_request(self, reinforce: bool) -> Result<RecallRequest, String> {
+        Ok(RecallRequest {
+            query: self.query,
+            limit: self.limit.unwrap_or(10),
+            project: self.project,
+            kind: kind(self.kind.as_deref())?,
+            source: self.source,
+            since: None,
+            until: None,
+            as_of: time("as_of", self.as_of.as_deref())?,
+            known_at: time("known_at", self.known_at.as_deref())?,
+            max_tokens: self.max_tokens,
+            compact: false,
+            reinforce,
+        })
+    }
 }
 
 /// Arguments of recall_memory and search_memory.
@@ -1304,7 +1315,7 @@ impl LevhMcp {
     }
 }
 
-fn secrets_view(findings: Vec<levh_core::SecretFinding>, redacted: bool) -> SecretsView {
+pub fn secrets_view(findings: Vec<levh_core::SecretFinding>, redacted: bool) -> SecretsView {
     SecretsView {
         findings: findings
             .into_iter()

@@ -233,6 +233,27 @@ pub struct RecallView {
     pub warnings: Vec<String>,
 }
 
+impl RecallView {
+    /// The view of a recall's output, retention computed at `now`.
+    pub fn new(output: &levh_core::RecallOutput, now: Timestamp) -> Self {
+        Self {
+            results: output
+                .hits
+                .iter()
+                .map(|hit| HitView {
+                    memory: MemoryView::new(&hit.memory, now),
+                    score: hit.score.score,
+                    similarity: hit.score.similarity,
+                })
+                .collect(),
+            reinforced: output.reinforced.iter().map(|id| id.to_string()).collect(),
+            tokens: output.tokens,
+            omitted_by_budget: output.omitted_by_budget,
+            warnings: output.warnings.clone(),
+        }
+    }
+}
+
 /// Generated context for a session: pinned rules first, then the project's essentials.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ContextView {

@@ -9,14 +9,19 @@
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod events;
 mod filter;
 mod held;
 mod migrations;
 mod purge;
 mod rows;
 mod sync;
+mod tokens;
 mod vectors;
 mod writes;
+
+pub use events::LoggedEvent;
+pub use tokens::{IssuedToken, TokenInfo, secret_hash};
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};

@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_memories.sql"),
     include_str!("../migrations/0002_gate.sql"),
     include_str!("../migrations/0003_sync.sql"),
+    include_str!("../migrations/0004_tokens.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

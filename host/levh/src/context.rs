@@ -14,6 +14,8 @@ use levh_store::SqliteStore;
 /// The opened engine and the caller's scope.
 pub struct Context {
     pub levh: Levh,
+    /// The store under the engine (tokens and the event log are read from it directly).
+    pub store: Arc<SqliteStore>,
     pub scope: Scope,
     pub home: PathBuf,
     /// `LEVH_NOW`, when set: plugins see the same instant as the engine.
@@ -145,7 +147,7 @@ impl Context {
         );
         let levh = Levh::new(Parts {
             store: store.clone(),
-            index: store,
+            index: store.clone(),
             embedder: Arc::new(HashEmbedder::default()),
             clock,
             config,
@@ -158,6 +160,7 @@ impl Context {
             .or_else(|| Some("local".to_owned()));
         Ok(Self {
             levh,
+            store,
             scope,
             home,
             fixed_now,

@@ -155,8 +155,8 @@ fn config(
 
 /// Connectors for the `full` profile, the way `levh sync` runs them but with the stored
 /// grants only: an agent cannot grant a connector anything.
-struct ConnectorRuntime {
-    context: Arc<Context>,
+pub(crate) struct ConnectorRuntime {
+    pub(crate) context: Arc<Context>,
 }
 
 impl ConnectorRuntime {

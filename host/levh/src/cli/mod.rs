@@ -17,10 +17,12 @@ mod recall;
 mod reinforce;
 pub mod scorer;
 mod secrets;
+mod serve;
 mod show;
 mod stats;
 mod sync;
 mod template;
+mod token;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,6 +105,11 @@ enum Command {
     /// Serve agents over MCP (stdio), list the tool profiles, print client configs.
     #[command(subcommand)]
     Mcp(mcp::Command),
+    /// Serve the REST API, the live feed (/api/ws) and MCP over HTTP (/mcp) on one port.
+    Serve(serve::Args),
+    /// API tokens for `levh serve`, each bound to one workspace and role.
+    #[command(subcommand)]
+    Token(token::Command),
 }
 
 /// A command that takes one memory id.
@@ -138,6 +145,8 @@ impl Cli {
             Command::Mcp(command) => {
                 return mcp::run(self.home, &self.workspace, command, self.json);
             }
+            // The address is checked before anything is opened.
+            Command::Serve(args) => return serve::run(self.home, &self.workspace, args),
             command => command,
         };
         let context = Context::open(self.home, &self.workspace)?;
@@ -163,7 +172,10 @@ impl Cli {
             Command::Sync(args) => sync::run(&context, args, json),
             Command::Connector(command) => connector::run(&context, command, json),
             Command::Scorer(command) => scorer::run(&context, command, json),
-            Command::Mcp(_) => unreachable!("handled before the store is opened"),
+            Command::Token(command) => token::run(&context, command, json),
+            Command::Mcp(_) | Command::Serve(_) => {
+                unreachable!("handled before the store is opened")
+            }
         }
     }
 }

@@ -1,0 +1,269 @@
+//! REST recall latency and throughput under concurrent clients on loopback.
+//!
+//! `cargo bench -p levh-http --bench rest_load`
+//!
+//! A real `levh_http::serve` on 127.0.0.1:0 over a WAL store of 10,000 memories (hash
+//! embedder). Clients are keep-alive HTTP/1.1 connections, each sending one request at a
+//! time for a fixed period. The baseline, measured in the same run with the same clients,
+//! is `GET /api/health` (auth, routing, one store read): the recall figures are read as
+//! ratios against it, since this machine is shared and noisy.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use levh_core::{
+    Actor, AdmissionRecord, Embedder, Embedding, FixedClock, Kind, Levh, Memory, MemoryId,
+    MemoryState, NewMemoryRecord, Parts, Store, Timestamp, Workspace, text,
+};
+use levh_embed::HashEmbedder;
+use levh_http::{AppState, AuthConfig};
+use levh_store::SqliteStore;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+const MEMORIES: u64 = 10_000;
+const PERIOD: Duration = Duration::from_secs(4);
+const WORDS: [&str; 24] = [
+    "deploy", "database", "service", "cluster", "invoice", "meeting", "review", "release",
+    "budget", "customer", "schema", "latency", "queue", "token", "backup", "incident", "roadmap",
+    "design", "contract", "vendor", "metric", "alert", "sprint", "ticket",
+];
+
+/// A deterministic sentence of 12–24 words over a 2,400-word vocabulary.
+fn sentence(seed: u64) -> String {
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let length = 12 + (next() % 13) as usize;
+    (0..length)
+        .map(|_| {
+            let n = next() % 2400;
+            format!("{}{}", WORDS[(n % 24) as usize], n / 24)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
+    let actor = Actor::cli();
+    for n in 0..MEMORIES {
+        let at = Timestamp::from_second(1_700_000_000 + n as i64).expect("time");
+        let content = sentence(n);
+        let vector = embedder.embed(&[&content]).expect("embed").remove(0);
+        let record = NewMemoryRecord {
+            memory: Memory {
+                id: MemoryId::new_at(at),
+                workspace: Workspace::default(),
+                project: None,
+                content_hash: text::content_hash(&content),
+                kind: Kind::default(),
+                source: "bench".into(),
+                state: MemoryState {
+                    importance: 0.5,
+                    pinned: false,
+                    stability_hours: 168.0,
+                    last_recalled_at: None,
+                    recall_count: 0,
+                    created_at: at,
+                },
+                valid_from: at,
+                valid_to: None,
+                superseded_by: None,
+                admission: AdmissionRecord {
+                    verdict: "admit".into(),
+                    reasons: vec![],
+                    decided_by: "bench".into(),
+                },
+                metadata: serde_json::json!({}),
+                session_id: None,
+                embedding_model: Some(embedder.model_id().to_owned()),
+                embedding_dimension: Some(embedder.dimension() as u32),
+                content: content.clone(),
+            },
+            embedding: Some(Embedding {
+                model: embedder.model_id().to_owned(),
+                vector,
+            }),
+            near_duplicate_keys: text::near_duplicate_keys(&content),
+        };
+        store
+            .insert(&record, &[], &|_| None, &actor)
+            .expect("insert");
+    }
+}
+
+/// One keep-alive connection: sends a request, reads the whole response.
+struct Client {
+    reader: BufReader<TcpStream>,
+}
+
+impl Client {
+    async fn connect(address: std::net::SocketAddr) -> Self {
+        let stream = TcpStream::connect(address).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        Self {
+            reader: BufReader::new(stream),
+        }
+    }
+
+    async fn send(&mut self, method: &str, path: &str, body: &str) -> u16 {
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        self.reader
+            .get_mut()
+            .write_all(request.as_bytes())
+            .await
+            .expect("write");
+        let mut line = String::new();
+        self.reader.read_line(&mut line).await.expect("status line");
+        let status: u16 = line
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("status");
+        let mut length = 0usize;
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).await.expect("header");
+            if line == "\r\n" {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().expect("length");
+            }
+        }
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body).await.expect("body");
+        status
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Figures {
+    requests: usize,
+    p50: Duration,
+    p99: Duration,
+    per_second: f64,
+}
+
+async fn load(
+    address: std::net::SocketAddr,
+    clients: usize,
+    method: &'static str,
+    path: &'static str,
+) -> Figures {
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|c| {
+            tokio::spawn(async move {
+                let mut client = Client::connect(address).await;
+                let mut latencies = Vec::new();
+                let mut n = c as u64 * 1_000_000;
+                while started.elapsed() < PERIOD {
+                    n += 1;
+                    let body = if method == "POST" {
+                        let query: Vec<String> = sentence(5_000_000 + n)
+                            .split(' ')
+                            .take(3)
+                            .map(str::to_owned)
+                            .collect();
+                        serde_json::json!({ "query": query.join(" "), "limit": 10 }).to_string()
+                    } else {
+                        String::new()
+                    };
+                    let sent = Instant::now();
+                    let status = client.send(method, path, &body).await;
+                    latencies.push(sent.elapsed());
+                    assert_eq!(status, 200, "{method} {path}");
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.expect("client"));
+    }
+    let elapsed = started.elapsed();
+    latencies.sort_unstable();
+    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    Figures {
+        requests: latencies.len(),
+        p50: at(0.50),
+        p99: at(0.99),
+        per_second: latencies.len() as f64 / elapsed.as_secs_f64(),
+    }
+}
+
+fn main() {
+    // `cargo test --benches` runs this with --bench absent: keep that instant.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).expect("open"));
+    let embedder = HashEmbedder::default();
+    eprintln!("filling {MEMORIES} memories…");
+    fill(&store, &embedder);
+    let levh = Levh::new(Parts {
+        store: store.clone(),
+        index: store.clone(),
+        embedder: Arc::new(embedder),
+        clock: Arc::new(FixedClock("2026-06-01T00:00:00Z".parse().expect("time"))),
+        config: Default::default(),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let address = listener.local_addr().expect("address");
+        let state = AppState::new(levh, store, AuthConfig::default());
+        tokio::spawn(levh_http::serve(listener, state, std::future::pending()));
+        println!(
+            "REST on loopback, {MEMORIES} memories, {} s per row",
+            PERIOD.as_secs()
+        );
+        println!(
+            "{:<34} {:>7} {:>9} {:>9} {:>9} {:>8}",
+            "route", "clients", "req/s", "p50 ms", "p99 ms", "vs base"
+        );
+        for clients in [1, 4, 16] {
+            let base = load(address, clients, "GET", "/api/health").await;
+            for (method, path) in [
+                ("GET", "/api/health"),
+                ("POST", "/api/search"),
+                ("POST", "/api/recall"),
+            ] {
+                let f = if path == "/api/health" {
+                    base
+                } else {
+                    load(address, clients, method, path).await
+                };
+                println!(
+                    "{:<34} {:>7} {:>9.0} {:>9.2} {:>9.2} {:>7.1}×   ({} requests)",
+                    format!("{method} {path}"),
+                    clients,
+                    f.per_second,
+                    f.p50.as_secs_f64() * 1e3,
+                    f.p99.as_secs_f64() * 1e3,
+                    f.p50.as_secs_f64() / base.p50.as_secs_f64(),
+                    f.requests,
+                );
+            }
+        }
+    });
+}

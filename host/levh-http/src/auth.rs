@@ -1,0 +1,278 @@
+//! Who is calling. A request presents a token (`X-LEVH-Token`, `Authorization: Bearer`,
+//! or `?token=` for the WebSocket, which browsers cannot give headers); the token is
+//! either the operator token (`LEVH_TOKEN`: admin of `default`) or one issued by
+//! `levh token create` (bound to a workspace and a role). Without a token the caller is
+//! the local person, admin of `default` — unless `LEVH_TOKEN` is set, in which case every
+//! request must present one. Repeated failures from one client are answered 429.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use levh_core::{Principal, Role, Workspace};
+use subtle::ConstantTimeEq;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::{ApiError, AppState};
+
+/// Failed attempts allowed per client within [`FAILURE_WINDOW`] before it is refused.
+pub const MAX_FAILURES: usize = 10;
+/// The window failed attempts are counted in.
+pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
+
+/// How the server authenticates, from `levh serve`'s environment.
+#[derive(Debug, Clone, Default)]
+pub struct AuthConfig {
+    /// `LEVH_TOKEN`: when set, every request needs a token, and this one is admin of
+    /// the default workspace.
+    pub operator_token: Option<String>,
+    /// Origins allowed by CORS besides localhost ones (`LEVH_CORS_ORIGINS`).
+    pub cors_origins: Vec<String>,
+    /// Bound to a non-loopback address: MCP accepts any `Host` (the token is the guard
+    /// against DNS rebinding then).
+    pub public: bool,
+}
+
+pub(crate) struct Auth {
+    config: AuthConfig,
+    failures: Mutex<HashMap<IpAddr, Vec<Instant>>>,
+}
+
+impl Auth {
+    pub(crate) fn new(config: AuthConfig) -> Self {
+        Self {
+            config,
+            failures: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn mcp_allowed_hosts(&self) -> Option<Vec<String>> {
+        // None keeps rmcp's loopback-only default; an empty list allows every host.
+        self.config.public.then(Vec::new)
+    }
+
+    /// Seconds until `client` may try again, when it is over the limit.
+    fn blocked_for(&self, client: IpAddr) -> Option<u64> {
+        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        let recent = failures.entry(client).or_default();
+        recent.retain(|at| now.duration_since(*at) < FAILURE_WINDOW);
+        (recent.len() >= MAX_FAILURES).then(|| {
+            let oldest = recent[0];
+            (FAILURE_WINDOW - now.duration_since(oldest))
+                .as_secs()
+                .max(1)
+        })
+    }
+
+    fn record_failure(&self, client: IpAddr) {
+        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        failures.entry(client).or_default().push(Instant::now());
+    }
+
+    fn is_operator(&self, secret: &str) -> bool {
+        self.config
+            .operator_token
+            .as_deref()
+            .is_some_and(|operator| bool::from(operator.as_bytes().ct_eq(secret.as_bytes())))
+    }
+}
+
+/// The secret a request presents, if any.
+fn presented_secret(request: &Request) -> Option<String> {
+    let headers = request.headers();
+    if let Some(value) = headers.get("x-levh-token").and_then(|v| v.to_str().ok()) {
+        return Some(value.trim().to_owned());
+    }
+    if let Some(value) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        && let Some(token) = value.strip_prefix("Bearer ")
+    {
+        return Some(token.trim().to_owned());
+    }
+    // Only the socket may carry the token in its URL: URLs end up in logs and history.
+    if request.uri().path() == "/api/ws" {
+        return request.uri().query().and_then(|query| {
+            query
+                .split('&')
+                .filter_map(|pair| pair.split_once('='))
+                .find(|(key, _)| *key == "token")
+                .map(|(_, value)| value.to_owned())
+        });
+    }
+    None
+}
+
+/// Middleware: turns the request's token into a [`Principal`] on its extensions, or
+/// answers 401 / 429.
+pub(crate) async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    // Pre-flight requests carry no credentials; CORS answers them.
+    if request.method() == axum::http::Method::OPTIONS {
+        return next.run(request).await;
+    }
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip())
+        .unwrap_or(IpAddr::from([0, 0, 0, 0]));
+    let auth = &state.auth;
+    if let Some(retry_after) = auth.blocked_for(client) {
+        let mut response = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "too many failed authentication attempts from {client}; try again in {retry_after} s"
+            ),
+        )
+        .into_response();
+        if let Ok(value) = HeaderValue::from_str(&retry_after.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return response;
+    }
+    let principal = match presented_secret(&request) {
+        Some(secret) if auth.is_operator(&secret) => Principal {
+            workspace: Workspace::default(),
+            role: Role::Admin,
+            name: Some("operator".into()),
+        },
+        Some(secret) => {
+            let store = state.store.clone();
+            let found = tokio::task::spawn_blocking(move || store.verify_token(&secret)).await;
+            match found {
+                Ok(Ok(Some(token))) => Principal {
+                    workspace: token.workspace,
+                    role: token.role,
+                    name: Some(token.id),
+                },
+                Ok(Ok(None)) => {
+                    auth.record_failure(client);
+                    tracing::warn!(%client, "rejected an unknown or revoked token");
+                    return unauthorized("the token is not valid (unknown or revoked)");
+                }
+                Ok(Err(error)) => return ApiError::internal(error).into_response(),
+                Err(error) => return ApiError::internal(error).into_response(),
+            }
+        }
+        None if auth.config.operator_token.is_some() => {
+            return unauthorized(
+                "this server requires a token: send X-LEVH-Token or Authorization: Bearer (?token= on /api/ws)",
+            );
+        }
+        None => Principal::local(),
+    };
+    request.extensions_mut().insert(principal);
+    next.run(request).await
+}
+
+fn unauthorized(message: &str) -> Response {
+    let mut response = ApiError::new(StatusCode::UNAUTHORIZED, message).into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"levh\""),
+    );
+    response
+}
+
+/// Route-layer middleware: refuses callers below `needed` with 403.
+pub(crate) async fn require(needed: Role, request: Request, next: Next) -> Response {
+    match request.extensions().get::<Principal>() {
+        Some(principal) if principal.role >= needed => next.run(request).await,
+        Some(principal) => ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this needs role {needed}; the token is {} in workspace {} (nothing was changed)",
+                principal.role, principal.workspace
+            ),
+        )
+        .into_response(),
+        None => unauthorized("no credentials"),
+    }
+}
+
+/// CORS: localhost origins (any port) and the ones `LEVH_CORS_ORIGINS` lists.
+pub(crate) fn cors(auth: &Auth) -> CorsLayer {
+    let extra = auth.config.cors_origins.clone();
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::predicate(move |origin, _| {
+            origin
+                .to_str()
+                .is_ok_and(|origin| is_local_origin(origin) || extra.iter().any(|o| o == origin))
+        }))
+        .allow_methods([
+            axum::http::Method::GET,
+            axum::http::Method::POST,
+            axum::http::Method::PATCH,
+            axum::http::Method::DELETE,
+        ])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::AUTHORIZATION,
+            header::HeaderName::from_static("x-levh-token"),
+        ])
+}
+
+/// `http(s)://localhost`, `127.0.0.1` or `[::1]`, with any port.
+pub fn is_local_origin(origin: &str) -> bool {
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = if rest.starts_with('[') {
+        rest.split_inclusive(']').next().unwrap_or(rest)
+    } else {
+        rest.split(':').next().unwrap_or(rest)
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_origins_are_local() {
+        for local in [
+            "http://localhost",
+            "http://localhost:5173",
+            "https://127.0.0.1:7777",
+            "http://[::1]:8080",
+        ] {
+            assert!(is_local_origin(local), "{local}");
+        }
+        for foreign in [
+            "http://localhost.evil.com",
+            "http://127.0.0.1.nip.io",
+            "https://example.com",
+            "file://",
+            "null",
+        ] {
+            assert!(!is_local_origin(foreign), "{foreign}");
+        }
+    }
+
+    #[test]
+    fn a_client_is_blocked_after_too_many_failures_and_others_are_not() {
+        let auth = Auth::new(AuthConfig::default());
+        let bad = IpAddr::from([10, 0, 0, 1]);
+        for _ in 0..MAX_FAILURES - 1 {
+            auth.record_failure(bad);
+        }
+        assert_eq!(auth.blocked_for(bad), None);
+        auth.record_failure(bad);
+        let wait = auth.blocked_for(bad).unwrap();
+        assert!((1..=60).contains(&wait));
+        assert_eq!(auth.blocked_for(IpAddr::from([10, 0, 0, 2])), None);
+    }
+}

@@ -1,0 +1,83 @@
+//! Reading the event log back, for the live feed: every process on the store appends
+//! to `events`, and a `levh serve` process tails it by sequence number.
+
+use levh_core::{MemoryId, Timestamp, Workspace};
+use rusqlite::params;
+use serde::Serialize;
+
+use crate::{SqliteStore, SqliteStoreError};
+
+/// One row of the event log: what happened, where, through which surface. Never content.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoggedEvent {
+    /// Position in the log; strictly increasing.
+    pub seq: i64,
+    /// When it happened.
+    pub at: Timestamp,
+    /// `store`, `pin`, `forget`, `purge`, `admit`, ...
+    pub kind: String,
+    /// The workspace it happened in.
+    pub workspace: Workspace,
+    /// The memory concerned, if any.
+    pub memory_id: Option<MemoryId>,
+    /// `cli`, `mcp`, `http`, `sync`.
+    pub surface: String,
+    /// The client behind the surface, when known.
+    pub client: Option<String>,
+    /// The actor's role.
+    pub role: String,
+}
+
+impl SqliteStore {
+    /// The newest sequence number in the log (0 when empty).
+    pub fn last_event_seq(&self) -> Result<i64, SqliteStoreError> {
+        Ok(self
+            .lock()
+            .query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| {
+                row.get(0)
+            })?)
+    }
+
+    /// Events after `seq`, oldest first, at most `limit`.
+    pub fn events_after(
+        &self,
+        seq: i64,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, SqliteStoreError> {
+        let connection = self.lock();
+        let mut statement = connection.prepare_cached(
+            "SELECT seq, at, kind, workspace, memory_id, surface, client, role
+             FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        )?;
+        let rows = statement.query_map(params![seq, limit as i64], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, Option<String>>(4)?,
+                row.get::<_, String>(5)?,
+                row.get::<_, Option<String>>(6)?,
+                row.get::<_, String>(7)?,
+            ))
+        })?;
+        let mut events = Vec::new();
+        for row in rows {
+            let (seq, at, kind, workspace, memory_id, surface, client, role) = row?;
+            let corrupt = |what: &str| SqliteStoreError::Corrupt(format!("event {seq}: {what}"));
+            events.push(LoggedEvent {
+                seq,
+                at: Timestamp::from_microsecond(at).map_err(|_| corrupt("time"))?,
+                kind,
+                workspace: Workspace::new(&workspace).map_err(|_| corrupt("workspace"))?,
+                memory_id: memory_id
+                    .map(|id| id.parse().map_err(|_| corrupt("memory id")))
+                    .transpose()?,
+                surface,
+                client,
+                role,
+            });
+        }
+        Ok(events)
+    }
+}

@@ -1,0 +1,122 @@
+//! `levh serve`: the REST API, the live feed and MCP over streamable HTTP on one port.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use levh_http::{AppState, AuthConfig};
+use levh_mcp::Profile;
+
+use crate::cli::mcp::ConnectorRuntime;
+use crate::context::Context;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Address to listen on. Anything but loopback needs LEVH_TOKEN.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port (0 picks a free one; the address is printed on start).
+    #[arg(long, short, default_value_t = 7777)]
+    port: u16,
+    /// The MCP tool band /mcp serves: minimal, work, admin or full.
+    #[arg(long, env = "LEVH_MCP_PROFILE", default_value = "work")]
+    mcp_profile: Profile,
+}
+
+pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCode> {
+    let ip: IpAddr = match args.host.as_str() {
+        "localhost" => IpAddr::from([127, 0, 0, 1]),
+        host => host.parse().map_err(|_| {
+            anyhow!("--host {host:?} is not an IP address (use 127.0.0.1, ::1 or 0.0.0.0)")
+        })?,
+    };
+    let operator_token = std::env::var("LEVH_TOKEN")
+        .ok()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty());
+    let public = !ip.is_loopback();
+    if public && operator_token.is_none() {
+        bail!(
+            "refusing to listen on {ip}: a non-loopback address needs LEVH_TOKEN set, so that \
+             every request must present a token (set LEVH_TOKEN to a long random secret, or \
+             serve on 127.0.0.1)"
+        );
+    }
+    if let Some(token) = &operator_token
+        && token.len() < 16
+    {
+        bail!(
+            "LEVH_TOKEN is too short ({} characters): use at least 16 random characters",
+            token.len()
+        );
+    }
+    let cors_origins = std::env::var("LEVH_CORS_ORIGINS")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(str::to_owned)
+        .collect();
+
+    let context = Arc::new(Context::open(home, workspace)?);
+    let (levh, warning) = context.levh_for_recall();
+    if let Some(warning) = warning {
+        tracing::warn!("{warning}");
+    }
+    let state = AppState::new(
+        levh,
+        context.store.clone(),
+        AuthConfig {
+            operator_token,
+            cors_origins,
+            public,
+        },
+    )
+    .with_mcp_profile(args.mcp_profile)
+    .with_connectors(Arc::new(ConnectorRuntime {
+        context: context.clone(),
+    }));
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(ip, args.port))
+            .await
+            .with_context(|| format!("listening on {ip}:{}", args.port))?;
+        let address = listener.local_addr()?;
+        // One line on stdout that scripts (and tests) can read the port from.
+        println!("levh serve: listening on http://{address} (REST /api, feed /api/ws, MCP /mcp)");
+        levh_http::serve(listener, state, shutdown_signal())
+            .await
+            .context("serving")?;
+        tracing::info!("levh serve: stopped");
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C, or SIGTERM on Unix (what service managers send).
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}

@@ -1,0 +1,94 @@
+//! `levh token create|list|revoke`: API tokens for `levh serve`, each bound to one
+//! workspace and one role. The secret is printed once; only its hash is stored.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use clap::Subcommand;
+use levh_core::Role;
+use serde_json::json;
+
+use crate::context::Context;
+use crate::output;
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Issue a token for the workspace given by --workspace / LEVH_WORKSPACE. The secret
+    /// is shown once: store it where the client reads it.
+    Create {
+        /// viewer (reads), editor (reads and writes) or admin (also purges and decides
+        /// held candidates).
+        #[arg(long)]
+        role: Role,
+        /// What the token is for.
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// List tokens (never their secrets).
+    List,
+    /// Revoke a token by id: it stops working at once.
+    Revoke {
+        /// The token's id (`tok_…`).
+        id: String,
+    },
+}
+
+pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
+    let now = context.levh.now();
+    match command {
+        Command::Create { role, label } => {
+            let workspace = context.scope.workspace.clone();
+            let issued = context
+                .store
+                .create_token(&workspace, role, label.as_deref(), now)?;
+            if json {
+                output::json(&json!({
+                    "id": issued.info.id,
+                    "workspace": issued.info.workspace.as_str(),
+                    "role": issued.info.role,
+                    "secret": issued.secret,
+                }))?;
+            } else {
+                output::line(format!(
+                    "token {} for workspace {} as {}:",
+                    issued.info.id, issued.info.workspace, issued.info.role
+                ));
+                output::line(&issued.secret);
+                output::line(
+                    "This secret is shown once. Send it as X-LEVH-Token or Authorization: Bearer.",
+                );
+            }
+        }
+        Command::List => {
+            let tokens = context.store.list_tokens()?;
+            if json {
+                output::json(&tokens)?;
+            } else {
+                let mut table =
+                    output::table(&["id", "workspace", "role", "label", "created", "revoked"]);
+                for token in tokens {
+                    table.add_row(vec![
+                        token.id,
+                        token.workspace.to_string(),
+                        token.role.to_string(),
+                        token.label.unwrap_or_default(),
+                        token.created_at.to_string(),
+                        token.revoked_at.map(|t| t.to_string()).unwrap_or_default(),
+                    ]);
+                }
+                output::print_table(&table);
+            }
+        }
+        Command::Revoke { id } => {
+            if !context.store.revoke_token(&id, now)? {
+                bail!("no live token with id {id} (`levh token list` shows them)");
+            }
+            if json {
+                output::json(&json!({ "id": id, "revoked": true }))?;
+            } else {
+                output::line(format!("token {id} revoked"));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

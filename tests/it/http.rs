@@ -1,0 +1,1131 @@
+//! `levh serve`: every REST route through `router(state).oneshot(...)` with its documented
+//! errors; the auth matrix; two workspaces that never see each other on any surface
+//! (REST, the live feed, MCP over HTTP); the WebSocket feed of a real `levh serve`
+//! receiving a write made by a separate `levh capture`; the OpenAPI document.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use levh_core::{Role, Workspace};
+use levh_http::axum::Router;
+use levh_http::axum::body::Body;
+use levh_http::axum::http::{Method, Request, StatusCode};
+use levh_http::{AppState, AuthConfig};
+use levh_mcp::tokio;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use crate::support::{Harness, levh, ok};
+
+const OPERATOR: &str = "operator-secret-0123456789abcdef";
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn app(harness: &Harness, operator: Option<&str>) -> Router {
+    levh_http::router(AppState::new(
+        harness.levh.clone(),
+        harness.store.clone(),
+        AuthConfig {
+            operator_token: operator.map(str::to_owned),
+            ..AuthConfig::default()
+        },
+    ))
+}
+
+/// One request; returns the status and the JSON body (Null when empty).
+async fn send(
+    app: &Router,
+    method: Method,
+    uri: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut request = Request::builder().method(method).uri(uri);
+    if let Some(token) = token {
+        request = request.header("x-levh-token", token);
+    }
+    let request = match body {
+        Some(body) => request
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string())),
+        None => request.body(Body::empty()),
+    }
+    .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let value = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()))
+    };
+    (status, value)
+}
+
+fn error_text(body: &Value) -> &str {
+    body["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error in {body}"))
+}
+
+async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
+    send(app, Method::GET, uri, None, None).await
+}
+async fn post(app: &Router, uri: &str, body: Value) -> (StatusCode, Value) {
+    send(app, Method::POST, uri, None, Some(body)).await
+}
+
+fn count(harness: &Harness) -> u64 {
+    use levh_core::Store;
+    harness
+        .store
+        .count(&levh_core::MemoryFilter::workspace(Workspace::default()))
+        .unwrap()
+}
+
+const MISSING: &str = "0190e5d8-0000-7000-8000-000000000000";
+
+#[test]
+fn rest_every_route_answers_its_success_and_its_documented_errors() {
+    let harness = Harness::new();
+    let app = app(&harness, None);
+    runtime().block_on(async {
+        let (status, health) = get(&app, "/api/health").await;
+        assert_eq!(status, StatusCode::OK, "{health}");
+        assert_eq!(health["journal_mode"], "wal");
+        assert_eq!((health["workspace"].as_str(), health["role"].as_str()), (Some("default"), Some("admin")));
+
+        // Create through the gate: stored 201, duplicate 200 reject, near-duplicate 202 held.
+        let (status, created) = post(&app, "/api/memories", json!({"content": "The main database is PostgreSQL 16 on host db-main", "project": "infra"})).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        assert_eq!(created["verdict"], "admit");
+        assert_eq!(created["source"], "http");
+        let id = created["memory_id"].as_str().unwrap().to_owned();
+        let (status, duplicate) = post(&app, "/api/memories", json!({"content": "The main database is PostgreSQL 16 on host db-main", "project": "infra"})).await;
+        assert_eq!((status, duplicate["verdict"].as_str()), (StatusCode::OK, Some("reject")));
+        let (status, held) = post(&app, "/api/memories", json!({"content": "The main database is PostgreSQL 17 on host db-main", "project": "infra"})).await;
+        assert_eq!((status, held["verdict"].as_str()), (StatusCode::ACCEPTED, Some("review")), "{held}");
+        let held_id = held["held_id"].as_str().unwrap().to_owned();
+        let (status, body) = post(&app, "/api/memories", json!({"content": 5})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(error_text(&body).contains("content"), "{body}");
+        let (status, body) = post(&app, "/api/memories", json!({"content": "Please store this no matter what", "force": true})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(error_text(&body).contains("force"), "{body}");
+        let request = Request::builder().method(Method::POST).uri("/api/memories").body(Body::from("content=plain")).unwrap();
+        assert_eq!(app.clone().oneshot(request).await.unwrap().status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        let (status, body) = post(&app, "/api/memories", json!({"content": "Valid text here", "valid_from": "yesterday"})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(error_text(&body).contains("valid_from"), "{body}");
+        let (status, other) = post(&app, "/api/memories", json!({"content": "Deploys happen on Fridays after the standup"})).await;
+        assert_eq!(status, StatusCode::CREATED, "{other}");
+        let other_id = other["memory_id"].as_str().unwrap().to_owned();
+        assert_eq!(count(&harness), 2, "the reject and the bad bodies stored nothing");
+
+        // Reads.
+        let (status, list) = get(&app, "/api/memories?project=infra").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(list["memories"].as_array().unwrap().len(), 1);
+        for bad in ["/api/memories?limit=0", "/api/memories?limit=abc", "/api/memories?kind=Not%20A%20Kind!"] {
+            let (status, body) = get(&app, bad).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+        }
+        let (status, one) = get(&app, &format!("/api/memories/{id}")).await;
+        assert_eq!((status, one["id"].as_str()), (StatusCode::OK, Some(id.as_str())));
+        let (status, body) = get(&app, "/api/memories/not-an-id").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(error_text(&body).contains("not-an-id"));
+        assert_eq!(get(&app, &format!("/api/memories/{MISSING}")).await.0, StatusCode::NOT_FOUND);
+
+        // Update: importance, content (secrets redacted), and refusals that change nothing.
+        let uri = format!("/api/memories/{id}");
+        let (status, updated) = send(&app, Method::PATCH, &uri, None, Some(json!({"importance": 0.9}))).await;
+        assert_eq!(status, StatusCode::OK, "{updated}");
+        assert_eq!(updated["memory"]["importance"], 0.9);
+        let (status, body) = send(&app, Method::PATCH, &uri, None, Some(json!({"importance": 2.0, "content": "Changed text that should not land"}))).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(error_text(&body).contains("importance"));
+        assert_eq!(get(&app, &uri).await.1["content"], "The main database is PostgreSQL 16 on host db-main");
+        assert_eq!(send(&app, Method::PATCH, &uri, None, Some(json!({}))).await.0, StatusCode::BAD_REQUEST);
+        let (status, body) = send(&app, Method::PATCH, &format!("/api/memories/{MISSING}"), None, Some(json!({"importance": 0.5}))).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+        let (status, body) = send(&app, Method::PATCH, &uri, None, Some(json!({"content": "The main database is PostgreSQL 16 on db-main, password=hunter2secret"}))).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert!(!body["memory"]["content"].as_str().unwrap().contains("hunter2secret"));
+        assert!(!body["redactions"].as_array().unwrap().is_empty());
+
+        // Curves and scores.
+        let (status, curve) = get(&app, &format!("{uri}/forgetting-curve?days=7")).await;
+        assert_eq!(status, StatusCode::OK);
+        let points = curve["points"].as_array().unwrap();
+        assert_eq!((points[0]["day"].as_u64(), points.last().unwrap()["day"].as_u64()), (Some(0), Some(7)));
+        assert_eq!(get(&app, &format!("{uri}/forgetting-curve?days=0")).await.0, StatusCode::BAD_REQUEST);
+        assert_eq!(get(&app, &format!("/api/memories/{MISSING}/forgetting-curve")).await.0, StatusCode::NOT_FOUND);
+        let (status, score) = get(&app, &format!("{uri}/score-breakdown")).await;
+        assert_eq!(status, StatusCode::OK, "{score}");
+        assert_eq!(score["similarity"], 1.0);
+        let sum: f64 = score["terms"].as_object().unwrap().values().map(|v| v.as_f64().unwrap()).sum();
+        assert!((sum - score["score"].as_f64().unwrap()).abs() < 1e-9);
+        let (_, scored) = get(&app, &format!("{uri}/score-breakdown?query=weather%20in%20Oslo")).await;
+        assert!(scored["similarity"].as_f64().unwrap() < 1.0);
+        assert_eq!(get(&app, &format!("{uri}/score-breakdown?query=%20")).await.0, StatusCode::BAD_REQUEST);
+        assert_eq!(get(&app, &format!("/api/memories/{MISSING}/score-breakdown")).await.0, StatusCode::NOT_FOUND);
+
+        // State changes.
+        for action in ["reinforce", "pin", "unpin"] {
+            let (status, body) = post(&app, &format!("{uri}/{action}"), json!({})).await;
+            assert_eq!(status, StatusCode::OK, "{action}: {body}");
+            assert_eq!(post(&app, &format!("/api/memories/{MISSING}/{action}"), json!({})).await.0, StatusCode::NOT_FOUND);
+            assert_eq!(post(&app, &format!("/api/memories/nope/{action}"), json!({})).await.0, StatusCode::BAD_REQUEST);
+        }
+        let (status, body) = post(&app, &format!("{uri}/feedback"), json!({"helpful": true})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (status, body) = post(&app, &format!("{uri}/feedback"), json!({})).await;
+        assert!(status.is_client_error() && error_text(&body).contains("helpful"), "{body}");
+        assert_eq!(get(&app, "/api/memories/fading").await.0, StatusCode::OK);
+
+        // Recall reinforces, search does not; both validate.
+        let (status, recall) = post(&app, "/api/recall", json!({"query": "database host"})).await;
+        assert_eq!(status, StatusCode::OK, "{recall}");
+        assert_eq!(recall["results"][0]["id"], id.as_str());
+        assert!(!recall["reinforced"].as_array().unwrap().is_empty());
+        let (_, search) = post(&app, "/api/search", json!({"query": "database host"})).await;
+        assert_eq!(search["results"][0]["id"], id.as_str());
+        assert!(search["reinforced"].as_array().unwrap().is_empty());
+        let (status, body) = post(&app, "/api/recall", json!({"limit": 3})).await;
+        assert!(status.is_client_error() && error_text(&body).contains("query"), "{body}");
+        assert_eq!(post(&app, "/api/search", json!({"query": "x", "limit": 0})).await.0, StatusCode::BAD_REQUEST);
+
+        // Workspace views.
+        let (_, stats) = get(&app, "/api/stats").await;
+        assert_eq!(stats["total"], 2);
+        let (_, projects) = get(&app, "/api/projects").await;
+        assert_eq!(projects["projects"][0]["name"], "infra");
+        let (_, sources) = get(&app, "/api/sources").await;
+        assert_eq!(sources["sources"][0]["name"], "http");
+        let (_, export) = get(&app, "/api/export").await;
+        assert_eq!(export["memories"].as_array().unwrap().len(), 2);
+        let (status, evaluation) = post(&app, "/api/memories/evaluate-admission", json!({"content": "The main database is PostgreSQL 16 on host db-main, password=[REDACTED:password]"})).await;
+        assert_eq!(status, StatusCode::OK, "{evaluation}");
+        assert!(evaluation["verdict"].is_string());
+        assert_eq!(post(&app, "/api/memories/evaluate-admission", json!({})).await.0, StatusCode::BAD_REQUEST);
+        assert_eq!(get(&app, "/api/memories/audit-secrets").await.0, StatusCode::OK);
+        assert_eq!(post(&app, "/api/memories/redact-all", json!({})).await.0, StatusCode::OK);
+
+        // The held queue: list, show, admit once (409 the second time), discard.
+        let (_, queue) = get(&app, "/api/memories/held").await;
+        assert_eq!(queue["held"][0]["id"], held_id.as_str());
+        assert_eq!(get(&app, "/api/memories/held?status=maybe").await.0, StatusCode::BAD_REQUEST);
+        assert_eq!(get(&app, &format!("/api/memories/held/{held_id}")).await.0, StatusCode::OK);
+        assert_eq!(get(&app, "/api/memories/held/xyz").await.0, StatusCode::BAD_REQUEST);
+        assert_eq!(get(&app, &format!("/api/memories/held/{MISSING}")).await.0, StatusCode::NOT_FOUND);
+        let (status, admitted) = post(&app, &format!("/api/memories/held/{held_id}/admit"), json!({"supersede": true})).await;
+        assert_eq!(status, StatusCode::OK, "{admitted}");
+        assert_eq!(admitted["superseded"], id.as_str());
+        let (status, body) = post(&app, &format!("/api/memories/held/{held_id}/admit"), json!({})).await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert!(error_text(&body).contains("already decided"));
+        assert_eq!(post(&app, &format!("/api/memories/held/{held_id}/discard"), json!({})).await.0, StatusCode::CONFLICT);
+        assert_eq!(post(&app, &format!("/api/memories/held/{MISSING}/admit"), json!({})).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(post(&app, &format!("/api/memories/held/{MISSING}/discard"), json!({})).await.0, StatusCode::NOT_FOUND);
+        let (_, another) = post(&app, "/api/memories", json!({"content": "Deploys happen on Fridays after the daily standup"})).await;
+        let another_held = another["held_id"].as_str().expect("a second near-duplicate is held");
+        let (status, discarded) = post(&app, &format!("/api/memories/held/{another_held}/discard"), json!({})).await;
+        assert_eq!((status, discarded["status"].as_str()), (StatusCode::OK, Some("discarded")));
+
+        // Sessions.
+        let (status, session) = post(&app, "/api/sessions", json!({"project": "infra"})).await;
+        assert_eq!(status, StatusCode::CREATED, "{session}");
+        let session_id = session["session_id"].as_str().unwrap();
+        let (status, ended) = post(&app, &format!("/api/sessions/{session_id}/end"), json!({})).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(ended["ended_at"].is_string(), "{ended}");
+        assert_eq!(post(&app, "/api/sessions/no-such-session/end", json!({})).await.0, StatusCode::BAD_REQUEST);
+
+        // Connectors: sync runs are read from the store; the runtime is the binary's.
+        let (status, runs) = get(&app, "/api/connectors/sync-state").await;
+        assert_eq!((status, runs), (StatusCode::OK, json!([])));
+        assert_eq!(get(&app, "/api/connectors").await.0, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(get(&app, "/api/connectors/files").await.0, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(post(&app, "/api/connectors/files/sync", json!({})).await.0, StatusCode::SERVICE_UNAVAILABLE);
+
+        // Forget (204, then 404) and purge.
+        assert_eq!(send(&app, Method::DELETE, &format!("/api/memories/{other_id}"), None, None).await.0, StatusCode::NO_CONTENT);
+        assert_eq!(get(&app, &format!("/api/memories/{other_id}")).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(send(&app, Method::DELETE, &format!("/api/memories/{other_id}"), None, None).await.0, StatusCode::NOT_FOUND);
+        let (status, purged) = post(&app, &format!("{uri}/purge"), json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{purged}");
+        assert_eq!(purged["residue"], json!([]));
+        assert_eq!(post(&app, &format!("{uri}/purge"), json!({})).await.0, StatusCode::NOT_FOUND);
+
+        let (status, document) = get(&app, "/api/openapi.json").await;
+        assert_eq!((status, document["openapi"].as_str()), (StatusCode::OK, Some("3.1.0")));
+        let (status, _) = get(&app, "/api/nothing-here").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    });
+}
+
+#[test]
+fn rest_auth_matrix_no_wrong_viewer_editor_admin_tokens() {
+    let harness = Harness::new();
+    let now = harness.levh.now();
+    let default = Workspace::default();
+    let token = |role| {
+        harness
+            .store
+            .create_token(&default, role, None, now)
+            .unwrap()
+            .secret
+    };
+    let (viewer, editor, admin) = (token(Role::Viewer), token(Role::Editor), token(Role::Admin));
+    let app = app(&harness, Some(OPERATOR));
+    runtime().block_on(async {
+        harness.capture("The main database is PostgreSQL 16 on host db-main");
+        let hold = |harness: &Harness| {
+            harness
+                .levh
+                .capture(
+                    &harness.scope,
+                    levh_core::NewMemory {
+                        content: format!(
+                            "The main database is PostgreSQL 17 on host db-main {}",
+                            count(harness)
+                        ),
+                        ..Default::default()
+                    },
+                )
+                .unwrap()
+                .held_id
+                .unwrap()
+                .to_string()
+        };
+        let read = |t| send(&app, Method::GET, "/api/memories", t, None);
+        assert_eq!(read(None).await.0, StatusCode::UNAUTHORIZED);
+        let (status, body) = read(Some("levh_0000")).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert!(error_text(&body).contains("not valid"));
+        let bearer = Request::builder()
+            .uri("/api/memories")
+            .header("authorization", format!("Bearer {viewer}"))
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            app.clone().oneshot(bearer).await.unwrap().status(),
+            StatusCode::OK
+        );
+
+        let write = |content: &'static str, token| {
+            let app = app.clone();
+            async move {
+                send(
+                    &app,
+                    Method::POST,
+                    "/api/memories",
+                    Some(token),
+                    Some(json!({"content": content})),
+                )
+                .await
+                .0
+            }
+        };
+        let purge = |token, id: String| {
+            let app = app.clone();
+            async move {
+                send(
+                    &app,
+                    Method::POST,
+                    &format!("/api/memories/{id}/purge"),
+                    Some(token),
+                    None,
+                )
+                .await
+                .0
+            }
+        };
+        let decide = |token, held: String| {
+            let app = app.clone();
+            async move {
+                send(
+                    &app,
+                    Method::POST,
+                    &format!("/api/memories/held/{held}/admit"),
+                    Some(token),
+                    None,
+                )
+                .await
+                .0
+            }
+        };
+        for (name, token, can_write, can_admin, fact, victim) in [
+            (
+                "viewer",
+                viewer.as_str(),
+                false,
+                false,
+                "Viewers should never manage to store this sentence",
+                "The coffee machine on floor two is broken",
+            ),
+            (
+                "editor",
+                editor.as_str(),
+                true,
+                false,
+                "Editors keep the release checklist in the wiki",
+                "Parking permits renew every January",
+            ),
+            (
+                "admin",
+                admin.as_str(),
+                true,
+                true,
+                "The office closes early on the last Friday of each month",
+                "Invoices go to accounts payable by email",
+            ),
+            (
+                "operator",
+                OPERATOR,
+                true,
+                true,
+                "Backups are encrypted with age and rotated weekly",
+                "The staging cluster sleeps at night to save money",
+            ),
+        ] {
+            assert_eq!(read(Some(token)).await.0, StatusCode::OK, "{name} reads");
+            let wrote = write(fact, token).await;
+            assert_eq!(
+                wrote,
+                if can_write {
+                    StatusCode::CREATED
+                } else {
+                    StatusCode::FORBIDDEN
+                },
+                "{name} writes"
+            );
+            let victim = harness.capture(victim);
+            let held = hold(&harness);
+            let expected = if can_admin {
+                StatusCode::OK
+            } else {
+                StatusCode::FORBIDDEN
+            };
+            assert_eq!(
+                purge(token, victim.to_string()).await,
+                expected,
+                "{name} purges"
+            );
+            assert_eq!(
+                decide(token, held.clone()).await,
+                expected,
+                "{name} decides"
+            );
+            if !can_admin {
+                // Refused means unchanged.
+                assert!(harness.levh.get(&harness.scope, victim).is_ok());
+                assert_eq!(
+                    harness
+                        .levh
+                        .held_get(&harness.scope, held.parse().unwrap())
+                        .unwrap()
+                        .status,
+                    levh_core::HeldStatus::Held
+                );
+            }
+        }
+        // A viewer may search but not recall (recall reinforces: a write).
+        assert_eq!(
+            send(
+                &app,
+                Method::POST,
+                "/api/search",
+                Some(&viewer),
+                Some(json!({"query": "database"}))
+            )
+            .await
+            .0,
+            StatusCode::OK
+        );
+        let (status, body) = send(
+            &app,
+            Method::POST,
+            "/api/recall",
+            Some(&viewer),
+            Some(json!({"query": "database"})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert!(error_text(&body).contains("needs role editor"), "{body}");
+        // A revoked token stops at once.
+        let tokens = harness.store.list_tokens().unwrap();
+        let viewer_id = &tokens.iter().find(|t| t.role == Role::Viewer).unwrap().id;
+        harness.store.revoke_token(viewer_id, now).unwrap();
+        assert_eq!(read(Some(&viewer)).await.0, StatusCode::UNAUTHORIZED);
+    });
+}
+
+#[test]
+fn rest_repeated_failures_are_rate_limited_per_client() {
+    let harness = Harness::new();
+    let admin = harness
+        .store
+        .create_token(&Workspace::default(), Role::Admin, None, harness.levh.now())
+        .unwrap()
+        .secret;
+    let app = app(&harness, Some(OPERATOR));
+    runtime().block_on(async {
+        for _ in 0..levh_http::auth::MAX_FAILURES {
+            assert_eq!(
+                send(&app, Method::GET, "/api/stats", Some("levh_guess"), None)
+                    .await
+                    .0,
+                StatusCode::UNAUTHORIZED
+            );
+        }
+        let request = Request::builder()
+            .uri("/api/stats")
+            .header("x-levh-token", &admin)
+            .body(Body::empty())
+            .unwrap();
+        let response = app.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        let retry: u64 = response.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1..=60).contains(&retry));
+    });
+}
+
+#[test]
+fn rest_cors_allows_localhost_origins_only() {
+    let harness = Harness::new();
+    let app = app(&harness, None);
+    runtime().block_on(async {
+        for (origin, allowed) in [
+            ("http://localhost:5173", true),
+            ("http://127.0.0.1:7777", true),
+            ("https://evil.example", false),
+        ] {
+            let request = Request::builder()
+                .method(Method::OPTIONS)
+                .uri("/api/memories")
+                .header("origin", origin)
+                .header("access-control-request-method", "POST")
+                .body(Body::empty())
+                .unwrap();
+            let response = app.clone().oneshot(request).await.unwrap();
+            let echoed = response
+                .headers()
+                .get("access-control-allow-origin")
+                .map(|v| v.to_str().unwrap().to_owned());
+            assert_eq!(
+                echoed.as_deref() == Some(origin),
+                allowed,
+                "{origin}: {echoed:?}"
+            );
+        }
+    });
+}
+
+/// MCP over streamable HTTP, by hand: initialize, then a call in the session.
+struct McpSession {
+    session: Option<String>,
+    token: String,
+}
+
+async fn mcp_post(
+    app: &Router,
+    token: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (StatusCode, Option<String>, Value) {
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .uri("/mcp")
+        .header("host", "127.0.0.1")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("x-levh-token", token);
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = app
+        .clone()
+        .oneshot(request.body(Body::from(body.to_string())).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8_lossy(&bytes);
+    // The answer is JSON or an SSE stream whose data lines hold JSON-RPC messages.
+    let value = serde_json::from_str(&text).unwrap_or_else(|_| {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message.get("id").is_some())
+            .unwrap_or(Value::Null)
+    });
+    (status, session, value)
+}
+
+impl McpSession {
+    async fn open(app: &Router, token: &str) -> Self {
+        let (status, session, answer) = mcp_post(app, token, None, json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}
+        })).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+        let this = Self {
+            session,
+            token: token.to_owned(),
+        };
+        let (status, _, _) = mcp_post(
+            app,
+            token,
+            this.session.as_deref(),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )
+        .await;
+        assert!(status.is_success(), "{status}");
+        this
+    }
+
+    async fn call(&self, app: &Router, tool: &str, arguments: Value) -> Value {
+        let (status, _, answer) = mcp_post(app, &self.token, self.session.as_deref(), json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}
+        })).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        answer["result"].clone()
+    }
+
+    async fn read(&self, app: &Router, uri: &str) -> Value {
+        let (_, _, answer) = mcp_post(
+            app,
+            &self.token,
+            self.session.as_deref(),
+            json!({
+                "jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": uri}
+            }),
+        )
+        .await;
+        answer
+    }
+}
+
+#[test]
+fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
+    let harness = Harness::new();
+    let now = harness.levh.now();
+    let alpha = harness
+        .store
+        .create_token(&Workspace::new("alpha").unwrap(), Role::Admin, None, now)
+        .unwrap()
+        .secret;
+    let beta = harness
+        .store
+        .create_token(&Workspace::new("beta").unwrap(), Role::Admin, None, now)
+        .unwrap()
+        .secret;
+    let beta_viewer = harness
+        .store
+        .create_token(&Workspace::new("beta").unwrap(), Role::Viewer, None, now)
+        .unwrap()
+        .secret;
+    let state = AppState::new(
+        harness.levh.clone(),
+        harness.store.clone(),
+        AuthConfig {
+            operator_token: Some(OPERATOR.into()),
+            ..AuthConfig::default()
+        },
+    );
+    let app = levh_http::router(state.clone());
+    runtime().block_on(async {
+        // The feed: one socket per workspace on a real server on 127.0.0.1:0.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(levh_http::serve(listener, state, std::future::pending()));
+        let connect = |token: String| async move {
+            let (socket, _) =
+                tokio_tungstenite::connect_async(format!("ws://{address}/api/ws?token={token}"))
+                    .await
+                    .unwrap();
+            socket
+        };
+        let mut alpha_feed = connect(alpha.clone()).await;
+        let mut beta_feed = connect(beta.clone()).await;
+        let refused = tokio_tungstenite::connect_async(format!("ws://{address}/api/ws")).await;
+        assert!(
+            refused.is_err(),
+            "a socket without a token is refused when LEVH_TOKEN is set"
+        );
+
+        let secret_plan = "Alpha's launch is on Tuesday in Lisbon";
+        let (status, stored) = send(
+            &app,
+            Method::POST,
+            "/api/memories",
+            Some(&alpha),
+            Some(json!({"content": secret_plan, "pin": true})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED);
+        let alpha_id = stored["memory_id"].as_str().unwrap().to_owned();
+        let (_, held) = send(
+            &app,
+            Method::POST,
+            "/api/memories",
+            Some(&alpha),
+            Some(json!({"content": "Alpha's launch is on Tuesday in Lisbon at noon"})),
+        )
+        .await;
+        let alpha_held = held["held_id"].as_str().expect("held").to_owned();
+        let (status, _) = send(
+            &app,
+            Method::POST,
+            "/api/memories",
+            Some(&beta),
+            Some(json!({"content": "Beta ships the mobile app in March"})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED);
+
+        use futures_like::next_text;
+        let first_alpha: Value = serde_json::from_str(&next_text(&mut alpha_feed).await).unwrap();
+        assert_eq!(
+            (
+                first_alpha["workspace"].as_str(),
+                first_alpha["memory_id"].as_str()
+            ),
+            (Some("alpha"), Some(alpha_id.as_str()))
+        );
+        // Beta's first event is its own write: alpha's two were filtered out.
+        let first_beta: Value = serde_json::from_str(&next_text(&mut beta_feed).await).unwrap();
+        assert_eq!(first_beta["workspace"], "beta", "{first_beta}");
+        assert!(!first_beta.to_string().contains(&alpha_id));
+
+        // REST: nothing of alpha's through any route with beta's token.
+        let as_beta = |method, uri: String, body| {
+            let app = app.clone();
+            let beta = beta.clone();
+            async move { send(&app, method, &uri, Some(&beta), body).await }
+        };
+        for uri in [
+            format!("/api/memories/{alpha_id}"),
+            format!("/api/memories/{alpha_id}/forgetting-curve"),
+            format!("/api/memories/{alpha_id}/score-breakdown"),
+            format!("/api/memories/held/{alpha_held}"),
+        ] {
+            assert_eq!(
+                as_beta(Method::GET, uri.clone(), None).await.0,
+                StatusCode::NOT_FOUND,
+                "{uri}"
+            );
+        }
+        for action in ["reinforce", "pin", "unpin", "purge"] {
+            assert_eq!(
+                as_beta(
+                    Method::POST,
+                    format!("/api/memories/{alpha_id}/{action}"),
+                    None
+                )
+                .await
+                .0,
+                StatusCode::NOT_FOUND,
+                "{action}"
+            );
+        }
+        assert_eq!(
+            as_beta(
+                Method::POST,
+                format!("/api/memories/held/{alpha_held}/admit"),
+                None
+            )
+            .await
+            .0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            as_beta(Method::DELETE, format!("/api/memories/{alpha_id}"), None)
+                .await
+                .0,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            as_beta(
+                Method::PATCH,
+                format!("/api/memories/{alpha_id}"),
+                Some(json!({"importance": 1.0}))
+            )
+            .await
+            .0,
+            StatusCode::NOT_FOUND
+        );
+        for (method, uri, body) in [
+            (Method::GET, "/api/memories", None),
+            (Method::GET, "/api/export", None),
+            (Method::GET, "/api/memories/held", None),
+            (Method::GET, "/api/stats", None),
+            (Method::GET, "/api/projects", None),
+            (Method::GET, "/api/memories/fading", None),
+            (
+                Method::POST,
+                "/api/search",
+                Some(json!({"query": "launch Tuesday Lisbon"})),
+            ),
+            (
+                Method::POST,
+                "/api/recall",
+                Some(json!({"query": "launch Tuesday Lisbon"})),
+            ),
+        ] {
+            let (status, body) = as_beta(method, uri.into(), body).await;
+            assert_eq!(status, StatusCode::OK, "{uri}");
+            let text = body.to_string();
+            assert!(
+                !text.contains(&alpha_id) && !text.contains("Lisbon"),
+                "{uri} leaked: {text}"
+            );
+        }
+        let (_, alpha_sees) = send(
+            &app,
+            Method::POST,
+            "/api/search",
+            Some(&alpha),
+            Some(json!({"query": "launch Tuesday Lisbon"})),
+        )
+        .await;
+        assert_eq!(alpha_sees["results"][0]["id"], alpha_id.as_str());
+
+        // MCP over HTTP: the session's workspace is the token's.
+        let beta_mcp = McpSession::open(&app, &beta).await;
+        for (tool, arguments) in [
+            ("search_memory", json!({"query": "launch Tuesday Lisbon"})),
+            ("recall_memory", json!({"query": "launch Tuesday Lisbon"})),
+            ("list_memories", json!({})),
+            ("get_context", json!({})),
+        ] {
+            let result = beta_mcp.call(&app, tool, arguments).await;
+            let text = result.to_string();
+            assert!(
+                !text.contains(&alpha_id) && !text.contains("Lisbon"),
+                "{tool} leaked: {text}"
+            );
+        }
+        let result = beta_mcp
+            .call(&app, "pin_memory", json!({"id": alpha_id}))
+            .await;
+        assert_eq!(result["isError"], true, "{result}");
+        let read = beta_mcp
+            .read(&app, &format!("levh://memory/{alpha_id}"))
+            .await;
+        assert!(
+            read["error"].is_object() && !read.to_string().contains("Lisbon"),
+            "{read}"
+        );
+        let alpha_mcp = McpSession::open(&app, &alpha).await;
+        let found = alpha_mcp
+            .call(
+                &app,
+                "search_memory",
+                json!({"query": "launch Tuesday Lisbon"}),
+            )
+            .await;
+        assert!(found.to_string().contains(&alpha_id), "{found}");
+        // A viewer's MCP session cannot write.
+        let viewer_mcp = McpSession::open(&app, &beta_viewer).await;
+        let refused = viewer_mcp
+            .call(
+                &app,
+                "store_memory",
+                json!({"content": "A viewer trying to write a memory"}),
+            )
+            .await;
+        assert_eq!(refused["isError"], true);
+        assert!(
+            refused.to_string().contains("needs role editor"),
+            "{refused}"
+        );
+        // A stolen session id does not carry its owner's workspace: scope is per request.
+        let hijack = McpSession {
+            session: alpha_mcp.session.clone(),
+            token: beta.clone(),
+        };
+        let result = hijack
+            .call(
+                &app,
+                "search_memory",
+                json!({"query": "launch Tuesday Lisbon"}),
+            )
+            .await;
+        assert!(!result.to_string().contains(&alpha_id), "{result}");
+        // Without a token, /mcp is closed too.
+        let (status, _, _) = mcp_post(
+            &app,
+            "wrong-token",
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        server.abort();
+    });
+}
+
+/// Reading the next text frame of a socket, with a deadline.
+mod futures_like {
+    use std::time::Duration;
+
+    use futures_util::StreamExt;
+    use levh_mcp::tokio;
+    use tokio_tungstenite::tungstenite::Message;
+
+    pub async fn next_text<S>(socket: &mut tokio_tungstenite::WebSocketStream<S>) -> String
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    {
+        let read = async {
+            loop {
+                match socket.next().await {
+                    Some(Ok(Message::Text(text))) => return text.to_string(),
+                    Some(Ok(_)) => continue,
+                    other => panic!("feed closed: {other:?}"),
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("no feed event within 10 s")
+    }
+}
+
+#[test]
+fn serve_feed_receives_a_write_from_a_separate_capture_process() {
+    let home = tempfile::tempdir().unwrap();
+    let mut server = levh(home.path())
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    runtime().block_on(async {
+        let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{address}/api/ws"))
+            .await
+            .unwrap();
+        let output = ok(levh(home.path()).args([
+            "capture",
+            "--json",
+            "The release train leaves every second Thursday",
+        ]));
+        let captured: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let event: Value =
+            serde_json::from_str(&futures_like::next_text(&mut socket).await).unwrap();
+        assert_eq!(event["kind"], "store", "{event}");
+        assert_eq!(event["surface"], "cli");
+        assert_eq!(
+            event["memory_id"], captured["memory_id"],
+            "{event} vs {captured}"
+        );
+        assert!(
+            !event.to_string().contains("release train"),
+            "events carry ids, never content"
+        );
+    });
+    // Graceful shutdown on SIGTERM: exits 0.
+    let pid = server.id().to_string();
+    ok(std::process::Command::new("kill").args(["-TERM", &pid]));
+    let status = wait_with_deadline(&mut server, Duration::from_secs(10));
+    assert!(status.success(), "{status:?}");
+}
+
+fn wait_with_deadline(
+    child: &mut std::process::Child,
+    deadline: Duration,
+) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(start.elapsed() < deadline, "levh serve did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn serve_refuses_a_public_address_without_a_token() {
+    let home = tempfile::tempdir().unwrap();
+    let output = levh(home.path())
+        .args(["serve", "--host", "0.0.0.0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("refusing to listen on 0.0.0.0") && stderr.contains("LEVH_TOKEN"),
+        "{stderr}"
+    );
+    assert!(
+        !home.path().join("levh.db").exists(),
+        "refused before opening anything"
+    );
+    let output = levh(home.path())
+        .env("LEVH_TOKEN", "short")
+        .args(["serve", "--host", "0.0.0.0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("too short"));
+}
+
+#[test]
+fn token_cli_creates_lists_and_revokes_without_showing_secrets_again() {
+    let home = tempfile::tempdir().unwrap();
+    let created: Value = serde_json::from_slice(
+        &ok(levh(home.path()).args([
+            "token",
+            "create",
+            "--workspace",
+            "team",
+            "--role",
+            "editor",
+            "--label",
+            "ci",
+            "--json",
+        ]))
+        .stdout,
+    )
+    .unwrap();
+    let secret = created["secret"].as_str().unwrap();
+    assert_eq!(
+        (created["workspace"].as_str(), created["role"].as_str()),
+        (Some("team"), Some("editor"))
+    );
+    let listed =
+        String::from_utf8(ok(levh(home.path()).args(["token", "list", "--json"])).stdout).unwrap();
+    assert!(listed.contains(created["id"].as_str().unwrap()) && !listed.contains(secret));
+    let bad = levh(home.path())
+        .args(["token", "create", "--role", "owner"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("viewer, editor or admin"));
+    ok(levh(home.path()).args(["token", "revoke", created["id"].as_str().unwrap()]));
+    let again = levh(home.path())
+        .args(["token", "revoke", created["id"].as_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        !again.status.success() && String::from_utf8_lossy(&again.stderr).contains("no live token")
+    );
+}
+
+#[test]
+fn openapi_document_validates_and_lists_every_route_of_the_router() {
+    let document = levh_http::openapi_document();
+    let text = document.to_string();
+    oas3::from_json(&text).expect("a valid OpenAPI 3.1 document");
+    // Every $ref points at a schema the document defines.
+    let schemas = document["components"]["schemas"].as_object().unwrap();
+    for reference in text.split("\"$ref\":\"").skip(1) {
+        let target = reference.split('"').next().unwrap();
+        let name = target
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("{target}"));
+        assert!(schemas.contains_key(name), "dangling {target}");
+    }
+    let mut documented = BTreeSet::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            assert!(
+                operation["responses"]
+                    .as_object()
+                    .is_some_and(|r| !r.is_empty()),
+                "{method} {path}"
+            );
+            documented.insert(format!("{} {path}", method.to_uppercase()));
+        }
+    }
+    let expected: BTreeSet<String> = [
+        "GET /api/health",
+        "GET /api/openapi.json",
+        "GET /api/ws",
+        "POST /api/memories",
+        "GET /api/memories",
+        "GET /api/memories/fading",
+        "GET /api/memories/{id}",
+        "PATCH /api/memories/{id}",
+        "DELETE /api/memories/{id}",
+        "GET /api/memories/{id}/forgetting-curve",
+        "GET /api/memories/{id}/score-breakdown",
+        "POST /api/memories/{id}/reinforce",
+        "POST /api/memories/{id}/pin",
+        "POST /api/memories/{id}/unpin",
+        "POST /api/memories/{id}/feedback",
+        "POST /api/memories/{id}/purge",
+        "GET /api/memories/held",
+        "GET /api/memories/held/{id}",
+        "POST /api/memories/held/{id}/admit",
+        "POST /api/memories/held/{id}/discard",
+        "POST /api/memories/evaluate-admission",
+        "GET /api/memories/audit-secrets",
+        "POST /api/memories/redact-all",
+        "POST /api/recall",
+        "POST /api/search",
+        "GET /api/stats",
+        "GET /api/projects",
+        "GET /api/sources",
+        "GET /api/export",
+        "POST /api/sessions",
+        "POST /api/sessions/{id}/end",
+        "GET /api/connectors",
+        "GET /api/connectors/sync-state",
+        "GET /api/connectors/{id}",
+        "POST /api/connectors/{id}/sync",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(documented, expected);
+
+    // And every documented operation is routed: the router answers it with something
+    // other than "no such route" (an empty 404) or 405.
+    let harness = Harness::new();
+    let app = app(&harness, None);
+    runtime().block_on(async {
+        for operation in &documented {
+            let (method, path) = operation.split_once(' ').unwrap();
+            let uri = path.replace("{id}", MISSING);
+            let (status, body) = send(&app, method.parse().unwrap(), &uri, None, None).await;
+            assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{operation}");
+            assert!(
+                !(status == StatusCode::NOT_FOUND && body.is_null()),
+                "{operation} is not routed"
+            );
+        }
+    });
+}
