@@ -1052,6 +1052,47 @@ fn mcp_two_stdio_processes_on_one_store_see_each_others_memories() {
 }
 
 #[test]
+fn mcp_stdio_binds_its_workspace_from_levh_workspace() {
+    let home = tempfile::tempdir().unwrap();
+    crate::support::ok(
+        levh(home.path()).args(["capture", "The default workspace keeps its VPN notes here"]),
+    );
+    block_on(async {
+        let mut command = tokio::process::Command::from(levh(home.path()));
+        command
+            .env("LEVH_WORKSPACE", "beta")
+            .args(["mcp", "stdio"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().unwrap();
+        let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+        let beta = TestClient::new("beta-agent", Person::Absent)
+            .serve((stdout, stdin))
+            .await
+            .unwrap();
+        let found = ok(&beta, "search_memory", json!({ "query": "VPN notes" })).await;
+        assert_eq!(found["results"], json!([]), "beta sees nothing of default");
+        ok(
+            &beta,
+            "store_memory",
+            json!({ "content": "Beta's VPN notes live in the beta wiki" }),
+        )
+        .await;
+        beta.cancel().await.unwrap();
+    });
+    let default = crate::support::json(levh(home.path()).args(["list", "--json"]));
+    let default = default.to_string();
+    assert!(
+        default.contains("VPN notes here") && !default.contains("beta wiki"),
+        "{default}"
+    );
+    let beta =
+        crate::support::json(levh(home.path()).args(["--workspace", "beta", "list", "--json"]));
+    assert!(beta.to_string().contains("beta wiki"), "{beta}");
+}
+
+#[test]
 fn mcp_config_prints_a_config_with_the_binary_and_home() {
     let home = tempfile::tempdir().unwrap();
     let config = crate::support::json(levh(home.path()).args([

@@ -222,6 +222,36 @@ fn main() {
         clock: Arc::new(FixedClock("2026-06-01T00:00:00Z".parse().expect("time"))),
         config: Default::default(),
     });
+    // Second baseline: the same searches called on the engine in-process, one caller,
+    // so the REST rows also read as "HTTP, auth and JSON on top of the engine".
+    let scope = levh_core::Scope::cli(Workspace::default());
+    let started = Instant::now();
+    let mut direct = Vec::new();
+    let mut n = 0u64;
+    while started.elapsed() < PERIOD {
+        n += 1;
+        let query: Vec<String> = sentence(5_000_000 + n)
+            .split(' ')
+            .take(3)
+            .map(str::to_owned)
+            .collect();
+        let request = levh_core::RecallRequest {
+            reinforce: false,
+            ..levh_core::RecallRequest::new(query.join(" "))
+        };
+        let sent = Instant::now();
+        levh.recall(&scope, &request).expect("search");
+        direct.push(sent.elapsed());
+    }
+    direct.sort_unstable();
+    let engine_p50 = direct[direct.len() / 2];
+    println!(
+        "engine search in-process, 1 caller: {:.0}/s, p50 {:.2} ms, p99 {:.2} ms ({} calls)",
+        direct.len() as f64 / started.elapsed().as_secs_f64(),
+        engine_p50.as_secs_f64() * 1e3,
+        direct[(direct.len() * 99 / 100).min(direct.len() - 1)].as_secs_f64() * 1e3,
+        direct.len()
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -238,8 +268,8 @@ fn main() {
             PERIOD.as_secs()
         );
         println!(
-            "{:<34} {:>7} {:>9} {:>9} {:>9} {:>8}",
-            "route", "clients", "req/s", "p50 ms", "p99 ms", "vs base"
+            "{:<34} {:>7} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            "route", "clients", "req/s", "p50 ms", "p99 ms", "vs health", "vs engine"
         );
         for clients in [1, 4, 16] {
             let base = load(address, clients, "GET", "/api/health").await;
@@ -254,13 +284,14 @@ fn main() {
                     load(address, clients, method, path).await
                 };
                 println!(
-                    "{:<34} {:>7} {:>9.0} {:>9.2} {:>9.2} {:>7.1}×   ({} requests)",
+                    "{:<34} {:>7} {:>9.0} {:>9.2} {:>9.2} {:>8.1}× {:>9.2}×   ({} requests)",
                     format!("{method} {path}"),
                     clients,
                     f.per_second,
                     f.p50.as_secs_f64() * 1e3,
                     f.p99.as_secs_f64() * 1e3,
                     f.p50.as_secs_f64() / base.p50.as_secs_f64(),
+                    f.p50.as_secs_f64() / engine_p50.as_secs_f64(),
                     f.requests,
                 );
             }

@@ -592,15 +592,16 @@ async fn health(
     Extension(principal): Caller,
 ) -> Result<Json<Health>, ApiError> {
     let embedder = state.levh.embedder().model_id().to_owned();
-    let health = engine(&state, principal.scope("http", None), |levh, _| {
-        Ok(levh.health()?)
-    })
-    .await?;
+    let store = state.store.clone();
+    let (schema_version, journal_mode) = tokio::task::spawn_blocking(move || store.liveness())
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)?;
     Ok(Json(Health {
         status: "ok".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        schema_version: health.schema_version,
-        journal_mode: health.journal_mode,
+        schema_version,
+        journal_mode,
         embedder,
         workspace: principal.workspace.to_string(),
         role: principal.role.to_string(),

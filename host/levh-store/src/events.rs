@@ -38,6 +38,15 @@ impl SqliteStore {
             })?)
     }
 
+    /// Schema version and journal mode: a liveness check that reads no table (the full
+    /// [`Store::health`](levh_core::Store::health) walks the FTS index and counts rows).
+    pub fn liveness(&self) -> Result<(i64, String), SqliteStoreError> {
+        let connection = self.lock();
+        let version = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let mode = connection.pragma_query_value(None, "journal_mode", |row| row.get(0))?;
+        Ok((version, mode))
+    }
+
     /// Events after `seq`, oldest first, at most `limit`.
     pub fn events_after(
         &self,
