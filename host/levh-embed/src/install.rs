@@ -362,8 +362,10 @@ fn extract(
 }
 
 fn is_runtime_library(name: &str) -> bool {
-    (name.starts_with("libonnxruntime.so") || name.starts_with("libonnxruntime.") && name.ends_with(".dylib") || name == "onnxruntime.dll")
-        && !name.contains("providers")
+    let library = name.starts_with("libonnxruntime.so")
+        || (name.starts_with("libonnxruntime.") && name.ends_with(".dylib"))
+        || name == "onnxruntime.dll";
+    library && !name.contains("providers")
 }
 
 /// Downloads the model and the runtime, checks them, and moves them into
@@ -511,12 +513,8 @@ fn finish(
             .map_or(384, |d| d as usize);
         write_manifest(&model_dir, id, dimension, source)?;
     }
-    // Validate what will be recorded before anything moves.
-    let placeholder_runtime = runtime_name
-        .as_ref()
-        .map(|name| staging.runtime().join(name))
-        .unwrap_or_else(|| model_dir.join("model.onnx"));
-    let located = LocalModel::locate(&model_dir, &placeholder_runtime)?;
+    // Read what will be recorded before anything moves: a bad manifest stops here.
+    let (model_id, _) = LocalModel::identity(&model_dir)?;
 
     let target_model = installed_model_dir(home);
     let target_runtime = installed_runtime_dir(home);
@@ -531,7 +529,7 @@ fn finish(
     drop(staging);
     Ok(Installed {
         model_dir: target_model,
-        model_id: located.id,
+        model_id,
         runtime,
     })
 }

@@ -84,6 +84,17 @@ impl LocalModel {
                 hint: "run `levh models install`, or point ORT_DYLIB_PATH at libonnxruntime.so.<version>",
             });
         }
+        let (id, dimension) = Self::identity(dir)?;
+        Ok(Self {
+            dir: dir.to_owned(),
+            runtime: runtime.to_owned(),
+            id,
+            dimension,
+        })
+    }
+
+    /// The id (`local/<name>`) and dimension of the model in `dir`.
+    pub fn identity(dir: &Path) -> Result<(String, usize), EmbedderError> {
         let manifest_path = dir.join(MANIFEST);
         let manifest = match std::fs::read_to_string(&manifest_path) {
             Ok(text) => toml::from_str::<Manifest>(&text).map_err(|e| EmbedderError::Model {
@@ -135,14 +146,9 @@ impl LocalModel {
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "model".into())
         });
-        Ok(Self {
-            dir: dir.to_owned(),
-            runtime: runtime.to_owned(),
-            // The prefix keeps a local model's vectors apart from a remote model that
-            // happens to carry the same name.
-            id: format!("local/{name}"),
-            dimension,
-        })
+        // The prefix keeps a local model's vectors apart from a remote model that
+        // happens to carry the same name.
+        Ok((format!("local/{name}"), dimension))
     }
 }
 

@@ -125,10 +125,10 @@ fn locate_local(
     home: &Path,
 ) -> Result<LocalModel, EmbedderError> {
     let (dir, runtime) = local_paths(lookup, home);
-    let runtime = runtime.ok_or_else(|| EmbedderError::ModelMissing {
-        path: installed_runtime_dir(home).join("libonnxruntime.so"),
-        hint: "run `levh models install`, or point ORT_DYLIB_PATH at libonnxruntime.so.<version>",
-    })?;
+    // Without a runtime, `locate` still checks the model files first and then names
+    // where the runtime was expected, so the error points at the first thing missing.
+    let runtime =
+        runtime.unwrap_or_else(|| installed_runtime_dir(home).join("libonnxruntime.so"));
     LocalModel::locate(&dir, &runtime)
 }
 
@@ -267,7 +267,7 @@ mod tests {
         let error = select(&lookup_from(&[("LEVH_EMBEDDER", "local")]), &home)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("libonnxruntime"), "{error}");
+        assert!(error.contains("model.onnx is missing"), "{error}");
     }
 
     #[test]

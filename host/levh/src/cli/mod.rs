@@ -11,9 +11,11 @@ mod forget;
 mod held;
 mod list;
 mod mcp;
+mod models;
 mod pin;
 mod purge;
 mod recall;
+mod reembed;
 mod reinforce;
 pub mod scorer;
 mod secrets;
@@ -103,6 +105,12 @@ enum Command {
     /// Serve agents over MCP (stdio), list the tool profiles, print client configs.
     #[command(subcommand)]
     Mcp(mcp::Command),
+    /// Install the local embedding model and ONNX Runtime, or check them.
+    #[command(subcommand)]
+    Models(models::Command),
+    /// Give every stored memory a vector of the active embedder (backfill or switch
+    /// models). Resumable: run it again after an interruption.
+    Reembed(reembed::Args),
 }
 
 /// A command that takes one memory id.
@@ -138,6 +146,15 @@ impl Cli {
             Command::Mcp(command) => {
                 return mcp::run(self.home, &self.workspace, command, self.json);
             }
+            // `--model` chooses the embedder the engine is built with.
+            Command::Reembed(args) => {
+                let context = Context::open_with_embedder(
+                    self.home,
+                    &self.workspace,
+                    args.model.as_deref(),
+                )?;
+                return reembed::run(&context, args, self.json);
+            }
             command => command,
         };
         let context = Context::open(self.home, &self.workspace)?;
@@ -163,7 +180,10 @@ impl Cli {
             Command::Sync(args) => sync::run(&context, args, json),
             Command::Connector(command) => connector::run(&context, command, json),
             Command::Scorer(command) => scorer::run(&context, command, json),
-            Command::Mcp(_) => unreachable!("handled before the store is opened"),
+            Command::Models(command) => models::run(&context, command, json),
+            Command::Mcp(_) | Command::Reembed(_) => {
+                unreachable!("handled before the store is opened")
+            }
         }
     }
 }
