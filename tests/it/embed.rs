@@ -634,3 +634,42 @@ fn mcp_stdio_answers_initialize_without_loading_a_broken_model_and_a_store_names
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn stale_vectors_are_listed_oldest_first_and_a_vector_for_edited_content_is_not_written() {
+    use levh_core::{Embedding, Store};
+    let harness = crate::support::Harness::new();
+    let ids: Vec<_> = (0..3)
+        .map(|n| harness.capture(&crate::support::distinct_sentence(n)))
+        .collect();
+    let store = &harness.store;
+    assert_eq!(store.count_stale_embeddings("hash-v1-256").unwrap(), 0);
+    assert_eq!(store.count_stale_embeddings("other/model").unwrap(), 3);
+    let stale = store.stale_embeddings("other/model", 2).unwrap();
+    assert_eq!(
+        stale.iter().map(|s| s.id).collect::<Vec<_>>(),
+        ids[..2].to_vec()
+    );
+    let vector = || Embedding {
+        model: "other/model".into(),
+        vector: vec![1.0, 0.0, 0.0],
+    };
+    // The first one's content changed after it was read: its vector would be stale.
+    let mut edited = stale[0].clone();
+    edited.content_hash = "not the current hash".into();
+    let written = store
+        .set_embeddings(&[
+            (edited, vector()),
+            (stale[1].clone(), vector()),
+        ])
+        .unwrap();
+    assert_eq!(written, 1);
+    assert_eq!(store.count_stale_embeddings("other/model").unwrap(), 2);
+    let next: Vec<_> = store
+        .stale_embeddings("other/model", 10)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(next, vec![ids[0], ids[2]]);
+}
