@@ -101,6 +101,27 @@ impl Sources {
                 }),
             }
         };
+        let runtime = pick(
+            "LEVH_RUNTIME_URL",
+            "LEVH_RUNTIME_SHA256",
+            DEFAULT_RUNTIME_URL,
+            DEFAULT_RUNTIME_SHA256,
+        )?;
+        // The pinned runtime is the Linux x86_64 build; anywhere else it would install a
+        // library that cannot load, so say what to do instead.
+        if runtime.url == DEFAULT_RUNTIME_URL
+            && !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64"))
+        {
+            return Err(EmbedderError::Config {
+                key: "LEVH_RUNTIME_URL",
+                message: format!(
+                    "no pinned ONNX Runtime for {}-{}: set LEVH_RUNTIME_URL and LEVH_RUNTIME_SHA256 \
+                     to an onnxruntime 1.31 build for this platform, or use `levh models install --from DIR --runtime FILE`",
+                    std::env::consts::OS,
+                    std::env::consts::ARCH
+                ),
+            });
+        }
         Ok(Self {
             model: pick(
                 "LEVH_MODEL_URL",
@@ -111,12 +132,7 @@ impl Sources {
             model_id: lookup("LEVH_MODEL_ID")
                 .filter(|id| !id.is_empty())
                 .unwrap_or_else(|| DEFAULT_MODEL_ID.into()),
-            runtime: pick(
-                "LEVH_RUNTIME_URL",
-                "LEVH_RUNTIME_SHA256",
-                DEFAULT_RUNTIME_URL,
-                DEFAULT_RUNTIME_SHA256,
-            )?,
+            runtime,
         })
     }
 }
