@@ -240,7 +240,10 @@ fn the_gate_holds_a_paraphrased_near_duplicate_via_cosine() {
     assert_eq!(second["measure"], "cosine", "{second}");
     assert_eq!(second["nearest_id"], first["memory_id"]);
     assert!(
-        second["reason"].as_str().unwrap().contains("cosine similarity"),
+        second["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cosine similarity"),
         "{second}"
     );
     assert!(second["held_id"].is_string(), "held, not dropped: {second}");
@@ -252,7 +255,10 @@ fn doctor_without_a_model_warns_and_says_how_to_install_one() {
     let mut command = levh(home.path());
     command.env_remove("ORT_DYLIB_PATH");
     let doctor = String::from_utf8(ok(command.arg("doctor")).stdout).unwrap();
-    assert!(doctor.contains("! embedder  hash mode (default)"), "{doctor}");
+    assert!(
+        doctor.contains("! embedder  hash mode (default)"),
+        "{doctor}"
+    );
     assert!(doctor.contains("levh models install"), "{doctor}");
 }
 
@@ -541,20 +547,29 @@ fn openai_mode_sends_the_key_and_model_orders_by_index_and_reports_errors_clearl
             .env_remove("OPENAI_API_KEY");
         command
     };
-    let stored = capture(&mut run("sk-test-key"), "The staging database lives in Frankfurt");
+    let stored = capture(
+        &mut run("sk-test-key"),
+        "The staging database lives in Frankfurt",
+    );
     assert_eq!(stored["verdict"], "admit", "{stored}");
     let first = &server.seen()[0];
     assert_eq!(first.path(), "/v1/embeddings");
     let body: Value = serde_json::from_str(&first.body).unwrap();
     assert_eq!(body["model"], "text-embedding-test");
-    assert_eq!(body["input"], json!(["The staging database lives in Frankfurt"]));
+    assert_eq!(
+        body["input"],
+        json!(["The staging database lives in Frankfurt"])
+    );
     let doctor = json(run("sk-test-key").args(["doctor", "--json"]));
     assert_eq!(
         doctor["health"]["embeddings"],
         json!([["openai/text-embedding-test", 1]])
     );
 
-    let refused = run("wrong").args(["capture", "another fact"]).output().unwrap();
+    let refused = run("wrong")
+        .args(["capture", "another fact"])
+        .output()
+        .unwrap();
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
@@ -581,8 +596,7 @@ fn answer(lines: &mut impl Iterator<Item = std::io::Result<String>>, id: u64) ->
 
 #[test]
 fn mcp_stdio_answers_initialize_without_loading_a_broken_model_and_a_store_names_the_error() {
-    let Some(assets) = assets("mcp_stdio_answers_initialize_without_loading_a_broken_model")
-    else {
+    let Some(assets) = assets("mcp_stdio_answers_initialize_without_loading_a_broken_model") else {
         return;
     };
     // A model directory whose model.onnx is garbage: only loading it would notice.
@@ -614,11 +628,20 @@ fn mcp_stdio_answers_initialize_without_loading_a_broken_model_and_a_store_names
     );
     let initialized = answer(&mut lines, 1);
     let elapsed = started.elapsed();
-    assert_eq!(initialized["result"]["serverInfo"]["name"], "levh", "{initialized}");
+    assert_eq!(
+        initialized["result"]["serverInfo"]["name"], "levh",
+        "{initialized}"
+    );
     // Not a benchmark: a generous bound that only a model load (or a hang) would break.
-    assert!(elapsed < Duration::from_secs(5), "initialize took {elapsed:?}");
+    assert!(
+        elapsed < Duration::from_secs(5),
+        "initialize took {elapsed:?}"
+    );
 
-    rpc(&mut stdin, json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    rpc(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    );
     rpc(
         &mut stdin,
         json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
@@ -658,10 +681,7 @@ fn stale_vectors_are_listed_oldest_first_and_a_vector_for_edited_content_is_not_
     let mut edited = stale[0].clone();
     edited.content_hash = "not the current hash".into();
     let written = store
-        .set_embeddings(&[
-            (edited, vector()),
-            (stale[1].clone(), vector()),
-        ])
+        .set_embeddings(&[(edited, vector()), (stale[1].clone(), vector())])
         .unwrap();
     assert_eq!(written, 1);
     assert_eq!(store.count_stale_embeddings("other/model").unwrap(), 2);

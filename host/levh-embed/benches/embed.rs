@@ -17,9 +17,14 @@ use levh_embed::{Embedder, LocalEmbedder, LocalModel};
 /// About 50 tokens each, like a typical note; no two alike.
 fn texts() -> Vec<String> {
     const SUBJECTS: [&str; 8] = [
-        "The deploy pipeline", "Our staging database", "The quarterly planning meeting",
-        "Priya's onboarding checklist", "The VPN certificate", "The billing service",
-        "Tuesday's incident review", "The design system migration",
+        "The deploy pipeline",
+        "Our staging database",
+        "The quarterly planning meeting",
+        "Priya's onboarding checklist",
+        "The VPN certificate",
+        "The billing service",
+        "Tuesday's incident review",
+        "The design system migration",
     ];
     const PREDICATES: [&str; 8] = [
         "was moved to Friday afternoons because the release train kept colliding with the on-call handover",
@@ -32,7 +37,13 @@ fn texts() -> Vec<String> {
         "is halfway done: buttons and forms are converted, tables and charts still use the old tokens",
     ];
     (0..64)
-        .map(|i| format!("{} {} (note {i}).", SUBJECTS[i % 8], PREDICATES[(i / 8 + i) % 8]))
+        .map(|i| {
+            format!(
+                "{} {} (note {i}).",
+                SUBJECTS[i % 8],
+                PREDICATES[(i / 8 + i) % 8]
+            )
+        })
         .collect()
 }
 
@@ -68,7 +79,8 @@ fn rust_protocol(embedder: &LocalEmbedder, texts: &[String]) -> (f64, f64) {
 
 fn python_protocol(model: &std::path::Path, texts: &[String]) -> Option<(f64, f64, String)> {
     let python = std::env::var("LEVH_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-embed-python.py");
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-embed-python.py");
     let file = std::env::temp_dir().join(format!("levh-bench-texts-{}.json", std::process::id()));
     std::fs::write(&file, serde_json::to_string(texts).ok()?).ok()?;
     let output = Command::new(&python)
@@ -83,7 +95,10 @@ fn python_protocol(model: &std::path::Path, texts: &[String]) -> Option<(f64, f6
         Ok(output) => {
             eprintln!(
                 "python baseline skipped: {python} failed: {}",
-                String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or("")
+                String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
             );
             return None;
         }
@@ -122,14 +137,20 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.throughput(Throughput::Elements(32));
-    group.bench_function("batch_32", |b| b.iter(|| embedder.embed(&refs[..32]).expect("embed")));
+    group.bench_function("batch_32", |b| {
+        b.iter(|| embedder.embed(&refs[..32]).expect("embed"))
+    });
     group.finish();
 
     let (rust_single, rust_batch) = rust_protocol(&embedder, &texts);
     println!("\nsame protocol ({ROUNDS}×32 texts, ~50 tokens each):");
-    println!("  levh (Rust, ort)       single {rust_single:7.1} texts/s   batch 32 {rust_batch:7.1} texts/s");
+    println!(
+        "  levh (Rust, ort)       single {rust_single:7.1} texts/s   batch 32 {rust_batch:7.1} texts/s"
+    );
     if let Some((py_single, py_batch, version)) = python_protocol(&model, &texts) {
-        println!("  Python onnxruntime {version} single {py_single:7.1} texts/s   batch 32 {py_batch:7.1} texts/s");
+        println!(
+            "  Python onnxruntime {version} single {py_single:7.1} texts/s   batch 32 {py_batch:7.1} texts/s"
+        );
         println!(
             "  ratio Rust/Python      single {:.2}×   batch 32 {:.2}×",
             rust_single / py_single,

@@ -226,7 +226,12 @@ fn replace_dir(staged: &Path, target: &Path) -> Result<(), EmbedderError> {
     Ok(())
 }
 
-fn write_manifest(dir: &Path, id: &str, dimension: usize, source: &str) -> Result<(), EmbedderError> {
+fn write_manifest(
+    dir: &Path,
+    id: &str,
+    dimension: usize,
+    source: &str,
+) -> Result<(), EmbedderError> {
     let path = dir.join(MANIFEST);
     let text = format!(
         "# written by levh models install\nid = {}\ndimension = {dimension}\nsource = {}\n",
@@ -303,7 +308,11 @@ enum Kind {
 }
 
 fn kind_of(url: &str) -> Kind {
-    let path = url.split(['?', '#']).next().unwrap_or(url).to_ascii_lowercase();
+    let path = url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(url)
+        .to_ascii_lowercase();
     if path.ends_with(".tar.gz") || path.ends_with(".tgz") {
         Kind::TarGz
     } else if path.ends_with(".zip") || path.ends_with(".whl") {
@@ -321,14 +330,14 @@ fn extract(
     dest: &Path,
     wanted: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<String>, EmbedderError> {
-    let bad = |message: String| {
-        EmbedderError::Install(format!("{}: {message}", archive.display()))
-    };
+    let bad = |message: String| EmbedderError::Install(format!("{}: {message}", archive.display()));
     let mut extracted = Vec::new();
     let mut take = |name: &str, reader: &mut dyn Read| -> Result<(), EmbedderError> {
         // Only a plain file name is used for the destination: nothing in the archive can
         // write outside `dest`.
-        let Some(file_name) = Path::new(name).file_name().map(|n| n.to_string_lossy().into_owned())
+        let Some(file_name) = Path::new(name)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
         else {
             return Ok(());
         };
@@ -365,10 +374,7 @@ fn extract(
                 if !entry.is_file() {
                     continue;
                 }
-                let name = entry
-                    .name()
-                    .map_err(|e| bad(e.to_string()))?
-                    .into_owned();
+                let name = entry.name().map_err(|e| bad(e.to_string()))?.into_owned();
                 take(&name, &mut entry)?;
             }
         }
@@ -414,7 +420,13 @@ pub fn install_download(
     let _ = std::fs::remove_file(&archive);
 
     let download = staging.root.join("runtime.download");
-    fetch(&agent, "ONNX Runtime", &sources.runtime, &download, progress)?;
+    fetch(
+        &agent,
+        "ONNX Runtime",
+        &sources.runtime,
+        &download,
+        progress,
+    )?;
     let runtime_name = match kind_of(&sources.runtime.url) {
         Kind::Plain => {
             let name = sources

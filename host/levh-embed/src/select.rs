@@ -127,8 +127,7 @@ fn locate_local(
     let (dir, runtime) = local_paths(lookup, home);
     // Without a runtime, `locate` still checks the model files first and then names
     // where the runtime was expected, so the error points at the first thing missing.
-    let runtime =
-        runtime.unwrap_or_else(|| installed_runtime_dir(home).join("libonnxruntime.so"));
+    let runtime = runtime.unwrap_or_else(|| installed_runtime_dir(home).join("libonnxruntime.so"));
     LocalModel::locate(&dir, &runtime)
 }
 
@@ -176,9 +175,7 @@ pub fn select(
             embedder: Arc::new(HashEmbedder::default()),
             mode: Mode::Hash,
             automatic: false,
-            warning: Some(
-                "LEVH_EMBEDDER=hash: recall matches words, not meaning".into(),
-            ),
+            warning: Some("LEVH_EMBEDDER=hash: recall matches words, not meaning".into()),
             local: None,
         },
         Some(Mode::Local) => {
@@ -242,7 +239,9 @@ pub fn select(
 mod tests {
     use super::*;
 
-    fn lookup_from(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    fn lookup_from(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> {
         move |key| {
             pairs
                 .iter()
@@ -278,7 +277,10 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(error.contains("LEVH_EMBEDDER") && error.contains("ollama"), "{error}");
+        assert!(
+            error.contains("LEVH_EMBEDDER") && error.contains("ollama"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -148,11 +148,8 @@ impl Cli {
             }
             // `--model` chooses the embedder the engine is built with.
             Command::Reembed(args) => {
-                let context = Context::open_with_embedder(
-                    self.home,
-                    &self.workspace,
-                    args.model.as_deref(),
-                )?;
+                let context =
+                    Context::open_with_embedder(self.home, &self.workspace, args.model.as_deref())?;
                 return reembed::run(&context, args, self.json);
             }
             command => command,

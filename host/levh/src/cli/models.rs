@@ -103,24 +103,30 @@ fn install(context: &Context, args: InstallArgs, json: bool) -> Result<ExitCode>
                 "no ONNX Runtime library was given (--runtime FILE); the model needs one to run",
             ),
         }
-        output::line("levh now embeds with it by default; `levh reembed` backfills stored memories");
+        output::line(
+            "levh now embeds with it by default; `levh reembed` backfills stored memories",
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn status(context: &Context, json: bool) -> Result<ExitCode> {
-    let (dir, runtime) = levh_embed::select::local_paths(&|key| context.setting(key), &context.home);
+    let (dir, runtime) =
+        levh_embed::select::local_paths(&|key| context.setting(key), &context.home);
     let located = runtime
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("no ONNX Runtime library (run `levh models install`)"))
         .and_then(|runtime| Ok(LocalModel::locate(&dir, runtime)?));
     // Loading is the only honest check that the runtime and the model work; it is done
     // here and never at start-up.
-    let loads = located.as_ref().map_err(|e| format!("{e:#}")).and_then(|model| {
-        LocalEmbedder::new(model.clone())
-            .load()
-            .map_err(|e| e.to_string())
-    });
+    let loads = located
+        .as_ref()
+        .map_err(|e| format!("{e:#}"))
+        .and_then(|model| {
+            LocalEmbedder::new(model.clone())
+                .load()
+                .map_err(|e| e.to_string())
+        });
     let active = context.levh.embedder();
     // Not installed is a state, not a failure; installed but not loading is.
     let ok = located.is_err() || loads.is_ok();
@@ -142,7 +148,12 @@ fn status(context: &Context, json: bool) -> Result<ExitCode> {
     } else {
         match &located {
             Ok(model) => {
-                output::line(format!("model     {} ({}-d) in {}", model.id, model.dimension, dir.display()));
+                output::line(format!(
+                    "model     {} ({}-d) in {}",
+                    model.id,
+                    model.dimension,
+                    dir.display()
+                ));
                 output::line(format!("runtime   {}", model.runtime.display()));
                 match &loads {
                     Ok(()) => output::line("loads     ✓ runtime and model load"),
@@ -162,5 +173,9 @@ fn status(context: &Context, json: bool) -> Result<ExitCode> {
             output::warn(warning);
         }
     }
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
