@@ -47,6 +47,20 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// A binary body (a served file), as `application/octet-stream`.
+    pub fn bytes(bytes: Vec<u8>) -> Self {
+        // The harness sends bodies as strings; a file goes through latin-1, one char per
+        // byte, and is turned back into the same bytes when sent (see `start`).
+        Self {
+            status: 200,
+            headers: vec![
+                ("Content-Type".into(), "application/octet-stream".into()),
+                ("X-Levh-Test-Binary".into(), "latin1".into()),
+            ],
+            body: bytes.into_iter().map(char::from).collect(),
+        }
+    }
+
     pub fn json(body: serde_json::Value) -> Self {
         Self {
             status: 200,
@@ -111,8 +125,14 @@ impl ApiServer {
                     };
                     let reply = handler(&request_seen);
                     seen.lock().unwrap().push(request_seen);
-                    let mut response =
-                        tiny_http::Response::from_string(reply.body).with_status_code(reply.status);
+                    let binary = reply.headers.iter().any(|(k, _)| k == "X-Levh-Test-Binary");
+                    let mut response = if binary {
+                        let bytes: Vec<u8> = reply.body.chars().map(|c| c as u8).collect();
+                        tiny_http::Response::from_data(bytes)
+                    } else {
+                        tiny_http::Response::from_string(reply.body)
+                    }
+                    .with_status_code(reply.status);
                     for (name, value) in reply.headers {
                         response.add_header(
                             tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes())

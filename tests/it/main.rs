@@ -7,6 +7,7 @@ mod cli;
 mod concurrency;
 mod connectors;
 mod email;
+mod embed;
 mod gate;
 mod github;
 mod http;

@@ -150,6 +150,17 @@ pub struct StoreHealth {
     pub embeddings: Vec<(String, u64)>,
 }
 
+/// A memory whose vector is missing or of another model, with what to embed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaleEmbedding {
+    /// The memory.
+    pub id: MemoryId,
+    /// Its content (already redacted when it was stored).
+    pub content: String,
+    /// The hash of that content, so a vector is never written for a stale text.
+    pub content_hash: String,
+}
+
 /// Persistent storage of memories, sessions and the event log.
 ///
 /// Reads never return forgotten memories unless a filter's `known_at` predates the
@@ -369,6 +380,23 @@ pub trait Store: Send + Sync + fmt::Debug {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<Option<PurgeReport>, StoreError>;
+
+    /// Up to `limit` memories, in every workspace and forgotten ones included (a
+    /// `known_at` recall still reads them), whose stored vector is missing or made by
+    /// another model than `model`, oldest first: what `levh reembed` works through.
+    fn stale_embeddings(
+        &self,
+        model: &str,
+        limit: usize,
+    ) -> Result<Vec<StaleEmbedding>, StoreError>;
+
+    /// How many memories [`Store::stale_embeddings`] would eventually return.
+    fn count_stale_embeddings(&self, model: &str) -> Result<u64, StoreError>;
+
+    /// Replaces memories' vectors in one transaction, each only if the memory still has
+    /// the content it was embedded from (an edit meanwhile brought its own vector).
+    /// Returns how many were written.
+    fn set_embeddings(&self, vectors: &[(StaleEmbedding, Embedding)]) -> Result<usize, StoreError>;
 
     /// Records a new session.
     fn start_session(&self, session: &crate::Session) -> Result<(), StoreError>;

@@ -1476,6 +1476,50 @@ impl Levh {
     pub fn health(&self) -> Result<StoreHealth> {
         Ok(self.store.health()?)
     }
+
+    /// How many memories (all workspaces) lack a vector of the active embedder.
+    pub fn reembed_pending(&self) -> Result<u64> {
+        Ok(self
+            .store
+            .count_stale_embeddings(self.embedder.model_id())?)
+    }
+
+    /// Embeds up to `batch` memories lacking a vector of the active embedder and stores
+    /// the vectors. Returns how many memories it took (0: nothing left). Each step
+    /// commits on its own, so an interrupted backfill resumes where it stopped.
+    pub fn reembed_step(&self, batch: usize) -> Result<usize> {
+        let model = self.embedder.model_id().to_owned();
+        let stale = self.store.stale_embeddings(&model, batch.max(1))?;
+        if stale.is_empty() {
+            return Ok(0);
+        }
+        let texts: Vec<&str> = stale.iter().map(|s| s.content.as_str()).collect();
+        let vectors = self.embedder.embed(&texts)?;
+        if vectors.len() != stale.len() {
+            return Err(crate::EmbedError::new(format!(
+                "embedder {model} returned {} vectors for {} texts",
+                vectors.len(),
+                stale.len()
+            ))
+            .into());
+        }
+        let taken = stale.len();
+        let pairs: Vec<(crate::StaleEmbedding, Embedding)> = stale
+            .into_iter()
+            .zip(vectors)
+            .map(|(memory, vector)| {
+                (
+                    memory,
+                    Embedding {
+                        model: model.clone(),
+                        vector,
+                    },
+                )
+            })
+            .collect();
+        self.store.set_embeddings(&pairs)?;
+        Ok(taken)
+    }
 }
 
 fn note(report: &mut SyncReport, line: String) {

@@ -24,8 +24,8 @@ pub mod text;
 mod time;
 
 pub use backends::{
-    EmbedError, Embedder, HeldClose, MemoryFilter, MemorySummary, Page, PurgeReport, Store,
-    StoreError, StoreHealth, VectorIndex,
+    EmbedError, Embedder, HeldClose, MemoryFilter, MemorySummary, Page, PurgeReport,
+    StaleEmbedding, Store, StoreError, StoreHealth, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{

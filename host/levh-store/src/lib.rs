@@ -31,7 +31,7 @@ use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
     Actor, Embedding, EventKind, HeldCandidate, HeldClose, HeldId, HeldStatus, Interference,
     Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary, NewMemoryRecord, Page, PurgeReport,
-    Store, StoreError, StoreHealth, Timestamp, VectorIndex, Workspace,
+    StaleEmbedding, Store, StoreError, StoreHealth, Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
@@ -773,6 +773,75 @@ impl Store for SqliteStore {
     ) -> Result<Option<PurgeReport>, StoreError> {
         let mut conn = self.lock();
         purge::purge(&mut conn, self.file_path(), workspace, id, now, actor)
+    }
+
+    fn stale_embeddings(
+        &self,
+        model: &str,
+        limit: usize,
+    ) -> Result<Vec<StaleEmbedding>, StoreError> {
+        let conn = self.lock();
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT m.id, m.content, m.content_hash FROM memories m
+                 LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq
+                 WHERE e.model IS NULL OR e.model <> ?1
+                 ORDER BY m.seq LIMIT ?2",
+            )
+            .map_err(sqlite)?;
+        let rows = statement
+            .query_map(params![model, limit as i64], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(sqlite)?;
+        let mut stale = Vec::new();
+        for row in rows {
+            let (id, content, content_hash) = row.map_err(sqlite)?;
+            stale.push(StaleEmbedding {
+                id: rows::parse_id(&id)?,
+                content,
+                content_hash,
+            });
+        }
+        Ok(stale)
+    }
+
+    fn count_stale_embeddings(&self, model: &str) -> Result<u64, StoreError> {
+        let conn = self.lock();
+        conn.query_row(
+            "SELECT count(*) FROM memories m
+             LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq
+             WHERE e.model IS NULL OR e.model <> ?1",
+            [model],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u64)
+        .map_err(sqlite)
+    }
+
+    fn set_embeddings(&self, vectors: &[(StaleEmbedding, Embedding)]) -> Result<usize, StoreError> {
+        self.write(|tx| {
+            let mut written = 0;
+            for (memory, embedding) in vectors {
+                let seq: Option<i64> = tx
+                    .query_row(
+                        "SELECT seq FROM memories WHERE id = ?1 AND content_hash = ?2",
+                        params![memory.id.to_string(), memory.content_hash],
+                        |row| row.get(0),
+                    )
+                    .optional()
+                    .map_err(sqlite)?;
+                if let Some(seq) = seq {
+                    writes::write_embedding(tx, seq, embedding)?;
+                    written += 1;
+                }
+            }
+            Ok(written)
+        })
     }
 
     fn start_session(&self, session: &levh_core::Session) -> Result<(), StoreError> {

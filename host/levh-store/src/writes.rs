@@ -74,7 +74,11 @@ pub(crate) fn insert_memory(
     Ok(seq)
 }
 
-fn write_embedding(tx: &Connection, seq: i64, embedding: &Embedding) -> Result<(), StoreError> {
+pub(crate) fn write_embedding(
+    tx: &Connection,
+    seq: i64,
+    embedding: &Embedding,
+) -> Result<(), StoreError> {
     tx.execute(
         "INSERT OR REPLACE INTO memory_embeddings (memory_seq, model, dimension, vector) VALUES (?1, ?2, ?3, ?4)",
         params![seq, embedding.model, embedding.vector.len() as i64, vectors::encode(&embedding.vector)],

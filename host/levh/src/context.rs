@@ -1,6 +1,7 @@
 //! Everything a command needs, built from the global options: the home directory, the
 //! configuration (CLI > `LEVH_*` environment > `$LEVH_HOME/config.toml` > defaults), the
-//! clock (`LEVH_NOW` fixes it) and the engine on the store.
+//! clock (`LEVH_NOW` fixes it), the embedder (`LEVH_EMBEDDER`, see `levh_embed::select`)
+//! and the engine on the store.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,6 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use levh_core::{Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace};
-use levh_embed::HashEmbedder;
 use levh_store::SqliteStore;
 
 /// The opened engine and the caller's scope.
@@ -20,6 +20,11 @@ pub struct Context {
     pub home: PathBuf,
     /// `LEVH_NOW`, when set: plugins see the same instant as the engine.
     pub fixed_now: Option<Timestamp>,
+    /// The embedder chosen, and why not a better one.
+    pub embedder: levh_embed::Selection,
+    /// The settings as read (environment over `config.toml`), for commands that look
+    /// up more of them.
+    settings: HashMap<String, String>,
 }
 
 impl Context {
@@ -121,6 +126,23 @@ pub fn parse_time(text: &str) -> Result<Timestamp, String> {
 impl Context {
     /// Opens the store under `home` (created if missing) for `workspace`.
     pub fn open(home: Option<PathBuf>, workspace: &str) -> Result<Self> {
+        Self::open_with_embedder(home, workspace, None)
+    }
+
+    /// A setting: environment first, then `config.toml`.
+    pub fn setting(&self, key: &str) -> Option<String> {
+        std::env::var(key)
+            .ok()
+            .or_else(|| self.settings.get(key).cloned())
+    }
+
+    /// Opens the store like [`Context::open`], with `embedder` (a `LEVH_EMBEDDER` value)
+    /// instead of the configured embedder when given.
+    pub fn open_with_embedder(
+        home: Option<PathBuf>,
+        workspace: &str,
+        embedder: Option<&str>,
+    ) -> Result<Self> {
         let home = match home {
             Some(home) => home,
             None => default_home()?,
@@ -128,6 +150,11 @@ impl Context {
         create_private_dir(&home)?;
         let file_config = read_config_file(&home)?;
         let lookup = |key: &str| {
+            if key == "LEVH_EMBEDDER"
+                && let Some(embedder) = embedder
+            {
+                return Some(embedder.to_owned());
+            }
             std::env::var(key)
                 .ok()
                 .or_else(|| file_config.get(key).cloned())
@@ -145,10 +172,13 @@ impl Context {
         let store = Arc::new(
             SqliteStore::open(&path).with_context(|| format!("opening {}", path.display()))?,
         );
+        // Builds the embedder only: a local model loads on its first embed, so start-up
+        // (an MCP client waiting for `initialize`) never pays for it.
+        let selection = levh_embed::select(&lookup, &home).context("choosing the embedder")?;
         let levh = Levh::new(Parts {
             store: store.clone(),
             index: store.clone(),
-            embedder: Arc::new(HashEmbedder::default()),
+            embedder: selection.embedder.clone(),
             clock,
             config,
         });
@@ -164,6 +194,8 @@ impl Context {
             scope,
             home,
             fixed_now,
+            embedder: selection,
+            settings: file_config,
         })
     }
 }

@@ -12,6 +12,8 @@ struct Check {
     name: &'static str,
     ok: bool,
     detail: String,
+    /// Works, but something better is available: shown with `!`, not a failure.
+    warning: Option<String>,
 }
 
 pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
@@ -22,6 +24,7 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
             name: "store",
             ok: true,
             detail: health.path.clone(),
+            warning: None,
         },
         Check {
             name: "schema",
@@ -30,11 +33,13 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
                 "version {} (this levh writes {})",
                 health.schema_version, health.latest_schema_version
             ),
+            warning: None,
         },
         Check {
             name: "wal",
             ok: health.journal_mode.eq_ignore_ascii_case("wal"),
             detail: format!("journal mode {}", health.journal_mode),
+            warning: None,
         },
         Check {
             name: "fts5",
@@ -46,20 +51,33 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
             } else {
                 "full-text index out of step with memories".into()
             },
+            warning: None,
         },
         Check {
             name: "embedder",
             ok: true,
             detail: format!(
-                "{} ({}-d, {})",
+                "{} mode{}: {} ({}, {})",
+                context.embedder.mode.name(),
+                if context.embedder.automatic {
+                    " (default)"
+                } else {
+                    ""
+                },
                 embedder.model_id(),
-                embedder.dimension(),
+                match embedder.dimension() {
+                    0 => "dimension known after the first embed".to_owned(),
+                    dimension => format!("{dimension}-d"),
+                },
                 if embedder.is_semantic() {
                     "semantic"
                 } else {
                     "lexical fallback, not semantic"
                 }
             ),
+            // Loading the model is not checked here (`levh models status` does): doctor
+            // stays fast and never loads a runtime into the process just to report.
+            warning: context.embedder.warning.clone(),
         },
         Check {
             name: "counts",
@@ -68,25 +86,29 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
                 "{} memories, {} forgotten, {} events",
                 health.memories, health.forgotten, health.events
             ),
+            warning: None,
         },
     ];
     let healthy = checks.iter().all(|c| c.ok);
     if json {
         let items: Vec<_> = checks
             .iter()
-            .map(|c| json!({ "check": c.name, "ok": c.ok, "detail": c.detail }))
+            .map(|c| json!({ "check": c.name, "ok": c.ok, "detail": c.detail, "warning": c.warning }))
             .collect();
         output::json(
             &json!({ "ok": healthy, "home": context.home, "checks": items, "health": health }),
         )?;
     } else {
         for c in &checks {
-            output::line(format!(
-                "{} {:<9} {}",
-                if c.ok { "✓" } else { "✗" },
-                c.name,
-                c.detail
-            ));
+            let mark = match (c.ok, &c.warning) {
+                (false, _) => "✗",
+                (true, Some(_)) => "!",
+                (true, None) => "✓",
+            };
+            output::line(format!("{mark} {:<9} {}", c.name, c.detail));
+            if let Some(warning) = &c.warning {
+                output::line(format!("  {:<9} {warning}", ""));
+            }
         }
     }
     Ok(if healthy {

@@ -11,9 +11,11 @@ mod forget;
 mod held;
 mod list;
 mod mcp;
+mod models;
 mod pin;
 mod purge;
 mod recall;
+mod reembed;
 mod reinforce;
 pub mod scorer;
 mod secrets;
@@ -110,6 +112,12 @@ enum Command {
     /// API tokens for `levh serve`, each bound to one workspace and role.
     #[command(subcommand)]
     Token(token::Command),
+    /// Install the local embedding model and ONNX Runtime, or check them.
+    #[command(subcommand)]
+    Models(models::Command),
+    /// Give every stored memory a vector of the active embedder (backfill or switch
+    /// models). Resumable: run it again after an interruption.
+    Reembed(reembed::Args),
 }
 
 /// A command that takes one memory id.
@@ -147,6 +155,12 @@ impl Cli {
             }
             // The address is checked before anything is opened.
             Command::Serve(args) => return serve::run(self.home, &self.workspace, args),
+            // `--model` chooses the embedder the engine is built with.
+            Command::Reembed(args) => {
+                let context =
+                    Context::open_with_embedder(self.home, &self.workspace, args.model.as_deref())?;
+                return reembed::run(&context, args, self.json);
+            }
             command => command,
         };
         let context = Context::open(self.home, &self.workspace)?;
@@ -173,7 +187,8 @@ impl Cli {
             Command::Connector(command) => connector::run(&context, command, json),
             Command::Scorer(command) => scorer::run(&context, command, json),
             Command::Token(command) => token::run(&context, command, json),
-            Command::Mcp(_) | Command::Serve(_) => {
+            Command::Models(command) => models::run(&context, command, json),
+            Command::Mcp(_) | Command::Serve(_) | Command::Reembed(_) => {
                 unreachable!("handled before the store is opened")
             }
         }
