@@ -62,7 +62,7 @@ impl Default for AnnConfig {
         Self {
             exact_below: 20_000,
             rebuild_tail: 5_000,
-            ef_construction: 100,
+            ef_construction: 64,
             ef_search: 256,
         }
     }
@@ -99,7 +99,7 @@ struct Vector(Vec<f32>);
 
 impl Point for Vector {
     fn distance(&self, other: &Self) -> f32 {
-        1.0 - self.0.iter().zip(&other.0).map(|(a, b)| a * b).sum::<f32>()
+        1.0 - vectors::dot_f32(&self.0, &other.0)
     }
 }
 
