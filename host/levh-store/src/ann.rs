@@ -792,3 +792,457 @@ fn read_header(reader: &mut impl Read) -> Result<Header, String> {
         digest: bytes(reader)?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use levh_core::{
+        Actor, AdmissionRecord, Embedding, Kind, Memory, MemoryState, NewMemoryRecord, Store,
+        Timestamp, Workspace,
+    };
+
+    const MODEL: &str = "test-model";
+
+    /// Clustered unit vectors like sentence embeddings (topics with sub-topics); uniform
+    /// random ones would make any HNSW look broken, and no embedder produces them.
+    struct Corpus {
+        state: u64,
+        dimension: usize,
+        centres: Vec<Vec<f32>>,
+    }
+
+    impl Corpus {
+        fn new(seed: u64, dimension: usize, topics: usize) -> Self {
+            let mut corpus = Self {
+                state: seed | 1,
+                dimension,
+                centres: Vec::new(),
+            };
+            for _ in 0..topics {
+                let topic = corpus.around(None, 1.0);
+                for _ in 0..8 {
+                    let sub = corpus.around(Some(&topic), 0.045 * (384.0 / dimension as f32).sqrt());
+                    corpus.centres.push(sub);
+                }
+            }
+            corpus
+        }
+
+        fn uniform(&mut self) -> f64 {
+            self.state ^= self.state >> 12;
+            self.state ^= self.state << 25;
+            self.state ^= self.state >> 27;
+            (self.state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn gaussian(&mut self) -> f32 {
+            let u = self.uniform().max(1e-12);
+            let v = self.uniform();
+            ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
+        }
+
+        fn around(&mut self, centre: Option<&[f32]>, noise: f32) -> Vec<f32> {
+            let mut v: Vec<f32> = (0..self.dimension)
+                .map(|i| centre.map_or(0.0, |c| c[i]) + noise * self.gaussian())
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            v
+        }
+
+        /// A stored text's vector.
+        fn draw(&mut self) -> Vec<f32> {
+            let at = (self.uniform() * self.centres.len() as f64) as usize;
+            let centre = self.centres[at].clone();
+            self.around(Some(&centre), 0.035 * (384.0 / self.dimension as f32).sqrt())
+        }
+    }
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        cache: PathBuf,
+        store: Arc<SqliteStore>,
+        written: u64,
+    }
+
+    impl Fixture {
+        /// A real WAL file, as in production (a separate read connection builds).
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).unwrap());
+            Self {
+                cache: dir.path().join("cache").join("index"),
+                _dir: dir,
+                store,
+                written: 0,
+            }
+        }
+
+        fn index(&self, config: AnnConfig) -> AnnIndex {
+            AnnIndex::new(self.store.clone(), Some(self.cache.clone()), config)
+        }
+
+        fn add(&mut self, vector: Vec<f32>, workspace: &str, project: &str) -> MemoryId {
+            self.written += 1;
+            let at = Timestamp::from_second(1_700_000_000 + self.written as i64).unwrap();
+            let content = format!("memory {}", self.written);
+            let record = NewMemoryRecord {
+                memory: Memory {
+                    id: MemoryId::new_at(at),
+                    workspace: Workspace::new(workspace).unwrap(),
+                    project: Some(project.to_owned()),
+                    content_hash: levh_core::text::content_hash(&content),
+                    content,
+                    kind: Kind::default(),
+                    source: "test".into(),
+                    state: MemoryState {
+                        importance: 0.5,
+                        pinned: false,
+                        stability_hours: 168.0,
+                        last_recalled_at: None,
+                        recall_count: 0,
+                        created_at: at,
+                    },
+                    valid_from: at,
+                    valid_to: None,
+                    superseded_by: None,
+                    admission: AdmissionRecord {
+                        verdict: "admit".into(),
+                        reasons: vec![],
+                        decided_by: "test".into(),
+                    },
+                    metadata: serde_json::json!({}),
+                    session_id: None,
+                    embedding_model: Some(MODEL.to_owned()),
+                    embedding_dimension: Some(vector.len() as u32),
+                },
+                embedding: Some(Embedding {
+                    model: MODEL.to_owned(),
+                    vector,
+                }),
+                near_duplicate_keys: vec![],
+            };
+            let id = record.memory.id;
+            self.store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+            id
+        }
+
+        fn fill(&mut self, corpus: &mut Corpus, count: usize) -> Vec<(MemoryId, Vec<f32>)> {
+            (0..count)
+                .map(|n| {
+                    let vector = corpus.draw();
+                    let project = format!("p{}", n % 4);
+                    (self.add(vector.clone(), "default", &project), vector)
+                })
+                .collect()
+        }
+    }
+
+    fn everywhere() -> MemoryFilter {
+        MemoryFilter::workspace(Workspace::default())
+    }
+
+    fn ids(found: &[(MemoryId, f32)]) -> Vec<MemoryId> {
+        found.iter().map(|(id, _)| *id).collect()
+    }
+
+    /// Small graphs in debug builds: behaviour, not speed, is under test here.
+    fn small() -> AnnConfig {
+        AnnConfig {
+            exact_below: 100,
+            rebuild_tail: 1_000,
+            ef_construction: 32,
+            ef_search: 64,
+        }
+    }
+
+    #[test]
+    fn approximate_top_10_matches_the_exact_scan_on_clustered_384_d_vectors() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(11, 384, 40);
+        fixture.fill(&mut corpus, 2_000);
+        let index = fixture.index(AnnConfig {
+            ef_search: 96,
+            ..small()
+        });
+        index.refresh(MODEL, 384).unwrap();
+        let (mut hits, mut total) = (0, 0);
+        for _ in 0..60 {
+            let query = corpus.draw();
+            let exact = fixture.store.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+            let approximate = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+            assert_eq!(approximate.len(), 10);
+            // Scores come from the stored vectors, so a shared id has the exact score.
+            for (id, score) in &approximate {
+                if let Some((_, exact_score)) = exact.iter().find(|(e, _)| e == id) {
+                    assert_eq!(score, exact_score);
+                }
+            }
+            hits += ids(&approximate)
+                .iter()
+                .filter(|id| ids(&exact).contains(id))
+                .count();
+            total += 10;
+        }
+        let recall = hits as f64 / total as f64;
+        assert!(recall >= 0.98, "recall@10 {recall}");
+        assert_eq!(index.stats().approximate_queries, 60);
+        assert_eq!(index.stats().exact_queries, 0);
+    }
+
+    #[test]
+    fn a_small_store_is_scanned_exactly_and_builds_nothing() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(3, 48, 5);
+        fixture.fill(&mut corpus, 80);
+        let index = fixture.index(small());
+        let query = corpus.draw();
+        let found = index.nearest(&everywhere(), MODEL, &query, 5).unwrap();
+        index.wait_idle(MODEL, 48);
+        assert_eq!(
+            found,
+            fixture.store.nearest(&everywhere(), MODEL, &query, 5).unwrap()
+        );
+        let stats = index.stats();
+        assert_eq!((stats.builds, stats.exact_queries), (0, 1));
+        assert!(!index.snapshot_path(MODEL, 48).unwrap().exists());
+    }
+
+    #[test]
+    fn vectors_written_after_the_snapshot_are_found_without_a_rebuild() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(5, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let query = corpus.draw();
+        let fresh = fixture.add(query.clone(), "default", "p0");
+        // An old memory re-embedded after the build (its seq is inside the snapshot's
+        // range, so only the change log shows it is new): its new vector must count.
+        let (old, _) = stored[7];
+        let near_query: Vec<f32> = query.iter().map(|x| x * 0.999).collect();
+        fixture.store.with_connection(|conn| {
+            conn.execute(
+                "UPDATE memory_embeddings SET vector = ?1
+                 WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?2)",
+                params![vectors::encode(&near_query), old.to_string()],
+            )
+            .unwrap()
+        });
+
+        let found = index.nearest(&everywhere(), MODEL, &query, 3).unwrap();
+        assert_eq!(ids(&found)[..2], [fresh, old]);
+        assert!(found[0].1 > 0.999);
+        let stats = index.stats();
+        assert_eq!((stats.builds, stats.approximate_queries), (1, 1));
+    }
+
+    #[test]
+    fn forgotten_purged_and_other_workspace_memories_are_never_returned() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(9, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let (forgotten, forgotten_vector) = stored[10].clone();
+        let (purged, purged_vector) = stored[20].clone();
+        let elsewhere_vector = corpus.draw();
+        let elsewhere = fixture.add(elsewhere_vector.clone(), "other", "p0");
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let workspace = Workspace::default();
+        assert!(fixture.store.forget(&workspace, forgotten, now, &Actor::cli()).unwrap());
+        assert!(fixture.store.purge(&workspace, purged, now, &Actor::cli()).unwrap().is_some());
+        // One more in the other workspace, in the fresh tail this time.
+        let tail_vector = corpus.draw();
+        let tail_elsewhere = fixture.add(tail_vector.clone(), "other", "p0");
+
+        for query in [&forgotten_vector, &purged_vector, &elsewhere_vector, &tail_vector] {
+            let found = ids(&index.nearest(&everywhere(), MODEL, query, 10).unwrap());
+            assert_eq!(found.len(), 10);
+            for banned in [forgotten, purged, elsewhere, tail_elsewhere] {
+                assert!(!found.contains(&banned), "{banned} came back");
+            }
+        }
+        // The other workspace still sees its own.
+        let theirs = MemoryFilter::workspace(Workspace::new("other").unwrap());
+        let found = ids(&index.nearest(&theirs, MODEL, &tail_vector, 10).unwrap());
+        assert_eq!(found, [tail_elsewhere, elsewhere]);
+        assert_eq!(index.stats().builds, 1);
+    }
+
+    #[test]
+    fn filters_are_respected_and_a_selective_one_falls_back_to_the_exact_scan() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(13, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let rare = [
+            fixture.add(corpus.draw(), "default", "rare"),
+            fixture.add(corpus.draw(), "default", "rare"),
+        ];
+        // Superseded: its validity ended, so a recall "as of now" must not see it.
+        let (superseded, superseded_vector) = stored[3].clone();
+        fixture.store.with_connection(|conn| {
+            conn.execute(
+                "UPDATE memories SET valid_to = 1700000500000000 WHERE id = ?1",
+                [superseded.to_string()],
+            )
+            .unwrap()
+        });
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let project = MemoryFilter {
+            project: Some("p2".into()),
+            ..everywhere()
+        };
+        let query = corpus.draw();
+        let found = index.nearest(&project, MODEL, &query, 10).unwrap();
+        assert_eq!(found.len(), 10);
+        for (id, _) in &found {
+            let memory = fixture.store.get(&Workspace::default(), *id).unwrap().unwrap();
+            assert_eq!(memory.project.as_deref(), Some("p2"));
+        }
+        let exact = fixture.store.nearest(&project, MODEL, &query, 10).unwrap();
+        assert_eq!(ids(&found), ids(&exact));
+        assert_eq!(index.stats().exact_queries, 0);
+
+        let now = MemoryFilter {
+            valid_at: Some(Timestamp::from_second(1_800_000_000).unwrap()),
+            ..everywhere()
+        };
+        let found = ids(&index.nearest(&now, MODEL, &superseded_vector, 10).unwrap());
+        assert!(!found.contains(&superseded));
+        assert_eq!(found.len(), 10);
+
+        // Two matches among 402: the graph's 64 candidates hold too few of them, so the
+        // answer comes from the exact scan, and it is complete.
+        let rare_filter = MemoryFilter {
+            project: Some("rare".into()),
+            ..everywhere()
+        };
+        let found = ids(&index.nearest(&rare_filter, MODEL, &query, 10).unwrap());
+        assert_eq!(found.len(), 2);
+        assert!(rare.iter().all(|id| found.contains(id)));
+        assert_eq!(index.stats().exact_queries, 1);
+    }
+
+    #[test]
+    fn a_saved_snapshot_is_loaded_on_restart_and_a_corrupt_one_is_rebuilt() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(17, 48, 10);
+        fixture.fill(&mut corpus, 300);
+        let first = fixture.index(small());
+        first.refresh(MODEL, 48).unwrap();
+        let path = first.snapshot_path(MODEL, 48).unwrap();
+        assert!(path.exists());
+        assert_eq!(first.stats().builds, 1);
+        let query = corpus.draw();
+        let before = first.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+
+        // A restart: the file is loaded, nothing is built, answers are the same.
+        let second = fixture.index(small());
+        second.refresh(MODEL, 48).unwrap();
+        assert_eq!((second.stats().loads, second.stats().builds), (1, 0));
+        assert_eq!(second.nearest(&everywhere(), MODEL, &query, 10).unwrap(), before);
+        assert_eq!(second.stats().approximate_queries, 1);
+
+        // One flipped byte deep in the graph: the checksum rejects it and it is rebuilt.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+        let third = fixture.index(small());
+        third.refresh(MODEL, 48).unwrap();
+        let stats = third.stats();
+        assert_eq!((stats.rejected_files, stats.loads, stats.builds), (1, 0, 1));
+        assert_eq!(third.nearest(&everywhere(), MODEL, &query, 10).unwrap(), before);
+        // The rebuilt snapshot replaced the corrupt file.
+        let fourth = fixture.index(small());
+        fourth.refresh(MODEL, 48).unwrap();
+        assert_eq!((fourth.stats().loads, fourth.stats().builds), (1, 0));
+
+        // A truncated file is no better.
+        std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
+        let fifth = fixture.index(small());
+        fifth.refresh(MODEL, 48).unwrap();
+        assert_eq!((fifth.stats().rejected_files, fifth.stats().builds), (1, 1));
+    }
+
+    #[test]
+    fn a_snapshot_from_another_database_is_not_trusted() {
+        let mut ours = Fixture::new();
+        let mut theirs = Fixture::new();
+        ours.fill(&mut Corpus::new(1, 48, 10), 300);
+        // More changes than ours, so only the sampled vectors can tell the files apart.
+        theirs.fill(&mut Corpus::new(2, 48, 10), 250);
+        let foreign = theirs.index(small());
+        foreign.refresh(MODEL, 48).unwrap();
+        std::fs::create_dir_all(&ours.cache).unwrap();
+        std::fs::copy(
+            foreign.snapshot_path(MODEL, 48).unwrap(),
+            ours.index(small()).snapshot_path(MODEL, 48).unwrap(),
+        )
+        .unwrap();
+
+        let index = ours.index(small());
+        index.refresh(MODEL, 48).unwrap();
+        let stats = index.stats();
+        assert_eq!((stats.rejected_files, stats.loads, stats.builds), (1, 0, 1));
+    }
+
+    #[test]
+    fn the_background_rebuild_swaps_in_once_the_tail_grows() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(21, 48, 10);
+        fixture.fill(&mut corpus, 300);
+        let index = fixture.index(AnnConfig {
+            exact_below: 200,
+            rebuild_tail: 50,
+            ..small()
+        });
+        // Past the threshold with no snapshot: answered exactly while a build starts.
+        let query = corpus.draw();
+        let first = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(index.stats().exact_queries, 1);
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().builds, 1);
+
+        let added: Vec<MemoryId> = (0..60)
+            .map(|_| fixture.add(corpus.draw(), "default", "p1"))
+            .collect();
+        let target = fixture.add(query.clone(), "default", "p1");
+        // Old snapshot + a tail past the threshold: still answered, rebuild started.
+        let during = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(during[0].0, target);
+        assert!(first.len() == 10 && index.stats().approximate_queries == 1);
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().builds, 2);
+
+        // The new snapshot covers the added vectors: the tail is empty again.
+        let state = index.model(MODEL, 48);
+        let snapshot = state.snapshot().unwrap();
+        assert_eq!(snapshot.count, 361);
+        assert_eq!(index.tail_len(&state, MODEL, 48, snapshot.covered).unwrap(), 0);
+        let after = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(after[0].0, target);
+        let exact = ids(&fixture.store.nearest(&everywhere(), MODEL, &query, 10).unwrap());
+        let overlap = ids(&after).iter().filter(|id| exact.contains(id)).count();
+        assert!(overlap >= 9, "{overlap} of the exact top 10");
+        // The new snapshot holds the added vectors themselves, not only the tail.
+        let in_graph: HashSet<i64> = snapshot.map.values.iter().copied().collect();
+        let added_seqs: Vec<i64> = fixture.store.with_connection(|conn| {
+            added
+                .iter()
+                .map(|id| {
+                    conn.query_row("SELECT seq FROM memories WHERE id = ?1", [id.to_string()], |r| r.get(0))
+                        .unwrap()
+                })
+                .collect()
+        });
+        assert!(added_seqs.iter().all(|seq| in_graph.contains(seq)));
+    }
+}
