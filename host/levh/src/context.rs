@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow, bail};
 use levh_core::{Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace};
 use levh_embed::HashEmbedder;
-use levh_store::SqliteStore;
+use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 
 /// The opened engine and the caller's scope.
 pub struct Context {
@@ -145,9 +145,16 @@ impl Context {
         let store = Arc::new(
             SqliteStore::open(&path).with_context(|| format!("opening {}", path.display()))?,
         );
+        // Exact scans while a model has few vectors; an HNSW snapshot (saved under
+        // cache/index, so a restart does not rebuild it) once it has many.
+        let index = AnnIndex::new(
+            store.clone(),
+            Some(home.join("cache").join("index")),
+            AnnConfig::default(),
+        );
         let levh = Levh::new(Parts {
             store: store.clone(),
-            index: store.clone(),
+            index: Arc::new(index),
             embedder: Arc::new(HashEmbedder::default()),
             clock,
             config,
