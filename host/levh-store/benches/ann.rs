@@ -230,7 +230,11 @@ fn main() {
         let started = Instant::now();
         reopened.refresh(MODEL, DIMENSION).expect("load");
         let load = started.elapsed();
-        assert_eq!(reopened.stats().builds, 0, "the restart rebuilt instead of loading");
+        assert_eq!(
+            reopened.stats().builds,
+            0,
+            "the restart rebuilt instead of loading"
+        );
 
         // A fresh tail of 2% written after the snapshot, scanned exactly on every query.
         for n in size..size + size / 50 {
@@ -241,7 +245,11 @@ fn main() {
         }
         let (exact_tail, _, _) = measure(store.as_ref(), &queries, 10);
         let (approx_tail, tail_p50, _) = measure(&reopened, &queries, 10);
-        assert_eq!(reopened.stats().builds, 0, "a 2% tail must not trigger a rebuild");
+        assert_eq!(
+            reopened.stats().builds,
+            0,
+            "a 2% tail must not trigger a rebuild"
+        );
 
         println!(
             "{size}: filled in {:.1} s; RSS {rss_before:.0} MiB before the index, {rss_after:.0} MiB after, peak {peak:.0} MiB",
@@ -262,11 +270,7 @@ fn main() {
                 ms(approx_p99) / ms(exact_p99)
             ),
             format!("{:.3}", recall(&approx10, &exact10)),
-            format!(
-                "{:.2} / {:.2}",
-                ms(exact100_p50),
-                ms(approx100_p50)
-            ),
+            format!("{:.2} / {:.2}", ms(exact100_p50), ms(approx100_p50)),
             format!("{:.3}", recall(&approx100, &exact100)),
             format!(
                 "{:.2} / {:.3}",
@@ -293,7 +297,10 @@ fn main() {
         "peak RSS MiB",
     ];
     println!("\n| {} |", header.join(" | "));
-    println!("|{}|", header.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+    println!(
+        "|{}|",
+        header.iter().map(|_| "---").collect::<Vec<_>>().join("|")
+    );
     for row in rows {
         println!("| {} |", row.join(" | "));
     }

@@ -676,10 +676,9 @@ impl Job {
             let mut matching = 0;
             for (seq, point) in &sample {
                 let stored: Option<Vec<u8>> = statement
-                    .query_row(
-                        params![seq, self.model, self.dimension as i64],
-                        |row| row.get(0),
-                    )
+                    .query_row(params![seq, self.model, self.dimension as i64], |row| {
+                        row.get(0)
+                    })
                     .optional()
                     .map_err(sqlite)?;
                 if stored.is_some_and(|blob| vectors::decode(&blob) == point.0) {
@@ -821,7 +820,8 @@ mod tests {
             for _ in 0..topics {
                 let topic = corpus.around(None, 1.0);
                 for _ in 0..8 {
-                    let sub = corpus.around(Some(&topic), 0.045 * (384.0 / dimension as f32).sqrt());
+                    let sub =
+                        corpus.around(Some(&topic), 0.045 * (384.0 / dimension as f32).sqrt());
                     corpus.centres.push(sub);
                 }
             }
@@ -854,7 +854,10 @@ mod tests {
         fn draw(&mut self) -> Vec<f32> {
             let at = (self.uniform() * self.centres.len() as f64) as usize;
             let centre = self.centres[at].clone();
-            self.around(Some(&centre), 0.035 * (384.0 / self.dimension as f32).sqrt())
+            self.around(
+                Some(&centre),
+                0.035 * (384.0 / self.dimension as f32).sqrt(),
+            )
         }
     }
 
@@ -971,7 +974,10 @@ mod tests {
         let (mut hits, mut total) = (0, 0);
         for _ in 0..60 {
             let query = corpus.draw();
-            let exact = fixture.store.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+            let exact = fixture
+                .store
+                .nearest(&everywhere(), MODEL, &query, 10)
+                .unwrap();
             let approximate = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
             assert_eq!(approximate.len(), 10);
             // Scores come from the stored vectors, so a shared id has the exact score.
@@ -1003,7 +1009,10 @@ mod tests {
         index.wait_idle(MODEL, 48);
         assert_eq!(
             found,
-            fixture.store.nearest(&everywhere(), MODEL, &query, 5).unwrap()
+            fixture
+                .store
+                .nearest(&everywhere(), MODEL, &query, 5)
+                .unwrap()
         );
         let stats = index.stats();
         assert_eq!((stats.builds, stats.exact_queries), (0, 1));
@@ -1054,13 +1063,29 @@ mod tests {
 
         let now = Timestamp::from_second(1_800_000_000).unwrap();
         let workspace = Workspace::default();
-        assert!(fixture.store.forget(&workspace, forgotten, now, &Actor::cli()).unwrap());
-        assert!(fixture.store.purge(&workspace, purged, now, &Actor::cli()).unwrap().is_some());
+        assert!(
+            fixture
+                .store
+                .forget(&workspace, forgotten, now, &Actor::cli())
+                .unwrap()
+        );
+        assert!(
+            fixture
+                .store
+                .purge(&workspace, purged, now, &Actor::cli())
+                .unwrap()
+                .is_some()
+        );
         // One more in the other workspace, in the fresh tail this time.
         let tail_vector = corpus.draw();
         let tail_elsewhere = fixture.add(tail_vector.clone(), "other", "p0");
 
-        for query in [&forgotten_vector, &purged_vector, &elsewhere_vector, &tail_vector] {
+        for query in [
+            &forgotten_vector,
+            &purged_vector,
+            &elsewhere_vector,
+            &tail_vector,
+        ] {
             let found = ids(&index.nearest(&everywhere(), MODEL, query, 10).unwrap());
             assert_eq!(found.len(), 10);
             for banned in [forgotten, purged, elsewhere, tail_elsewhere] {
@@ -1103,7 +1128,11 @@ mod tests {
         let found = index.nearest(&project, MODEL, &query, 10).unwrap();
         assert_eq!(found.len(), 10);
         for (id, _) in &found {
-            let memory = fixture.store.get(&Workspace::default(), *id).unwrap().unwrap();
+            let memory = fixture
+                .store
+                .get(&Workspace::default(), *id)
+                .unwrap()
+                .unwrap();
             assert_eq!(memory.project.as_deref(), Some("p2"));
         }
         let exact = fixture.store.nearest(&project, MODEL, &query, 10).unwrap();
@@ -1147,7 +1176,10 @@ mod tests {
         let second = fixture.index(small());
         second.refresh(MODEL, 48).unwrap();
         assert_eq!((second.stats().loads, second.stats().builds), (1, 0));
-        assert_eq!(second.nearest(&everywhere(), MODEL, &query, 10).unwrap(), before);
+        assert_eq!(
+            second.nearest(&everywhere(), MODEL, &query, 10).unwrap(),
+            before
+        );
         assert_eq!(second.stats().approximate_queries, 1);
 
         // One flipped byte deep in the graph: the checksum rejects it and it is rebuilt.
@@ -1159,7 +1191,10 @@ mod tests {
         third.refresh(MODEL, 48).unwrap();
         let stats = third.stats();
         assert_eq!((stats.rejected_files, stats.loads, stats.builds), (1, 0, 1));
-        assert_eq!(third.nearest(&everywhere(), MODEL, &query, 10).unwrap(), before);
+        assert_eq!(
+            third.nearest(&everywhere(), MODEL, &query, 10).unwrap(),
+            before
+        );
         // The rebuilt snapshot replaced the corrupt file.
         let fourth = fixture.index(small());
         fourth.refresh(MODEL, 48).unwrap();
@@ -1226,10 +1261,16 @@ mod tests {
         let state = index.model(MODEL, 48);
         let snapshot = state.snapshot().unwrap();
         assert_eq!(snapshot.count, 361);
-        assert_eq!(index.tail_len(&state, MODEL, 48, snapshot.covered).unwrap(), 0);
+        assert_eq!(
+            index.tail_len(&state, MODEL, 48, snapshot.covered).unwrap(),
+            0
+        );
         let after = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
         assert_eq!(after[0].0, target);
-        let exact = ids(&fixture.store.nearest(&everywhere(), MODEL, &query, 10).unwrap());
+        let exact = ids(&fixture
+            .store
+            .nearest(&everywhere(), MODEL, &query, 10)
+            .unwrap());
         let overlap = ids(&after).iter().filter(|id| exact.contains(id)).count();
         assert!(overlap >= 9, "{overlap} of the exact top 10");
         // The new snapshot holds the added vectors themselves, not only the tail.
@@ -1238,8 +1279,12 @@ mod tests {
             added
                 .iter()
                 .map(|id| {
-                    conn.query_row("SELECT seq FROM memories WHERE id = ?1", [id.to_string()], |r| r.get(0))
-                        .unwrap()
+                    conn.query_row(
+                        "SELECT seq FROM memories WHERE id = ?1",
+                        [id.to_string()],
+                        |r| r.get(0),
+                    )
+                    .unwrap()
                 })
                 .collect()
         });
