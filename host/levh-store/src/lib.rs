@@ -9,6 +9,7 @@
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod ann;
 mod events;
 mod filter;
 mod held;
@@ -20,6 +21,7 @@ mod tokens;
 mod vectors;
 mod writes;
 
+pub use ann::{AnnConfig, AnnIndex, AnnStats};
 pub use events::LoggedEvent;
 pub use tokens::{IssuedToken, TokenInfo, secret_hash};
 
@@ -900,8 +902,8 @@ impl Store for SqliteStore {
 }
 
 impl VectorIndex for SqliteStore {
-    /// An exact scan of every matching vector: fine for tens of thousands of memories; an
-    /// approximate index replaces it for large stores behind the same trait.
+    /// An exact scan of every matching vector: fine for tens of thousands of memories;
+    /// [`AnnIndex`] puts an approximate index in front of it for large stores.
     fn nearest(
         &self,
         filter: &MemoryFilter,
@@ -909,37 +911,74 @@ impl VectorIndex for SqliteStore {
         query: &[f32],
         limit: usize,
     ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
-        let (clause, values) = where_clause(filter);
-        // CROSS JOIN fixes the loop order: walk the vectors once and look each memory up
-        // by rowid, rather than walk a workspace index and look up both tables per row.
-        let sql = format!(
-            "SELECT m.id, e.vector FROM memory_embeddings e CROSS JOIN memories m ON m.seq = e.memory_seq
-             WHERE e.model = ? AND e.dimension = ? AND {clause}"
-        );
-        let params = [
-            rusqlite::types::Value::from(model.to_owned()),
-            rusqlite::types::Value::from(query.len() as i64),
-        ]
-        .into_iter()
-        .chain(values);
-        let conn = self.lock();
-        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
         let mut top = vectors::TopK::new(limit);
-        while let Some(row) = rows.next().map_err(sqlite)? {
-            let blob = row
-                .get_ref(1)
-                .map_err(sqlite)?
-                .as_blob()
-                .map_err(|e| sqlite(e.into()))?;
-            let score = vectors::dot(query, blob);
-            if top.would_keep(score) {
-                let id: String = row.get(0).map_err(sqlite)?;
-                top.push(score, rows::parse_id(&id).map_err(StoreError::from)?);
-            }
-        }
+        exact_scan(&self.lock(), filter, model, query, None, &mut top)?;
         Ok(top.into_sorted())
     }
+}
+
+/// Scores every `model` vector matching `filter` against `query` into `top`. With
+/// `changed_after`, only vectors written after that change number (the fresh tail of an
+/// approximate index); `skip` holds memory seqs already scored by the caller.
+pub(crate) fn exact_scan(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    model: &str,
+    query: &[f32],
+    tail: Option<(i64, &std::collections::HashSet<i64>)>,
+    top: &mut vectors::TopK,
+) -> Result<(), StoreError> {
+    let (clause, values) = where_clause(filter);
+    // CROSS JOIN fixes the loop order: walk the vectors once and look each memory up
+    // by rowid, rather than walk a workspace index and look up both tables per row.
+    // The tail walks the change log's (model, dimension, change) index instead, so its
+    // cost follows the number of fresh vectors, not the store's size.
+    let sql = match tail {
+        None => format!(
+            "SELECT m.id, e.vector, e.memory_seq FROM memory_embeddings e
+             CROSS JOIN memories m ON m.seq = e.memory_seq
+             WHERE e.model = ?1 AND e.dimension = ?2 AND {clause}"
+        ),
+        Some(_) => format!(
+            "SELECT m.id, e.vector, e.memory_seq FROM vector_changes c
+             CROSS JOIN memory_embeddings e ON e.memory_seq = c.memory_seq
+             CROSS JOIN memories m ON m.seq = e.memory_seq
+             WHERE c.model = ?1 AND c.dimension = ?2 AND c.change > ?3
+               AND e.model = ?1 AND e.dimension = ?2 AND {clause}"
+        ),
+    };
+    let mut params = vec![
+        rusqlite::types::Value::from(model.to_owned()),
+        rusqlite::types::Value::from(query.len() as i64),
+    ];
+    if let Some((after, _)) = tail {
+        params.push(after.into());
+    }
+    // Numbered and anonymous parameters mix: `?` takes the number after the largest so far.
+    params.extend(values);
+    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+    let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
+    // A vector written twice since the snapshot has two change rows: score it once.
+    let mut seen = std::collections::HashSet::new();
+    while let Some(row) = rows.next().map_err(sqlite)? {
+        if let Some((_, skip)) = tail {
+            let seq: i64 = row.get(2).map_err(sqlite)?;
+            if skip.contains(&seq) || !seen.insert(seq) {
+                continue;
+            }
+        }
+        let blob = row
+            .get_ref(1)
+            .map_err(sqlite)?
+            .as_blob()
+            .map_err(|e| sqlite(e.into()))?;
+        let score = vectors::dot(query, blob);
+        if top.would_keep(score) {
+            let id: String = row.get(0).map_err(sqlite)?;
+            top.push(score, rows::parse_id(&id).map_err(StoreError::from)?);
+        }
+    }
+    Ok(())
 }
 
 impl Drop for SqliteStore {

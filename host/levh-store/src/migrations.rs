@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_gate.sql"),
     include_str!("../migrations/0003_sync.sql"),
     include_str!("../migrations/0004_tokens.sql"),
+    include_str!("../migrations/0005_vector_changes.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

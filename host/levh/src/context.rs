@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use levh_core::{Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace};
-use levh_store::SqliteStore;
+use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 
 /// The opened engine and the caller's scope.
 pub struct Context {
@@ -175,9 +175,16 @@ impl Context {
         // Builds the embedder only: a local model loads on its first embed, so start-up
         // (an MCP client waiting for `initialize`) never pays for it.
         let selection = levh_embed::select(&lookup, &home).context("choosing the embedder")?;
+        // Exact scans while a model has few vectors; an HNSW snapshot (saved under
+        // cache/index, so a restart does not rebuild it) once it has many.
+        let index = AnnIndex::new(
+            store.clone(),
+            Some(home.join("cache").join("index")),
+            AnnConfig::default(),
+        );
         let levh = Levh::new(Parts {
             store: store.clone(),
-            index: store.clone(),
+            index: Arc::new(index),
             embedder: selection.embedder.clone(),
             clock,
             config,

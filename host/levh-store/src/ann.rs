@@ -1,0 +1,1305 @@
+//! An approximate vector index for large stores, behind [`VectorIndex`].
+//!
+//! The exact scan reads every vector of a model (154 MB at 100k × 384 f32): about 6 ms a
+//! query on these machines, bound by memory bandwidth. Below [`AnnConfig::exact_below`]
+//! vectors that is fine and this index is the exact scan. Above it, per model:
+//!
+//! - a **snapshot**: an HNSW graph (instant-distance, build-once) of the vectors written
+//!   up to change number `covered` (the `vector_changes` log, migration 0005);
+//! - the **fresh tail**: vectors written after `covered`, scanned exactly through the
+//!   change log's index — new memories, and also vectors re-written for old memories;
+//! - every snapshot candidate is checked and **re-scored in SQL** against the live rows
+//!   with the caller's filter, so forgotten, purged, superseded, filtered-out and
+//!   other-workspace memories never come back, and scores are exact whatever the
+//!   snapshot holds. The graph is asked for `ef_search` candidates (over-fetch); when
+//!   the filter leaves fewer than `limit` of them, the query falls back to the exact scan.
+//!
+//! Snapshots are built (or loaded) on a background thread once a model passes the
+//! threshold, and rebuilt once the tail grows past [`AnnConfig::rebuild_tail`]; queries
+//! keep using the old snapshot and a longer tail meanwhile. Each build is written to
+//! `<cache>/<model>-<dimension>.hnsw` (temp file + rename, so processes sharing a store
+//! never read half a file); a process starting up loads it instead of rebuilding. A file
+//! is never trusted: a wrong header, a payload that does not decode, a change number the
+//! database has not reached, or sampled vectors that differ from the database's, and it
+//! is rebuilt.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Instant;
+
+use instant_distance::{Builder, HnswMap, Point, Search};
+use levh_core::{MemoryFilter, MemoryId, StoreError, VectorIndex};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::{SqliteStore, exact_scan, sqlite, vectors};
+
+/// When the approximate path takes over, and how its graph is built.
+#[derive(Debug, Clone)]
+pub struct AnnConfig {
+    /// Below this many vectors of a model, queries scan exactly (no graph is built).
+    /// 20k, from `benches/ann.rs` on a 2-core machine: at 10k the graph is only ~2×
+    /// faster than the exact scan yet costs about a minute of CPU to build and ~45 MB
+    /// to hold; at 100k it is ~30× faster. Doubling 10k keeps small stores graph-free.
+    pub exact_below: usize,
+    /// A rebuild starts once the fresh tail passes this many vectors or a tenth of the
+    /// snapshot, whichever is larger: the tail is scanned exactly on every query, so it
+    /// must stay small next to the snapshot, but rebuilding costs a full build.
+    pub rebuild_tail: usize,
+    /// HNSW `ef_construction`: graph quality against build time. 64 gave recall@10 of
+    /// 0.999 at 100k with `ef_search` 256, so a costlier graph buys nothing measurable;
+    /// build time (minutes at 100k on 2 busy cores) is what hurts.
+    pub ef_construction: usize,
+    /// HNSW `ef`: candidates fetched per query. Recall asks for 100 candidates by
+    /// default, so this must stay well above that for over-fetch to absorb filtering.
+    pub ef_search: usize,
+}
+
+impl Default for AnnConfig {
+    fn default() -> Self {
+        Self {
+            exact_below: 20_000,
+            rebuild_tail: 5_000,
+            ef_construction: 64,
+            ef_search: 256,
+        }
+    }
+}
+
+/// What the index did, for tests and diagnostics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AnnStats {
+    /// Graphs built from the database.
+    pub builds: u64,
+    /// Snapshots loaded from a file.
+    pub loads: u64,
+    /// Snapshot files rejected (stale, corrupt or foreign).
+    pub rejected_files: u64,
+    /// Queries answered by graph + tail.
+    pub approximate_queries: u64,
+    /// Queries answered by the exact scan.
+    pub exact_queries: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    builds: AtomicU64,
+    loads: AtomicU64,
+    rejected_files: AtomicU64,
+    approximate_queries: AtomicU64,
+    exact_queries: AtomicU64,
+}
+
+/// A stored vector as a graph point. Vectors are L2-normalised, so `1 - dot` orders
+/// neighbours exactly as cosine does.
+#[derive(Clone, Serialize, Deserialize)]
+struct Vector(Vec<f32>);
+
+impl Point for Vector {
+    fn distance(&self, other: &Self) -> f32 {
+        1.0 - vectors::dot_f32(&self.0, &other.0)
+    }
+}
+
+/// A built graph and the change number it covers.
+struct Snapshot {
+    covered: i64,
+    count: usize,
+    map: HnswMap<Vector, i64>,
+    /// Search scratch space (a visited set sized to the graph), reused across queries.
+    searches: Mutex<Vec<Search>>,
+}
+
+impl Snapshot {
+    fn new(covered: i64, map: HnswMap<Vector, i64>) -> Self {
+        Self {
+            covered,
+            count: map.values.len(),
+            map,
+            searches: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Memory seqs of the graph's nearest points, nearest first (up to `ef_search`).
+    fn candidates(&self, query: &[f32]) -> Vec<i64> {
+        let mut search = self
+            .searches
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default();
+        let point = Vector(query.to_vec());
+        let seqs = self
+            .map
+            .search(&point, &mut search)
+            .map(|item| *item.value)
+            .collect();
+        self.searches
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(search);
+        seqs
+    }
+}
+
+/// One model's state, shared with its background job.
+#[derive(Default)]
+struct ModelIndex {
+    snapshot: RwLock<Option<Arc<Snapshot>>>,
+    job_running: AtomicBool,
+    /// Changes counted after the snapshot: (snapshot covered, counted through, count).
+    /// Counting only the new changes keeps the per-query check cheap.
+    tail: Mutex<(i64, i64, usize)>,
+}
+
+impl ModelIndex {
+    fn snapshot(&self) -> Option<Arc<Snapshot>> {
+        self.snapshot
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Clears a model's "job running" flag when dropped.
+struct Running<'a>(&'a AtomicBool);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// The approximate index over a [`SqliteStore`]'s vectors. Cheap to share (`Arc`); one
+/// per process.
+pub struct AnnIndex {
+    store: Arc<SqliteStore>,
+    cache_dir: Option<PathBuf>,
+    config: AnnConfig,
+    models: Mutex<HashMap<(String, usize), Arc<ModelIndex>>>,
+    counters: Arc<Counters>,
+}
+
+impl std::fmt::Debug for AnnIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnnIndex")
+            .field("cache_dir", &self.cache_dir)
+            .field("config", &self.config)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnnIndex {
+    /// An index over `store`, persisting snapshots under `cache_dir` (none: every process
+    /// builds its own, as for an in-memory store).
+    pub fn new(store: Arc<SqliteStore>, cache_dir: Option<PathBuf>, config: AnnConfig) -> Self {
+        Self {
+            store,
+            cache_dir,
+            config,
+            models: Mutex::new(HashMap::new()),
+            counters: Arc::default(),
+        }
+    }
+
+    /// What the index has done so far.
+    pub fn stats(&self) -> AnnStats {
+        let c = &self.counters;
+        AnnStats {
+            builds: c.builds.load(Ordering::Relaxed),
+            loads: c.loads.load(Ordering::Relaxed),
+            rejected_files: c.rejected_files.load(Ordering::Relaxed),
+            approximate_queries: c.approximate_queries.load(Ordering::Relaxed),
+            exact_queries: c.exact_queries.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Where the snapshot of `model` at `dimension` is persisted.
+    pub fn snapshot_path(&self, model: &str, dimension: usize) -> Option<PathBuf> {
+        self.cache_dir
+            .as_ref()
+            .map(|dir| dir.join(file_name(model, dimension)))
+    }
+
+    /// Brings `model`'s snapshot up to date on the calling thread (load or build as a
+    /// query would in the background), then returns. For tests, benches, and warming
+    /// the index at start-up.
+    pub fn refresh(&self, model: &str, dimension: usize) -> Result<(), StoreError> {
+        let state = self.model(model, dimension);
+        while state.job_running.swap(true, Ordering::AcqRel) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let _running = Running(&state.job_running);
+        self.job(model, dimension).run(&state)
+    }
+
+    /// Waits until no background job runs for `model` (tests, benches).
+    pub fn wait_idle(&self, model: &str, dimension: usize) {
+        let state = self.model(model, dimension);
+        while state.job_running.load(Ordering::Acquire) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
+    fn model(&self, model: &str, dimension: usize) -> Arc<ModelIndex> {
+        self.models
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry((model.to_owned(), dimension))
+            .or_default()
+            .clone()
+    }
+
+    fn job(&self, model: &str, dimension: usize) -> Job {
+        Job {
+            store: self.store.clone(),
+            path: self.snapshot_path(model, dimension),
+            model: model.to_owned(),
+            dimension,
+            config: self.config.clone(),
+            counters: self.counters.clone(),
+        }
+    }
+
+    /// Starts a load-or-build for `model` on a background thread unless one is running.
+    fn start_job(&self, model: &str, dimension: usize, state: &Arc<ModelIndex>) {
+        if state.job_running.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let job = self.job(model, dimension);
+        let state = state.clone();
+        let spawned = std::thread::Builder::new()
+            .name("levh-ann".into())
+            .spawn(move || {
+                // Cleared even if the build panics, so a later query can try again.
+                let _running = Running(&state.job_running);
+                if let Err(error) = job.run(&state) {
+                    tracing::warn!(%error, model = job.model, "building the vector index failed; exact scans continue");
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "could not start the vector index thread");
+        }
+    }
+
+    /// How many vectors of the model were written after `covered` (a snapshot's change
+    /// number, 0 without one). Counts only changes not yet counted.
+    fn tail_len(
+        &self,
+        state: &ModelIndex,
+        model: &str,
+        dimension: usize,
+        covered: i64,
+    ) -> Result<usize, StoreError> {
+        let mut tail = state.tail.lock().unwrap_or_else(PoisonError::into_inner);
+        if tail.0 != covered || tail.1 < covered {
+            *tail = (covered, covered, 0);
+        }
+        let (count, last): (i64, Option<i64>) = self
+            .store
+            .lock()
+            .query_row(
+                "SELECT count(*), max(change) FROM vector_changes
+                 WHERE model = ?1 AND dimension = ?2 AND change > ?3",
+                params![model, dimension as i64, tail.1],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(sqlite)?;
+        if let Some(last) = last {
+            tail.1 = last;
+            tail.2 += count as usize;
+        }
+        Ok(tail.2)
+    }
+
+    fn exact(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+        self.counters.exact_queries.fetch_add(1, Ordering::Relaxed);
+        self.store.nearest(filter, model, query, limit)
+    }
+}
+
+impl VectorIndex for AnnIndex {
+    fn nearest(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+        let dimension = query.len();
+        if limit == 0 || dimension == 0 {
+            return self.exact(filter, model, query, limit);
+        }
+        let state = self.model(model, dimension);
+        let snapshot = state.snapshot();
+        let covered = snapshot.as_ref().map_or(0, |s| s.covered);
+        let tail = self.tail_len(&state, model, dimension, covered)?;
+        let Some(snapshot) = snapshot else {
+            if tail >= self.config.exact_below {
+                self.start_job(model, dimension, &state);
+            }
+            return self.exact(filter, model, query, limit);
+        };
+        if tail >= self.config.rebuild_tail.max(snapshot.count / 10) {
+            self.start_job(model, dimension, &state);
+        }
+        // Over-fetch needs headroom: a page close to `ef` would be cut short by the
+        // first filtered-out candidate.
+        if limit * 2 > self.config.ef_search {
+            return self.exact(filter, model, query, limit);
+        }
+
+        let candidates = snapshot.candidates(query);
+        let mut top = vectors::TopK::new(limit);
+        let conn = self.store.lock();
+        let seen = score_candidates(&conn, filter, model, query, &candidates, &mut top)?;
+        if seen.len() < limit && candidates.len() < snapshot.count {
+            // The filter discarded most of what the graph offered (a selective project or
+            // kind): the best matches may lie beyond `ef`, so only a full scan is right.
+            drop(conn);
+            return self.exact(filter, model, query, limit);
+        }
+        exact_scan(
+            &conn,
+            filter,
+            model,
+            query,
+            Some((snapshot.covered, &seen)),
+            &mut top,
+        )?;
+        self.counters
+            .approximate_queries
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(top.into_sorted())
+    }
+}
+
+/// Checks the graph's candidates against the live rows and the filter, scoring each
+/// survivor with its stored vector (so a vector re-written since the build scores as it
+/// is now). Returns the seqs that survived.
+fn score_candidates(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    model: &str,
+    query: &[f32],
+    candidates: &[i64],
+    top: &mut vectors::TopK,
+) -> Result<HashSet<i64>, StoreError> {
+    let (clause, values) = crate::filter::where_clause(filter);
+    // One statement for any number of candidates: the seqs travel as one JSON array.
+    let sql = format!(
+        "SELECT m.id, e.vector, e.memory_seq FROM json_each(?1) j
+         CROSS JOIN memory_embeddings e ON e.memory_seq = j.value
+         CROSS JOIN memories m ON m.seq = e.memory_seq
+         WHERE e.model = ?2 AND e.dimension = ?3 AND {clause}"
+    );
+    let seqs = serde_json::to_string(candidates).map_err(StoreError::new)?;
+    let params = [
+        rusqlite::types::Value::from(seqs),
+        model.to_owned().into(),
+        (query.len() as i64).into(),
+    ]
+    .into_iter()
+    .chain(values);
+    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+    let mut rows = statement
+        .query(rusqlite::params_from_iter(params))
+        .map_err(sqlite)?;
+    let mut seen = HashSet::with_capacity(candidates.len());
+    while let Some(row) = rows.next().map_err(sqlite)? {
+        let seq: i64 = row.get(2).map_err(sqlite)?;
+        if !seen.insert(seq) {
+            continue;
+        }
+        let blob = row
+            .get_ref(1)
+            .map_err(sqlite)?
+            .as_blob()
+            .map_err(|e| sqlite(e.into()))?;
+        let score = vectors::dot(query, blob);
+        if top.would_keep(score) {
+            let id: String = row.get(0).map_err(sqlite)?;
+            top.push(score, crate::rows::parse_id(&id).map_err(StoreError::from)?);
+        }
+    }
+    Ok(seen)
+}
+
+/// `<model>-<dimension>.hnsw`, the model name reduced to characters safe in a file name
+/// (the header keeps the real name, so two models that reduce alike never mix).
+fn file_name(model: &str, dimension: usize) -> String {
+    let safe: String = model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}-{dimension}.hnsw")
+}
+
+/// A load-or-build of one model's snapshot, owning what it needs to run on its own thread.
+struct Job {
+    store: Arc<SqliteStore>,
+    path: Option<PathBuf>,
+    model: String,
+    dimension: usize,
+    config: AnnConfig,
+    counters: Arc<Counters>,
+}
+
+/// Bumped whenever the file layout or the point type changes.
+const FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"LEVHHNSW";
+/// Vectors compared with the database when a file is loaded.
+const SAMPLES: usize = 32;
+
+impl Job {
+    fn run(&self, state: &ModelIndex) -> Result<(), StoreError> {
+        let current = state.snapshot().map_or(0, |s| s.covered);
+        // Another process may have written a newer snapshot: loading it is far cheaper
+        // than building one.
+        if let Some(snapshot) = self.load_newer_than(current)? {
+            let (covered, count) = (snapshot.covered, snapshot.count);
+            *state
+                .snapshot
+                .write()
+                .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(snapshot));
+            self.counters.loads.fetch_add(1, Ordering::Relaxed);
+            let tail = self.with_connection(|conn| count_after(conn, self, covered))?;
+            if tail < self.config.rebuild_tail.max(count / 10) {
+                return Ok(());
+            }
+        }
+        let snapshot = self.build()?;
+        self.save(&snapshot);
+        *state
+            .snapshot
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(snapshot));
+        Ok(())
+    }
+
+    /// Runs `f` on a read-only connection of its own when the store is a file, so a
+    /// build's long read does not hold the store's connection; on the store's otherwise.
+    fn with_connection<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match self.store.file_path() {
+            Some(path) => {
+                let conn = Connection::open_with_flags(
+                    path,
+                    // Read-write without CREATE: a read-only connection to a WAL database
+                    // fails when it cannot map the shared-memory file.
+                    OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(sqlite)?;
+                conn.busy_timeout(crate::DEFAULT_BUSY_TIMEOUT)
+                    .map_err(sqlite)?;
+                f(&conn)
+            }
+            None => f(&self.store.lock()),
+        }
+    }
+
+    fn build(&self) -> Result<Snapshot, StoreError> {
+        let started = Instant::now();
+        let (covered, seqs, points) = self.with_connection(|conn| {
+            // One read transaction: the change number and the vectors agree.
+            conn.execute_batch("BEGIN").map_err(sqlite)?;
+            let read = (|| {
+                let covered: i64 = conn
+                    .query_row(
+                        "SELECT coalesce(max(change), 0) FROM vector_changes
+                         WHERE model = ?1 AND dimension = ?2",
+                        params![self.model, self.dimension as i64],
+                        |row| row.get(0),
+                    )
+                    .map_err(sqlite)?;
+                let mut statement = conn
+                    .prepare(
+                        "SELECT memory_seq, vector FROM memory_embeddings
+                         WHERE model = ?1 AND dimension = ?2",
+                    )
+                    .map_err(sqlite)?;
+                let mut rows = statement
+                    .query(params![self.model, self.dimension as i64])
+                    .map_err(sqlite)?;
+                let (mut seqs, mut points) = (Vec::new(), Vec::new());
+                while let Some(row) = rows.next().map_err(sqlite)? {
+                    seqs.push(row.get::<_, i64>(0).map_err(sqlite)?);
+                    let blob = row
+                        .get_ref(1)
+                        .map_err(sqlite)?
+                        .as_blob()
+                        .map_err(|e| sqlite(e.into()))?;
+                    points.push(Vector(vectors::decode(blob)));
+                }
+                Ok((covered, seqs, points))
+            })();
+            conn.execute_batch("COMMIT").map_err(sqlite)?;
+            read
+        })?;
+        let count = points.len();
+        let map = Builder::default()
+            .ef_construction(self.config.ef_construction)
+            .ef_search(self.config.ef_search)
+            // Fixed, so a rebuild of the same vectors gives the same graph.
+            .seed(0x6c65_7668)
+            .build(points, seqs);
+        self.counters.builds.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(
+            model = self.model,
+            count,
+            seconds = started.elapsed().as_secs_f64(),
+            "built the vector index"
+        );
+        Ok(Snapshot::new(covered, map))
+    }
+
+    /// Writes the snapshot atomically. A failure only costs a rebuild at the next start.
+    fn save(&self, snapshot: &Snapshot) {
+        let Some(path) = &self.path else { return };
+        if let Err(error) = self.write_file(path, snapshot) {
+            tracing::warn!(%error, path = %path.display(), "could not save the vector index");
+        }
+    }
+
+    fn write_file(&self, path: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let temp = dir.join(format!(
+            ".{}.{}.tmp",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("index"),
+            std::process::id()
+        ));
+        let result = (|| {
+            let mut file = File::create(&temp)?;
+            let mut header = Vec::new();
+            header.extend_from_slice(MAGIC);
+            header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+            header.extend_from_slice(&(self.model.len() as u32).to_le_bytes());
+            header.extend_from_slice(self.model.as_bytes());
+            header.extend_from_slice(&(self.dimension as u32).to_le_bytes());
+            header.extend_from_slice(&snapshot.covered.to_le_bytes());
+            header.extend_from_slice(&(snapshot.count as u64).to_le_bytes());
+            let digest_at = header.len() as u64;
+            // Placeholder: the payload's digest is known once it is written.
+            header.extend_from_slice(&[0u8; 32]);
+            file.write_all(&header)?;
+            let out = BufWriter::with_capacity(1 << 20, Hashing::new(file));
+            let out = postcard::to_io(&snapshot.map, out).map_err(std::io::Error::other)?;
+            let hashing = out.into_inner().map_err(|e| e.into_error())?;
+            let (mut file, digest) = hashing.finish();
+            file.seek(SeekFrom::Start(digest_at))?;
+            file.write_all(&digest)?;
+            file.sync_all()?;
+            std::fs::rename(&temp, path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
+
+    /// The persisted snapshot if it covers more than `current` and passes every check.
+    fn load_newer_than(&self, current: i64) -> Result<Option<Snapshot>, StoreError> {
+        let Some(path) = &self.path else {
+            return Ok(None);
+        };
+        let Ok(mut file) = File::open(path) else {
+            return Ok(None);
+        };
+        let header = match read_header(&mut file) {
+            Ok(header) => header,
+            Err(reason) => return Ok(self.reject(path, &reason)),
+        };
+        if header.model != self.model || header.dimension != self.dimension {
+            return Ok(self.reject(path, "written for another model"));
+        }
+        if header.covered <= current {
+            return Ok(None);
+        }
+        let last = self.with_connection(|conn| {
+            conn.query_row(
+                "SELECT coalesce(max(change), 0) FROM vector_changes
+                 WHERE model = ?1 AND dimension = ?2",
+                params![self.model, self.dimension as i64],
+                |row| row.get::<_, i64>(0),
+            )
+            .map_err(sqlite)
+        })?;
+        if header.covered > last {
+            return Ok(self.reject(path, "covers changes this database never had"));
+        }
+        // A flipped bit in the graph would decode fine and index out of bounds at search
+        // time: the digest over the payload catches it first.
+        let reader = BufReader::with_capacity(1 << 20, Hashing::new(file));
+        // The scratch buffer only serves borrowed data; every field here is owned.
+        let mut scratch = [0u8; 64];
+        let map: HnswMap<Vector, i64> = match postcard::from_io((reader, &mut scratch[..])) {
+            Ok((map, (mut rest, _))) => {
+                let mut extra = [0u8; 1];
+                if !matches!(rest.read(&mut extra), Ok(0)) {
+                    return Ok(self.reject(path, "trailing bytes"));
+                }
+                if rest.into_inner().finish().1 != header.digest {
+                    return Ok(self.reject(path, "checksum mismatch"));
+                }
+                map
+            }
+            Err(error) => return Ok(self.reject(path, &format!("payload: {error}"))),
+        };
+        let points: Vec<&Vector> = map.iter().map(|(_, point)| point).collect();
+        if points.len() != header.count
+            || map.values.len() != header.count
+            || points.iter().any(|p| p.0.len() != self.dimension)
+        {
+            return Ok(self.reject(path, "counts or dimensions disagree with the header"));
+        }
+        let step = (points.len() / SAMPLES).max(1);
+        let sample: Vec<(i64, &Vector)> = (0..points.len())
+            .step_by(step)
+            .map(|i| (map.values[i], points[i]))
+            .collect();
+        let matching = self.with_connection(|conn| {
+            let mut statement = conn
+                .prepare(
+                    "SELECT vector FROM memory_embeddings
+                     WHERE memory_seq = ?1 AND model = ?2 AND dimension = ?3",
+                )
+                .map_err(sqlite)?;
+            let mut matching = 0;
+            for (seq, point) in &sample {
+                let stored: Option<Vec<u8>> = statement
+                    .query_row(params![seq, self.model, self.dimension as i64], |row| {
+                        row.get(0)
+                    })
+                    .optional()
+                    .map_err(sqlite)?;
+                if stored.is_some_and(|blob| vectors::decode(&blob) == point.0) {
+                    matching += 1;
+                }
+            }
+            Ok(matching)
+        })?;
+        // Purges and re-embeds since the build explain a few misses; a file from another
+        // database misses nearly all.
+        if matching * 2 < sample.len() {
+            return Ok(self.reject(path, "its vectors are not this database's"));
+        }
+        Ok(Some(Snapshot::new(header.covered, map)))
+    }
+
+    fn reject(&self, path: &Path, reason: &str) -> Option<Snapshot> {
+        self.counters.rejected_files.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(path = %path.display(), reason, "ignoring the saved vector index; rebuilding");
+        None
+    }
+}
+
+fn count_after(conn: &Connection, job: &Job, covered: i64) -> Result<usize, StoreError> {
+    conn.query_row(
+        "SELECT count(*) FROM vector_changes
+         WHERE model = ?1 AND dimension = ?2 AND change > ?3",
+        params![job.model, job.dimension as i64, covered],
+        |row| row.get::<_, i64>(0),
+    )
+    .map(|n| n as usize)
+    .map_err(sqlite)
+}
+
+struct Header {
+    model: String,
+    dimension: usize,
+    covered: i64,
+    count: usize,
+    digest: [u8; 32],
+}
+
+/// Hashes what passes through it, in the large chunks its buffered wrapper moves.
+struct Hashing<T> {
+    inner: T,
+    hasher: Sha256,
+}
+
+impl<T> Hashing<T> {
+    fn new(inner: T) -> Self {
+        Self {
+            inner,
+            hasher: Sha256::new(),
+        }
+    }
+
+    fn finish(self) -> (T, [u8; 32]) {
+        (self.inner, self.hasher.finalize().into())
+    }
+}
+
+impl<T: Write> Write for Hashing<T> {
+    fn write(&mut self, buffer: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(buffer)?;
+        self.hasher.update(&buffer[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<T: Read> Read for Hashing<T> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.hasher.update(&buffer[..read]);
+        Ok(read)
+    }
+}
+
+fn read_header(reader: &mut impl Read) -> Result<Header, String> {
+    fn bytes<const N: usize>(reader: &mut impl Read) -> Result<[u8; N], String> {
+        let mut buffer = [0u8; N];
+        reader
+            .read_exact(&mut buffer)
+            .map_err(|e| format!("header: {e}"))?;
+        Ok(buffer)
+    }
+    if &bytes::<8>(reader)? != MAGIC {
+        return Err("not a levh vector index".into());
+    }
+    if u32::from_le_bytes(bytes(reader)?) != FORMAT_VERSION {
+        return Err("written by another levh version".into());
+    }
+    let length = u32::from_le_bytes(bytes(reader)?) as usize;
+    if length > 1024 {
+        return Err("model name too long".into());
+    }
+    let mut model = vec![0u8; length];
+    reader
+        .read_exact(&mut model)
+        .map_err(|e| format!("header: {e}"))?;
+    let model = String::from_utf8(model).map_err(|_| "model name is not UTF-8".to_owned())?;
+    Ok(Header {
+        model,
+        dimension: u32::from_le_bytes(bytes(reader)?) as usize,
+        covered: i64::from_le_bytes(bytes(reader)?),
+        count: u64::from_le_bytes(bytes(reader)?) as usize,
+        digest: bytes(reader)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use levh_core::{
+        Actor, AdmissionRecord, Embedding, Kind, Memory, MemoryState, NewMemoryRecord, Store,
+        Timestamp, Workspace,
+    };
+
+    const MODEL: &str = "test-model";
+
+    /// Clustered unit vectors like sentence embeddings (topics with sub-topics); uniform
+    /// random ones would make any HNSW look broken, and no embedder produces them.
+    struct Corpus {
+        state: u64,
+        dimension: usize,
+        centres: Vec<Vec<f32>>,
+    }
+
+    impl Corpus {
+        fn new(seed: u64, dimension: usize, topics: usize) -> Self {
+            let mut corpus = Self {
+                state: seed | 1,
+                dimension,
+                centres: Vec::new(),
+            };
+            for _ in 0..topics {
+                let topic = corpus.around(None, 1.0);
+                for _ in 0..8 {
+                    let sub =
+                        corpus.around(Some(&topic), 0.045 * (384.0 / dimension as f32).sqrt());
+                    corpus.centres.push(sub);
+                }
+            }
+            corpus
+        }
+
+        fn uniform(&mut self) -> f64 {
+            self.state ^= self.state >> 12;
+            self.state ^= self.state << 25;
+            self.state ^= self.state >> 27;
+            (self.state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn gaussian(&mut self) -> f32 {
+            let u = self.uniform().max(1e-12);
+            let v = self.uniform();
+            ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
+        }
+
+        fn around(&mut self, centre: Option<&[f32]>, noise: f32) -> Vec<f32> {
+            let mut v: Vec<f32> = (0..self.dimension)
+                .map(|i| centre.map_or(0.0, |c| c[i]) + noise * self.gaussian())
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            v
+        }
+
+        /// A stored text's vector.
+        fn draw(&mut self) -> Vec<f32> {
+            let at = (self.uniform() * self.centres.len() as f64) as usize;
+            let centre = self.centres[at].clone();
+            self.around(
+                Some(&centre),
+                0.035 * (384.0 / self.dimension as f32).sqrt(),
+            )
+        }
+    }
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        cache: PathBuf,
+        store: Arc<SqliteStore>,
+        written: u64,
+    }
+
+    impl Fixture {
+        /// A real WAL file, as in production (a separate read connection builds).
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).unwrap());
+            Self {
+                cache: dir.path().join("cache").join("index"),
+                _dir: dir,
+                store,
+                written: 0,
+            }
+        }
+
+        fn index(&self, config: AnnConfig) -> AnnIndex {
+            AnnIndex::new(self.store.clone(), Some(self.cache.clone()), config)
+        }
+
+        fn add(&mut self, vector: Vec<f32>, workspace: &str, project: &str) -> MemoryId {
+            self.written += 1;
+            let at = Timestamp::from_second(1_700_000_000 + self.written as i64).unwrap();
+            let content = format!("memory {}", self.written);
+            let record = NewMemoryRecord {
+                memory: Memory {
+                    id: MemoryId::new_at(at),
+                    workspace: Workspace::new(workspace).unwrap(),
+                    project: Some(project.to_owned()),
+                    content_hash: levh_core::text::content_hash(&content),
+                    content,
+                    kind: Kind::default(),
+                    source: "test".into(),
+                    state: MemoryState {
+                        importance: 0.5,
+                        pinned: false,
+                        stability_hours: 168.0,
+                        last_recalled_at: None,
+                        recall_count: 0,
+                        created_at: at,
+                    },
+                    valid_from: at,
+                    valid_to: None,
+                    superseded_by: None,
+                    admission: AdmissionRecord {
+                        verdict: "admit".into(),
+                        reasons: vec![],
+                        decided_by: "test".into(),
+                    },
+                    metadata: serde_json::json!({}),
+                    session_id: None,
+                    embedding_model: Some(MODEL.to_owned()),
+                    embedding_dimension: Some(vector.len() as u32),
+                },
+                embedding: Some(Embedding {
+                    model: MODEL.to_owned(),
+                    vector,
+                }),
+                near_duplicate_keys: vec![],
+            };
+            let id = record.memory.id;
+            self.store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+            id
+        }
+
+        fn fill(&mut self, corpus: &mut Corpus, count: usize) -> Vec<(MemoryId, Vec<f32>)> {
+            (0..count)
+                .map(|n| {
+                    let vector = corpus.draw();
+                    let project = format!("p{}", n % 4);
+                    (self.add(vector.clone(), "default", &project), vector)
+                })
+                .collect()
+        }
+    }
+
+    fn everywhere() -> MemoryFilter {
+        MemoryFilter::workspace(Workspace::default())
+    }
+
+    fn ids(found: &[(MemoryId, f32)]) -> Vec<MemoryId> {
+        found.iter().map(|(id, _)| *id).collect()
+    }
+
+    /// Small graphs in debug builds: behaviour, not speed, is under test here.
+    fn small() -> AnnConfig {
+        AnnConfig {
+            exact_below: 100,
+            rebuild_tail: 1_000,
+            ef_construction: 32,
+            ef_search: 64,
+        }
+    }
+
+    #[test]
+    fn approximate_top_10_matches_the_exact_scan_on_clustered_384_d_vectors() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(11, 384, 40);
+        fixture.fill(&mut corpus, 2_000);
+        let index = fixture.index(AnnConfig {
+            ef_search: 96,
+            ..small()
+        });
+        index.refresh(MODEL, 384).unwrap();
+        let (mut hits, mut total) = (0, 0);
+        for _ in 0..60 {
+            let query = corpus.draw();
+            let exact = fixture
+                .store
+                .nearest(&everywhere(), MODEL, &query, 10)
+                .unwrap();
+            let approximate = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+            assert_eq!(approximate.len(), 10);
+            // Scores come from the stored vectors, so a shared id has the exact score.
+            for (id, score) in &approximate {
+                if let Some((_, exact_score)) = exact.iter().find(|(e, _)| e == id) {
+                    assert_eq!(score, exact_score);
+                }
+            }
+            hits += ids(&approximate)
+                .iter()
+                .filter(|id| ids(&exact).contains(id))
+                .count();
+            total += 10;
+        }
+        let recall = hits as f64 / total as f64;
+        assert!(recall >= 0.98, "recall@10 {recall}");
+        assert_eq!(index.stats().approximate_queries, 60);
+        assert_eq!(index.stats().exact_queries, 0);
+    }
+
+    #[test]
+    fn a_small_store_is_scanned_exactly_and_builds_nothing() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(3, 48, 5);
+        fixture.fill(&mut corpus, 80);
+        let index = fixture.index(small());
+        let query = corpus.draw();
+        let found = index.nearest(&everywhere(), MODEL, &query, 5).unwrap();
+        index.wait_idle(MODEL, 48);
+        assert_eq!(
+            found,
+            fixture
+                .store
+                .nearest(&everywhere(), MODEL, &query, 5)
+                .unwrap()
+        );
+        let stats = index.stats();
+        assert_eq!((stats.builds, stats.exact_queries), (0, 1));
+        assert!(!index.snapshot_path(MODEL, 48).unwrap().exists());
+    }
+
+    #[test]
+    fn vectors_written_after_the_snapshot_are_found_without_a_rebuild() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(5, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let query = corpus.draw();
+        let fresh = fixture.add(query.clone(), "default", "p0");
+        // An old memory re-embedded after the build (its seq is inside the snapshot's
+        // range, so only the change log shows it is new): its new vector must count.
+        let (old, _) = stored[7];
+        let near_query: Vec<f32> = query.iter().map(|x| x * 0.999).collect();
+        fixture.store.with_connection(|conn| {
+            conn.execute(
+                "UPDATE memory_embeddings SET vector = ?1
+                 WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?2)",
+                params![vectors::encode(&near_query), old.to_string()],
+            )
+            .unwrap()
+        });
+
+        let found = index.nearest(&everywhere(), MODEL, &query, 3).unwrap();
+        assert_eq!(ids(&found)[..2], [fresh, old]);
+        assert!(found[0].1 > 0.999);
+        let stats = index.stats();
+        assert_eq!((stats.builds, stats.approximate_queries), (1, 1));
+    }
+
+    #[test]
+    fn forgotten_purged_and_other_workspace_memories_are_never_returned() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(9, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let (forgotten, forgotten_vector) = stored[10].clone();
+        let (purged, purged_vector) = stored[20].clone();
+        let elsewhere_vector = corpus.draw();
+        let elsewhere = fixture.add(elsewhere_vector.clone(), "other", "p0");
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let workspace = Workspace::default();
+        assert!(
+            fixture
+                .store
+                .forget(&workspace, forgotten, now, &Actor::cli())
+                .unwrap()
+        );
+        assert!(
+            fixture
+                .store
+                .purge(&workspace, purged, now, &Actor::cli())
+                .unwrap()
+                .is_some()
+        );
+        // One more in the other workspace, in the fresh tail this time.
+        let tail_vector = corpus.draw();
+        let tail_elsewhere = fixture.add(tail_vector.clone(), "other", "p0");
+
+        for query in [
+            &forgotten_vector,
+            &purged_vector,
+            &elsewhere_vector,
+            &tail_vector,
+        ] {
+            let found = ids(&index.nearest(&everywhere(), MODEL, query, 10).unwrap());
+            assert_eq!(found.len(), 10);
+            for banned in [forgotten, purged, elsewhere, tail_elsewhere] {
+                assert!(!found.contains(&banned), "{banned} came back");
+            }
+        }
+        // The other workspace still sees its own.
+        let theirs = MemoryFilter::workspace(Workspace::new("other").unwrap());
+        let found = ids(&index.nearest(&theirs, MODEL, &tail_vector, 10).unwrap());
+        assert_eq!(found, [tail_elsewhere, elsewhere]);
+        assert_eq!(index.stats().builds, 1);
+    }
+
+    #[test]
+    fn filters_are_respected_and_a_selective_one_falls_back_to_the_exact_scan() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(13, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let rare = [
+            fixture.add(corpus.draw(), "default", "rare"),
+            fixture.add(corpus.draw(), "default", "rare"),
+        ];
+        // Superseded: its validity ended, so a recall "as of now" must not see it.
+        let (superseded, superseded_vector) = stored[3].clone();
+        fixture.store.with_connection(|conn| {
+            conn.execute(
+                "UPDATE memories SET valid_to = 1700000500000000 WHERE id = ?1",
+                [superseded.to_string()],
+            )
+            .unwrap()
+        });
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let project = MemoryFilter {
+            project: Some("p2".into()),
+            ..everywhere()
+        };
+        let query = corpus.draw();
+        let found = index.nearest(&project, MODEL, &query, 10).unwrap();
+        assert_eq!(found.len(), 10);
+        for (id, _) in &found {
+            let memory = fixture
+                .store
+                .get(&Workspace::default(), *id)
+                .unwrap()
+                .unwrap();
+            assert_eq!(memory.project.as_deref(), Some("p2"));
+        }
+        let exact = fixture.store.nearest(&project, MODEL, &query, 10).unwrap();
+        assert_eq!(ids(&found), ids(&exact));
+        assert_eq!(index.stats().exact_queries, 0);
+
+        let now = MemoryFilter {
+            valid_at: Some(Timestamp::from_second(1_800_000_000).unwrap()),
+            ..everywhere()
+        };
+        let found = ids(&index.nearest(&now, MODEL, &superseded_vector, 10).unwrap());
+        assert!(!found.contains(&superseded));
+        assert_eq!(found.len(), 10);
+
+        // Two matches among 402: the graph's 64 candidates hold too few of them, so the
+        // answer comes from the exact scan, and it is complete.
+        let rare_filter = MemoryFilter {
+            project: Some("rare".into()),
+            ..everywhere()
+        };
+        let found = ids(&index.nearest(&rare_filter, MODEL, &query, 10).unwrap());
+        assert_eq!(found.len(), 2);
+        assert!(rare.iter().all(|id| found.contains(id)));
+        assert_eq!(index.stats().exact_queries, 1);
+    }
+
+    #[test]
+    fn a_saved_snapshot_is_loaded_on_restart_and_a_corrupt_one_is_rebuilt() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(17, 48, 10);
+        fixture.fill(&mut corpus, 300);
+        let first = fixture.index(small());
+        first.refresh(MODEL, 48).unwrap();
+        let path = first.snapshot_path(MODEL, 48).unwrap();
+        assert!(path.exists());
+        assert_eq!(first.stats().builds, 1);
+        let query = corpus.draw();
+        let before = first.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+
+        // A restart: the file is loaded, nothing is built, answers are the same.
+        let second = fixture.index(small());
+        second.refresh(MODEL, 48).unwrap();
+        assert_eq!((second.stats().loads, second.stats().builds), (1, 0));
+        assert_eq!(
+            second.nearest(&everywhere(), MODEL, &query, 10).unwrap(),
+            before
+        );
+        assert_eq!(second.stats().approximate_queries, 1);
+
+        // One flipped byte deep in the graph: the checksum rejects it and it is rebuilt.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+        let third = fixture.index(small());
+        third.refresh(MODEL, 48).unwrap();
+        let stats = third.stats();
+        assert_eq!((stats.rejected_files, stats.loads, stats.builds), (1, 0, 1));
+        assert_eq!(
+            third.nearest(&everywhere(), MODEL, &query, 10).unwrap(),
+            before
+        );
+        // The rebuilt snapshot replaced the corrupt file.
+        let fourth = fixture.index(small());
+        fourth.refresh(MODEL, 48).unwrap();
+        assert_eq!((fourth.stats().loads, fourth.stats().builds), (1, 0));
+
+        // A truncated file is no better.
+        std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
+        let fifth = fixture.index(small());
+        fifth.refresh(MODEL, 48).unwrap();
+        assert_eq!((fifth.stats().rejected_files, fifth.stats().builds), (1, 1));
+    }
+
+    #[test]
+    fn a_snapshot_from_another_database_is_not_trusted() {
+        let mut ours = Fixture::new();
+        let mut theirs = Fixture::new();
+        ours.fill(&mut Corpus::new(1, 48, 10), 300);
+        // More changes than ours, so only the sampled vectors can tell the files apart.
+        theirs.fill(&mut Corpus::new(2, 48, 10), 250);
+        let foreign = theirs.index(small());
+        foreign.refresh(MODEL, 48).unwrap();
+        std::fs::create_dir_all(&ours.cache).unwrap();
+        std::fs::copy(
+            foreign.snapshot_path(MODEL, 48).unwrap(),
+            ours.index(small()).snapshot_path(MODEL, 48).unwrap(),
+        )
+        .unwrap();
+
+        let index = ours.index(small());
+        index.refresh(MODEL, 48).unwrap();
+        let stats = index.stats();
+        assert_eq!((stats.rejected_files, stats.loads, stats.builds), (1, 0, 1));
+    }
+
+    #[test]
+    fn the_background_rebuild_swaps_in_once_the_tail_grows() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(21, 48, 10);
+        fixture.fill(&mut corpus, 300);
+        let index = fixture.index(AnnConfig {
+            exact_below: 200,
+            rebuild_tail: 50,
+            ..small()
+        });
+        // Past the threshold with no snapshot: answered exactly while a build starts.
+        let query = corpus.draw();
+        let first = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(index.stats().exact_queries, 1);
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().builds, 1);
+
+        let added: Vec<MemoryId> = (0..60)
+            .map(|_| fixture.add(corpus.draw(), "default", "p1"))
+            .collect();
+        let target = fixture.add(query.clone(), "default", "p1");
+        // Old snapshot + a tail past the threshold: still answered, rebuild started.
+        let during = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(during[0].0, target);
+        assert!(first.len() == 10 && index.stats().approximate_queries == 1);
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().builds, 2);
+
+        // The new snapshot covers the added vectors: the tail is empty again.
+        let state = index.model(MODEL, 48);
+        let snapshot = state.snapshot().unwrap();
+        assert_eq!(snapshot.count, 361);
+        assert_eq!(
+            index.tail_len(&state, MODEL, 48, snapshot.covered).unwrap(),
+            0
+        );
+        let after = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(after[0].0, target);
+        let exact = ids(&fixture
+            .store
+            .nearest(&everywhere(), MODEL, &query, 10)
+            .unwrap());
+        let overlap = ids(&after).iter().filter(|id| exact.contains(id)).count();
+        assert!(overlap >= 9, "{overlap} of the exact top 10");
+        // The new snapshot holds the added vectors themselves, not only the tail.
+        let in_graph: HashSet<i64> = snapshot.map.values.iter().copied().collect();
+        let added_seqs: Vec<i64> = fixture.store.with_connection(|conn| {
+            added
+                .iter()
+                .map(|id| {
+                    conn.query_row(
+                        "SELECT seq FROM memories WHERE id = ?1",
+                        [id.to_string()],
+                        |r| r.get(0),
+                    )
+                    .unwrap()
+                })
+                .collect()
+        });
+        assert!(added_seqs.iter().all(|seq| in_graph.contains(seq)));
+    }
+}
