@@ -1044,17 +1044,7 @@ async fn stats(
 ) -> Result<Json<StatsView>, ApiError> {
     engine(&state, principal.scope("http", None), move |levh, scope| {
         let s = levh.stats(scope, args.project)?;
-        Ok(Json(StatsView {
-            total: s.total,
-            pinned: s.pinned,
-            fading: s.fading,
-            average_retention: s.average_retention,
-            recalls: s.recalls,
-            by_project: s.by_project,
-            by_source: s.by_source,
-            by_kind: s.by_kind,
-            embedder: s.embedder,
-        }))
+        Ok(Json(StatsView::from(s)))
     })
     .await
 }

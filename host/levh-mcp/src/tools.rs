@@ -577,17 +577,7 @@ impl LevhMcp {
     ) -> Result<Json<StatsView>, String> {
         self.engine(&peer, move |levh, scope| {
             let s = levh.stats(scope, args.project).map_err(describe)?;
-            Ok(Json(StatsView {
-                total: s.total,
-                pinned: s.pinned,
-                fading: s.fading,
-                average_retention: s.average_retention,
-                recalls: s.recalls,
-                by_project: s.by_project,
-                by_source: s.by_source,
-                by_kind: s.by_kind,
-                embedder: s.embedder,
-            }))
+            Ok(Json(StatsView::from(s)))
         })
         .await
     }

@@ -218,6 +218,22 @@ pub struct HitView {
     pub similarity: f64,
 }
 
+impl From<levh_core::Stats> for StatsView {
+    fn from(s: levh_core::Stats) -> Self {
+        Self {
+            total: s.total,
+            pinned: s.pinned,
+            fading: s.fading,
+            average_retention: s.average_retention,
+            recalls: s.recalls,
+            by_project: s.by_project,
+            by_source: s.by_source,
+            by_kind: s.by_kind,
+            embedder: s.embedder,
+        }
+    }
+}
+
 /// The result of a recall or a search.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RecallView {
