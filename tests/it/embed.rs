@@ -23,14 +23,14 @@ use crate::api_server::{ApiServer, Reply};
 use crate::support::{json, levh, ok, repository_root};
 
 /// The test model and runtime.
-struct Assets {
+pub(crate) struct Assets {
     model_dir: PathBuf,
     runtime: PathBuf,
 }
 
 /// `LEVH_MODEL_DIR` + `ORT_DYLIB_PATH` when set, else the fetch script's default cache.
 /// `None`, after saying why on stderr, when they are not there.
-fn assets(test: &str) -> Option<Assets> {
+pub(crate) fn assets(test: &str) -> Option<Assets> {
     let cache = repository_root().join(".cache/test-assets");
     let model_dir = std::env::var_os("LEVH_MODEL_DIR")
         .map(PathBuf::from)
@@ -57,7 +57,7 @@ impl Assets {
     }
 
     /// `levh` using this model.
-    fn levh(&self, home: &Path) -> Command {
+    pub(crate) fn levh(&self, home: &Path) -> Command {
         let mut command = levh(home);
         command
             .env("LEVH_MODEL_DIR", &self.model_dir)

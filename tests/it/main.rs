@@ -15,6 +15,7 @@ mod mcp;
 mod memory_model;
 mod notion;
 mod plugins;
+mod quality;
 mod recall;
 mod scorers;
 mod store;

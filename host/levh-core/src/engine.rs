@@ -201,6 +201,8 @@ pub struct SecretFinding {
 struct Comparison {
     /// The most similar memory valid now, pinned or not.
     nearest: Option<Nearest>,
+    /// Its content, for the gate's changed-number guard.
+    nearest_content: Option<String>,
     /// Unpinned memories similar enough to interfere with.
     neighbours: Vec<(MemoryId, f64)>,
 }
@@ -213,6 +215,7 @@ struct Prepared {
     embedding: Embedding,
     keys: Vec<i64>,
     nearest: Option<Nearest>,
+    nearest_content: Option<String>,
     /// Unpinned neighbours similar enough to interfere with.
     neighbours: Vec<(MemoryId, f64)>,
     project: Option<String>,
@@ -526,6 +529,7 @@ impl Levh {
         let keys = text::near_duplicate_keys(&content);
         let Comparison {
             nearest,
+            nearest_content,
             neighbours,
         } = self.compare(
             scope,
@@ -541,6 +545,7 @@ impl Levh {
             embedding,
             keys,
             nearest,
+            nearest_content,
             neighbours,
             project,
             kind: new.kind.unwrap_or_default(),
@@ -610,14 +615,14 @@ impl Levh {
                     scored,
                 )
             };
-        let nearest = scored
+        let closest = scored
             .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)))
-            .map(|(m, similarity)| Nearest {
-                id: m.id,
-                similarity: *similarity,
-                measure,
-            });
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
+        let nearest = closest.map(|(m, similarity)| Nearest {
+            id: m.id,
+            similarity: *similarity,
+            measure,
+        });
         let neighbours = scored
             .iter()
             .filter(|(m, similarity)| !m.state.pinned && *similarity >= threshold)
@@ -625,6 +630,7 @@ impl Levh {
             .collect();
         Ok(Comparison {
             nearest,
+            nearest_content: closest.map(|(m, _)| m.content.clone()),
             neighbours,
         })
     }
@@ -637,6 +643,7 @@ impl Levh {
             &prepared.content,
             &prepared.redactions,
             prepared.nearest,
+            prepared.nearest_content.as_deref(),
         );
         Ok(Evaluation {
             verdict,
@@ -651,7 +658,13 @@ impl Levh {
     /// content is not stored. There is no way around the gate.
     pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
         let p = self.prepare(scope, new)?;
-        let verdict = gate::decide(&self.config.gate, &p.content, &p.redactions, p.nearest);
+        let verdict = gate::decide(
+            &self.config.gate,
+            &p.content,
+            &p.redactions,
+            p.nearest,
+            p.nearest_content.as_deref(),
+        );
         let mut outcome = CaptureOutcome {
             verdict: verdict.clone(),
             memory_id: None,

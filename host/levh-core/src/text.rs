@@ -36,6 +36,17 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.unicode_words().map(str::to_lowercase)
 }
 
+/// The numbers a text mentions: every word with a digit in it, sorted ("9:30" gives `9`
+/// and `30`, "v2.1" gives `v2.1`). Two texts that differ here state different facts however
+/// alike they read.
+pub fn numbers(text: &str) -> Vec<String> {
+    let mut numbers: Vec<String> = words(text)
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    numbers.sort_unstable();
+    numbers
+}
+
 /// Jaccard similarity of the two texts' word sets, 0..=1. Two empty texts are identical.
 pub fn word_jaccard(a: &str, b: &str) -> f64 {
     let a: HashSet<String> = words(a).collect();

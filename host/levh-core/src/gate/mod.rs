@@ -140,12 +140,19 @@ impl GateConfig {
 }
 
 /// The decision, from what the engine found: the redacted content's length, the secrets
-/// replaced, and the nearest existing memory. Pure, so every branch is tested directly.
+/// replaced, and the nearest existing memory (and its content, when known). Pure, so
+/// every branch is tested directly.
+///
+/// A duplicate must also mention the same numbers as the memory it duplicates: sentence
+/// models score "standup at 9:30" and "standup at 9:45" above the reject line (cosine
+/// 0.989 with MiniLM), yet a changed time, amount or version is an update for a person
+/// to judge, never something to drop.
 pub fn decide(
     config: &GateConfig,
     content: &str,
     redactions: &[Redaction],
     nearest: Option<Nearest>,
+    nearest_content: Option<&str>,
 ) -> Verdict {
     let length = content.trim().chars().count();
     if length == 0 {
@@ -174,7 +181,9 @@ pub fn decide(
     }
     if let Some(nearest) = nearest {
         let (reject, review) = config.thresholds(nearest.measure);
-        if nearest.similarity >= reject {
+        let numbers_changed = nearest_content
+            .is_some_and(|other| crate::text::numbers(content) != crate::text::numbers(other));
+        if nearest.similarity >= reject && !numbers_changed {
             return Verdict::Reject {
                 reason: format!(
                     "duplicate of {} ({} similarity {:.2})",
@@ -226,40 +235,43 @@ mod tests {
         let secret = [Redaction {
             kind: "github-token".into(),
         }];
-        assert_eq!(decide(&c, "a fine fact", &[], None), Verdict::Admit);
-        assert_eq!(decide(&c, "a fine fact", &secret, None), Verdict::Redact);
+        assert_eq!(decide(&c, "a fine fact", &[], None, None), Verdict::Admit);
+        assert_eq!(
+            decide(&c, "a fine fact", &secret, None, None),
+            Verdict::Redact
+        );
         assert!(matches!(
-            decide(&c, "   ", &[], None),
+            decide(&c, "   ", &[], None, None),
             Verdict::Reject { .. }
         ));
         assert!(
-            matches!(decide(&c, "ok", &[], None), Verdict::Reject { reason, .. } if reason.starts_with("too short"))
+            matches!(decide(&c, "ok", &[], None, None), Verdict::Reject { reason, .. } if reason.starts_with("too short"))
         );
         assert!(
-            matches!(decide(&c, &"x".repeat(40_000), &[], None), Verdict::Reject { reason, .. } if reason.starts_with("too long"))
+            matches!(decide(&c, &"x".repeat(40_000), &[], None, None), Verdict::Reject { reason, .. } if reason.starts_with("too long"))
         );
         for (measure, dup, close, far) in [
             (Measure::Cosine, 0.99, 0.93, 0.8),
             (Measure::Lexical, 1.0, 0.7, 0.3),
         ] {
             assert!(matches!(
-                decide(&c, "a fine fact", &[], near(dup, measure)),
+                decide(&c, "a fine fact", &[], near(dup, measure), None),
                 Verdict::Reject {
                     nearest: Some(_),
                     ..
                 }
             ));
             assert!(matches!(
-                decide(&c, "a fine fact", &[], near(close, measure)),
+                decide(&c, "a fine fact", &[], near(close, measure), None),
                 Verdict::Review { .. }
             ));
             assert_eq!(
-                decide(&c, "a fine fact", &secret, near(far, measure)),
+                decide(&c, "a fine fact", &secret, near(far, measure), None),
                 Verdict::Redact
             );
             // a held or rejected candidate is never stored, secrets or not
             assert!(matches!(
-                decide(&c, "a fine fact", &secret, near(close, measure)),
+                decide(&c, "a fine fact", &secret, near(close, measure), None),
                 Verdict::Review { .. }
             ));
         }
@@ -274,7 +286,7 @@ mod tests {
             let pair: serde_json::Value = serde_json::from_str(line).unwrap();
             let (a, b) = (pair["a"].as_str().unwrap(), pair["b"].as_str().unwrap());
             let similarity = shingle_similarity(a, b);
-            let verdict = decide(&c, b, &[], near(similarity, Measure::Lexical)).name();
+            let verdict = decide(&c, b, &[], near(similarity, Measure::Lexical), Some(a)).name();
             let expected = match pair["label"].as_str().unwrap() {
                 "duplicate" => "reject",
                 "update" => "review",
@@ -285,5 +297,40 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 40, "{checked}");
+    }
+
+    #[test]
+    fn a_changed_number_is_held_for_review_never_rejected_as_a_duplicate() {
+        let c = GateConfig::default();
+        let old = "The standup is at 9:30 on Mondays.";
+        // What MiniLM says of these two: above the reject line.
+        let cosine = near(0.989, Measure::Cosine);
+        for new in [
+            "The standup is at 9:45 on Mondays.",
+            "The standup is at 9:30 on Mondays, room 4.",
+            "The standup is at 930 on Mondays.",
+        ] {
+            assert_eq!(
+                decide(&c, new, &[], cosine, Some(old)).name(),
+                "review",
+                "{new:?}"
+            );
+        }
+        // Same numbers (case, punctuation, order of words aside): still a duplicate.
+        assert_eq!(
+            decide(
+                &c,
+                "the standup is at 9:30 on mondays",
+                &[],
+                cosine,
+                Some(old)
+            )
+            .name(),
+            "reject"
+        );
+        assert_eq!(
+            crate::text::numbers("Deploy v2.1 at 9:30, 3 times"),
+            ["3", "30", "9", "v2.1"]
+        );
     }
 }

@@ -1,10 +1,12 @@
 //! The command tree. One file per subcommand; each parses its own arguments and calls the
 //! engine through [`Context`].
 
+mod benchmark;
 mod capture;
 mod connector;
 mod curve;
 mod doctor;
+mod eval;
 mod fading;
 mod feedback;
 mod forget;
@@ -118,6 +120,12 @@ enum Command {
     /// Give every stored memory a vector of the active embedder (backfill or switch
     /// models). Resumable: run it again after an interruption.
     Reembed(reembed::Args),
+    /// Measure recall quality on a labelled query set (hit@1/3/5, MRR) with the configured
+    /// embedder, on a throwaway store; `--check` fails below the dataset's thresholds.
+    Benchmark(benchmark::Args),
+    /// Golden scenarios through the real gate, store and recall: run them, or read a report.
+    #[command(subcommand)]
+    Eval(eval::Command),
 }
 
 /// A command that takes one memory id.
@@ -161,6 +169,19 @@ impl Cli {
                     Context::open_with_embedder(self.home, &self.workspace, args.model.as_deref())?;
                 return reembed::run(&context, args, self.json);
             }
+            Command::Benchmark(args) => {
+                let context = Context::open_with_embedder(
+                    self.home,
+                    &self.workspace,
+                    args.embedder.as_deref(),
+                )?;
+                return benchmark::run(&context, args, self.json);
+            }
+            Command::Eval(command) => {
+                let context =
+                    Context::open_with_embedder(self.home, &self.workspace, command.embedder())?;
+                return eval::run(&context, command, self.json);
+            }
             command => command,
         };
         let context = Context::open(self.home, &self.workspace)?;
@@ -188,7 +209,11 @@ impl Cli {
             Command::Scorer(command) => scorer::run(&context, command, json),
             Command::Token(command) => token::run(&context, command, json),
             Command::Models(command) => models::run(&context, command, json),
-            Command::Mcp(_) | Command::Serve(_) | Command::Reembed(_) => {
+            Command::Mcp(_)
+            | Command::Serve(_)
+            | Command::Reembed(_)
+            | Command::Benchmark(_)
+            | Command::Eval(_) => {
                 unreachable!("handled before the store is opened")
             }
         }

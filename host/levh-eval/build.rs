@@ -1,0 +1,29 @@
+//! Embeds the golden scenarios shipped with levh (`fixtures/eval/*.json`) so `levh eval
+//! run` works from an installed binary, and a new scenario file needs no code change.
+
+use std::path::PathBuf;
+
+fn main() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/eval");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut code = String::from("[\n");
+    for path in &files {
+        println!("cargo::rerun-if-changed={}", path.display());
+        let name = path.file_name().expect("a file name").to_string_lossy();
+        let absolute = path.canonicalize().expect("an existing file");
+        code.push_str(&format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            absolute.display().to_string()
+        ));
+    }
+    code.push(']');
+    let out =
+        PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("builtin_scenarios.rs");
+    std::fs::write(&out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+}

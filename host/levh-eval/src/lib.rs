@@ -1,0 +1,37 @@
+//! levh-eval: measures recall quality and checks levh's promises end to end.
+//!
+//! Both harnesses build a throwaway engine ([`Sandbox`]) — a real SQLite file in WAL mode
+//! in a temporary directory, the caller's embedder and configuration, a clock the harness
+//! moves — so they never touch the user's memories and every run starts from the same
+//! state.
+//!
+//! - [`benchmark`]: a labelled query set (paraphrases, near-miss distractors, a non-English
+//!   slice) loaded through the admission gate, then searched without reinforcement;
+//!   reports hit@1/3/5 and MRR per slice and checks them against thresholds kept with the
+//!   dataset (`levh benchmark [--check]`).
+//! - [`scenario`]: golden scenario files — stores with expected gate verdicts, held
+//!   decisions, clock steps, recalls with expected and forbidden results, feedback, pins,
+//!   fading — run step by step; writes a JSON report tagged with [`EVALUATION_VERSION`]
+//!   (`levh eval run|report`).
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+pub mod benchmark;
+mod sandbox;
+pub mod scenario;
+
+pub use sandbox::Sandbox;
+
+/// The version of the evaluation report format and of the scenario semantics. Bumped when
+/// either changes, so reports of different versions are never compared as equals.
+pub const EVALUATION_VERSION: u32 = 1;
+
+/// How an embedder's vectors compare: `semantic` (a language model) or `lexical` (the hash
+/// embedder). The gate and the thresholds differ between the two.
+pub fn measure_name(embedder: &dyn levh_core::Embedder) -> &'static str {
+    if embedder.is_semantic() {
+        "semantic"
+    } else {
+        "lexical"
+    }
+}
