@@ -363,7 +363,7 @@ impl VectorIndex for AnnIndex {
 
         let candidates = snapshot.candidates(query);
         let mut top = vectors::TopK::new(limit);
-        let conn = self.store.lock();
+        let conn = self.store.read();
         let seen = score_candidates(&conn, filter, model, query, &candidates, &mut top)?;
         if seen.len() < limit && candidates.len() < snapshot.count {
             // The filter discarded most of what the graph offered (a selective project or
@@ -514,7 +514,7 @@ impl Job {
                     .map_err(sqlite)?;
                 f(&conn)
             }
-            None => f(&self.store.lock()),
+            None => f(&self.store.read()),
         }
     }
 

@@ -32,7 +32,7 @@ impl SqliteStore {
     /// The newest sequence number in the log (0 when empty).
     pub fn last_event_seq(&self) -> Result<i64, SqliteStoreError> {
         Ok(self
-            .lock()
+            .read()
             .query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| {
                 row.get(0)
             })?)
@@ -41,7 +41,7 @@ impl SqliteStore {
     /// Schema version and journal mode: a liveness check that reads no table (the full
     /// [`Store::health`](levh_core::Store::health) walks the FTS index and counts rows).
     pub fn liveness(&self) -> Result<(i64, String), SqliteStoreError> {
-        let connection = self.lock();
+        let connection = self.read();
         let version = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
         let mode = connection.pragma_query_value(None, "journal_mode", |row| row.get(0))?;
         Ok((version, mode))
@@ -53,7 +53,7 @@ impl SqliteStore {
         seq: i64,
         limit: usize,
     ) -> Result<Vec<LoggedEvent>, SqliteStoreError> {
-        let connection = self.lock();
+        let connection = self.read();
         let mut statement = connection.prepare_cached(
             "SELECT seq, at, kind, workspace, memory_id, surface, client, role
              FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2",

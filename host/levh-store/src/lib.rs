@@ -15,6 +15,7 @@ mod filter;
 mod held;
 mod migrations;
 mod purge;
+mod readers;
 mod rows;
 mod sync;
 mod tokens;
@@ -82,10 +83,13 @@ pub(crate) fn sqlite(error: rusqlite::Error) -> StoreError {
     StoreError::new(SqliteStoreError::Sqlite(error))
 }
 
-/// The SQLite store. One connection per process, shared behind a mutex.
+/// The SQLite store: one writer connection behind a mutex, and a pool of read
+/// connections (see `readers.rs`) so reads run beside writes and each other.
 #[derive(Debug)]
 pub struct SqliteStore {
     connection: Mutex<Connection>,
+    readers: readers::ReadPool,
+    busy_timeout: Duration,
     path: String,
 }
 
@@ -159,6 +163,8 @@ impl SqliteStore {
         migrations::apply(&mut connection, lock_file)?;
         Ok(Self {
             connection: Mutex::new(connection),
+            readers: readers::ReadPool::default(),
+            busy_timeout,
             path,
         })
     }
@@ -299,14 +305,14 @@ impl Store for SqliteStore {
     }
 
     fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError> {
-        get_live(&self.lock(), workspace, id).map_err(sqlite)
+        get_live(&self.read(), workspace, id).map_err(sqlite)
     }
 
     fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let conn = self.lock();
+        let conn = self.read();
         let mut found = Vec::with_capacity(ids.len());
         // Chunked to stay far below SQLite's bound-parameter limit.
         for chunk in ids.chunks(500) {
@@ -334,7 +340,7 @@ impl Store for SqliteStore {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT ? OFFSET ?"
         );
-        let conn = self.lock();
+        let conn = self.read();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = statement
             .query_map(params_from_iter(values), read_memory)
@@ -344,7 +350,7 @@ impl Store for SqliteStore {
 
     fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError> {
         let (clause, values) = where_clause(filter);
-        let conn = self.lock();
+        let conn = self.read();
         conn.query_row(
             &format!("SELECT count(*) FROM memories m WHERE {clause}"),
             params_from_iter(values),
@@ -377,7 +383,7 @@ impl Store for SqliteStore {
         let params = std::iter::once(rusqlite::types::Value::from(fts))
             .chain(values)
             .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
-        let conn = self.lock();
+        let conn = self.read();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = statement
             .query_map(params_from_iter(params), |row| {
@@ -399,7 +405,7 @@ impl Store for SqliteStore {
         ids: &[MemoryId],
         model: &str,
     ) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
-        let conn = self.lock();
+        let conn = self.read();
         let mut found = Vec::new();
         for chunk in ids.chunks(500) {
             let marks = vec!["?"; chunk.len()].join(", ");
@@ -500,7 +506,7 @@ impl Store for SqliteStore {
                     m.last_recalled_at, m.recall_count, m.created_at
              FROM memories m WHERE {clause}"
         );
-        let conn = self.lock();
+        let conn = self.read();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = statement
             .query_map(params_from_iter(values), read_summary)
@@ -585,7 +591,7 @@ impl Store for SqliteStore {
             .map(|k| rusqlite::types::Value::from(*k))
             .chain(values)
             .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
-        let conn = self.lock();
+        let conn = self.read();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = statement
             .query_map(params_from_iter(params), |row| row.get::<_, String>(0))
@@ -606,7 +612,7 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         id: HeldId,
     ) -> Result<Option<HeldCandidate>, StoreError> {
-        held::get(&self.lock(), workspace, id)
+        held::get(&self.read(), workspace, id)
     }
 
     fn list_held(
@@ -912,7 +918,7 @@ impl VectorIndex for SqliteStore {
         limit: usize,
     ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
         let mut top = vectors::TopK::new(limit);
-        exact_scan(&self.lock(), filter, model, query, None, &mut top)?;
+        exact_scan(&self.read(), filter, model, query, None, &mut top)?;
         Ok(top.into_sorted())
     }
 }

@@ -89,7 +89,7 @@ impl SqliteStore {
 
     /// The live (not revoked) token whose secret this is.
     pub fn verify_token(&self, secret: &str) -> Result<Option<TokenInfo>, SqliteStoreError> {
-        let connection = self.lock();
+        let connection = self.read();
         let mut statement = connection.prepare_cached(&format!(
             "{SELECT} WHERE secret_hash = ?1 AND revoked_at IS NULL"
         ))?;
@@ -101,7 +101,7 @@ impl SqliteStore {
 
     /// Every token, newest first.
     pub fn list_tokens(&self) -> Result<Vec<TokenInfo>, SqliteStoreError> {
-        let connection = self.lock();
+        let connection = self.read();
         let mut statement =
             connection.prepare_cached(&format!("{SELECT} ORDER BY created_at DESC, id"))?;
         let rows = statement.query_map([], read_row)?;
