@@ -10,7 +10,18 @@
 //! sub-topics inside; the generator draws topic centres, sub-topic centres around them
 //! and points around those, normalised, so nearest neighbours sit at cosines of 0.6–0.9
 //! and unrelated texts near 0, as with MiniLM.
+//!
+//! Real embeddings: `ANN_VECTORS=text` (with `LEVH_MODEL_DIR` and `ORT_DYLIB_PATH`, as
+//! `scripts/fetch-test-assets.sh` prints) embeds real English sentences with the local
+//! model instead — the comments of the crates under `$CARGO_HOME/registry/src`
+//! (`ANN_TEXT_DIR=dir:dir...` to choose other trees; `.rs` and `.py` comments are read),
+//! split into sentences, deduplicated, in path order — and queries with held-out
+//! sentences. A machine's registry holds ~75k such sentences; 100k needs a second tree,
+//! e.g. Python's standard library. Vectors are cached under
+//! `target/ann-text-cache`, so a rerun does not embed again.
 
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,10 +29,10 @@ use levh_core::{
     Actor, AdmissionRecord, Embedding, Kind, Memory, MemoryFilter, MemoryId, MemoryState,
     NewMemoryRecord, Store, Timestamp, VectorIndex, Workspace, text,
 };
+use levh_embed::{Embedder, LocalEmbedder, LocalModel};
 use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 
 const DIMENSION: usize = 384;
-const MODEL: &str = "bench-minilm-like";
 const QUERIES: usize = 200;
 
 /// xorshift64* with Box–Muller: deterministic, no dependency.
@@ -84,7 +95,7 @@ impl Corpus {
     }
 }
 
-fn record(vector: Vec<f32>, n: u64) -> NewMemoryRecord {
+fn record(model: &str, vector: Vec<f32>, n: u64) -> NewMemoryRecord {
     let at = Timestamp::from_second(1_700_000_000 + n as i64).expect("time");
     let content = format!("memory number {n}");
     NewMemoryRecord {
@@ -114,11 +125,11 @@ fn record(vector: Vec<f32>, n: u64) -> NewMemoryRecord {
             },
             metadata: serde_json::json!({}),
             session_id: None,
-            embedding_model: Some(MODEL.to_owned()),
+            embedding_model: Some(model.to_owned()),
             embedding_dimension: Some(DIMENSION as u32),
         },
         embedding: Some(Embedding {
-            model: MODEL.to_owned(),
+            model: model.to_owned(),
             vector,
         }),
         near_duplicate_keys: vec![],
@@ -132,6 +143,7 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
 
 /// Runs every query, returning the answers and (p50, p99) latency.
 fn measure(
+    model: &str,
     index: &dyn VectorIndex,
     queries: &[Vec<f32>],
     limit: usize,
@@ -141,7 +153,7 @@ fn measure(
     let mut answers = Vec::with_capacity(queries.len());
     for query in queries {
         let started = Instant::now();
-        let found = index.nearest(&filter, MODEL, query, limit).expect("query");
+        let found = index.nearest(&filter, model, query, limit).expect("query");
         times.push(started.elapsed());
         answers.push(found.into_iter().map(|(id, _)| id).collect());
     }
@@ -177,6 +189,168 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// What a run stores and asks: `size` vectors, the queries, and a 2% tail written after
+/// the snapshot.
+struct Vectors {
+    model: String,
+    stored: Vec<Vec<f32>>,
+    queries: Vec<Vec<f32>>,
+    tail: Vec<Vec<f32>>,
+}
+
+fn synthetic(size: usize) -> Vectors {
+    // ~50 texts per sub-topic, 10 sub-topics per topic, whatever the size.
+    let topics = (size / 500).max(2);
+    let mut corpus = Corpus::new(7, topics, 10);
+    let stored = (0..size).map(|_| corpus.draw(0.035)).collect();
+    let queries = (0..QUERIES).map(|_| corpus.draw(0.03)).collect();
+    let tail = (0..size / 50).map(|_| corpus.draw(0.035)).collect();
+    Vectors {
+        model: "bench-minilm-like".to_owned(),
+        stored,
+        queries,
+        tail,
+    }
+}
+
+/// Sentences of the comments under `dirs`, in path order, deduplicated: real English
+/// prose about many topics, already on every machine that builds levh.
+fn sentences(dirs: &[PathBuf], wanted: usize) -> Vec<String> {
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths {
+            if path.is_dir() {
+                walk(&path, files);
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "py") {
+                files.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for dir in dirs {
+        walk(dir, &mut files);
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(wanted);
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let prose: Vec<&str> = text
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start();
+                l.strip_prefix("/// ")
+                    .or_else(|| l.strip_prefix("//! "))
+                    .or_else(|| l.strip_prefix("// "))
+                    .or_else(|| l.strip_prefix("# "))
+            })
+            .filter(|l| !l.starts_with(['#', '|', '`', '*', '-', '[', '<']))
+            .collect();
+        for sentence in prose.join(" ").split(". ") {
+            let words = sentence.split_whitespace().count();
+            let plain = sentence
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || " ,'()-:;/.?!\"".contains(c));
+            if (6..=40).contains(&words) && plain && seen.insert(sentence.to_owned()) {
+                out.push(sentence.to_owned());
+                if out.len() == wanted {
+                    return out;
+                }
+            }
+        }
+    }
+    panic!(
+        "only {} sentences under {dirs:?} (need {wanted}); add a tree to ANN_TEXT_DIR",
+        out.len()
+    );
+}
+
+fn text(size: usize) -> Vectors {
+    let model_dir = PathBuf::from(std::env::var("LEVH_MODEL_DIR").expect(
+        "ANN_VECTORS=text needs LEVH_MODEL_DIR and ORT_DYLIB_PATH (scripts/fetch-test-assets.sh)",
+    ));
+    let runtime = PathBuf::from(std::env::var("ORT_DYLIB_PATH").expect("ORT_DYLIB_PATH"));
+    let embedder = LocalEmbedder::new(LocalModel::locate(&model_dir, &runtime).expect("model"));
+    let total = size + size / 50 + QUERIES;
+    let cache_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/ann-text-cache");
+    let cache = cache_dir.join(format!(
+        "{}-{total}.f32",
+        embedder.model_id().replace('/', "_")
+    ));
+    let vectors: Vec<Vec<f32>> = match std::fs::read(&cache) {
+        Ok(bytes) if bytes.len() == total * DIMENSION * 4 => bytes
+            .chunks_exact(DIMENSION * 4)
+            .map(|v| {
+                v.chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect()
+            })
+            .collect(),
+        _ => {
+            let dirs: Vec<PathBuf> = match std::env::var_os("ANN_TEXT_DIR") {
+                Some(list) => std::env::split_paths(&list).collect(),
+                None => {
+                    let home = std::env::var_os("CARGO_HOME").map_or_else(
+                        || PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cargo"),
+                        PathBuf::from,
+                    );
+                    vec![home.join("registry/src")]
+                }
+            };
+            let texts = sentences(&dirs, total);
+            let started = Instant::now();
+            let mut vectors = Vec::with_capacity(total);
+            for batch in texts.chunks(64) {
+                let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+                vectors.extend(embedder.embed(&refs).expect("embed"));
+                if vectors.len() % 6400 == 0 {
+                    eprintln!("embedded {}/{total}", vectors.len());
+                }
+            }
+            println!(
+                "embedded {total} sentences from {dirs:?} in {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+            std::fs::create_dir_all(&cache_dir).expect("cache dir");
+            let bytes: Vec<u8> = vectors
+                .iter()
+                .flatten()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
+            std::fs::write(&cache, bytes).expect("write cache");
+            vectors
+        }
+    };
+    // Interleave: every 50th sentence is a query or the tail, so all three share topics.
+    let mut stored = Vec::with_capacity(size);
+    let mut queries = Vec::with_capacity(QUERIES);
+    let mut tail = Vec::with_capacity(size / 50);
+    for (n, v) in vectors.into_iter().enumerate() {
+        if n % 50 == 7 && queries.len() < QUERIES {
+            queries.push(v);
+        } else if n % 50 == 31 && tail.len() < size / 50 {
+            tail.push(v);
+        } else if stored.len() < size {
+            stored.push(v);
+        } else if queries.len() < QUERIES {
+            queries.push(v);
+        } else {
+            tail.push(v);
+        }
+    }
+    Vectors {
+        model: embedder.model_id().to_owned(),
+        stored,
+        queries,
+        tail,
+    }
+}
+
 fn main() {
     let sizes: Vec<usize> = std::env::var("ANN_SIZES")
         .unwrap_or_else(|_| "10000,100000".into())
@@ -189,46 +363,56 @@ fn main() {
         exact_below: 0,
         ..defaults.clone()
     };
+    let real = std::env::var("ANN_VECTORS").is_ok_and(|v| v == "text");
     println!(
-        "ann bench: {DIMENSION}-d, {QUERIES} queries, ef_construction {}, ef_search {}",
-        config.ef_construction, config.ef_search
+        "ann bench: {DIMENSION}-d {} vectors, {QUERIES} queries, ef_construction {}, ef_search {}",
+        if real {
+            "real sentence"
+        } else {
+            "synthetic clustered"
+        },
+        config.ef_construction,
+        config.ef_search
     );
     let mut rows = Vec::new();
     for size in sizes {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).expect("open"));
-        // ~50 texts per sub-topic, 10 sub-topics per topic, whatever the size.
-        let topics = (size / 500).max(2);
-        let mut corpus = Corpus::new(7, topics, 10);
+        let vectors = if real { text(size) } else { synthetic(size) };
+        let model = vectors.model.as_str();
+        let queries = &vectors.queries;
         let actor = Actor::cli();
         let started = Instant::now();
-        for n in 0..size {
-            let vector = corpus.draw(0.035);
+        for (n, vector) in vectors.stored.iter().enumerate() {
             store
-                .insert(&record(vector, n as u64), &[], &|_| None, &actor)
+                .insert(
+                    &record(model, vector.clone(), n as u64),
+                    &[],
+                    &|_| None,
+                    &actor,
+                )
                 .expect("insert");
         }
         let fill = started.elapsed();
-        let queries: Vec<Vec<f32>> = (0..QUERIES).map(|_| corpus.draw(0.03)).collect();
         let (_, rss_before) = memory();
 
-        let (exact10, exact_p50, exact_p99) = measure(store.as_ref(), &queries, 10);
-        let (exact100, exact100_p50, _) = measure(store.as_ref(), &queries, 100);
+        let (exact10, exact_p50, exact_p99) = measure(model, store.as_ref(), queries, 10);
+        let (exact100, exact100_p50, _) = measure(model, store.as_ref(), queries, 100);
 
         let cache = dir.path().join("cache");
         let index = AnnIndex::new(store.clone(), Some(cache.clone()), config.clone());
         let started = Instant::now();
-        index.refresh(MODEL, DIMENSION).expect("build");
+        index.refresh(model, DIMENSION).expect("build");
         let build = started.elapsed();
-        let (approx10, approx_p50, approx_p99) = measure(&index, &queries, 10);
-        let (approx100, approx100_p50, _) = measure(&index, &queries, 100);
+        let (approx10, approx_p50, approx_p99) = measure(model, &index, queries, 10);
+        let (approx100, approx100_p50, _) = measure(model, &index, queries, 100);
         let (peak, rss_after) = memory();
 
         // A restart: a fresh index on the same store loads the saved snapshot.
         drop(index);
         let reopened = AnnIndex::new(store.clone(), Some(cache), config.clone());
         let started = Instant::now();
-        reopened.refresh(MODEL, DIMENSION).expect("load");
+        reopened.refresh(model, DIMENSION).expect("load");
         let load = started.elapsed();
         assert_eq!(
             reopened.stats().builds,
@@ -237,14 +421,18 @@ fn main() {
         );
 
         // A fresh tail of 2% written after the snapshot, scanned exactly on every query.
-        for n in size..size + size / 50 {
-            let vector = corpus.draw(0.035);
+        for (n, vector) in vectors.tail.iter().enumerate() {
             store
-                .insert(&record(vector, n as u64), &[], &|_| None, &actor)
+                .insert(
+                    &record(model, vector.clone(), (size + n) as u64),
+                    &[],
+                    &|_| None,
+                    &actor,
+                )
                 .expect("insert");
         }
-        let (exact_tail, _, _) = measure(store.as_ref(), &queries, 10);
-        let (approx_tail, tail_p50, _) = measure(&reopened, &queries, 10);
+        let (exact_tail, _, _) = measure(model, store.as_ref(), queries, 10);
+        let (approx_tail, tail_p50, _) = measure(model, &reopened, queries, 10);
         assert_eq!(
             reopened.stats().builds,
             0,
