@@ -313,27 +313,7 @@ fn a_mailbox_larger_than_a_page_is_stored_whole_and_once() {
     const MESSAGES: u64 = 1_200;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("archive.mbox");
-    let mut mbox = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    for n in 0..MESSAGES {
-        let day = 1 + n % 28;
-        write!(
-            mbox,
-            "From person{n}@example.com Sun Feb  1 08:00:00 2026\n\
-             Message-ID: <archive-{n}@example.com>\n\
-             Date: Sun, {day:02} Feb 2026 08:{:02}:00 +0000\n\
-             From: Person {n} <person{n}@example.com>\n\
-             To: Ada Lovelace <ada@example.com>\n\
-             Subject: Archive note {n}\n\
-             \n\
-             {}\n\
-             {}\n\n",
-            n % 60,
-            distinct_sentence(n),
-            distinct_sentence(n + 100_000),
-        )
-        .unwrap();
-    }
-    mbox.into_inner().unwrap().sync_all().unwrap();
+    write_mbox(&path, 0..MESSAGES);
 
     let home = tempfile::tempdir().unwrap();
     let config = [("mbox_path", path.display().to_string())];
@@ -372,4 +352,67 @@ fn a_mailbox_larger_than_a_page_is_stored_whole_and_once() {
         (Some(0), Some(MESSAGES)),
         "{again}"
     );
+}
+
+/// An mbox of distinct messages numbered `range`.
+fn write_mbox(path: &Path, range: std::ops::Range<u64>) {
+    let mut mbox = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for n in range {
+        let day = 1 + n % 28;
+        write!(
+            mbox,
+            "From person{n}@example.com Sun Feb  1 08:00:00 2026\n\
+             Message-ID: <archive-{n}@example.com>\n\
+             Date: Sun, {day:02} Feb 2026 08:{:02}:00 +0000\n\
+             From: Person {n} <person{n}@example.com>\n\
+             To: Ada Lovelace <ada@example.com>\n\
+             Subject: Archive note {n}\n\
+             \n\
+             {}\n\
+             {}\n\n",
+            n % 60,
+            distinct_sentence(n),
+            distinct_sentence(n + 100_000),
+        )
+        .unwrap();
+    }
+    mbox.into_inner().unwrap().sync_all().unwrap();
+}
+
+#[test]
+fn two_mailboxes_synced_in_turn_each_resume_where_they_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (work, home_box) = (dir.path().join("work.mbox"), dir.path().join("home.mbox"));
+    write_mbox(&work, 0..4);
+    write_mbox(&home_box, 10..14);
+    let home = tempfile::tempdir().unwrap();
+    // Two messages per run: each mailbox needs two runs, and they alternate.
+    let config = |path: &Path| {
+        [
+            ("mbox_path", path.display().to_string()),
+            ("max_messages", "2".to_owned()),
+        ]
+    };
+    let admitted = |report: Value| (report["admitted"].as_u64(), report["unchanged"].as_u64());
+    assert_eq!(
+        admitted(sync(home.path(), &config(&work))),
+        (Some(2), Some(0))
+    );
+    assert_eq!(
+        admitted(sync(home.path(), &config(&home_box))),
+        (Some(2), Some(0))
+    );
+    // With one cursor per connector, the home mailbox's cursor would send the work
+    // mailbox back to its start: two unchanged messages, nothing new, for ever.
+    assert_eq!(
+        admitted(sync(home.path(), &config(&work))),
+        (Some(2), Some(0)),
+        "the work mailbox resumed after its first two messages"
+    );
+    assert_eq!(
+        admitted(sync(home.path(), &config(&home_box))),
+        (Some(2), Some(0))
+    );
+    let stats = json(levh_at_now(home.path()).args(["stats", "--json"]));
+    assert_eq!(stats["total"], 8, "{stats}");
 }

@@ -283,11 +283,16 @@ struct Scripted {
     pages: Vec<SourcePage>,
     fail_at: Option<usize>,
     calls: usize,
+    /// The configuration's cursor key (`scripted` when none).
+    key: Option<&'static str>,
 }
 
 impl Source for Scripted {
     fn connector(&self) -> &str {
         "scripted"
+    }
+    fn cursor_key(&self) -> String {
+        self.key.unwrap_or("scripted").to_owned()
     }
     fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String> {
         self.calls += 1;
@@ -326,6 +331,7 @@ fn scripted_sync(
         pages: pages(),
         fail_at,
         calls: 0,
+        key: None,
     };
     let report = h
         .levh
@@ -536,5 +542,38 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
         memories(home.path()).len(),
         1,
         "removing a connector keeps its memories"
+    );
+}
+
+#[test]
+fn each_configuration_of_a_connector_keeps_its_own_cursor() {
+    let h = Harness::new();
+    let run = |key, fail_at| {
+        let mut source = Scripted {
+            pages: pages(),
+            fail_at,
+            calls: 0,
+            key: Some(key),
+        };
+        let report = h
+            .levh
+            .sync(
+                &h.scope,
+                &mut source,
+                SyncOptions::default(),
+                None,
+                &mut |_| {},
+            )
+            .unwrap();
+        (report.status, source.calls)
+    };
+    // Configuration A stops after its first page; B runs to the end (its cursor is
+    // cleared); A resumes at its second page, not at the start B's run left behind.
+    assert_eq!(run("scripted@a", Some(1)).0, "failed");
+    assert_eq!(run("scripted@b", None), ("ok".to_owned(), 2));
+    assert_eq!(
+        run("scripted@a", None),
+        ("ok".to_owned(), 1),
+        "A resumed at its own cursor"
     );
 }

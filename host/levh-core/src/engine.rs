@@ -973,7 +973,8 @@ impl Levh {
             self.store
                 .save_sync_run(&scope.workspace, &report, &scope.actor)?;
         }
-        let mut cursor = self.store.sync_cursor(&scope.workspace, &connector)?;
+        let cursor_key = source.cursor_key();
+        let mut cursor = self.store.sync_cursor(&scope.workspace, &cursor_key)?;
         let mut failure = None;
         loop {
             let page = match source.fetch(cursor.clone()) {
@@ -1014,7 +1015,7 @@ impl Levh {
             if !options.dry_run {
                 self.store.save_sync_cursor(
                     &scope.workspace,
-                    &connector,
+                    &cursor_key,
                     page.next_cursor.as_deref(),
                     self.clock.now(),
                 )?;

@@ -68,6 +68,12 @@ pub struct SourcePage {
 pub trait Source {
     /// The connector's id (`calendar`).
     fn connector(&self) -> &str;
+    /// Where the sync cursor is kept. One cursor per connector *and* configuration, so
+    /// syncing two mailboxes (or repositories) in turn does not reset each other's place.
+    /// Items are still recognised per connector, whatever the configuration.
+    fn cursor_key(&self) -> String {
+        self.connector().to_owned()
+    }
     /// The next page after `cursor`. An error fails the run (an item's error does not).
     fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String>;
 }

@@ -2,6 +2,7 @@
 
 use levh_core::Timestamp;
 use levh_core::sync::{ItemPerson, Source, SourceItem, SourceItemError, SourcePage};
+use sha2::{Digest, Sha256};
 
 use crate::{Connector, Grants, PluginHost, SyncPage};
 
@@ -34,6 +35,16 @@ impl<'a> ConnectorSource<'a> {
 impl Source for ConnectorSource<'_> {
     fn connector(&self) -> &str {
         &self.connector.manifest.id
+    }
+
+    /// `id@` and a fingerprint of the configuration (keys and values, in key order):
+    /// another mailbox, vault or repository list keeps a cursor of its own.
+    fn cursor_key(&self) -> String {
+        format!(
+            "{}@{}",
+            self.connector.manifest.id,
+            config_fingerprint(&self.config)
+        )
     }
 
     fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String> {
@@ -114,6 +125,24 @@ pub(crate) fn convert(page: SyncPage) -> SourcePage {
     }
 }
 
+/// 16 hex digits of a SHA-256 over the configuration's keys and values in key order,
+/// each length-prefixed so `a=bc` and `ab=c` differ.
+fn config_fingerprint(config: &[(String, String)]) -> String {
+    let mut sorted: Vec<&(String, String)> = config.iter().collect();
+    sorted.sort();
+    let mut hasher = Sha256::new();
+    for (key, value) in sorted {
+        for part in [key, value] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+    }
+    hasher.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,5 +188,25 @@ mod tests {
                 .message
                 .contains("\"tuesday\" is not an RFC 3339 time")
         );
+    }
+
+    fn config(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn the_fingerprint_depends_on_the_configuration_not_its_order() {
+        let a = config_fingerprint(&config(&[("mbox_path", "/a"), ("max_messages", "2")]));
+        let same = config_fingerprint(&config(&[("max_messages", "2"), ("mbox_path", "/a")]));
+        let other = config_fingerprint(&config(&[("mbox_path", "/b"), ("max_messages", "2")]));
+        let shifted = config_fingerprint(&config(&[("mbox_pat", "h/a"), ("max_messages", "2")]));
+        assert_eq!(a, same);
+        assert_ne!(a, other);
+        assert_ne!(a, shifted);
+        assert_eq!(a.len(), 16);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
     }
 }
