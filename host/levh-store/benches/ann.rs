@@ -20,14 +20,16 @@
 //! e.g. Python's standard library. Vectors are cached under
 //! `target/ann-text-cache`, so a rerun does not embed again.
 
+#[path = "common/record.rs"]
+mod common;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use levh_core::{
-    Actor, AdmissionRecord, Embedding, Kind, Memory, MemoryFilter, MemoryId, MemoryState,
-    NewMemoryRecord, Store, Timestamp, VectorIndex, Workspace, text,
+    Actor, MemoryFilter, MemoryId, NewMemoryRecord, Store, Timestamp, VectorIndex, Workspace,
 };
 use levh_embed::{Embedder, LocalEmbedder, LocalModel};
 use levh_store::{AnnConfig, AnnIndex, SqliteStore};
@@ -97,43 +99,7 @@ impl Corpus {
 
 fn record(model: &str, vector: Vec<f32>, n: u64) -> NewMemoryRecord {
     let at = Timestamp::from_second(1_700_000_000 + n as i64).expect("time");
-    let content = format!("memory number {n}");
-    NewMemoryRecord {
-        memory: Memory {
-            id: MemoryId::new_at(at),
-            workspace: Workspace::default(),
-            project: Some(format!("project-{}", n % 10)),
-            content_hash: text::content_hash(&content),
-            content,
-            kind: Kind::default(),
-            source: "bench".into(),
-            state: MemoryState {
-                importance: 0.5,
-                pinned: false,
-                stability_hours: 168.0,
-                last_recalled_at: None,
-                recall_count: 0,
-                created_at: at,
-            },
-            valid_from: at,
-            valid_to: None,
-            superseded_by: None,
-            admission: AdmissionRecord {
-                verdict: "admit".into(),
-                reasons: vec![],
-                decided_by: "bench".into(),
-            },
-            metadata: serde_json::json!({}),
-            session_id: None,
-            embedding_model: Some(model.to_owned()),
-            embedding_dimension: Some(DIMENSION as u32),
-        },
-        embedding: Some(Embedding {
-            model: model.to_owned(),
-            vector,
-        }),
-        near_duplicate_keys: vec![],
-    }
+    common::record(format!("memory number {n}"), at, n, model, vector, vec![])
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {

@@ -3,13 +3,15 @@
 //!
 //! `cargo bench -p levh-store --bench recall`
 
+#[path = "common/record.rs"]
+mod common;
+
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use levh_core::{
-    Actor, AdmissionRecord, Embedder, Embedding, FixedClock, Kind, Levh, Memory, MemoryId,
-    MemoryState, NewMemory, NewMemoryRecord, Parts, RecallRequest, Scope, Store, Timestamp,
-    Workspace, text,
+    Actor, Embedder, FixedClock, Levh, NewMemory, NewMemoryRecord, Parts, RecallRequest, Scope,
+    Store, Timestamp, Workspace, text,
 };
 use levh_embed::HashEmbedder;
 use levh_store::SqliteStore;
@@ -53,47 +55,12 @@ fn sentence(words: &[String], seed: u64) -> String {
 }
 
 fn record(embedder: &HashEmbedder, content: String, at: Timestamp, n: u64) -> NewMemoryRecord {
-    let content_for_keys = content.clone();
     let vector = embedder
         .embed(&[&content])
         .expect("hash embedding")
         .remove(0);
-    NewMemoryRecord {
-        memory: Memory {
-            id: MemoryId::new_at(at),
-            workspace: Workspace::default(),
-            project: Some(format!("project-{}", n % 10)),
-            content_hash: text::content_hash(&content),
-            content,
-            kind: Kind::default(),
-            source: "bench".into(),
-            state: MemoryState {
-                importance: 0.5,
-                pinned: false,
-                stability_hours: 168.0,
-                last_recalled_at: None,
-                recall_count: 0,
-                created_at: at,
-            },
-            valid_from: at,
-            valid_to: None,
-            superseded_by: None,
-            admission: AdmissionRecord {
-                verdict: "admit".into(),
-                reasons: vec![],
-                decided_by: "bench".into(),
-            },
-            metadata: serde_json::json!({}),
-            session_id: None,
-            embedding_model: Some(embedder.model_id().to_owned()),
-            embedding_dimension: Some(embedder.dimension() as u32),
-        },
-        embedding: Some(Embedding {
-            model: embedder.model_id().to_owned(),
-            vector,
-        }),
-        near_duplicate_keys: text::near_duplicate_keys(&content_for_keys),
-    }
+    let keys = text::near_duplicate_keys(&content);
+    common::record(content, at, n, embedder.model_id(), vector, keys)
 }
 
 fn bench(c: &mut Criterion) {
