@@ -1,12 +1,15 @@
-//! Embeds the golden scenarios shipped with levh (`fixtures/eval/*.json`) so `levh eval
-//! run` works from an installed binary, and a new scenario file needs no code change.
+//! Embeds the golden scenarios (`fixtures/eval/*.json`) and the conversational benchmark
+//! (`fixtures/benchmark/conversational/*.json`) shipped with levh, so `levh eval run` and
+//! `levh benchmark --dataset conversational` work from an installed binary, and a new
+//! file needs no code change.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/eval");
+/// Writes `OUT_DIR/<out>`: an array expression of `(file name, contents)` for every JSON
+/// file in `dir`, in name order.
+fn embed(dir: &Path, out: &str) {
     println!("cargo::rerun-if-changed={}", dir.display());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
         .filter(|path| path.extension().is_some_and(|e| e == "json"))
@@ -23,7 +26,15 @@ fn main() {
         ));
     }
     code.push(']');
-    let out =
-        PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("builtin_scenarios.rs");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join(out);
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+}
+
+fn main() {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    embed(&fixtures.join("eval"), "builtin_scenarios.rs");
+    embed(
+        &fixtures.join("benchmark/conversational"),
+        "builtin_conversations.rs",
+    );
 }

@@ -275,10 +275,10 @@ fn explain_terms_add_up_to_the_score() {
         .remove(0);
     let t = hit.score.terms;
     assert!(
-        (t.similarity + t.retention + t.importance + t.frequency - hit.score.score).abs() < 1e-12
+        (t.relevance + t.retention + t.importance + t.frequency - hit.score.score).abs() < 1e-12
     );
     assert!((t.importance - 0.3 * 0.1).abs() < 1e-12);
-    assert!((t.similarity - 0.4 * (1.0 - hit.score.similarity)).abs() < 1e-12);
+    assert!((t.relevance - 0.4 * (1.0 - hit.score.relevance)).abs() < 1e-12);
 }
 
 #[test]

@@ -50,19 +50,19 @@ fn recall_ranks_by_the_active_scorer_and_records_its_scores() {
 
     // The reverse of the H-score: the worst H first.
     let reversed = h.levh.clone().with_scorer(Arc::new(Scripted(|c| {
-        Ok(c.iter().map(|f| f.similarity).collect())
+        Ok(c.iter().map(|f| f.relevance).collect())
     })));
     let out = reversed.recall(&h.scope, &request).unwrap();
     assert_eq!(out.ranked_by, "scripted");
     assert!(out.warnings.is_empty());
     let mut expected: Vec<_> = by_h.hits.iter().collect();
-    expected.sort_by(|a, b| a.score.similarity.total_cmp(&b.score.similarity));
+    expected.sort_by(|a, b| a.score.relevance.total_cmp(&b.score.relevance));
     assert_eq!(
         ids(&out),
         expected.iter().map(|hit| hit.memory.id).collect::<Vec<_>>()
     );
     for hit in &out.hits {
-        assert_eq!(hit.policy_score, Some(hit.score.similarity));
+        assert_eq!(hit.policy_score, Some(hit.score.relevance));
     }
 }
 
@@ -251,7 +251,7 @@ fn a_third_party_scorer_that_fails_leaves_recall_working_with_a_warning() {
     assert_eq!(ranked[0]["ranked_by"], "erratic");
     let similarity: Vec<f64> = ranked
         .iter()
-        .map(|h| h["similarity"].as_f64().unwrap())
+        .map(|h| h["relevance"].as_f64().unwrap())
         .collect();
     assert!(
         similarity.windows(2).all(|w| w[0] <= w[1]),

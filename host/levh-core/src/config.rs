@@ -81,23 +81,48 @@ impl Default for RankingWeights {
     }
 }
 
-/// How recall gathers candidates.
+/// How recall gathers candidates and fuses their evidence.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RecallConfig {
     /// Candidates taken from each of the lexical and vector sides before ranking
     /// (`LEVH_RECALL_CANDIDATES`, 100; at least 5 × the requested limit is always used).
     pub candidates: usize,
     /// A candidate found only by the vector side must be at least this similar to the
-    /// query to be returned (`LEVH_RECALL_MIN_SIMILARITY`, 0.3), so that a small store
-    /// does not return — and reinforce — memories unrelated to the query.
-    pub min_similarity: f64,
+    /// query to be returned, so that a small store does not return — and reinforce —
+    /// memories unrelated to the query. `LEVH_RECALL_MIN_SIMILARITY` sets one floor for
+    /// every embedder; unset, each kind of embedder has its own ([`Self::floor`]).
+    pub min_similarity: Option<f64>,
+    /// How lexical and semantic evidence are fused.
+    pub fusion: crate::rank::FusionConfig,
+}
+
+/// The floor for a language model's cosine. MiniLM scores true paraphrases low — "where
+/// is the team retreat this quarter" against "The quarterly offsite will be held in Lisbon
+/// in May" is 0.25 — while unrelated sentences sit around 0 to 0.15; see the README's
+/// "Recall quality" section for the measurement.
+pub const SEMANTIC_FLOOR: f64 = 0.2;
+
+/// The floor for the hash embedder's cosine: its vectors share features only through
+/// shared words and word pieces, so a vector-only candidate needs a good deal of them.
+pub const HASH_FLOOR: f64 = 0.3;
+
+impl RecallConfig {
+    /// The least cosine of a vector-only candidate, for a semantic embedder or not.
+    pub fn floor(&self, semantic: bool) -> f64 {
+        self.min_similarity.unwrap_or(if semantic {
+            SEMANTIC_FLOOR
+        } else {
+            HASH_FLOOR
+        })
+    }
 }
 
 impl Default for RecallConfig {
     fn default() -> Self {
         Self {
             candidates: 100,
-            min_similarity: 0.3,
+            min_similarity: None,
+            fusion: crate::rank::FusionConfig::default(),
         }
     }
 }
@@ -244,11 +269,42 @@ impl Config {
             &mut candidates,
         )?;
         config.recall.candidates = candidates.round().max(1.0) as usize;
+        if lookup("LEVH_RECALL_MIN_SIMILARITY").is_some() {
+            let mut floor = 0.0;
+            read(
+                lookup,
+                "LEVH_RECALL_MIN_SIMILARITY",
+                Range::Unit,
+                &mut floor,
+            )?;
+            config.recall.min_similarity = Some(floor);
+        }
+        let f = &mut config.recall.fusion;
+        if let Some(raw) = lookup("LEVH_FUSION") {
+            f.method = raw.parse().map_err(|message| ConfigError {
+                key: "LEVH_FUSION".into(),
+                value: raw.clone(),
+                message,
+            })?;
+        }
         read(
             lookup,
-            "LEVH_RECALL_MIN_SIMILARITY",
+            "LEVH_FUSION_SEMANTIC_WEIGHT",
             Range::Unit,
-            &mut config.recall.min_similarity,
+            &mut f.semantic_weight,
+        )?;
+        read(
+            lookup,
+            "LEVH_FUSION_HASH_WEIGHT",
+            Range::Unit,
+            &mut f.hash_weight,
+        )?;
+        read(lookup, "LEVH_FUSION_RRF_K", Range::NonNegative, &mut f.rrf_k)?;
+        read(
+            lookup,
+            "LEVH_FUSION_TEMPORAL_BOOST",
+            Range::Unit,
+            &mut f.temporal_boost,
         )?;
 
         if config.model.min_stability_hours > config.model.max_stability_hours {

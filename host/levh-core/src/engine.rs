@@ -1,6 +1,6 @@
 //! The [`Levh`] facade: the one entry point every surface (CLI, MCP, HTTP, sync) calls.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -13,7 +13,7 @@ use crate::{
     Actor, AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, HeldCandidate,
     HeldClose, HeldId, HeldStatus, Interference, Kind, Memory, MemoryFilter, MemoryId, MemoryState,
     NewMemory, NewMemoryRecord, Page, PurgeReport, Result, Store, StoreHealth, Timestamp,
-    VectorIndex, Workspace, model, text,
+    VectorIndex, Workspace, model, temporal, text,
 };
 
 /// Who is calling and in which workspace. Every engine call is scoped.
@@ -258,6 +258,11 @@ pub struct RecallRequest {
     /// Reinforce what is returned (the default). Looking into the past with `as_of` or
     /// `known_at` never reinforces: it inspects history rather than using a memory.
     pub reinforce: bool,
+    /// The least cosine a candidate found only by the vector index needs to be returned
+    /// (0..=1); `None` uses the configured floor for the embedder
+    /// ([`RecallConfig::floor`](crate::RecallConfig::floor)). Lexical matches always pass:
+    /// they share a word with the query.
+    pub min_similarity: Option<f64>,
 }
 
 impl RecallRequest {
@@ -276,6 +281,7 @@ impl RecallRequest {
             max_tokens: None,
             compact: false,
             reinforce: true,
+            min_similarity: None,
         }
     }
 }
@@ -290,6 +296,8 @@ pub struct RecallHit {
     pub memory: Memory,
     /// Its H-score and the four terms (computed even when a scorer ranked the results).
     pub score: HScore,
+    /// The relevance behind the H-score's first term, with its lexical and semantic parts.
+    pub relevance: rank::Relevance,
     /// The active scorer's score, when a scorer ranked this recall.
     pub policy_score: Option<f64>,
     /// Found by the full-text index.
@@ -414,7 +422,7 @@ fn apply_scorer(
     let features: Vec<rank::Features> = hits
         .iter()
         .map(|hit| rank::Features {
-            similarity: hit.score.similarity,
+            relevance: hit.score.relevance,
             retention: hit.score.retention,
             importance: hit.score.importance,
             frequency: hit.score.frequency,
@@ -1179,8 +1187,9 @@ impl Levh {
             .ok_or(Error::NotFound(id))
     }
 
-    /// Hybrid recall (SPEC §4): filter, gather lexical ∪ vector candidates, rank by
-    /// H-score, pack into the budget, then reinforce exactly what is returned.
+    /// Hybrid recall (SPEC §4): filter, gather lexical ∪ vector candidates, fuse their
+    /// evidence into one relevance, rank by H-score, pack into the budget, then reinforce
+    /// exactly what is returned.
     pub fn recall(&self, scope: &Scope, request: &RecallRequest) -> Result<RecallOutput> {
         let query = request.query.trim();
         if query.is_empty() {
@@ -1195,6 +1204,14 @@ impl Levh {
         if request.max_tokens == Some(0) {
             return Err(Error::invalid("max_tokens", "must be at least 1"));
         }
+        if let Some(floor) = request.min_similarity
+            && !(floor.is_finite() && (0.0..=1.0).contains(&floor))
+        {
+            return Err(Error::invalid(
+                "min_similarity",
+                format!("{floor} is outside 0..1"),
+            ));
+        }
         let now = self.clock.now();
         let filter = MemoryFilter {
             workspace: scope.workspace.clone(),
@@ -1208,61 +1225,12 @@ impl Levh {
             known_at: request.known_at,
             pinned: None,
         };
-
+        let floor = request
+            .min_similarity
+            .unwrap_or_else(|| self.config.recall.floor(self.embedder.is_semantic()));
         let pool = self.config.recall.candidates.max(request.limit * 5);
-        let model_id = self.embedder.model_id();
-        let query_vector = self.embed_one(query)?.vector;
-        let lexical = self.store.lexical_candidates(&filter, query, pool)?;
-        let vector = self.index.nearest(&filter, model_id, &query_vector, pool)?;
-
-        let mut similarity: HashMap<MemoryId, f64> = vector
-            .into_iter()
-            .map(|(id, cos)| (id, f64::from(cos)))
-            .collect();
-        let lexical_ids: HashSet<MemoryId> = lexical.iter().map(|(id, _)| *id).collect();
-        let unscored: Vec<MemoryId> = lexical_ids
-            .iter()
-            .filter(|id| !similarity.contains_key(*id))
-            .copied()
-            .collect();
-        for (id, vector) in self
-            .store
-            .embeddings(&scope.workspace, &unscored, model_id)?
-        {
-            similarity.insert(id, cosine(&query_vector, &vector));
-        }
-        let min_similarity = self.config.recall.min_similarity;
-        let mut candidate_ids: Vec<MemoryId> = lexical_ids.iter().copied().collect();
-        candidate_ids.extend(
-            similarity
-                .iter()
-                .filter(|(id, sim)| **sim >= min_similarity && !lexical_ids.contains(id))
-                .map(|(id, _)| *id),
-        );
-        let memories = self.store.get_many(&scope.workspace, &candidate_ids)?;
-        let candidates = memories.len();
-
-        let weights = self.config.ranking;
-        let mut hits: Vec<RecallHit> = memories
-            .into_iter()
-            .map(|memory| {
-                let sim = similarity.get(&memory.id).copied().unwrap_or(0.0);
-                let score = rank::h_score(
-                    &weights,
-                    sim,
-                    model::retention(&memory.state, now),
-                    memory.state.importance,
-                    rank::frequency(memory.state.recall_count),
-                );
-                let lexical_match = lexical_ids.contains(&memory.id);
-                RecallHit {
-                    memory,
-                    score,
-                    policy_score: None,
-                    lexical_match,
-                }
-            })
-            .collect();
+        let mut hits = self.score_candidates(scope, &filter, query, pool, floor, now)?;
+        let candidates = hits.len();
         let mut warnings = Vec::new();
         let ranked_by = match &self.scorer {
             Some(scorer) if !hits.is_empty() => {
@@ -1288,7 +1256,7 @@ impl Levh {
             };
             policy
                 .then(a.score.score.total_cmp(&b.score.score))
-                .then(b.score.similarity.total_cmp(&a.score.similarity))
+                .then(b.score.relevance.total_cmp(&a.score.relevance))
                 .then(b.memory.id.cmp(&a.memory.id))
         });
         hits.truncate(request.limit);
@@ -1319,6 +1287,79 @@ impl Levh {
             ranked_by,
             warnings,
         })
+    }
+
+    /// Every candidate of a query — the lexical top `pool` ∪ the vector top `pool` whose
+    /// cosine reaches `floor` — with its fused relevance and H-score, unsorted.
+    fn score_candidates(
+        &self,
+        scope: &Scope,
+        filter: &MemoryFilter,
+        query: &str,
+        pool: usize,
+        floor: f64,
+        now: Timestamp,
+    ) -> Result<Vec<RecallHit>> {
+        let model_id = self.embedder.model_id();
+        let query_vector = self.embed_one(query)?.vector;
+        let lexical = self.store.lexical_candidates(filter, query, pool)?;
+        let vector = self.index.nearest(filter, model_id, &query_vector, pool)?;
+
+        let mut evidence: HashMap<MemoryId, rank::Evidence> = HashMap::new();
+        for (rank, (id, cos)) in vector.into_iter().enumerate() {
+            let e = evidence.entry(id).or_default();
+            e.cosine = f64::from(cos);
+            e.vector_rank = Some(rank + 1);
+        }
+        let best_bm25 = lexical.iter().map(|(_, s)| *s).fold(0.0, f64::max);
+        let mut unscored = Vec::new();
+        for (rank, (id, bm25)) in lexical.iter().enumerate() {
+            let e = evidence.entry(*id).or_default();
+            e.lexical = Some((*bm25, rank + 1));
+            if e.vector_rank.is_none() {
+                unscored.push(*id);
+            }
+        }
+        for (id, vector) in self
+            .store
+            .embeddings(&scope.workspace, &unscored, model_id)?
+        {
+            if let Some(e) = evidence.get_mut(&id) {
+                e.cosine = cosine(&query_vector, &vector);
+            }
+        }
+        // A memory only the vector side found must be close enough, so that a small
+        // store does not answer — and reinforce — what has nothing to do with the query.
+        evidence.retain(|_, e| e.lexical.is_some() || e.cosine >= floor);
+        let ids: Vec<MemoryId> = evidence.keys().copied().collect();
+        let memories = self.store.get_many(&scope.workspace, &ids)?;
+
+        let period = temporal::named_period(query);
+        let semantic = self.embedder.is_semantic();
+        let fusion = self.config.recall.fusion;
+        let weights = self.config.ranking;
+        Ok(memories
+            .into_iter()
+            .map(|memory| {
+                let mut e = evidence.get(&memory.id).copied().unwrap_or_default();
+                e.in_named_period = period.as_ref().is_some_and(|p| p.contains(memory.valid_from));
+                let relevance = rank::fuse(&fusion, semantic, best_bm25, &e);
+                let score = rank::h_score(
+                    &weights,
+                    relevance.value,
+                    model::retention(&memory.state, now),
+                    memory.state.importance,
+                    rank::frequency(memory.state.recall_count),
+                );
+                RecallHit {
+                    lexical_match: e.lexical.is_some(),
+                    memory,
+                    score,
+                    relevance,
+                    policy_score: None,
+                }
+            })
+            .collect())
     }
 
     /// One memory of the scope's workspace.
@@ -1719,41 +1760,60 @@ impl Levh {
         Ok(related)
     }
 
-    /// A memory's H-score and its four terms, now. With a query, similarity is the
-    /// cosine between the query and the memory (as recall computes it); without one it is
-    /// taken as 1, so the score shows the memory's standing on its own.
+    /// A memory's H-score and its four terms, now, with the relevance's parts when a query
+    /// is given. With a query, relevance is what
+    /// recall would fuse for this memory among the query's candidates (default filters,
+    /// the embedder's floor); a memory that would not be a candidate gets its cosine
+    /// alone. Without a query relevance is taken as 1, so the score shows the memory's
+    /// standing on its own.
     pub fn score_breakdown(
         &self,
         scope: &Scope,
         id: MemoryId,
         query: Option<&str>,
-    ) -> Result<rank::HScore> {
+    ) -> Result<(rank::HScore, Option<rank::Relevance>)> {
         let memory = self.get(scope, id)?;
-        let similarity = match query.map(str::trim) {
-            None => 1.0,
+        let now = self.clock.now();
+        let relevance = match query.map(str::trim) {
+            None => None,
             Some("") => return Err(Error::invalid("query", "is empty")),
             Some(query) => {
-                let model_id = self.embedder.model_id().to_owned();
-                let query_vector = self.embed_one(query)?.vector;
-                let vector = match self
-                    .store
-                    .embeddings(&scope.workspace, &[id], &model_id)?
-                    .pop()
-                {
-                    Some((_, vector)) => vector,
-                    None => self.embed_one(&memory.content)?.vector,
+                let filter = MemoryFilter {
+                    valid_at: Some(now),
+                    ..MemoryFilter::workspace(scope.workspace.clone())
                 };
-                cosine(&query_vector, &vector)
+                let floor = self.config.recall.floor(self.embedder.is_semantic());
+                let pool = self.config.recall.candidates;
+                let hits = self.score_candidates(scope, &filter, query, pool, floor, now)?;
+                match hits.into_iter().find(|hit| hit.memory.id == id) {
+                    Some(hit) => Some(hit.relevance),
+                    None => {
+                        let model_id = self.embedder.model_id().to_owned();
+                        let query_vector = self.embed_one(query)?.vector;
+                        let vector = match self
+                            .store
+                            .embeddings(&scope.workspace, &[id], &model_id)?
+                            .pop()
+                        {
+                            Some((_, vector)) => vector,
+                            None => self.embed_one(&memory.content)?.vector,
+                        };
+                        Some(rank::Relevance::cosine_only(cosine(
+                            &query_vector,
+                            &vector,
+                        )))
+                    }
+                }
             }
         };
-        let now = self.clock.now();
-        Ok(rank::h_score(
+        let score = rank::h_score(
             &self.config.ranking,
-            similarity,
+            relevance.map_or(1.0, |r| r.value),
             model::retention(&memory.state, now),
             memory.state.importance,
             rank::frequency(memory.state.recall_count),
-        ))
+        );
+        Ok((score, relevance))
     }
 
     /// The memories behind scored ids, each with its score (ids no longer found are left

@@ -20,6 +20,7 @@ mod memory;
 pub mod model;
 pub mod rank;
 pub mod sync;
+pub mod temporal;
 pub mod text;
 mod time;
 

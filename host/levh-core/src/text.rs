@@ -14,6 +14,46 @@ pub const STOPWORDS: &[&str] = &[
     "what", "when", "where", "which", "who", "will", "with", "you", "your",
 ];
 
+/// Words a query may use that say nothing about what it looks for: [`STOPWORDS`], the rest
+/// of English's function words, question words and the verbs of asking ("what did she
+/// say about…"). Full-text queries leave them out, so that a question's "what", "did" and
+/// "about" do not have to match — and do not favour memories full of them. (Kept apart
+/// from [`STOPWORDS`], which the hash embedder's frozen vectors depend on.)
+pub const QUERY_STOPWORDS: &[&str] = &[
+    "a", "about", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "being",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from", "had",
+    "has", "have", "having", "he", "her", "hers", "him", "his", "how", "i", "if", "in", "into",
+    "is", "it", "its", "me", "mention", "mentioned", "my", "of", "on", "or", "our", "say",
+    "said", "she", "should", "so", "some", "tell", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "to", "told", "was", "we", "were",
+    "what", "whats", "when", "where", "which", "while", "who", "whom", "whose", "why", "will",
+    "with", "would", "you", "your",
+];
+
+/// The words of a query worth matching in the full-text index: lowercased, without
+/// [`QUERY_STOPWORDS`], each once, in order of first use. A query of nothing but such
+/// words keeps them all, so it still searches for something.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for word in words(query) {
+        // "what's" → "what", "nadia's" → "nadia": possessives and contractions add nothing.
+        let word = word
+            .strip_suffix("'s")
+            .or_else(|| word.strip_suffix("’s"))
+            .map(str::to_owned)
+            .unwrap_or(word);
+        if !all.contains(&word) {
+            all.push(word);
+        }
+    }
+    let meaningful: Vec<String> = all
+        .iter()
+        .filter(|w| !QUERY_STOPWORDS.contains(&w.as_str()))
+        .cloned()
+        .collect();
+    if meaningful.is_empty() { all } else { meaningful }
+}
+
 /// Whether a lowercased word is a [`STOPWORDS`] entry.
 pub fn is_stopword(word: &str) -> bool {
     STOPWORDS.contains(&word)

@@ -9,6 +9,9 @@
 //!   slice) loaded through the admission gate, then searched without reinforcement;
 //!   reports hit@1/3/5 and MRR per slice and checks them against thresholds kept with the
 //!   dataset (`levh benchmark [--check]`).
+//! - [`conversational`]: long two-person conversations over dated sessions, one memory per
+//!   turn, questions labelled with their evidence turns; levh's recall beside a plain BM25
+//!   baseline computed in the same run (`levh benchmark --dataset conversational`).
 //! - [`scenario`]: golden scenario files — stores with expected gate verdicts, held
 //!   decisions, clock steps, recalls with expected and forbidden results, feedback, pins,
 //!   fading — run step by step; writes a JSON report tagged with [`EVALUATION_VERSION`]
@@ -17,6 +20,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod benchmark;
+pub mod conversational;
 mod sandbox;
 pub mod scenario;
 

@@ -447,10 +447,19 @@ pub struct ScoreQuery {
 pub struct ScoreView {
     /// The memory.
     pub memory_id: String,
-    /// α·(1−similarity) + β·(1−retention) + γ·(1−importance) + δ·(1−frequency).
+    /// α·(1−relevance) + β·(1−retention) + γ·(1−importance) + δ·(1−frequency).
     pub score: f64,
-    /// Inputs, 0..1.
+    /// Relevance to the query, 0..1: BM25 and cosine fused as recall fuses them (1 without
+    /// a query).
+    pub relevance: f64,
+    /// The semantic part: cosine to the query, 0..1 (1 without a query).
     pub similarity: f64,
+    /// The lexical part: BM25 normalised by the query's best match, 0..1.
+    pub lexical: f64,
+    /// The raw BM25 score, when the query's words matched.
+    pub bm25: Option<f64>,
+    /// What a period named by the query ("in March") added.
+    pub temporal: f64,
     /// Retention now.
     pub retention: f64,
     /// Importance.
@@ -793,16 +802,20 @@ async fn score_breakdown(
 ) -> Result<Json<ScoreView>, ApiError> {
     let id = parse_id(&id)?;
     engine(&state, principal.scope("http", None), move |levh, scope| {
-        let score = levh.score_breakdown(scope, id, query.query.as_deref())?;
+        let (score, relevance) = levh.score_breakdown(scope, id, query.query.as_deref())?;
         Ok(Json(ScoreView {
             memory_id: id.to_string(),
             score: score.score,
-            similarity: score.similarity,
+            relevance: score.relevance,
+            similarity: relevance.map_or(1.0, |r| r.semantic),
+            lexical: relevance.map_or(0.0, |r| r.lexical),
+            bm25: relevance.and_then(|r| r.bm25),
+            temporal: relevance.map_or(0.0, |r| r.temporal),
             retention: score.retention,
             importance: score.importance,
             frequency: score.frequency,
             terms: BTreeMap::from([
-                ("similarity".into(), score.terms.similarity),
+                ("relevance".into(), score.terms.relevance),
                 ("retention".into(), score.terms.retention),
                 ("importance".into(), score.terms.importance),
                 ("frequency".into(), score.terms.frequency),

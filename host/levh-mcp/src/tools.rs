@@ -302,6 +302,7 @@ impl RecallArgs {
             max_tokens: self.max_tokens,
             compact: false,
             reinforce,
+            min_similarity: self.min_similarity,
         })
     }
 }
@@ -325,6 +326,10 @@ pub struct RecallArgs {
     pub known_at: Option<String>,
     /// Pack results into roughly this many tokens.
     pub max_tokens: Option<usize>,
+    /// The least cosine (0..1) a result found only by meaning, sharing no word with the
+    /// query, needs; default: the embedder's floor. Raise it to prefer no answer to a
+    /// loose one.
+    pub min_similarity: Option<f64>,
 }
 
 /// A memory id.

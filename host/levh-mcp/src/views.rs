@@ -214,8 +214,13 @@ pub struct HitView {
     pub memory: MemoryView,
     /// H-score, lower is better.
     pub score: f64,
-    /// Similarity to the query, 0..1.
+    /// Relevance to the query, 0..1: lexical (BM25) and semantic (cosine) evidence fused.
+    pub relevance: f64,
+    /// Cosine similarity to the query, 0..1 (the semantic part of the relevance).
     pub similarity: f64,
+    /// BM25, normalised by the query's best, 0..1 (the lexical part; 0 when no word
+    /// matched).
+    pub lexical: f64,
 }
 
 impl From<levh_core::Stats> for StatsView {
@@ -259,7 +264,9 @@ impl RecallView {
                 .map(|hit| HitView {
                     memory: MemoryView::new(&hit.memory, now),
                     score: hit.score.score,
-                    similarity: hit.score.similarity,
+                    relevance: hit.relevance.value,
+                    similarity: hit.relevance.semantic,
+                    lexical: hit.relevance.lexical,
                 })
                 .collect(),
             reinforced: output.reinforced.iter().map(|id| id.to_string()).collect(),

@@ -93,7 +93,7 @@ impl PluginHost {
         let wit_candidates: Vec<Candidate> = candidates
             .iter()
             .map(|c| Candidate {
-                similarity: c.similarity as f32,
+                similarity: c.relevance as f32,
                 retention: c.retention as f32,
                 importance: c.importance as f32,
                 frequency: c.frequency as f32,

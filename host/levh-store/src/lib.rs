@@ -270,24 +270,31 @@ pub(crate) fn write_state(
     Ok(())
 }
 
-/// An FTS5 query matching any of the text's meaningful words, each quoted so that no
-/// user input is read as FTS syntax. `None` when the text has no words.
+/// An FTS5 query matching any of the query's meaningful words ([`text::query_terms`]):
+/// ORed, never ANDed, so a question need not repeat every word of the memory it asks for.
+/// Each word is a quoted string, so nothing a user types is read as FTS syntax (`AND`,
+/// `NEAR(`, `col:`, `*`, `"` are all literal). Words of four letters or more also match as
+/// prefixes — after the tokenizer's stemming, so "quarter" meets "quarterly" and "bake"
+/// meets "bakery" — while the exact word is asked for too, so an exact match still
+/// outscores a longer word that merely starts the same. `None` when the text has no words.
+///
+/// [`text::query_terms`]: levh_core::text::query_terms
 fn fts_query(text: &str) -> Option<String> {
-    let mut terms = levh_core::text::content_words(text);
-    terms.sort();
-    terms.dedup();
+    let mut terms = levh_core::text::query_terms(text);
     // A bound on terms keeps a pasted essay from becoming a thousand-way OR.
     terms.truncate(64);
     if terms.is_empty() {
         return None;
     }
-    Some(
-        terms
-            .iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(" OR "),
-    )
+    let mut parts = Vec::with_capacity(terms.len() * 2);
+    for term in &terms {
+        let quoted = format!("\"{}\"", term.replace('"', "\"\""));
+        if term.chars().count() >= 4 {
+            parts.push(format!("{quoted} *"));
+        }
+        parts.push(quoted);
+    }
+    Some(parts.join(" OR "))
 }
 
 impl Store for SqliteStore {

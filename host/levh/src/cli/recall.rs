@@ -50,6 +50,10 @@ pub struct Args {
     /// Look without reinforcing anything.
     #[arg(long)]
     no_reinforce: bool,
+    /// The least cosine (0..1) a result sharing no word with the query needs; default:
+    /// the embedder's floor. Raise it to prefer no answer to a loose one.
+    #[arg(long, value_name = "X")]
+    min_similarity: Option<f64>,
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
@@ -65,6 +69,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         max_tokens: args.max_tokens,
         compact: args.compact,
         reinforce: !args.no_reinforce,
+        min_similarity: args.min_similarity,
         ..RecallRequest::new(args.query)
     };
     let (levh, load_warning) = context.levh_for_recall();
@@ -92,7 +97,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                     "score": hit.policy_score.unwrap_or(hit.score.score),
                     "ranked_by": result.ranked_by,
                     "h_score": hit.score.score,
-                    "similarity": hit.score.similarity,
+                    "relevance": hit.relevance.value,
+                    "similarity": hit.relevance.semantic,
+                    "lexical": hit.relevance.lexical,
                     "retention": hit.score.retention,
                     "importance": hit.score.importance,
                     "frequency": hit.score.frequency,
@@ -108,7 +115,10 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                     "lexical_match": hit.lexical_match,
                 });
                 if args.explain {
-                    value["explain"] = serde_json::to_value(hit.score.terms).unwrap_or_default();
+                    let mut explain = serde_json::to_value(hit.score.terms).unwrap_or_default();
+                    explain["relevance_parts"] =
+                        serde_json::to_value(hit.relevance).unwrap_or_default();
+                    value["explain"] = explain;
                 }
                 value
             })
@@ -121,9 +131,20 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         output::line("no memories match");
         return Ok(ExitCode::SUCCESS);
     }
-    let mut header = vec!["#", "score", "sim", "retention", "id", "project", "memory"];
+    let mut header = vec!["#", "score", "rel", "retention", "id", "project", "memory"];
     if args.explain {
-        header.splice(2..2, ["α·(1−sim)", "β·(1−ret)", "γ·(1−imp)", "δ·(1−freq)"]);
+        header.splice(
+            2..2,
+            [
+                "α·(1−rel)",
+                "β·(1−ret)",
+                "γ·(1−imp)",
+                "δ·(1−freq)",
+                "bm25",
+                "lex",
+                "cos",
+            ],
+        );
     }
     let mut table = output::table(&header);
     for (rank, hit) in result.hits.iter().enumerate() {
@@ -131,7 +152,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         let mut row = vec![
             (rank + 1).to_string(),
             format!("{:.3}", hit.policy_score.unwrap_or(hit.score.score)),
-            format!("{:.2}", hit.score.similarity),
+            format!("{:.2}", hit.score.relevance),
             if m.state.pinned {
                 "pinned".into()
             } else {
@@ -143,10 +164,14 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         ];
         if args.explain {
             let t = hit.score.terms;
-            row.splice(
-                2..2,
-                [t.similarity, t.retention, t.importance, t.frequency].map(|x| format!("{x:.3}")),
-            );
+            let r = hit.relevance;
+            let mut parts: Vec<String> = [t.relevance, t.retention, t.importance, t.frequency]
+                .map(|x| format!("{x:.3}"))
+                .to_vec();
+            parts.push(r.bm25.map_or_else(|| "-".into(), |b| format!("{b:.2}")));
+            parts.push(format!("{:.2}", r.lexical));
+            parts.push(format!("{:.2}", r.semantic));
+            row.splice(2..2, parts);
         }
         table.add_row(row);
     }
