@@ -60,7 +60,9 @@ fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
     for key in [
         "content",
         "score",
+        "relevance",
         "similarity",
+        "lexical",
         "retention",
         "importance",
         "frequency",
@@ -110,7 +112,8 @@ fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
         "--explain",
     ]));
     assert_eq!(hits[0]["id"], deploy.as_str(), "{hits}");
-    assert!(hits[0]["explain"]["similarity"].is_number(), "{hits}");
+    assert!(hits[0]["explain"]["relevance"].is_number(), "{hits}");
+    assert!(hits[0]["explain"]["relevance_parts"]["bm25"].is_number(), "{hits}");
     let shown = json(
         levh(home)
             .env("LEVH_NOW", WEEK_LATER)
@@ -171,7 +174,7 @@ fn people_get_tables_and_a_checklist() {
     let recall = ok(levh(home.path()).args(["recall", "CI runner cores", "--explain"]));
     let text = String::from_utf8(recall.stdout).unwrap();
     assert!(
-        text.contains("The CI runner has 2 cores") && text.contains("α·(1−sim)"),
+        text.contains("The CI runner has 2 cores") && text.contains("α·(1−rel)") && text.contains("bm25"),
         "{text}"
     );
     let doctor = String::from_utf8(ok(levh(home.path()).arg("doctor")).stdout).unwrap();
@@ -328,4 +331,21 @@ fn workspaces_are_separate_from_the_command_line() {
             .args(["recall", "tickets", "--json"]),
     );
     assert_eq!(same.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn recall_min_similarity_on_the_command_line_silences_loose_matches() {
+    let home = tempfile::tempdir().unwrap();
+    ok(levh(home.path()).args(["capture", "prekubernetes and postkubernetes tooling"]));
+    let recall = |floor: &str| {
+        json(levh(home.path()).args(["recall", "kubernetes", "--json", "--no-reinforce", "--min-similarity", floor]))
+    };
+    assert_eq!(recall("0").as_array().unwrap().len(), 1);
+    assert_eq!(recall("0.99"), serde_json::json!([]));
+    let out = levh(home.path())
+        .args(["recall", "kubernetes", "--min-similarity", "2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("min_similarity"));
 }

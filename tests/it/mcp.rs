@@ -1193,3 +1193,26 @@ fn mcp_sync_connector_uses_only_the_grants_a_person_stored() {
         client.cancel().await.unwrap();
     });
 }
+
+#[test]
+fn mcp_search_takes_min_similarity_and_names_it_when_out_of_range() {
+    block_on(async {
+        let harness = Harness::new();
+        // Shares character trigrams with the query but no word: a vector-only candidate.
+        harness.capture("prekubernetes and postkubernetes tooling");
+        let client = connect(
+            &harness,
+            Profile::Minimal,
+            TestClient::new("claude-code", Person::Absent),
+        )
+        .await;
+        let loose = ok(&client, "search_memory", json!({"query": "kubernetes", "min_similarity": 0.0})).await;
+        assert_eq!(loose["results"].as_array().unwrap().len(), 1, "{loose}");
+        assert!(loose["results"][0]["similarity"].as_f64().unwrap() > 0.0);
+        assert_eq!(loose["results"][0]["lexical"], 0.0);
+        let strict = ok(&client, "search_memory", json!({"query": "kubernetes", "min_similarity": 0.99})).await;
+        assert_eq!(strict["results"], json!([]), "{strict}");
+        let text = error(&client, "recall_memory", json!({"query": "kubernetes", "min_similarity": 1.5})).await;
+        assert!(text.contains("min_similarity"), "{text}");
+    });
+}

@@ -363,3 +363,122 @@ fn a_bad_scenario_file_is_refused_naming_the_file_and_the_step() {
     assert!(!output.status.success());
     assert!(stderr.contains("levh eval run"), "{stderr}");
 }
+
+/// `levh benchmark --dataset conversational --check --json`, asserted to pass, with every
+/// kind reported for levh and for the BM25 baseline and no evidence turn lost to the gate.
+fn conversational_checked(command: &mut Command) -> Value {
+    let (output, stdout, stderr) = run(command.args([
+        "benchmark",
+        "--dataset",
+        "conversational",
+        "--check",
+        "--json",
+    ]));
+    let report: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{stderr}"));
+    assert!(
+        output.status.success() && report["passed"] == true,
+        "conversational --check failed: {}\n{stderr}",
+        serde_json::to_string_pretty(&report["checks"]).unwrap()
+    );
+    for side in ["levh", "bm25"] {
+        let kinds: Vec<&str> = report["report"][side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["all", "single-hop", "multi-hop", "temporal", "paraphrased"], "{side}");
+    }
+    let report = report["report"].clone();
+    assert!(report["turns"].as_u64().unwrap() >= 1500);
+    assert!(report["questions"].as_array().unwrap().len() >= 300);
+    let lost: Vec<&Value> = report["not_stored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["evidence"] == true)
+        .collect();
+    assert!(lost.is_empty(), "the gate did not store evidence turns: {lost:?}");
+    report
+}
+
+fn all(report: &Value, side: &str, metric: &str) -> f64 {
+    report[side][0][metric].as_f64().unwrap()
+}
+
+#[test]
+fn conversational_benchmark_in_hash_mode_beats_the_in_run_bm25_baseline() {
+    let home = tempfile::tempdir().unwrap();
+    let hash = conversational_checked(levh(home.path()).env("LEVH_EMBEDDER", "hash"));
+    assert_eq!(hash["measure"], "lexical");
+    for metric in ["hit_at_10", "mrr"] {
+        let (levh, bm25) = (all(&hash, "levh", metric), all(&hash, "bm25", metric));
+        assert!(levh >= bm25 + 0.05, "{metric}: levh {levh} vs BM25 {bm25}");
+    }
+    // The table a person reads sets levh beside the baseline, kind by kind.
+    let (output, stdout, _) = run(levh(home.path()).env("LEVH_EMBEDDER", "hash").args([
+        "benchmark",
+        "--dataset",
+        "conversational",
+        "--misses",
+    ]));
+    assert!(output.status.success());
+    for word in ["BM25 hit@10", "Δ MRR", "single-hop", "multi-hop", "temporal", "paraphrased", "wanted"] {
+        assert!(stdout.contains(word), "{word} missing from:\n{stdout}");
+    }
+    assert_store_untouched(home.path());
+}
+
+#[test]
+fn conversational_benchmark_with_the_local_model_beats_hash_mode_by_a_tenth() {
+    let Some(assets) =
+        assets("conversational_benchmark_with_the_local_model_beats_hash_mode_by_a_tenth")
+    else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let local = conversational_checked(assets.levh(home.path()).env("LEVH_EMBEDDER", "local"));
+    assert_eq!(local["measure"], "semantic");
+    let hash = conversational_checked(assets.levh(home.path()).env("LEVH_EMBEDDER", "hash"));
+    let (l, h) = (all(&local, "levh", "hit_at_10"), all(&hash, "levh", "hit_at_10"));
+    assert!(l >= h + 0.10, "hit@10: local {l} vs hash {h}");
+    assert_store_untouched(home.path());
+}
+
+#[test]
+fn a_conversational_dataset_directory_with_a_bad_label_is_refused_naming_it() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("set");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("dataset.json"), r#"{"name":"tiny","version":1,"thresholds":{"lexical":{"all":{"hit_at_10":1.0}}}}"#).unwrap();
+    std::fs::write(
+        dir.join("a.json"),
+        r#"{"id":"a","speakers":["Ann","Bo"],"sessions":[{"date":"2025-01-01T10:00:00Z","turns":[
+            {"id":"s1t1","speaker":"Ann","text":"I adopted a grey cat called Pepper"},
+            {"id":"s1t2","speaker":"Bo","text":"Lovely, my garden needs rain"}]}],
+           "questions":[{"id":"q1","kind":"single-hop","question":"What is the cat called?","evidence":["s1t1"]}]}"#,
+    )
+    .unwrap();
+    let (output, stdout, stderr) = run(levh(home.path()).env("LEVH_EMBEDDER", "hash").args([
+        "benchmark", "--dataset", dir.to_str().unwrap(), "--check", "--json",
+    ]));
+    assert!(output.status.success(), "{stdout}{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["report"]["levh"][0]["hit_at_1"], 1.0, "{report}");
+    assert_eq!(report["passed"], true);
+
+    std::fs::write(
+        dir.join("a.json"),
+        r#"{"id":"a","speakers":["Ann","Bo"],"sessions":[{"date":"2025-01-01T10:00:00Z","turns":[
+            {"id":"s1t1","speaker":"Ann","text":"I adopted a grey cat called Pepper"}]}],
+           "questions":[{"id":"q1","kind":"single-hop","question":"What is the cat called?","evidence":["s4t4"]}]}"#,
+    )
+    .unwrap();
+    let (output, _, stderr) = run(levh(home.path()).env("LEVH_EMBEDDER", "hash").args([
+        "benchmark", "--dataset", dir.to_str().unwrap(),
+    ]));
+    assert!(!output.status.success());
+    assert!(stderr.contains("a.json") && stderr.contains("q1") && stderr.contains("s4t4"), "{stderr}");
+    assert_store_untouched(home.path());
+}

@@ -357,3 +357,170 @@ fn bad_requests_are_refused_and_change_nothing() {
     assert_eq!(h.levh.stats(&h.scope, None).unwrap().total, 1);
     assert_eq!(h.levh.get(&h.scope, id).unwrap().state.recall_count, 0);
 }
+
+/// What a recall of `query` returns, by content, without reinforcing.
+fn found(h: &Harness, query: &str) -> Vec<String> {
+    let request = RecallRequest {
+        reinforce: false,
+        ..RecallRequest::new(query)
+    };
+    h.levh
+        .recall(&h.scope, &request)
+        .unwrap_or_else(|e| panic!("{query:?}: {e}"))
+        .hits
+        .into_iter()
+        .map(|hit| hit.memory.content)
+        .collect()
+}
+
+#[test]
+fn fts_syntax_in_a_query_is_literal_text() {
+    let h = Harness::new();
+    h.capture("Deploy NEAR the end of the sprint, AND never on Fridays");
+    h.capture("The column title: budget for 2026");
+    h.capture("A note about quotes \" and stars * in text");
+    for query in [
+        "AND",
+        "OR NOT",
+        "NEAR(deploy sprint)",
+        "title: budget",
+        "\"unbalanced quote",
+        "deploy*",
+        "-sprint",
+        "^deploy",
+        "{title budget}",
+        "a AND b OR c NOT d",
+        "\" * \"",
+        "sprint)",
+    ] {
+        let request = RecallRequest {
+            reinforce: false,
+            ..RecallRequest::new(query)
+        };
+        h.levh
+            .recall(&h.scope, &request)
+            .unwrap_or_else(|e| panic!("{query:?} must be read as text, not FTS syntax: {e}"));
+    }
+    // The words are matched as words: "near" and "and" are plain terms here.
+    assert!(found(&h, "NEAR(deploy sprint)")[0].starts_with("Deploy NEAR"));
+    assert!(found(&h, "title: budget")[0].starts_with("The column title"));
+}
+
+#[test]
+fn question_words_need_not_match_and_word_forms_meet() {
+    let h = Harness::new();
+    let offsite = "The quarterly offsite will be held in Lisbon in May";
+    h.capture(offsite);
+    h.capture("Bakers start at five in the morning");
+    h.capture("What did we do about the flaky test? We quarantined it.");
+    // "quarter" meets "quarterly" (a prefix after stemming); "what", "did", "the" are
+    // not required to match and do not pull in the memory full of them.
+    assert_eq!(found(&h, "what did we decide about the quarter offsite")[0], offsite);
+    assert_eq!(found(&h, "quarter")[0], offsite);
+    // Stemming both ways: "baker" and "bakery"-like forms.
+    assert!(found(&h, "when does the baker start").iter().any(|c| c.starts_with("Bakers")));
+}
+
+#[test]
+fn turkish_german_spanish_and_french_text_match_themselves() {
+    let h = Harness::new();
+    let texts = [
+        "Toplantı perşembe günü İstanbul ofisinde yapılacak",
+        "Die Besprechung findet im Büro in München statt",
+        "La reunión será en la oficina de Sevilla el miércoles",
+        "La réunion aura lieu au bureau de Genève vendredi",
+    ];
+    for t in texts {
+        h.capture(t);
+    }
+    for (query, expected) in [
+        ("perşembe toplantı", texts[0]),
+        ("Besprechung München", texts[1]),
+        ("muenchen besprechung", texts[1]),
+        ("reunión miércoles", texts[2]),
+        ("reunion miercoles", texts[2]),
+        ("réunion Genève", texts[3]),
+        ("geneve", texts[3]),
+    ] {
+        assert_eq!(found(&h, query).first().map(String::as_str), Some(expected), "{query:?}");
+    }
+}
+
+#[test]
+fn each_hit_explains_its_relevance_from_bm25_and_cosine() {
+    let h = Harness::new();
+    h.capture("Kafka consumer lag alerts page the on-call engineer");
+    h.capture("The kafka cluster runs three brokers");
+    h.capture("Lunch is at noon");
+    let request = RecallRequest {
+        reinforce: false,
+        ..RecallRequest::new("kafka consumer lag")
+    };
+    let out = h.levh.recall(&h.scope, &request).unwrap();
+    assert!(out.hits.len() >= 2, "{:?}", out.hits);
+    let best = out.hits.iter().filter_map(|h| h.relevance.bm25).fold(0.0, f64::max);
+    let fusion = Config::default().recall.fusion;
+    for hit in &out.hits {
+        let r = hit.relevance;
+        assert!(r.lexical_rank.is_some() == r.bm25.is_some());
+        let lexical = r.bm25.map_or(0.0, |b| b / best);
+        assert!((r.lexical - lexical).abs() < 1e-9, "{r:?}");
+        // The hash embedder: the lexical side carries most of the weight.
+        let expected = (1.0 - fusion.hash_weight) * r.lexical + fusion.hash_weight * r.semantic;
+        assert!((r.value - expected).abs() < 1e-9, "{r:?}");
+        assert_eq!(hit.score.relevance, r.value);
+        assert!((hit.score.terms.relevance - 0.4 * (1.0 - r.value)).abs() < 1e-12);
+    }
+    assert_eq!(out.hits[0].memory.content, "Kafka consumer lag alerts page the on-call engineer");
+    assert_eq!(out.hits[0].relevance.lexical, 1.0);
+}
+
+#[test]
+fn a_month_named_in_the_query_favours_memories_of_that_month() {
+    let h = Harness::new();
+    let at = |text: &str| Some(text.parse().unwrap());
+    let march = h.capture_with(NewMemory {
+        content: "Tom cooked a big pot of lentil soup".into(),
+        valid_from: at("2025-03-12T18:00:00Z"),
+        ..NewMemory::default()
+    });
+    let june = h.capture_with(NewMemory {
+        content: "Tom cooked lentil soup with lemon again".into(),
+        valid_from: at("2025-06-02T18:00:00Z"),
+        ..NewMemory::default()
+    });
+    let ids = |query: &str| -> Vec<_> {
+        let request = RecallRequest { reinforce: false, ..RecallRequest::new(query) };
+        h.levh.recall(&h.scope, &request).unwrap().hits.iter().map(|h| (h.memory.id, h.relevance.temporal)).collect()
+    };
+    let in_march = ids("what soup did Tom cook in March");
+    assert_eq!(in_march[0].0, march, "{in_march:?}");
+    assert!(in_march[0].1 > 0.0 && in_march[1].1 == 0.0);
+    let in_june = ids("what soup did Tom cook in June");
+    assert_eq!(in_june[0].0, june, "{in_june:?}");
+}
+
+#[test]
+fn the_vector_floor_drops_unrelated_memories_and_min_similarity_raises_it() {
+    let h = Harness::new();
+    // Shares word pieces with the query but no word, nor a word's start: only the
+    // vector side (the hash embedder's character trigrams) can find it.
+    h.capture("prekubernetes and postkubernetes tooling");
+    let request = |min_similarity| RecallRequest {
+        reinforce: false,
+        min_similarity,
+        ..RecallRequest::new("kubernetes")
+    };
+    let zero = h.levh.recall(&h.scope, &request(Some(0.0))).unwrap();
+    assert_eq!(zero.hits.len(), 1, "a floor of 0 keeps every vector candidate");
+    assert!(!zero.hits[0].lexical_match);
+    let cosine = zero.hits[0].relevance.semantic;
+    assert!(cosine > 0.0 && cosine < 0.99, "{cosine}");
+    let strict = h.levh.recall(&h.scope, &request(Some(0.99))).unwrap();
+    assert!(strict.hits.is_empty(), "{:?}", strict.hits);
+    // The default is the hash embedder's floor.
+    let default = h.levh.recall(&h.scope, &request(None)).unwrap();
+    assert_eq!(default.hits.len(), usize::from(cosine >= levh_core::config::HASH_FLOOR));
+    let bad = h.levh.recall(&h.scope, &request(Some(1.5))).unwrap_err();
+    assert!(bad.to_string().contains("min_similarity"), "{bad}");
+}

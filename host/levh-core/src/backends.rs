@@ -256,6 +256,16 @@ pub trait Store: Send + Sync + fmt::Debug {
         id: HeldId,
     ) -> Result<Option<HeldCandidate>, StoreError>;
 
+    /// A candidate still waiting for a person in the workspace and project (`None`: no
+    /// project) whose content hashes to `content_hash`, if any: the gate rejects a repeat
+    /// of it rather than queueing the same text twice.
+    fn waiting_held(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        content_hash: &str,
+    ) -> Result<Option<HeldCandidate>, StoreError>;
+
     /// Held candidates of the workspace, oldest first, optionally of one status. Candidates
     /// past their expiry are first marked `expired` (a status, never a delete).
     fn list_held(

@@ -623,6 +623,13 @@ impl Levh {
                     scored,
                 )
             };
+        // Only memories the candidate could copy or revise count (not another speaker's
+        // words, not the question it answers): they neither make it a duplicate nor
+        // interfere with it.
+        let scored: Vec<(Memory, f64)> = scored
+            .into_iter()
+            .filter(|(m, _)| gate::comparable(content, &m.content))
+            .collect();
         let closest = scored
             .iter()
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
@@ -666,13 +673,30 @@ impl Levh {
     /// content is not stored. There is no way around the gate.
     pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
         let p = self.prepare(scope, new)?;
-        let verdict = gate::decide(
+        let mut verdict = gate::decide(
             &self.config.gate,
             &p.content,
             &p.redactions,
             p.nearest,
             p.nearest_content.as_deref(),
         );
+        // Held candidates are neighbours too: the same text again, while the first copy
+        // waits for a person, is a duplicate of that copy — never a second row to decide.
+        if !matches!(verdict, Verdict::Reject { .. })
+            && let Some(waiting) = self.store.waiting_held(
+                &scope.workspace,
+                p.project.as_deref(),
+                &text::content_hash(&p.content),
+            )?
+        {
+            verdict = Verdict::Reject {
+                reason: format!(
+                    "duplicate of held candidate {}, which waits for a person's decision",
+                    waiting.id
+                ),
+                nearest: None,
+            };
+        }
         let mut outcome = CaptureOutcome {
             verdict: verdict.clone(),
             memory_id: None,

@@ -54,6 +54,33 @@ pub fn query_terms(query: &str) -> Vec<String> {
     if meaningful.is_empty() { all } else { meaningful }
 }
 
+/// Who a text is attributed to, when it starts like a line of a transcript or chat:
+/// `Name: …` with one to three capitalised words before the colon ("Nadia: see you!",
+/// "Dr Ruth Cole: …"). `None` otherwise — a time ("9:30: standup") or a URL is no name.
+pub fn attribution(text: &str) -> Option<&str> {
+    let (name, rest) = text.trim_start().split_once(':')?;
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) || name.chars().count() > 40 {
+        return None;
+    }
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let named = (1..=3).contains(&words.len())
+        && words.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().all(|c| c.is_alphabetic() || c == '.' || c == '-' || c == '\'')
+        });
+    named.then_some(name.trim())
+}
+
+/// Whether a text asks rather than tells: its last sentence ends with a question mark
+/// (closing quotes, brackets and emoji after it aside).
+pub fn is_question(text: &str) -> bool {
+    text.trim_end()
+        .trim_end_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '"' | '\'' | ')' | ']' | '”' | '’' | '»') || !c.is_ascii() && !c.is_alphanumeric() && c != '?' && c != '？'
+        })
+        .ends_with(['?', '？'])
+}
+
 /// Whether a lowercased word is a [`STOPWORDS`] entry.
 pub fn is_stopword(word: &str) -> bool {
     STOPWORDS.contains(&word)
@@ -85,6 +112,15 @@ pub fn numbers(text: &str) -> Vec<String> {
         .collect();
     numbers.sort_unstable();
     numbers
+}
+
+/// Whether the two texts use the same words, ignoring case, punctuation, spacing, order of
+/// repetition and [`STOPWORDS`]. The gate's test for a duplicate: however close two texts'
+/// embeddings, a text that swaps one word for another ("Thursday" → "Wednesday", "9:30" →
+/// "9:45") may state a new fact, so it is held for a person rather than dropped.
+pub fn same_words(a: &str, b: &str) -> bool {
+    let set = |text: &str| -> HashSet<String> { words(text).filter(|w| !is_stopword(w)).collect() };
+    set(a) == set(b)
 }
 
 /// Jaccard similarity of the two texts' word sets, 0..=1. Two empty texts are identical.
@@ -191,6 +227,37 @@ pub fn preview(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attribution_finds_speakers_not_times_or_labels_with_numbers() {
+        assert_eq!(attribution("Nadia: see you soon!"), Some("Nadia"));
+        assert_eq!(attribution("  Dr Ruth Cole: the knee is better"), Some("Dr Ruth Cole"));
+        assert_eq!(attribution("Jean-Luc: oui"), Some("Jean-Luc"));
+        assert_eq!(attribution("9:30: standup"), None);
+        assert_eq!(attribution("https://example.com is down"), None);
+        assert_eq!(attribution("we decided: ship it"), None);
+        assert_eq!(attribution("The team that owns billing decided: ship"), None);
+        assert_eq!(attribution("no colon here"), None);
+    }
+
+    #[test]
+    fn questions_are_told_from_statements() {
+        assert!(is_question("Hey Gina! How's the store going?"));
+        assert!(is_question("Did you fix it? 🙂"));
+        assert!(is_question("(really?)"));
+        assert!(!is_question("The store's doing great!"));
+        assert!(!is_question("Is it? Yes, it is."));
+    }
+
+    #[test]
+    fn query_terms_drop_question_words_and_possessives() {
+        assert_eq!(
+            query_terms("What did Nadia's son say about the band?"),
+            ["nadia", "son", "band"]
+        );
+        assert_eq!(query_terms("what is it"), ["what", "is", "it"]);
+        assert!(query_terms("  ?! ").is_empty());
+    }
 
     #[test]
     fn jaccard_of_word_sets() {

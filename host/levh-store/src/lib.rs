@@ -622,6 +622,15 @@ impl Store for SqliteStore {
         held::get(&self.read(), workspace, id)
     }
 
+    fn waiting_held(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        content_hash: &str,
+    ) -> Result<Option<HeldCandidate>, StoreError> {
+        held::waiting(&self.read(), workspace, project, content_hash)
+    }
+
     fn list_held(
         &self,
         workspace: &Workspace,

@@ -143,10 +143,11 @@ impl GateConfig {
 /// replaced, and the nearest existing memory (and its content, when known). Pure, so
 /// every branch is tested directly.
 ///
-/// A duplicate must also mention the same numbers as the memory it duplicates: sentence
-/// models score "standup at 9:30" and "standup at 9:45" above the reject line (cosine
-/// 0.989 with MiniLM), yet a changed time, amount or version is an update for a person
-/// to judge, never something to drop.
+/// A duplicate must also use the same words as the memory it duplicates
+/// ([`same_words`](crate::text::same_words)): sentence models score "standup at 9:30" and
+/// "standup at 9:45" above the reject line (cosine 0.989 with MiniLM), and "the vet
+/// appointment is on Thursday" against "… Wednesday" at 0.987, yet a changed time, day,
+/// amount or version is an update for a person to judge, never something to drop.
 pub fn decide(
     config: &GateConfig,
     content: &str,
@@ -181,9 +182,9 @@ pub fn decide(
     }
     if let Some(nearest) = nearest {
         let (reject, review) = config.thresholds(nearest.measure);
-        let numbers_changed = nearest_content
-            .is_some_and(|other| crate::text::numbers(content) != crate::text::numbers(other));
-        if nearest.similarity >= reject && !numbers_changed {
+        let words_changed =
+            nearest_content.is_some_and(|other| !crate::text::same_words(content, other));
+        if nearest.similarity >= reject && !words_changed {
             return Verdict::Reject {
                 reason: format!(
                     "duplicate of {} ({} similarity {:.2})",
@@ -203,6 +204,19 @@ pub fn decide(
     } else {
         Verdict::Redact
     }
+}
+
+/// Whether two texts can be copies or versions of one another at all, however alike they
+/// read. Two kinds of pair never are, and the gate neither rejects nor holds a candidate
+/// over them (calibrated on `fixtures/gate/conversation-pairs.jsonl`):
+///
+/// - texts attributed to different people (`Nadia: Have a great day!` and `Oskar: Have a
+///   great day!`): the same words said by someone else are another statement;
+/// - a question and a statement (`How's the store going?` and `The store's doing great!`):
+///   sentence models score a question close to its own answer, yet the answer is the fact.
+pub fn comparable(a: &str, b: &str) -> bool {
+    use crate::text::{attribution, is_question};
+    attribution(a) == attribution(b) && is_question(a) == is_question(b)
 }
 
 /// Why a held candidate was held, in words.
@@ -297,6 +311,42 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 40, "{checked}");
+    }
+
+    /// The verdict the engine reaches for `b` when `a` is the only stored memory: the
+    /// gate compares only comparable memories, so an incomparable `a` is as good as none.
+    fn lexical_verdict(c: &GateConfig, a: &str, b: &str) -> &'static str {
+        let nearest = comparable(a, b).then(|| near(shingle_similarity(a, b), Measure::Lexical)).flatten();
+        decide(c, b, &[], nearest, Some(a)).name()
+    }
+
+    #[test]
+    fn conversation_pairs_sort_as_labelled_with_the_lexical_measure() {
+        let c = GateConfig::default();
+        let corpus = include_str!("../../../../fixtures/gate/conversation-pairs.jsonl");
+        let mut wrong = Vec::new();
+        let mut checked = 0;
+        for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+            let pair: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (a, b) = (pair["a"].as_str().unwrap(), pair["b"].as_str().unwrap());
+            let expected = match pair["label"].as_str().unwrap() {
+                "duplicate" => "reject",
+                "update" => "review",
+                "distinct" => "admit",
+                other => panic!("unknown label {other}"),
+            };
+            let verdict = lexical_verdict(&c, a, b);
+            if verdict != expected {
+                wrong.push(format!(
+                    "{} {:.3} {verdict} (want {expected}): {a:?} vs {b:?}",
+                    pair["why"],
+                    shingle_similarity(a, b)
+                ));
+            }
+            checked += 1;
+        }
+        assert!(checked >= 80, "{checked}");
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
     #[test]
