@@ -402,7 +402,7 @@ impl KindScore {
             hit_at_1: hit(1),
             hit_at_5: hit(5),
             hit_at_10: hit(10),
-            mrr: ranks.iter().flatten().map(|r| 1.0 / *r as f64).sum::<f64>().max(0.0) / n,
+            mrr: (ranks.iter().flatten().map(|r| 1.0 / *r as f64).sum::<f64>() + 0.0) / n,
         }
     }
 
