@@ -113,7 +113,10 @@ fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
     ]));
     assert_eq!(hits[0]["id"], deploy.as_str(), "{hits}");
     assert!(hits[0]["explain"]["relevance"].is_number(), "{hits}");
-    assert!(hits[0]["explain"]["relevance_parts"]["bm25"].is_number(), "{hits}");
+    assert!(
+        hits[0]["explain"]["relevance_parts"]["bm25"].is_number(),
+        "{hits}"
+    );
     let shown = json(
         levh(home)
             .env("LEVH_NOW", WEEK_LATER)
@@ -174,7 +177,9 @@ fn people_get_tables_and_a_checklist() {
     let recall = ok(levh(home.path()).args(["recall", "CI runner cores", "--explain"]));
     let text = String::from_utf8(recall.stdout).unwrap();
     assert!(
-        text.contains("The CI runner has 2 cores") && text.contains("α·(1−rel)") && text.contains("bm25"),
+        text.contains("The CI runner has 2 cores")
+            && text.contains("α·(1−rel)")
+            && text.contains("bm25"),
         "{text}"
     );
     let doctor = String::from_utf8(ok(levh(home.path()).arg("doctor")).stdout).unwrap();
@@ -338,7 +343,14 @@ fn recall_min_similarity_on_the_command_line_silences_loose_matches() {
     let home = tempfile::tempdir().unwrap();
     ok(levh(home.path()).args(["capture", "prekubernetes and postkubernetes tooling"]));
     let recall = |floor: &str| {
-        json(levh(home.path()).args(["recall", "kubernetes", "--json", "--no-reinforce", "--min-similarity", floor]))
+        json(levh(home.path()).args([
+            "recall",
+            "kubernetes",
+            "--json",
+            "--no-reinforce",
+            "--min-similarity",
+            floor,
+        ]))
     };
     assert_eq!(recall("0").as_array().unwrap().len(), 1);
     assert_eq!(recall("0.99"), serde_json::json!([]));

@@ -707,7 +707,10 @@ fn a_loose_paraphrase_is_found_first_with_the_local_model_and_min_similarity_can
         command.env("LEVH_EMBEDDER", "local");
         command
     };
-    let lisbon = capture(&mut run(), "The quarterly offsite will be held in Lisbon in May");
+    let lisbon = capture(
+        &mut run(),
+        "The quarterly offsite will be held in Lisbon in May",
+    );
     let lisbon = lisbon["memory_id"].as_str().unwrap().to_owned();
     for text in [
         "Our CI pipeline takes twelve minutes on average",
@@ -722,7 +725,14 @@ fn a_loose_paraphrase_is_found_first_with_the_local_model_and_min_similarity_can
     assert_eq!(hits.first(), Some(&lisbon), "{query:?} gave {hits:?}");
     // A caller that prefers silence to a loose answer says so.
     let strict = json(run().args(["recall", query, "--json", "--min-similarity", "0.9"]));
-    assert!(strict.as_array().unwrap().iter().all(|h| h["lexical"].as_f64().unwrap() > 0.0), "{strict}");
+    assert!(
+        strict
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["lexical"].as_f64().unwrap() > 0.0),
+        "{strict}"
+    );
 }
 
 #[test]
@@ -732,7 +742,9 @@ fn conversation_pairs_sort_as_labelled_with_the_local_model() {
     };
     let embedder = assets.embedder();
     let config = levh_core::GateConfig::default();
-    let corpus = std::fs::read_to_string(repository_root().join("fixtures/gate/conversation-pairs.jsonl")).unwrap();
+    let corpus =
+        std::fs::read_to_string(repository_root().join("fixtures/gate/conversation-pairs.jsonl"))
+            .unwrap();
     let mut wrong = Vec::new();
     let mut checked = 0;
     for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
@@ -756,7 +768,10 @@ fn conversation_pairs_sort_as_labelled_with_the_local_model() {
             other => panic!("unknown label {other}"),
         };
         if !allowed.contains(&verdict) {
-            wrong.push(format!("{} {similarity:.3} {verdict} (label {label}): {a:?} vs {b:?}", pair["why"]));
+            wrong.push(format!(
+                "{} {similarity:.3} {verdict} (label {label}): {a:?} vs {b:?}",
+                pair["why"]
+            ));
         }
         checked += 1;
     }

@@ -1136,13 +1136,28 @@ fn rest_search_takes_min_similarity_and_names_it_when_out_of_range() {
         let harness = Harness::new();
         harness.capture("prekubernetes and postkubernetes tooling");
         let app = app(&harness, None);
-        let (status, loose) = post(&app, "/api/search", json!({"query": "kubernetes", "min_similarity": 0.0})).await;
+        let (status, loose) = post(
+            &app,
+            "/api/search",
+            json!({"query": "kubernetes", "min_similarity": 0.0}),
+        )
+        .await;
         assert_eq!(status, StatusCode::OK, "{loose}");
         assert_eq!(loose["results"].as_array().unwrap().len(), 1, "{loose}");
         assert!(loose["results"][0]["relevance"].as_f64().unwrap() > 0.0);
-        let (_, strict) = post(&app, "/api/search", json!({"query": "kubernetes", "min_similarity": 0.99})).await;
+        let (_, strict) = post(
+            &app,
+            "/api/search",
+            json!({"query": "kubernetes", "min_similarity": 0.99}),
+        )
+        .await;
         assert_eq!(strict["results"], json!([]), "{strict}");
-        let (status, body) = post(&app, "/api/recall", json!({"query": "kubernetes", "min_similarity": 1.5})).await;
+        let (status, body) = post(
+            &app,
+            "/api/recall",
+            json!({"query": "kubernetes", "min_similarity": 1.5}),
+        )
+        .await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert!(error_text(&body).contains("min_similarity"), "{body}");
     });

@@ -1206,13 +1206,28 @@ fn mcp_search_takes_min_similarity_and_names_it_when_out_of_range() {
             TestClient::new("claude-code", Person::Absent),
         )
         .await;
-        let loose = ok(&client, "search_memory", json!({"query": "kubernetes", "min_similarity": 0.0})).await;
+        let loose = ok(
+            &client,
+            "search_memory",
+            json!({"query": "kubernetes", "min_similarity": 0.0}),
+        )
+        .await;
         assert_eq!(loose["results"].as_array().unwrap().len(), 1, "{loose}");
         assert!(loose["results"][0]["similarity"].as_f64().unwrap() > 0.0);
         assert_eq!(loose["results"][0]["lexical"], 0.0);
-        let strict = ok(&client, "search_memory", json!({"query": "kubernetes", "min_similarity": 0.99})).await;
+        let strict = ok(
+            &client,
+            "search_memory",
+            json!({"query": "kubernetes", "min_similarity": 0.99}),
+        )
+        .await;
         assert_eq!(strict["results"], json!([]), "{strict}");
-        let text = error(&client, "recall_memory", json!({"query": "kubernetes", "min_similarity": 1.5})).await;
+        let text = error(
+            &client,
+            "recall_memory",
+            json!({"query": "kubernetes", "min_similarity": 1.5}),
+        )
+        .await;
         assert!(text.contains("min_similarity"), "{text}");
     });
 }

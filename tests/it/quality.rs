@@ -388,7 +388,11 @@ fn conversational_checked(command: &mut Command) -> Value {
             .iter()
             .map(|k| k["kind"].as_str().unwrap())
             .collect();
-        assert_eq!(kinds, ["all", "single-hop", "multi-hop", "temporal", "paraphrased"], "{side}");
+        assert_eq!(
+            kinds,
+            ["all", "single-hop", "multi-hop", "temporal", "paraphrased"],
+            "{side}"
+        );
     }
     let report = report["report"].clone();
     assert!(report["turns"].as_u64().unwrap() >= 1500);
@@ -399,7 +403,10 @@ fn conversational_checked(command: &mut Command) -> Value {
         .iter()
         .filter(|n| n["evidence"] == true)
         .collect();
-    assert!(lost.is_empty(), "the gate did not store evidence turns: {lost:?}");
+    assert!(
+        lost.is_empty(),
+        "the gate did not store evidence turns: {lost:?}"
+    );
     report
 }
 
@@ -424,7 +431,15 @@ fn conversational_benchmark_in_hash_mode_beats_the_in_run_bm25_baseline() {
         "--misses",
     ]));
     assert!(output.status.success());
-    for word in ["BM25 hit@10", "Δ MRR", "single-hop", "multi-hop", "temporal", "paraphrased", "wanted"] {
+    for word in [
+        "BM25 hit@10",
+        "Δ MRR",
+        "single-hop",
+        "multi-hop",
+        "temporal",
+        "paraphrased",
+        "wanted",
+    ] {
         assert!(stdout.contains(word), "{word} missing from:\n{stdout}");
     }
     assert_store_untouched(home.path());
@@ -441,7 +456,10 @@ fn conversational_benchmark_with_the_local_model_beats_hash_mode_by_a_tenth() {
     let local = conversational_checked(assets.levh(home.path()).env("LEVH_EMBEDDER", "local"));
     assert_eq!(local["measure"], "semantic");
     let hash = conversational_checked(assets.levh(home.path()).env("LEVH_EMBEDDER", "hash"));
-    let (l, h) = (all(&local, "levh", "hit_at_10"), all(&hash, "levh", "hit_at_10"));
+    let (l, h) = (
+        all(&local, "levh", "hit_at_10"),
+        all(&hash, "levh", "hit_at_10"),
+    );
     assert!(l >= h + 0.10, "hit@10: local {l} vs hash {h}");
     assert_store_untouched(home.path());
 }
@@ -451,7 +469,11 @@ fn a_conversational_dataset_directory_with_a_bad_label_is_refused_naming_it() {
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join("set");
     std::fs::create_dir(&dir).unwrap();
-    std::fs::write(dir.join("dataset.json"), r#"{"name":"tiny","version":1,"thresholds":{"lexical":{"all":{"hit_at_10":1.0}}}}"#).unwrap();
+    std::fs::write(
+        dir.join("dataset.json"),
+        r#"{"name":"tiny","version":1,"thresholds":{"lexical":{"all":{"hit_at_10":1.0}}}}"#,
+    )
+    .unwrap();
     std::fs::write(
         dir.join("a.json"),
         r#"{"id":"a","speakers":["Ann","Bo"],"sessions":[{"date":"2025-01-01T10:00:00Z","turns":[
@@ -461,7 +483,11 @@ fn a_conversational_dataset_directory_with_a_bad_label_is_refused_naming_it() {
     )
     .unwrap();
     let (output, stdout, stderr) = run(levh(home.path()).env("LEVH_EMBEDDER", "hash").args([
-        "benchmark", "--dataset", dir.to_str().unwrap(), "--check", "--json",
+        "benchmark",
+        "--dataset",
+        dir.to_str().unwrap(),
+        "--check",
+        "--json",
     ]));
     assert!(output.status.success(), "{stdout}{stderr}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
@@ -476,9 +502,14 @@ fn a_conversational_dataset_directory_with_a_bad_label_is_refused_naming_it() {
     )
     .unwrap();
     let (output, _, stderr) = run(levh(home.path()).env("LEVH_EMBEDDER", "hash").args([
-        "benchmark", "--dataset", dir.to_str().unwrap(),
+        "benchmark",
+        "--dataset",
+        dir.to_str().unwrap(),
     ]));
     assert!(!output.status.success());
-    assert!(stderr.contains("a.json") && stderr.contains("q1") && stderr.contains("s4t4"), "{stderr}");
+    assert!(
+        stderr.contains("a.json") && stderr.contains("q1") && stderr.contains("s4t4"),
+        "{stderr}"
+    );
     assert_store_untouched(home.path());
 }

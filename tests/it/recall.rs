@@ -415,10 +415,17 @@ fn question_words_need_not_match_and_word_forms_meet() {
     h.capture("What did we do about the flaky test? We quarantined it.");
     // "quarter" meets "quarterly" (a prefix after stemming); "what", "did", "the" are
     // not required to match and do not pull in the memory full of them.
-    assert_eq!(found(&h, "what did we decide about the quarter offsite")[0], offsite);
+    assert_eq!(
+        found(&h, "what did we decide about the quarter offsite")[0],
+        offsite
+    );
     assert_eq!(found(&h, "quarter")[0], offsite);
     // Stemming both ways: "baker" and "bakery"-like forms.
-    assert!(found(&h, "when does the baker start").iter().any(|c| c.starts_with("Bakers")));
+    assert!(
+        found(&h, "when does the baker start")
+            .iter()
+            .any(|c| c.starts_with("Bakers"))
+    );
 }
 
 #[test]
@@ -442,7 +449,11 @@ fn turkish_german_spanish_and_french_text_match_themselves() {
         ("réunion Genève", texts[3]),
         ("geneve", texts[3]),
     ] {
-        assert_eq!(found(&h, query).first().map(String::as_str), Some(expected), "{query:?}");
+        assert_eq!(
+            found(&h, query).first().map(String::as_str),
+            Some(expected),
+            "{query:?}"
+        );
     }
 }
 
@@ -458,7 +469,11 @@ fn each_hit_explains_its_relevance_from_bm25_and_cosine() {
     };
     let out = h.levh.recall(&h.scope, &request).unwrap();
     assert!(out.hits.len() >= 2, "{:?}", out.hits);
-    let best = out.hits.iter().filter_map(|h| h.relevance.bm25).fold(0.0, f64::max);
+    let best = out
+        .hits
+        .iter()
+        .filter_map(|h| h.relevance.bm25)
+        .fold(0.0, f64::max);
     let fusion = Config::default().recall.fusion;
     for hit in &out.hits {
         let r = hit.relevance;
@@ -471,7 +486,10 @@ fn each_hit_explains_its_relevance_from_bm25_and_cosine() {
         assert_eq!(hit.score.relevance, r.value);
         assert!((hit.score.terms.relevance - 0.4 * (1.0 - r.value)).abs() < 1e-12);
     }
-    assert_eq!(out.hits[0].memory.content, "Kafka consumer lag alerts page the on-call engineer");
+    assert_eq!(
+        out.hits[0].memory.content,
+        "Kafka consumer lag alerts page the on-call engineer"
+    );
     assert_eq!(out.hits[0].relevance.lexical, 1.0);
 }
 
@@ -490,8 +508,17 @@ fn a_month_named_in_the_query_favours_memories_of_that_month() {
         ..NewMemory::default()
     });
     let ids = |query: &str| -> Vec<_> {
-        let request = RecallRequest { reinforce: false, ..RecallRequest::new(query) };
-        h.levh.recall(&h.scope, &request).unwrap().hits.iter().map(|h| (h.memory.id, h.relevance.temporal)).collect()
+        let request = RecallRequest {
+            reinforce: false,
+            ..RecallRequest::new(query)
+        };
+        h.levh
+            .recall(&h.scope, &request)
+            .unwrap()
+            .hits
+            .iter()
+            .map(|h| (h.memory.id, h.relevance.temporal))
+            .collect()
     };
     let in_march = ids("what soup did Tom cook in March");
     assert_eq!(in_march[0].0, march, "{in_march:?}");
@@ -512,7 +539,11 @@ fn the_vector_floor_drops_unrelated_memories_and_min_similarity_raises_it() {
         ..RecallRequest::new("kubernetes")
     };
     let zero = h.levh.recall(&h.scope, &request(Some(0.0))).unwrap();
-    assert_eq!(zero.hits.len(), 1, "a floor of 0 keeps every vector candidate");
+    assert_eq!(
+        zero.hits.len(),
+        1,
+        "a floor of 0 keeps every vector candidate"
+    );
     assert!(!zero.hits[0].lexical_match);
     let cosine = zero.hits[0].relevance.semantic;
     assert!(cosine > 0.0 && cosine < 0.99, "{cosine}");
@@ -520,7 +551,10 @@ fn the_vector_floor_drops_unrelated_memories_and_min_similarity_raises_it() {
     assert!(strict.hits.is_empty(), "{:?}", strict.hits);
     // The default is the hash embedder's floor.
     let default = h.levh.recall(&h.scope, &request(None)).unwrap();
-    assert_eq!(default.hits.len(), usize::from(cosine >= levh_core::config::HASH_FLOOR));
+    assert_eq!(
+        default.hits.len(),
+        usize::from(cosine >= levh_core::config::HASH_FLOOR)
+    );
     let bad = h.levh.recall(&h.scope, &request(Some(1.5))).unwrap_err();
     assert!(bad.to_string().contains("min_similarity"), "{bad}");
 }

@@ -109,11 +109,8 @@ pub const HASH_FLOOR: f64 = 0.3;
 impl RecallConfig {
     /// The least cosine of a vector-only candidate, for a semantic embedder or not.
     pub fn floor(&self, semantic: bool) -> f64 {
-        self.min_similarity.unwrap_or(if semantic {
-            SEMANTIC_FLOOR
-        } else {
-            HASH_FLOOR
-        })
+        self.min_similarity
+            .unwrap_or(if semantic { SEMANTIC_FLOOR } else { HASH_FLOOR })
     }
 }
 
@@ -299,7 +296,12 @@ impl Config {
             Range::Unit,
             &mut f.hash_weight,
         )?;
-        read(lookup, "LEVH_FUSION_RRF_K", Range::NonNegative, &mut f.rrf_k)?;
+        read(
+            lookup,
+            "LEVH_FUSION_RRF_K",
+            Range::NonNegative,
+            &mut f.rrf_k,
+        )?;
         read(
             lookup,
             "LEVH_FUSION_TEMPORAL_BOOST",

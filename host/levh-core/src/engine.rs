@@ -1366,7 +1366,9 @@ impl Levh {
             .into_iter()
             .map(|memory| {
                 let mut e = evidence.get(&memory.id).copied().unwrap_or_default();
-                e.in_named_period = period.as_ref().is_some_and(|p| p.contains(memory.valid_from));
+                e.in_named_period = period
+                    .as_ref()
+                    .is_some_and(|p| p.contains(memory.valid_from));
                 let relevance = rank::fuse(&fusion, semantic, best_bm25, &e);
                 let score = rank::h_score(
                     &weights,
@@ -1822,10 +1824,7 @@ impl Levh {
                             Some((_, vector)) => vector,
                             None => self.embed_one(&memory.content)?.vector,
                         };
-                        Some(rank::Relevance::cosine_only(cosine(
-                            &query_vector,
-                            &vector,
-                        )))
+                        Some(rank::Relevance::cosine_only(cosine(&query_vector, &vector)))
                     }
                 }
             }

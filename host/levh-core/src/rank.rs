@@ -167,7 +167,12 @@ impl Relevance {
 /// Fuses each candidate's evidence into a relevance. `best_bm25` is the highest BM25 of
 /// the query's lexical candidates; `semantic` says whether the embedder is a language
 /// model (it picks the vector side's weight).
-pub fn fuse(config: &FusionConfig, semantic: bool, best_bm25: f64, evidence: &Evidence) -> Relevance {
+pub fn fuse(
+    config: &FusionConfig,
+    semantic: bool,
+    best_bm25: f64,
+    evidence: &Evidence,
+) -> Relevance {
     let w = config.vector_weight(semantic).clamp(0.0, 1.0);
     let cosine = evidence.cosine.clamp(0.0, 1.0);
     let lexical = match evidence.lexical {
@@ -323,7 +328,11 @@ mod tests {
         assert_eq!(frequency(1000), 1.0);
     }
 
-    fn evidence(lexical: Option<(f64, usize)>, cosine: f64, vector_rank: Option<usize>) -> Evidence {
+    fn evidence(
+        lexical: Option<(f64, usize)>,
+        cosine: f64,
+        vector_rank: Option<usize>,
+    ) -> Evidence {
         Evidence {
             lexical,
             cosine,
@@ -342,7 +351,10 @@ mod tests {
         // BM25 4.0 of a best 8.0 → 0.5; semantic: .4·.5 + .6·.7 = .62
         let r = fuse(&c, true, 8.0, &evidence(Some((4.0, 3)), 0.7, Some(1)));
         assert!((r.value - 0.62).abs() < 1e-12, "{r:?}");
-        assert_eq!((r.lexical, r.semantic, r.bm25, r.lexical_rank), (0.5, 0.7, Some(4.0), Some(3)));
+        assert_eq!(
+            (r.lexical, r.semantic, r.bm25, r.lexical_rank),
+            (0.5, 0.7, Some(4.0), Some(3))
+        );
         // hash: .8·.5 + .2·.7 = .54
         let r = fuse(&c, false, 8.0, &evidence(Some((4.0, 3)), 0.7, Some(1)));
         assert!((r.value - 0.54).abs() < 1e-12, "{r:?}");
@@ -368,7 +380,11 @@ mod tests {
         // lexical 3rd, vector 10th: (.5/63 + .5/70) / (1/61)
         let expected = (0.5 / 63.0 + 0.5 / 70.0) * 61.0;
         let r = fuse(&c, true, 5.0, &evidence(Some((2.0, 3)), 0.4, Some(10)));
-        assert!((r.value - expected).abs() < 1e-12, "{} vs {expected}", r.value);
+        assert!(
+            (r.value - expected).abs() < 1e-12,
+            "{} vs {expected}",
+            r.value
+        );
         // only the lexical side, 2nd: .5/62 · 61
         let r = fuse(&c, true, 5.0, &evidence(Some((4.0, 2)), 0.1, None));
         assert!((r.value - 0.5 * 61.0 / 62.0).abs() < 1e-12);
@@ -387,7 +403,17 @@ mod tests {
         let boosted = fuse(&c, false, 6.0, &e);
         assert!((boosted.value - plain.value - c.temporal_boost).abs() < 1e-12);
         assert_eq!(boosted.temporal, c.temporal_boost);
-        let top = fuse(&c, false, 3.0, &Evidence { lexical: Some((3.0, 1)), cosine: 1.0, vector_rank: Some(1), in_named_period: true });
+        let top = fuse(
+            &c,
+            false,
+            3.0,
+            &Evidence {
+                lexical: Some((3.0, 1)),
+                cosine: 1.0,
+                vector_rank: Some(1),
+                in_named_period: true,
+            },
+        );
         assert_eq!(top.value, 1.0);
     }
 

@@ -15,23 +15,77 @@ use crate::Timestamp;
 
 /// Month names by language, lowercase, with the month they name (1–12).
 const MONTHS: &[(&str, i8)] = &[
-    ("january", 1), ("february", 2), ("march", 3), ("april", 4), ("may", 5), ("june", 6),
-    ("july", 7), ("august", 8), ("september", 9), ("october", 10), ("november", 11),
-    ("december", 12), ("jan", 1), ("feb", 2), ("mar", 3), ("apr", 4), ("jun", 6), ("jul", 7),
-    ("aug", 8), ("sep", 9), ("sept", 9), ("oct", 10), ("nov", 11), ("dec", 12),
+    ("january", 1),
+    ("february", 2),
+    ("march", 3),
+    ("april", 4),
+    ("may", 5),
+    ("june", 6),
+    ("july", 7),
+    ("august", 8),
+    ("september", 9),
+    ("october", 10),
+    ("november", 11),
+    ("december", 12),
+    ("jan", 1),
+    ("feb", 2),
+    ("mar", 3),
+    ("apr", 4),
+    ("jun", 6),
+    ("jul", 7),
+    ("aug", 8),
+    ("sep", 9),
+    ("sept", 9),
+    ("oct", 10),
+    ("nov", 11),
+    ("dec", 12),
     // Turkish
-    ("ocak", 1), ("şubat", 2), ("mart", 3), ("nisan", 4), ("mayıs", 5), ("haziran", 6),
-    ("temmuz", 7), ("ağustos", 8), ("eylül", 9), ("ekim", 10), ("kasım", 11), ("aralık", 12),
+    ("ocak", 1),
+    ("şubat", 2),
+    ("mart", 3),
+    ("nisan", 4),
+    ("mayıs", 5),
+    ("haziran", 6),
+    ("temmuz", 7),
+    ("ağustos", 8),
+    ("eylül", 9),
+    ("ekim", 10),
+    ("kasım", 11),
+    ("aralık", 12),
     // German
-    ("januar", 1), ("februar", 2), ("märz", 3), ("mai", 5), ("juni", 6), ("juli", 7),
-    ("oktober", 10), ("dezember", 12),
+    ("januar", 1),
+    ("februar", 2),
+    ("märz", 3),
+    ("mai", 5),
+    ("juni", 6),
+    ("juli", 7),
+    ("oktober", 10),
+    ("dezember", 12),
     // Spanish
-    ("enero", 1), ("febrero", 2), ("marzo", 3), ("abril", 4), ("mayo", 5), ("junio", 6),
-    ("julio", 7), ("agosto", 8), ("septiembre", 9), ("octubre", 10), ("noviembre", 11),
+    ("enero", 1),
+    ("febrero", 2),
+    ("marzo", 3),
+    ("abril", 4),
+    ("mayo", 5),
+    ("junio", 6),
+    ("julio", 7),
+    ("agosto", 8),
+    ("septiembre", 9),
+    ("octubre", 10),
+    ("noviembre", 11),
     ("diciembre", 12),
     // French
-    ("janvier", 1), ("février", 2), ("mars", 3), ("avril", 4), ("juin", 6), ("juillet", 7),
-    ("août", 8), ("septembre", 9), ("octobre", 10), ("novembre", 11), ("décembre", 12),
+    ("janvier", 1),
+    ("février", 2),
+    ("mars", 3),
+    ("avril", 4),
+    ("juin", 6),
+    ("juillet", 7),
+    ("août", 8),
+    ("septembre", 9),
+    ("octobre", 10),
+    ("novembre", 11),
+    ("décembre", 12),
 ];
 
 /// Season and holiday words with the months they cover.
@@ -50,8 +104,8 @@ const AMBIGUOUS: &[&str] = &["may", "march", "mar", "fall", "jan", "dec", "sept"
 
 /// Words after which an ambiguous name is a period.
 const PERIOD_CUES: &[&str] = &[
-    "in", "during", "early", "late", "mid", "last", "this", "next", "the", "of", "since",
-    "until", "before", "after", "around", "by",
+    "in", "during", "early", "late", "mid", "last", "this", "next", "the", "of", "since", "until",
+    "before", "after", "around", "by",
 ];
 
 /// A period named by a query: some months, of one year or of every year.
@@ -99,7 +153,11 @@ pub fn named_period(query: &str) -> Option<NamedPeriod> {
             let capitalised = word.chars().next().is_some_and(char::is_uppercase) && i > 0;
             let cued = i > 0 && PERIOD_CUES.contains(&words[i - 1].to_lowercase().as_str());
             // "fall" is a period only after a cue, capitalised or not.
-            let ok = if lower == "fall" { cued } else { capitalised || cued };
+            let ok = if lower == "fall" {
+                cued
+            } else {
+                capitalised || cued
+            };
             if !ok {
                 continue;
             }
@@ -129,7 +187,13 @@ mod tests {
     #[test]
     fn months_seasons_and_years_are_found() {
         let p = named_period("What was Tom cooking in March 2025?").unwrap();
-        assert_eq!(p, NamedPeriod { year: Some(2025), months: vec![3] });
+        assert_eq!(
+            p,
+            NamedPeriod {
+                year: Some(2025),
+                months: vec![3]
+            }
+        );
         assert!(p.contains(at("2025-03-31T23:00:00Z")));
         assert!(!p.contains(at("2026-03-10T10:00:00Z")));
         assert!(!p.contains(at("2025-04-01T00:00:00Z")));
@@ -137,9 +201,15 @@ mod tests {
         let p = named_period("where did she go last summer").unwrap();
         assert_eq!(p.months, vec![6, 7, 8]);
         assert!(p.contains(at("2024-07-04T12:00:00Z")));
-        assert_eq!(named_period("plans for the winter").unwrap().months, vec![1, 2, 12]);
+        assert_eq!(
+            named_period("plans for the winter").unwrap().months,
+            vec![1, 2, 12]
+        );
         assert_eq!(named_period("around Christmas").unwrap().months, vec![12]);
-        assert_eq!(named_period("what happened in 2024").unwrap().months.len(), 12);
+        assert_eq!(
+            named_period("what happened in 2024").unwrap().months.len(),
+            12
+        );
         assert_eq!(named_period("Mart ayında ne oldu").unwrap().months, vec![3]);
         assert_eq!(named_period("im Oktober").unwrap().months, vec![10]);
         assert_eq!(named_period("en septiembre").unwrap().months, vec![9]);
@@ -150,8 +220,16 @@ mod tests {
     fn words_that_are_also_verbs_count_only_as_periods() {
         assert_eq!(named_period("may I ask what the deploy branch is"), None);
         assert_eq!(named_period("did the shelf fall down"), None);
-        assert_eq!(named_period("what did she plant in May").unwrap().months, vec![5]);
-        assert_eq!(named_period("what did she plant in the fall").unwrap().months, vec![9, 10, 11]);
+        assert_eq!(
+            named_period("what did she plant in May").unwrap().months,
+            vec![5]
+        );
+        assert_eq!(
+            named_period("what did she plant in the fall")
+                .unwrap()
+                .months,
+            vec![9, 10, 11]
+        );
         assert_eq!(named_period("which database do we use"), None);
         // a number that is not a year
         assert_eq!(named_period("budget of 4000 euros"), None);

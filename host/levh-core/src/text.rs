@@ -20,14 +20,93 @@ pub const STOPWORDS: &[&str] = &[
 /// "about" do not have to match — and do not favour memories full of them. (Kept apart
 /// from [`STOPWORDS`], which the hash embedder's frozen vectors depend on.)
 pub const QUERY_STOPWORDS: &[&str] = &[
-    "a", "about", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "being",
-    "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for", "from", "had",
-    "has", "have", "having", "he", "her", "hers", "him", "his", "how", "i", "if", "in", "into",
-    "is", "it", "its", "me", "mention", "mentioned", "my", "of", "on", "or", "our", "say",
-    "said", "she", "should", "so", "some", "tell", "than", "that", "the", "their", "them",
-    "then", "there", "these", "they", "this", "those", "to", "told", "was", "we", "were",
-    "what", "whats", "when", "where", "which", "while", "who", "whom", "whose", "why", "will",
-    "with", "would", "you", "your",
+    "a",
+    "about",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "been",
+    "being",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "done",
+    "for",
+    "from",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "me",
+    "mention",
+    "mentioned",
+    "my",
+    "of",
+    "on",
+    "or",
+    "our",
+    "say",
+    "said",
+    "she",
+    "should",
+    "so",
+    "some",
+    "tell",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "to",
+    "told",
+    "was",
+    "we",
+    "were",
+    "what",
+    "whats",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
 ];
 
 /// The words of a query worth matching in the full-text index: lowercased, without
@@ -51,7 +130,11 @@ pub fn query_terms(query: &str) -> Vec<String> {
         .filter(|w| !QUERY_STOPWORDS.contains(&w.as_str()))
         .cloned()
         .collect();
-    if meaningful.is_empty() { all } else { meaningful }
+    if meaningful.is_empty() {
+        all
+    } else {
+        meaningful
+    }
 }
 
 /// Who a text is attributed to, when it starts like a line of a transcript or chat:
@@ -66,7 +149,8 @@ pub fn attribution(text: &str) -> Option<&str> {
     let named = (1..=3).contains(&words.len())
         && words.iter().all(|w| {
             w.chars().next().is_some_and(char::is_uppercase)
-                && w.chars().all(|c| c.is_alphabetic() || c == '.' || c == '-' || c == '\'')
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || c == '.' || c == '-' || c == '\'')
         });
     named.then_some(name.trim())
 }
@@ -76,7 +160,9 @@ pub fn attribution(text: &str) -> Option<&str> {
 pub fn is_question(text: &str) -> bool {
     text.trim_end()
         .trim_end_matches(|c: char| {
-            c.is_whitespace() || matches!(c, '"' | '\'' | ')' | ']' | '”' | '’' | '»') || !c.is_ascii() && !c.is_alphanumeric() && c != '?' && c != '？'
+            c.is_whitespace()
+                || matches!(c, '"' | '\'' | ')' | ']' | '”' | '’' | '»')
+                || !c.is_ascii() && !c.is_alphanumeric() && c != '?' && c != '？'
         })
         .ends_with(['?', '？'])
 }
@@ -231,12 +317,18 @@ mod tests {
     #[test]
     fn attribution_finds_speakers_not_times_or_labels_with_numbers() {
         assert_eq!(attribution("Nadia: see you soon!"), Some("Nadia"));
-        assert_eq!(attribution("  Dr Ruth Cole: the knee is better"), Some("Dr Ruth Cole"));
+        assert_eq!(
+            attribution("  Dr Ruth Cole: the knee is better"),
+            Some("Dr Ruth Cole")
+        );
         assert_eq!(attribution("Jean-Luc: oui"), Some("Jean-Luc"));
         assert_eq!(attribution("9:30: standup"), None);
         assert_eq!(attribution("https://example.com is down"), None);
         assert_eq!(attribution("we decided: ship it"), None);
-        assert_eq!(attribution("The team that owns billing decided: ship"), None);
+        assert_eq!(
+            attribution("The team that owns billing decided: ship"),
+            None
+        );
         assert_eq!(attribution("no colon here"), None);
     }
 

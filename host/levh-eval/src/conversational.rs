@@ -169,7 +169,9 @@ impl Dataset {
     /// The dataset shipped with levh.
     pub fn builtin() -> Result<Self> {
         Self::from_files(
-            BUILTIN.iter().map(|(name, text)| (name.to_string(), text.to_string())),
+            BUILTIN
+                .iter()
+                .map(|(name, text)| (name.to_string(), text.to_string())),
             "the built-in conversational dataset (fixtures/benchmark/conversational)",
         )
     }
@@ -222,7 +224,9 @@ impl Dataset {
         }
         for (measure, by_kind) in &manifest.thresholds {
             if measure != "lexical" && measure != "semantic" {
-                bail!("{origin}: thresholds: `{measure}` is not a measure (use `lexical` or `semantic`)");
+                bail!(
+                    "{origin}: thresholds: `{measure}` is not a measure (use `lexical` or `semantic`)"
+                );
             }
             for kind in by_kind.keys() {
                 if kind != ALL && !KINDS.contains(&kind.as_str()) {
@@ -259,12 +263,17 @@ impl Conversation {
         let mut turns = HashSet::new();
         let mut last: Option<Timestamp> = None;
         for (n, session) in self.sessions.iter().enumerate() {
-            let date: Timestamp = session
-                .date
-                .parse()
-                .with_context(|| format!("sessions[{n}]: date {:?} is not an RFC 3339 time", session.date))?;
+            let date: Timestamp = session.date.parse().with_context(|| {
+                format!(
+                    "sessions[{n}]: date {:?} is not an RFC 3339 time",
+                    session.date
+                )
+            })?;
             if last.is_some_and(|l| date <= l) {
-                bail!("sessions[{n}]: date {} is not after the session before", session.date);
+                bail!(
+                    "sessions[{n}]: date {} is not after the session before",
+                    session.date
+                );
             }
             last = Some(date);
             for (t, turn) in session.turns.iter().enumerate() {
@@ -287,13 +296,20 @@ impl Conversation {
                 bail!("questions[{n}]: id `{}` is used twice", q.id);
             }
             if !KINDS.contains(&q.kind.as_str()) {
-                bail!("questions[{n}] ({}): kind `{}` is not one of {KINDS:?}", q.id, q.kind);
+                bail!(
+                    "questions[{n}] ({}): kind `{}` is not one of {KINDS:?}",
+                    q.id,
+                    q.kind
+                );
             }
             if q.evidence.is_empty() {
                 bail!("questions[{n}] ({}): `evidence` is empty", q.id);
             }
             if let Some(missing) = q.evidence.iter().find(|e| !turns.contains(e.as_str())) {
-                bail!("questions[{n}] ({}): evidence `{missing}` is not a turn", q.id);
+                bail!(
+                    "questions[{n}] ({}): evidence `{missing}` is not a turn",
+                    q.id
+                );
             }
         }
         Ok(())
@@ -356,7 +372,8 @@ impl Bm25 {
                         let tf = *counts.get(term)?;
                         let df = self.frequency.get(term).copied().unwrap_or(0.0);
                         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                        let norm = Self::K1 * (1.0 - Self::B + Self::B * length / self.average_length);
+                        let norm =
+                            Self::K1 * (1.0 - Self::B + Self::B * length / self.average_length);
                         Some(idf * tf * (Self::K1 + 1.0) / (tf + norm))
                     })
                     .sum()
@@ -569,7 +586,11 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
     let mut outcomes = Vec::new();
     let mut timings = Vec::new();
     for conversation in &dataset.conversations {
-        let turns: Vec<&Turn> = conversation.sessions.iter().flat_map(|s| &s.turns).collect();
+        let turns: Vec<&Turn> = conversation
+            .sessions
+            .iter()
+            .flat_map(|s| &s.turns)
+            .collect();
         let contents: Vec<String> = turns.iter().map(|t| t.content()).collect();
         let bm25 = Bm25::new(contents.iter().map(String::as_str));
         for question in &conversation.questions {
@@ -714,7 +735,11 @@ mod tests {
         assert_eq!(scores[1], 0.0);
         assert!((scores[2] - expected2).abs() < 1e-12);
         assert_eq!(index.top("cat", 10), vec![2, 0]);
-        assert_eq!(index.top("Cat!", 1), vec![2], "case and punctuation are folded");
+        assert_eq!(
+            index.top("Cat!", 1),
+            vec![2],
+            "case and punctuation are folded"
+        );
         assert!(index.top("bird", 10).is_empty());
     }
 
@@ -746,13 +771,20 @@ mod tests {
 
     #[test]
     fn bad_files_are_refused_naming_the_place() {
-        let manifest = (MANIFEST.to_owned(), r#"{"name":"d","version":1}"#.to_owned());
+        let manifest = (
+            MANIFEST.to_owned(),
+            r#"{"name":"d","version":1}"#.to_owned(),
+        );
         let bad = r#"{"id":"c","speakers":["A","B"],"sessions":[{"date":"2025-01-01T10:00:00Z","turns":[{"id":"s1t1","speaker":"C","text":"hi there"}]}],"questions":[]}"#;
         let e = format!(
             "{:#}",
-            Dataset::from_files([manifest.clone(), ("c.json".into(), bad.into())], "dir").unwrap_err()
+            Dataset::from_files([manifest.clone(), ("c.json".into(), bad.into())], "dir")
+                .unwrap_err()
         );
-        assert!(e.contains("c.json") && e.contains("s1t1") && e.contains("`C`"), "{e}");
+        assert!(
+            e.contains("c.json") && e.contains("s1t1") && e.contains("`C`"),
+            "{e}"
+        );
         let label = r#"{"id":"c","speakers":["A","B"],"sessions":[{"date":"2025-01-01T10:00:00Z","turns":[{"id":"s1t1","speaker":"A","text":"hi there"}]}],
             "questions":[{"id":"q1","kind":"single-hop","question":"hi?","evidence":["s9t9"]}]}"#;
         let e = format!(

@@ -316,7 +316,9 @@ mod tests {
     /// The verdict the engine reaches for `b` when `a` is the only stored memory: the
     /// gate compares only comparable memories, so an incomparable `a` is as good as none.
     fn lexical_verdict(c: &GateConfig, a: &str, b: &str) -> &'static str {
-        let nearest = comparable(a, b).then(|| near(shingle_similarity(a, b), Measure::Lexical)).flatten();
+        let nearest = comparable(a, b)
+            .then(|| near(shingle_similarity(a, b), Measure::Lexical))
+            .flatten();
         decide(c, b, &[], nearest, Some(a)).name()
     }
 

@@ -174,8 +174,18 @@ fn run_conversational(
             report.measure
         ));
         let mut table = output::table(&[
-            "kind", "questions", "hit@1", "hit@5", "hit@10", "MRR", "BM25 hit@1", "BM25 hit@5",
-            "BM25 hit@10", "BM25 MRR", "Δ hit@10", "Δ MRR",
+            "kind",
+            "questions",
+            "hit@1",
+            "hit@5",
+            "hit@10",
+            "MRR",
+            "BM25 hit@1",
+            "BM25 hit@5",
+            "BM25 hit@10",
+            "BM25 MRR",
+            "Δ hit@10",
+            "Δ MRR",
         ]);
         for (levh, bm25) in report.levh.iter().zip(&report.bm25) {
             table.add_row(vec![
@@ -198,8 +208,16 @@ fn run_conversational(
             "stored the turns through the gate in {:.0} ms ({} held, {} rejected; {} of them \
              evidence); recall p50 {:.1} ms, p99 {:.1} ms",
             report.ingest_ms,
-            report.not_stored.iter().filter(|n| n.verdict == "review").count(),
-            report.not_stored.iter().filter(|n| n.verdict == "reject").count(),
+            report
+                .not_stored
+                .iter()
+                .filter(|n| n.verdict == "review")
+                .count(),
+            report
+                .not_stored
+                .iter()
+                .filter(|n| n.verdict == "reject")
+                .count(),
             report.evidence_not_stored().count(),
             report.search_p50_ms,
             report.search_p99_ms
