@@ -562,32 +562,28 @@ fn recall_never_returns_held_candidates_and_the_gate_checks_the_same_project_onl
     assert!(hits.iter().all(|hit| hit.memory.content != PROD));
 }
 
+/// What the gate does with `content` (in `project`), through the engine.
+fn offer(h: &Harness, content: &str, project: Option<&str>) -> levh_core::CaptureOutcome {
+    h.levh
+        .capture(
+            &h.scope,
+            NewMemory {
+                content: content.into(),
+                project: project.map(str::to_owned),
+                ..NewMemory::default()
+            },
+        )
+        .unwrap()
+}
+
 #[test]
 fn a_repeat_of_a_waiting_held_candidate_is_rejected_naming_it_not_queued_twice() {
     let h = Harness::new();
     h.capture(MAIN);
-    let held = h
-        .levh
-        .capture(
-            &h.scope,
-            NewMemory {
-                content: PROD.into(),
-                ..NewMemory::default()
-            },
-        )
-        .unwrap();
+    let held = offer(&h, PROD, None);
     let held_id = held.held_id.expect("a one-fact update is held");
     // The same text again (case and spacing aside) while the first copy waits.
-    let again = h
-        .levh
-        .capture(
-            &h.scope,
-            NewMemory {
-                content: "the deploy branch for  atlas is PROD.".into(),
-                ..NewMemory::default()
-            },
-        )
-        .unwrap();
+    let again = offer(&h, "the deploy branch for  atlas is PROD.", None);
     assert_eq!(again.verdict.name(), "reject", "{again:?}");
     assert!(again.held_id.is_none() && again.memory_id.is_none());
     assert!(
@@ -599,30 +595,11 @@ fn a_repeat_of_a_waiting_held_candidate_is_rejected_naming_it_not_queued_twice()
     assert_eq!(waiting.len(), 1, "{waiting:?}");
     // Once a person has decided, the text is judged afresh.
     h.levh.held_discard(&h.scope, held_id).unwrap();
-    let after = h
-        .levh
-        .capture(
-            &h.scope,
-            NewMemory {
-                content: PROD.into(),
-                ..NewMemory::default()
-            },
-        )
-        .unwrap();
+    let after = offer(&h, PROD, None);
     assert_eq!(after.verdict.name(), "review", "{after:?}");
     let waiting = after.held_id.unwrap();
     // In another project, it is another candidate, not a repeat of the waiting one.
-    let elsewhere = h
-        .levh
-        .capture(
-            &h.scope,
-            NewMemory {
-                content: PROD.into(),
-                project: Some("other".into()),
-                ..NewMemory::default()
-            },
-        )
-        .unwrap();
+    let elsewhere = offer(&h, PROD, Some("other"));
     assert_eq!(elsewhere.verdict.name(), "admit", "{elsewhere:?}");
     assert_eq!(
         h.levh
@@ -647,40 +624,17 @@ fn the_gate_stores_a_conversation_answers_and_other_speakers_words_included() {
         "Sam: I did fix the boiler in the end.",
     ];
     for turn in turns {
-        let outcome = h
-            .levh
-            .capture(
-                &h.scope,
-                NewMemory {
-                    content: turn.into(),
-                    ..NewMemory::default()
-                },
-            )
-            .unwrap();
+        let outcome = offer(&h, turn, None);
         assert_eq!(outcome.verdict.name(), "admit", "{turn:?}: {outcome:?}");
     }
     // The same speaker saying the same thing again is still a duplicate.
-    let again = h
-        .levh
-        .capture(
-            &h.scope,
-            NewMemory {
-                content: "Nadia: have a great day".into(),
-                ..NewMemory::default()
-            },
-        )
-        .unwrap();
+    let again = offer(&h, "Nadia: have a great day", None);
     assert_eq!(again.verdict.name(), "reject", "{again:?}");
     // A changed word is held for a person, never dropped.
-    let changed = h
-        .levh
-        .capture(
-            &h.scope,
-            NewMemory {
-                content: "Jon: Hey Gina! The store's going great, we hired three people!".into(),
-                ..NewMemory::default()
-            },
-        )
-        .unwrap();
+    let changed = offer(
+        &h,
+        "Jon: Hey Gina! The store's going great, we hired three people!",
+        None,
+    );
     assert_eq!(changed.verdict.name(), "review", "{changed:?}");
 }

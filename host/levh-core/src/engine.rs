@@ -1753,22 +1753,14 @@ impl Levh {
             ));
         }
         let memory = self.get(scope, id)?;
-        let model_id = self.embedder.model_id().to_owned();
-        let vector = match self
-            .store
-            .embeddings(&scope.workspace, &[id], &model_id)?
-            .pop()
-        {
-            Some((_, vector)) => vector,
-            None => self.embed_one(&memory.content)?.vector,
-        };
+        let vector = self.vector_of(scope, &memory)?;
         let filter = MemoryFilter {
             valid_at: Some(self.clock.now()),
             ..MemoryFilter::workspace(scope.workspace.clone())
         };
         let near: Vec<(MemoryId, f32)> = self
             .index
-            .nearest(&filter, &model_id, &vector, limit + 1)?
+            .nearest(&filter, self.embedder.model_id(), &vector, limit + 1)?
             .into_iter()
             .filter(|(other, _)| *other != id)
             .take(limit)
@@ -1814,16 +1806,8 @@ impl Levh {
                 match hits.into_iter().find(|hit| hit.memory.id == id) {
                     Some(hit) => Some(hit.relevance),
                     None => {
-                        let model_id = self.embedder.model_id().to_owned();
                         let query_vector = self.embed_one(query)?.vector;
-                        let vector = match self
-                            .store
-                            .embeddings(&scope.workspace, &[id], &model_id)?
-                            .pop()
-                        {
-                            Some((_, vector)) => vector,
-                            None => self.embed_one(&memory.content)?.vector,
-                        };
+                        let vector = self.vector_of(scope, &memory)?;
                         Some(rank::Relevance::cosine_only(cosine(&query_vector, &vector)))
                     }
                 }
@@ -1837,6 +1821,20 @@ impl Levh {
             rank::frequency(memory.state.recall_count),
         );
         Ok((score, relevance))
+    }
+
+    /// A memory's stored vector of the current model, or a fresh embedding of its content
+    /// when it has none yet (stored under another model, not re-embedded).
+    fn vector_of(&self, scope: &Scope, memory: &Memory) -> Result<Vec<f32>> {
+        let model_id = self.embedder.model_id();
+        match self
+            .store
+            .embeddings(&scope.workspace, &[memory.id], model_id)?
+            .pop()
+        {
+            Some((_, vector)) => Ok(vector),
+            None => Ok(self.embed_one(&memory.content)?.vector),
+        }
     }
 
     /// The memories behind scored ids, each with its score (ids no longer found are left
