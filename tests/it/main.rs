@@ -11,6 +11,7 @@ mod embed;
 mod gate;
 mod github;
 mod http;
+mod inspector;
 mod mcp;
 mod memory_model;
 mod notion;

@@ -1231,3 +1231,39 @@ fn mcp_search_takes_min_similarity_and_names_it_when_out_of_range() {
         assert!(text.contains("min_similarity"), "{text}");
     });
 }
+
+#[test]
+fn mcp_argument_errors_name_the_argument() {
+    block_on(async {
+        let harness = Harness::new();
+        let client = connect(
+            &harness,
+            Profile::Minimal,
+            TestClient::new("claude-code", Person::Absent),
+        )
+        .await;
+        for (tool, arguments, name) in [
+            (
+                "recall_memory",
+                json!({"query": "x", "limit": "three"}),
+                "`limit`",
+            ),
+            (
+                "recall_memory",
+                json!({"query": "x", "min_similarity": "high"}),
+                "`min_similarity`",
+            ),
+            ("recall_memory", json!({"limit": 3}), "query"),
+            (
+                "store_memory",
+                json!({"content": "a fine fact", "importance": "0.7"}),
+                "`importance`",
+            ),
+        ] {
+            // An isError result the agent can read and correct, naming the argument.
+            let text = error(&client, tool, arguments).await;
+            assert!(text.contains(name), "{name}: {text}");
+        }
+        assert_eq!(count(&harness), 0);
+    });
+}

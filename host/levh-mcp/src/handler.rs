@@ -62,6 +62,7 @@ impl ServerHandler for LevhMcp {
                 .list_all()
                 .into_iter()
                 .filter(|tool| self.profile.includes(&tool.name))
+                .map(crate::arguments::interoperable_tool)
                 .collect(),
         ))
     }

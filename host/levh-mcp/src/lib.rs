@@ -13,6 +13,7 @@
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod arguments;
 mod handler;
 mod profile;
 pub mod tools;
@@ -123,7 +124,11 @@ impl LevhMcp {
 
     /// Every tool definition levh has, whatever the profile (for docs and snapshots).
     pub fn all_tools() -> Vec<rmcp::model::Tool> {
-        Self::tool_router().list_all()
+        Self::tool_router()
+            .list_all()
+            .into_iter()
+            .map(arguments::interoperable_tool)
+            .collect()
     }
 }
 

@@ -6,7 +6,9 @@ use levh_core::{
     HeldId, HeldStatus, Kind, Levh, MemoryFilter, MemoryId, NewMemory, Page, RecallRequest, Scope,
     SessionId, Timestamp, text,
 };
-use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::handler::server::wrapper::Json;
+
+use crate::arguments::Parameters;
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, EnumSchema};
 use rmcp::service::ElicitationMode;
 use rmcp::{Peer, RoleServer, tool, tool_router};

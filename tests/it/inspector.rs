@@ -1,0 +1,141 @@
+//! A real third-party MCP client against the real `levh mcp stdio`: MCP Inspector's CLI
+//! (`@modelcontextprotocol/inspector`, from the npm registry). It sends a `--tool-arg`
+//! as a number or boolean only when the tool's schema types the argument as a plain
+//! `number`/`boolean`, and warns on every schema `format` it does not know — so this is
+//! where a schema that only rmcp's own client understands shows.
+//!
+//! `.ci/run` installs the Inspector under `.cache/inspector` (`MCP_INSPECTOR` names
+//! another `mcp-inspector` binary). Without it the test says on stderr why it was
+//! skipped, and passes.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{json, levh, levh_binary, repository_root};
+
+/// The Inspector's CLI, if installed.
+fn inspector() -> Option<PathBuf> {
+    let path = std::env::var_os("MCP_INSPECTOR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            repository_root().join(".cache/inspector/node_modules/.bin/mcp-inspector")
+        });
+    if path.is_file() {
+        return Some(path);
+    }
+    eprintln!(
+        "skipped: MCP Inspector tests: no {} (needs Node.js; install with `npm install \
+         --prefix .cache/inspector @modelcontextprotocol/inspector@2.12.0`, as .ci/run does, \
+         or set MCP_INSPECTOR)",
+        path.display()
+    );
+    None
+}
+
+/// One Inspector CLI call against `levh mcp stdio` in `home`: its JSON answer and stderr.
+fn call(inspector: &PathBuf, home: &std::path::Path, method: &[&str]) -> (Value, String) {
+    let output = Command::new(inspector)
+        .arg("--cli")
+        .args(["-e", &format!("LEVH_HOME={}", home.display())])
+        .args(["-e", "LEVH_EMBEDDER=hash"])
+        .arg(levh_binary())
+        .args(["mcp", "stdio", "--method"])
+        .args(method)
+        .output()
+        .expect("running the MCP Inspector CLI");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "inspector {method:?} failed:\n{stdout}\n{stderr}"
+    );
+    let answer = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("inspector {method:?} printed no JSON ({e}):\n{stdout}\n{stderr}")
+    });
+    (answer, stderr)
+}
+
+#[test]
+fn mcp_inspector_cli_sets_importance_pin_and_limit_with_no_schema_warnings() {
+    let Some(inspector) = inspector() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (tools, stderr) = call(&inspector, home.path(), &["tools/list"]);
+    assert!(
+        !stderr.contains("unknown format"),
+        "schema warnings:\n{stderr}"
+    );
+    let store = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "store_memory")
+        .expect("store_memory is listed");
+    assert_eq!(
+        store["inputSchema"]["properties"]["importance"]["type"],
+        "number"
+    );
+    assert_eq!(store["inputSchema"]["properties"]["pin"]["type"], "boolean");
+
+    let (stored, stderr) = call(
+        &inspector,
+        home.path(),
+        &[
+            "tools/call",
+            "--tool-name",
+            "store_memory",
+            "--tool-arg",
+            "content=Deploys happen on Tuesdays after the standup",
+            "--tool-arg",
+            "importance=0.7",
+            "--tool-arg",
+            "pin=true",
+        ],
+    );
+    assert!(
+        !stderr.contains("unknown format"),
+        "schema warnings:\n{stderr}"
+    );
+    assert_eq!(stored["isError"], false, "{stored}");
+    assert_eq!(stored["structuredContent"]["verdict"], "admit", "{stored}");
+    let listed = json(levh(home.path()).args(["list", "--json"]));
+    assert_eq!(listed[0]["importance"], 0.7, "{listed}");
+    assert_eq!(listed[0]["pinned"], true, "{listed}");
+
+    for n in 1..=4 {
+        json(levh(home.path()).args([
+            "capture",
+            &format!("Deploys of service {n} need a second reviewer"),
+            "--json",
+        ]));
+    }
+    let (recalled, stderr) = call(
+        &inspector,
+        home.path(),
+        &[
+            "tools/call",
+            "--tool-name",
+            "recall_memory",
+            "--tool-arg",
+            "query=deploys",
+            "--tool-arg",
+            "limit=3",
+        ],
+    );
+    assert!(
+        !stderr.contains("unknown format"),
+        "schema warnings:\n{stderr}"
+    );
+    assert_eq!(recalled["isError"], false, "{recalled}");
+    assert_eq!(
+        recalled["structuredContent"]["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3,
+        "{recalled}"
+    );
+}
