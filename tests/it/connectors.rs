@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{json, levh};
+use crate::support::{json, levh, ok};
 
 fn fixtures(name: &str) -> PathBuf {
     crate::support::repository_root()
@@ -199,4 +199,76 @@ fn local_files_reads_text_and_reports_each_unreadable_file_once() {
             .iter()
             .any(|m| m["metadata"]["source_id"] == "sub/planning.txt")
     );
+}
+
+#[test]
+fn a_corrupt_grants_file_is_an_error_naming_it_and_is_never_overwritten() {
+    let home = tempfile::tempdir().unwrap();
+    let granted = tempfile::tempdir().unwrap();
+    ok(levh(home.path()).args([
+        "connector",
+        "grant",
+        "local_files",
+        granted.path().to_str().unwrap(),
+    ]));
+    let file = walk(home.path())
+        .into_iter()
+        .find(|p| p.ends_with("local_files/grants.toml"))
+        .expect("a grants file");
+    std::fs::write(&file, "read_paths = [\"unterminated").unwrap();
+
+    let other = tempfile::tempdir().unwrap();
+    for args in [
+        vec![
+            "connector",
+            "grant",
+            "local_files",
+            other.path().to_str().unwrap(),
+        ],
+        vec!["connector", "inspect", "local_files"],
+        vec![
+            "sync",
+            "local_files",
+            "--config",
+            &format!("directory={}", granted.path().display()),
+        ],
+    ] {
+        let out = levh(home.path()).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} must fail: {stderr}");
+        assert!(
+            stderr.contains("grants.toml") && stderr.contains("not a valid grants file"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "read_paths = [\"unterminated",
+        "the file was rewritten"
+    );
+    // The list still lists, with the error on that connector's row.
+    let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
+    let row = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "local_files")
+        .unwrap();
+    assert!(
+        row["error"].as_str().unwrap().contains("grants.toml"),
+        "{row}"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
 }

@@ -102,10 +102,12 @@ impl Registry {
         Ok(true)
     }
 
-    /// What a connector was granted, with its credential if one is stored.
-    pub fn grants(&self, id: &str) -> Grants {
-        let file = self.grants_file(id);
-        Grants {
+    /// What a connector was granted, with its credential if one is stored. A grants file
+    /// that cannot be read or parsed is an error naming it — never "no grants", which
+    /// the next grant would then write over.
+    pub fn grants(&self, id: &str) -> Result<Grants, PluginError> {
+        let file = self.grants_file(id)?;
+        Ok(Grants {
             read_paths: file.read_paths,
             http_hosts: file
                 .http_hosts
@@ -113,13 +115,24 @@ impl Registry {
                 .filter_map(|h| Origin::parse(h).ok())
                 .collect(),
             credential: self.credential(id),
-        }
+        })
     }
 
-    fn grants_file(&self, id: &str) -> GrantsFile {
-        let text =
-            std::fs::read_to_string(self.plugin_dir(id).join("grants.toml")).unwrap_or_default();
-        toml::from_str(&text).unwrap_or_default()
+    fn grants_file(&self, id: &str) -> Result<GrantsFile, PluginError> {
+        let path = self.plugin_dir(id).join("grants.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(GrantsFile::default()),
+            Err(e) => return Err(host_error(&format!("reading {}", path.display()), e)),
+        };
+        toml::from_str(&text).map_err(|e| {
+            PluginError::Host(format!(
+                "{} is not a valid grants file ({}); fix it, or delete it and grant again \
+                 with `levh connector grant {id} …`",
+                path.display(),
+                e.message()
+            ))
+        })
     }
 
     fn save_grants(&self, id: &str, file: &GrantsFile) -> Result<(), PluginError> {
@@ -134,7 +147,7 @@ impl Registry {
     /// `host:port`). It still reaches it only if its manifest asks for it.
     pub fn grant_host(&self, id: &str, host: &str) -> Result<Origin, PluginError> {
         let origin = Origin::parse(host).map_err(|e| host_error("the host", e))?;
-        let mut file = self.grants_file(id);
+        let mut file = self.grants_file(id)?;
         let text = origin.to_string();
         if !file.http_hosts.contains(&text) {
             file.http_hosts.push(text);
@@ -146,7 +159,7 @@ impl Registry {
     /// Takes a host grant back. False when it was not granted.
     pub fn revoke_host(&self, id: &str, host: &str) -> Result<bool, PluginError> {
         let origin = Origin::parse(host).map_err(|e| host_error("the host", e))?;
-        let mut file = self.grants_file(id);
+        let mut file = self.grants_file(id)?;
         let before = file.http_hosts.len();
         file.http_hosts.retain(|h| h != &origin.to_string());
         let removed = file.http_hosts.len() != before;
@@ -198,7 +211,7 @@ impl Registry {
         let path = path
             .canonicalize()
             .map_err(|e| host_error(&format!("{}", path.display()), e))?;
-        let mut file = self.grants_file(id);
+        let mut file = self.grants_file(id)?;
         if !file.read_paths.contains(&path) {
             file.read_paths.push(path.clone());
         }
@@ -209,7 +222,7 @@ impl Registry {
     /// Takes a grant back. False when it was not granted.
     pub fn revoke(&self, id: &str, path: &Path) -> Result<bool, PluginError> {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        let mut file = self.grants_file(id);
+        let mut file = self.grants_file(id)?;
         let before = file.read_paths.len();
         file.read_paths.retain(|p| p != &canonical && p != path);
         let removed = file.read_paths.len() != before;

@@ -132,11 +132,15 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                 } else {
                     "installed"
                 };
-                match host.load_connector(&id, &bytes) {
-                    Ok(c) => rows.push(json!({
+                // One connector's unreadable grants file is that row's error, not the list's.
+                match host
+                    .load_connector(&id, &bytes)
+                    .and_then(|c| Ok((c, registry.grants(&id)?)))
+                {
+                    Ok((c, grants)) => rows.push(json!({
                         "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
                         "description": c.manifest.description, "capabilities": c.manifest.capabilities,
-                        "grants": registry.grants(&id).read_paths,
+                        "grants": grants.read_paths,
                     })),
                     Err(e) => rows.push(json!({ "id": id, "origin": origin, "error": e.to_string() })),
                 }
@@ -164,7 +168,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         Command::Inspect { id } => {
             let bytes = component_bytes(context, &id)?;
             let connector = context.plugin_host()?.load_connector(&id, &bytes)?;
-            let grants = registry.grants(&id);
+            let grants = registry.grants(&id)?;
             if json {
                 output::json(&json!({
                     "manifest": connector.manifest, "sha256": connector.sha256, "grants": grants,

@@ -176,16 +176,20 @@ impl ConnectorRuntime {
             } else {
                 "installed"
             };
-            let grants = registry.grants(&id);
-            rows.push(match host.load_connector(&id, &bytes) {
-                Ok(c) => json!({
-                    "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
-                    "description": c.manifest.description,
-                    "capabilities": c.manifest.capabilities,
-                    "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
-                }),
-                Err(e) => json!({ "id": id, "origin": origin, "error": e.to_string() }),
-            });
+            rows.push(
+                match host
+                    .load_connector(&id, &bytes)
+                    .and_then(|c| Ok((c, registry.grants(&id)?)))
+                {
+                    Ok((c, grants)) => json!({
+                        "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
+                        "description": c.manifest.description,
+                        "capabilities": c.manifest.capabilities,
+                        "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
+                    }),
+                    Err(e) => json!({ "id": id, "origin": origin, "error": e.to_string() }),
+                },
+            );
         }
         Ok(json!({ "connectors": rows }))
     }
@@ -193,7 +197,7 @@ impl ConnectorRuntime {
     fn help(&self, id: &str) -> Result<serde_json::Value> {
         let bytes = super::connector::component_bytes(&self.context, id)?;
         let connector = self.context.plugin_host()?.load_connector(id, &bytes)?;
-        let grants = self.context.registry().grants(id);
+        let grants = self.context.registry().grants(id)?;
         Ok(json!({
             "manifest": connector.manifest,
             "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
@@ -228,7 +232,7 @@ impl ConnectorRuntime {
         }
         // Stored grants only. A path named in `config` is NOT granted (unlike `levh sync`
         // typed by a person): the connector's read is refused unless a person granted it.
-        let grants = self.context.registry().grants(id);
+        let grants = self.context.registry().grants(id)?;
         let mut source = ConnectorSource::new(&host, &connector, request.config.clone(), grants);
         Ok(levh.sync(
             scope,

@@ -91,7 +91,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     }
     // A path the person typed on this command line is theirs to give: it is granted for
     // this run. Syncs started by agents get only the stored grants.
-    let mut grants = context.registry().grants(&id);
+    let mut grants = context.registry().grants(&id)?;
     for (key, value) in &args.config {
         if manifest
             .capabilities
