@@ -459,10 +459,29 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let crate_dir = work.path().join("team-notes");
-    ok(levh(home.path())
+    // Made by a copy of the binary, as one installed elsewhere would be: the crate must
+    // carry the SDK and the WIT package itself, never a path into this source tree.
+    let installed = work.path().join("bin/levh");
+    std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
+    std::fs::copy(crate::support::levh_binary(), &installed).unwrap();
+    ok(std::process::Command::new(&installed)
+        .env("LEVH_HOME", home.path())
         .args(["connector", "new", "team-notes", "--dir"])
         .arg(&crate_dir));
     assert!(crate_dir.join("src/lib.rs").is_file());
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(r#"levh-connector-sdk = { path = "sdk" }"#),
+        "{manifest}"
+    );
+    let root = crate::support::repository_root();
+    for file in ["Cargo.toml", "sdk/Cargo.toml", "sdk/src/lib.rs"] {
+        let text = std::fs::read_to_string(crate_dir.join(file)).unwrap();
+        assert!(
+            !text.contains(&*root.to_string_lossy()) && !text.contains("../../wit"),
+            "{file} reaches outside the crate"
+        );
+    }
 
     // Built as its author would, with the machine's cargo (a target dir shared across runs).
     let target = crate::support::repository_root().join("target/third-party");

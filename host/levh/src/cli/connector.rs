@@ -74,7 +74,8 @@ pub enum Command {
         /// Where to create it (default: ./NAME).
         #[arg(long)]
         dir: Option<PathBuf>,
-        /// The levh-connector-sdk crate to depend on (default: the one this levh was built with).
+        /// Depend on this levh-connector-sdk crate (default: a copy of the SDK this levh
+        /// ships, written into the new crate's `sdk/`).
         #[arg(long)]
         sdk: Option<PathBuf>,
     },
@@ -319,16 +320,13 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         }
         Command::New { name, dir, sdk } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from(&name));
-            let sdk = sdk.unwrap_or_else(|| {
-                PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../connectors/sdk"))
-            });
-            let sdk = sdk.canonicalize().map_err(|e| {
-                anyhow!(
-                    "the connector SDK at {}: {e} (pass --sdk PATH)",
-                    sdk.display()
-                )
-            })?;
-            super::template::create(&dir, &name, &sdk)?;
+            let sdk = sdk
+                .map(|sdk| {
+                    sdk.canonicalize()
+                        .map_err(|e| anyhow!("the connector SDK at {}: {e}", sdk.display()))
+                })
+                .transpose()?;
+            super::template::create(&dir, &name, sdk.as_deref())?;
             output::line(format!("created {}", dir.display()));
             output::line(format!(
                 "build it:  cd {} && cargo build --target wasm32-wasip2 --release",

@@ -1,11 +1,71 @@
 //! The crate `levh connector new` writes: a working connector that reads `.txt` files
 //! from a granted directory, to be edited into whatever the author needs.
+//!
+//! The connector SDK and the WIT package it binds are embedded in this binary and
+//! written beside the new crate (`sdk/`), so the crate builds wherever levh was
+//! installed from — no path into the source tree levh was built in, no registry release
+//! of the SDK needed. `--sdk PATH` depends on another copy instead (SDK development).
 
 use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
-pub fn create(dir: &Path, name: &str, sdk: &Path) -> Result<()> {
+/// Where the WIT package sits inside the SDK crate; [`SDK_FILES`] rewrites the SDK's
+/// bindings to find it there.
+const WIT_IN_SOURCE_TREE: &str = "../../wit/levh-plugin@0.1.0";
+const WIT_IN_VENDORED_SDK: &str = "wit/levh-plugin@0.1.0";
+
+/// The SDK crate and the WIT package, as shipped with this levh: (path inside `sdk/`,
+/// contents).
+const SDK_FILES: &[(&str, &str)] = &[
+    (
+        "Cargo.toml",
+        include_str!("../../../../connectors/sdk/Cargo.toml"),
+    ),
+    (
+        "src/lib.rs",
+        include_str!("../../../../connectors/sdk/src/lib.rs"),
+    ),
+    (
+        "src/http.rs",
+        include_str!("../../../../connectors/sdk/src/http.rs"),
+    ),
+    (
+        "wit/levh-plugin@0.1.0/types.wit",
+        include_str!("../../../../wit/levh-plugin@0.1.0/types.wit"),
+    ),
+    (
+        "wit/levh-plugin@0.1.0/worlds.wit",
+        include_str!("../../../../wit/levh-plugin@0.1.0/worlds.wit"),
+    ),
+];
+
+/// Writes the embedded SDK into `dir` (`dir/sdk`), its bindings pointed at the WIT
+/// package beside them.
+fn write_sdk(dir: &Path) -> Result<()> {
+    for (path, contents) in SDK_FILES {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        let contents = if *path == "src/lib.rs" {
+            if !contents.contains(WIT_IN_SOURCE_TREE) {
+                bail!("the embedded connector SDK no longer names {WIT_IN_SOURCE_TREE}");
+            }
+            contents.replace(WIT_IN_SOURCE_TREE, WIT_IN_VENDORED_SDK)
+        } else {
+            (*contents).to_owned()
+        };
+        std::fs::write(&target, contents)
+            .with_context(|| format!("writing {}", target.display()))?;
+    }
+    Ok(())
+}
+
+/// Creates the crate in `dir`. With `sdk`, it depends on that SDK crate; without, on the
+/// copy this levh writes into `dir/sdk`.
+pub fn create(dir: &Path, name: &str, sdk: Option<&Path>) -> Result<()> {
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -40,7 +100,11 @@ codegen-units = 1
 strip = true
 panic = "abort"
 "#,
-        sdk = sdk.display()
+        // TOML basic strings: a Windows path's backslashes must not become escapes.
+        sdk = sdk.map_or_else(
+            || "sdk".to_owned(),
+            |p| p.display().to_string().replace('\\', "/")
+        )
     );
     let lib = format!(
         r#"//! {name}: a levh connector. `levh sync {name} --config directory=DIR` makes one
@@ -104,5 +168,69 @@ levh_connector_sdk::export_connector!(Connector);
     std::fs::write(dir.join("Cargo.toml"), cargo)?;
     std::fs::write(dir.join("src/lib.rs"), lib)?;
     std::fs::write(dir.join(".gitignore"), "/target\n")?;
+    if sdk.is_none() {
+        write_sdk(&dir.join("sdk"))?;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_of_the_sdk_and_the_wit_package_is_embedded() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut on_disk = vec!["Cargo.toml".to_owned()];
+        for (dir, prefix) in [
+            ("connectors/sdk/src", "src"),
+            ("wit/levh-plugin@0.1.0", "wit/levh-plugin@0.1.0"),
+        ] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+                on_disk.push(format!("{prefix}/{name}"));
+            }
+        }
+        on_disk.sort();
+        let mut embedded: Vec<String> = SDK_FILES.iter().map(|(p, _)| (*p).to_owned()).collect();
+        embedded.sort();
+        assert_eq!(
+            embedded, on_disk,
+            "a new SDK or WIT file must be added to SDK_FILES"
+        );
+    }
+
+    #[test]
+    fn the_template_names_no_path_of_the_tree_levh_was_built_in() {
+        let dir = tempfile::tempdir().unwrap();
+        create(&dir.path().join("x"), "x", None).unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .unwrap();
+        let mut stack = vec![dir.path().to_path_buf()];
+        while let Some(path) = stack.pop() {
+            if path.is_dir() {
+                stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert!(
+                    !text.contains(&*root.to_string_lossy()),
+                    "{} names {}",
+                    path.display(),
+                    root.display()
+                );
+                assert!(
+                    !text.contains("../../wit"),
+                    "{} reaches outside the crate",
+                    path.display()
+                );
+            }
+        }
+        assert!(
+            dir.path()
+                .join("x/sdk/wit/levh-plugin@0.1.0/worlds.wit")
+                .is_file()
+        );
+    }
 }
