@@ -1162,3 +1162,65 @@ fn rest_search_takes_min_similarity_and_names_it_when_out_of_range() {
         assert!(error_text(&body).contains("min_similarity"), "{body}");
     });
 }
+
+/// `levh serve --port 0` in `home`; the child and the address it printed.
+fn serve(home: &std::path::Path) -> (std::process::Child, String) {
+    let mut server = levh(home)
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    (server, address)
+}
+
+#[test]
+fn a_denied_sync_over_rest_is_403_naming_the_grant_command() {
+    let home = tempfile::tempdir().unwrap();
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        notes.path().join("plan.txt"),
+        "The migration runs on Saturday night",
+    )
+    .unwrap();
+    let (mut server, address) = serve(home.path());
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let sync = || {
+        let mut response = agent
+            .post(format!("http://{address}/api/connectors/local_files/sync"))
+            .send_json(json!({"config": {"directory": notes.path()}}))
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: Value = response.body_mut().read_json().unwrap();
+        (status, body)
+    };
+    let (status, body) = sync();
+    assert_eq!(status, 403, "{body}");
+    let text = error_text(&body);
+    assert!(
+        text.contains("denied") && text.contains("levh connector grant local_files"),
+        "{text}"
+    );
+    // A person grants it; the same request now syncs.
+    ok(levh(home.path())
+        .args(["connector", "grant", "local_files"])
+        .arg(notes.path()));
+    let (status, body) = sync();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["admitted"], 1, "{body}");
+    let _ = server.kill();
+    let _ = server.wait();
+}

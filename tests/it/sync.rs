@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use levh_core::sync::{Source, SourceItem, SourcePage, SyncOptions};
+use levh_core::sync::{FetchError, FetchFailure, Source, SourceItem, SourcePage, SyncOptions};
 use levh_core::{MemoryFilter, Page};
 use serde_json::Value;
 
@@ -294,11 +294,14 @@ impl Source for Scripted {
     fn cursor_key(&self) -> String {
         self.key.unwrap_or("scripted").to_owned()
     }
-    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String> {
+    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, FetchError> {
         self.calls += 1;
         let index: usize = cursor.as_deref().map_or(0, |c| c.parse().unwrap());
         if self.fail_at == Some(index) {
-            return Err("the source went away".into());
+            return Err(FetchError::new(
+                FetchFailure::Unavailable,
+                "the source went away",
+            ));
         }
         Ok(self.pages[index].clone())
     }

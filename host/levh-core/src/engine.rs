@@ -1060,6 +1060,7 @@ impl Levh {
         report.finished_at = Some(self.clock.now());
         if let Some(error) = failure {
             report.status = "failed".into();
+            report.failure = Some(error.kind);
             note(&mut report, format!("fetching a page: {error}"));
         } else if !options.dry_run {
             report.status = "ok".into();

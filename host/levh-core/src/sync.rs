@@ -75,7 +75,45 @@ pub trait Source {
         self.connector().to_owned()
     }
     /// The next page after `cursor`. An error fails the run (an item's error does not).
-    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String>;
+    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, FetchError>;
+}
+
+/// Why a whole page could not be fetched: what a surface needs to answer rightly (a
+/// refused capability is the person's to grant, not a broken connector).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum FetchFailure {
+    /// The host refused a capability the connector needs (a path or host not granted).
+    Denied,
+    /// The connector's settings are wrong.
+    InvalidConfig,
+    /// What the connector reads is not there or not answering.
+    Unavailable,
+    /// The connector trapped, panicked, ran out of time or memory.
+    Trapped,
+    /// Anything else.
+    Failed,
+}
+
+/// A failed fetch: its kind and the words to show (which say how to fix it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FetchError {
+    /// What kind of failure.
+    pub kind: FetchFailure,
+    /// What happened, and how to fix it.
+    pub message: String,
+}
+
+impl FetchError {
+    /// A failure of `kind`.
+    pub fn new(kind: FetchFailure, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
 }
 
 /// What is remembered of one synced item.
@@ -124,6 +162,9 @@ pub struct SyncReport {
     pub failed: u64,
     /// One line per failure: where, and why.
     pub errors: Vec<String>,
+    /// Why the run failed, when a page could not be fetched (not kept with the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FetchFailure>,
 }
 
 /// Options of a sync run.

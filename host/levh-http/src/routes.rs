@@ -344,7 +344,7 @@ pub(crate) fn api() -> Api {
             Operation::new(M::POST, "/api/connectors/{id}/sync", editor, "Sync a connector with its stored grants, through the gate")
                 .body::<SyncBody>()
                 .ok::<serde_json::Value>(200)
-                .errors(&[422, 503]),
+                .errors(&[403, 422, 503]),
             sync_connector,
         )
 }
@@ -1200,6 +1200,12 @@ async fn sync_connector(
         let report = connectors
             .sync(levh, scope, request)
             .map_err(|message| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message))?;
+        // A refused capability is the person's to grant: 403, with the line that names
+        // the grant command. (The run is recorded either way.)
+        if report.failure == Some(levh_core::sync::FetchFailure::Denied) {
+            let why = report.errors.last().cloned().unwrap_or_default();
+            return Err(ApiError::new(StatusCode::FORBIDDEN, why));
+        }
         serde_json::to_value(report)
             .map(Json)
             .map_err(ApiError::internal)

@@ -1,10 +1,12 @@
 //! A connector plugin as a levh-core sync [`Source`].
 
 use levh_core::Timestamp;
-use levh_core::sync::{ItemPerson, Source, SourceItem, SourceItemError, SourcePage};
+use levh_core::sync::{
+    FetchError, FetchFailure, ItemPerson, Source, SourceItem, SourceItemError, SourcePage,
+};
 use sha2::{Digest, Sha256};
 
-use crate::{Connector, Grants, PluginHost, SyncPage};
+use crate::{Connector, Grants, PluginError, PluginHost, SyncPage};
 
 /// Runs a connector page by page for `Levh::sync`.
 #[derive(Debug)]
@@ -47,12 +49,27 @@ impl Source for ConnectorSource<'_> {
         )
     }
 
-    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, String> {
+    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, FetchError> {
         let page = self
             .host
             .sync(self.connector, &self.config, cursor, &self.grants)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| FetchError::new(failure_of(&e), e.to_string()))?;
         Ok(convert(page))
+    }
+}
+
+/// The kind of a plugin failure, kept typed up to the surfaces.
+fn failure_of(error: &PluginError) -> FetchFailure {
+    match error {
+        PluginError::Denied { .. } => FetchFailure::Denied,
+        PluginError::Trapped { .. } => FetchFailure::Trapped,
+        PluginError::Guest { kind, .. } => match kind.as_str() {
+            "denied" => FetchFailure::Denied,
+            "invalid-config" => FetchFailure::InvalidConfig,
+            "unavailable" => FetchFailure::Unavailable,
+            _ => FetchFailure::Failed,
+        },
+        _ => FetchFailure::Failed,
     }
 }
 
