@@ -918,22 +918,7 @@ mod futures_like {
 #[test]
 fn serve_feed_receives_a_write_from_a_separate_capture_process() {
     let home = tempfile::tempdir().unwrap();
-    let mut server = levh(home.path())
-        .args(["serve", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
+    let (mut server, address) = serve(home.path());
     runtime().block_on(async {
         let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{address}/api/ws"))
             .await

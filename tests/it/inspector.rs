@@ -101,16 +101,27 @@ fn mcp_inspector_cli_sets_importance_pin_and_limit_with_no_schema_warnings() {
     );
     assert_eq!(stored["isError"], false, "{stored}");
     assert_eq!(stored["structuredContent"]["verdict"], "admit", "{stored}");
-    let listed = json(levh(home.path()).args(["list", "--json"]));
+    let listed = json(
+        levh(home.path())
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["list", "--json"]),
+    );
     assert_eq!(listed[0]["importance"], 0.7, "{listed}");
     assert_eq!(listed[0]["pinned"], true, "{listed}");
 
-    for n in 1..=4 {
-        json(levh(home.path()).args([
-            "capture",
-            &format!("Deploys of service {n} need a second reviewer"),
-            "--json",
-        ]));
+    // Distinct facts (the gate would hold near-copies of one another for a person).
+    for text in [
+        "Deploys of the billing service need a second reviewer",
+        "Deploys freeze during the last week of December",
+        "Deploys to staging run automatically on every merge",
+        "Deploys are announced in the release channel first",
+    ] {
+        let stored = json(
+            levh(home.path())
+                .env("LEVH_EMBEDDER", "hash")
+                .args(["capture", text, "--json"]),
+        );
+        assert_eq!(stored["verdict"], "admit", "{stored}");
     }
     let (recalled, stderr) = call(
         &inspector,
