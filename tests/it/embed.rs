@@ -41,12 +41,12 @@ pub(crate) fn assets(test: &str) -> Option<Assets> {
     if model_dir.join("model.onnx").is_file() && runtime.is_file() {
         Some(Assets { model_dir, runtime })
     } else {
-        eprintln!(
-            "skipped: {test}: no test model at {} or no ONNX Runtime at {} \
+        crate::support::skip(&format!(
+            "{test}: no test model at {} or no ONNX Runtime at {} \
              (run scripts/fetch-test-assets.sh, or set LEVH_MODEL_DIR and ORT_DYLIB_PATH)",
             model_dir.display(),
             runtime.display()
-        );
+        ));
         None
     }
 }

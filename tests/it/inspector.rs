@@ -25,12 +25,12 @@ fn inspector() -> Option<PathBuf> {
     if path.is_file() {
         return Some(path);
     }
-    eprintln!(
-        "skipped: MCP Inspector tests: no {} (needs Node.js; install with `npm install \
+    crate::support::skip(&format!(
+        "MCP Inspector tests: no {} (needs Node.js; install with `npm install \
          --prefix .cache/inspector @modelcontextprotocol/inspector@2.12.0`, as .ci/run does, \
          or set MCP_INSPECTOR)",
         path.display()
-    );
+    ));
     None
 }
 

@@ -173,6 +173,16 @@ pub fn distinct_sentence(n: u64) -> String {
     format!("{} note {n}", words.join(" "))
 }
 
+/// Says on stderr that a test was skipped and why — or, where `LEVH_REQUIRE_TEST_ASSETS`
+/// is set (CI sets it, after installing everything), fails it: a skip there means an
+/// install step is missing, and a green run would hide it.
+pub fn skip(why: &str) {
+    if std::env::var_os("LEVH_REQUIRE_TEST_ASSETS").is_some() {
+        panic!("LEVH_REQUIRE_TEST_ASSETS is set, but {why}");
+    }
+    eprintln!("skipped: {why}");
+}
+
 /// The repository root (for fixtures and the guests' target directories).
 pub fn repository_root() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
