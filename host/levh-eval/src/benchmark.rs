@@ -380,7 +380,7 @@ fn score<'a>(slice: &str, outcomes: impl Iterator<Item = &'a QueryOutcome>) -> S
 }
 
 /// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

@@ -19,6 +19,7 @@ use anyhow::{Context as _, Result, bail};
 use levh_core::{Config, Embedder, MemoryId, NewMemory, RecallRequest, Timestamp};
 use serde::{Deserialize, Serialize};
 
+use crate::benchmark::percentile;
 use crate::{Sandbox, measure_name};
 
 /// The files shipped with levh: `dataset.json` and one file per conversation.
@@ -666,14 +667,6 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
         search_p99_ms: percentile(&timings, 0.99),
         questions: outcomes,
     })
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = (p * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// Compares a report with the dataset's thresholds for the report's measure; an evidence
