@@ -655,6 +655,15 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
             ..AuthConfig::default()
         },
     );
+    // /mcp as the binary wires it: levh-mcp's service behind levh-http's auth.
+    let mcp = levh_mcp::http_service(
+        harness.levh.clone(),
+        levh_mcp::Profile::default(),
+        None,
+        state.mcp_allowed_hosts(),
+        state.shutdown_token().child_token(),
+    );
+    let state = state.with_mcp(mcp);
     let app = levh_http::router(state.clone());
     runtime().block_on(async {
         // The feed: one socket per workspace on a real server on 127.0.0.1:0.
@@ -1087,6 +1096,8 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/export",
         "POST /api/sessions",
         "POST /api/sessions/{id}/end",
+        "GET /api/memories/{id}/related",
+        "GET /api/context",
         "GET /api/connectors",
         "GET /api/connectors/sync-state",
         "GET /api/connectors/{id}",
@@ -1208,4 +1219,124 @@ fn a_denied_sync_over_rest_is_403_naming_the_grant_command() {
     assert_eq!(body["admitted"], 1, "{body}");
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// Who may call what is decided once, in levh-api's operation table: every REST route and
+/// every MCP tool serves an operation of it, together they serve all of it, and a viewer
+/// token is refused by both surfaces exactly where the table asks for more than a viewer.
+#[test]
+fn rest_and_mcp_enforce_the_one_operation_table() {
+    use levh_api::Operation;
+
+    let routes = levh_http::route_operations();
+    let tools: Vec<(String, Operation)> = levh_mcp::LevhMcp::all_tools()
+        .iter()
+        .map(|tool| {
+            let operation = levh_mcp::tools::operation_of(&tool.name)
+                .unwrap_or_else(|| panic!("tool {} has no operation", tool.name));
+            (tool.name.to_string(), operation)
+        })
+        .collect();
+    let served: BTreeSet<Operation> = routes
+        .iter()
+        .map(|(_, _, op)| *op)
+        .chain(tools.iter().map(|(_, op)| *op))
+        .collect();
+    let all: BTreeSet<Operation> = Operation::ALL.iter().copied().collect();
+    assert_eq!(
+        served, all,
+        "an operation no surface serves, or one missing from ALL"
+    );
+    for (name, operation) in &tools {
+        assert_eq!(levh_mcp::required_role(name), operation.role(), "{name}");
+    }
+
+    let harness = Harness::new();
+    let now = harness.levh.now();
+    let viewer = harness
+        .store
+        .create_token(&Workspace::default(), Role::Viewer, None, now)
+        .unwrap()
+        .secret;
+    let state = AppState::new(
+        harness.levh.clone(),
+        harness.store.clone(),
+        AuthConfig {
+            operator_token: Some(OPERATOR.into()),
+            ..AuthConfig::default()
+        },
+    );
+    let mcp = levh_mcp::http_service(
+        harness.levh.clone(),
+        levh_mcp::Profile::Full,
+        None,
+        state.mcp_allowed_hosts(),
+        state.shutdown_token().child_token(),
+    );
+    let app = levh_http::router(state.with_mcp(mcp));
+    runtime().block_on(async {
+        for (method, path, operation) in &routes {
+            let uri = path.replace("{id}", MISSING);
+            let (status, body) = send(
+                &app,
+                method.parse().unwrap(),
+                &uri,
+                Some(&viewer),
+                (method != "GET").then(|| json!({})),
+            )
+            .await;
+            let refused =
+                status == StatusCode::FORBIDDEN && error_text(&body).contains("this needs role");
+            assert_eq!(
+                refused,
+                operation.role() > Role::Viewer,
+                "{method} {path} ({operation}, {}): {status} {body}",
+                operation.role()
+            );
+        }
+        let session = McpSession::open(&app, &viewer).await;
+        for (name, operation) in &tools {
+            let result = session.call(&app, name, json!({})).await;
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            let refused = result["isError"] == true && text.contains("needs role");
+            assert_eq!(
+                refused,
+                operation.role() > Role::Viewer,
+                "{name} ({operation}, {}): {result}",
+                operation.role()
+            );
+        }
+    });
+}
+
+/// The session-start context and related memories, which only MCP had, answer over REST
+/// too, from the same operations.
+#[test]
+fn rest_serves_the_context_and_related_memories() {
+    let harness = Harness::new();
+    let app = app(&harness, None);
+    runtime().block_on(async {
+        let (_, rule) = post(&app, "/api/memories", json!({"content": "Always run the migrations before deploying", "pin": true})).await;
+        let (_, first) = post(&app, "/api/memories", json!({"content": "The staging database runs PostgreSQL on host db-staging", "project": "infra"})).await;
+        let (status, second) = post(&app, "/api/memories", json!({"content": "The on-call pager for the database team rotates every Monday", "project": "infra"})).await;
+        assert_eq!(status, StatusCode::CREATED, "{second}");
+        let (status, context) = get(&app, "/api/context?project=infra&max_tokens=200").await;
+        assert_eq!(status, StatusCode::OK, "{context}");
+        assert_eq!(context["pinned"][0]["id"], rule["memory_id"], "{context}");
+        assert!(context["text"].as_str().unwrap().contains("Always run the migrations"), "{context}");
+        assert_eq!(context["essentials"].as_array().unwrap().len(), 2, "{context}");
+        let (status, body) = get(&app, "/api/context?max_tokens=0").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(error_text(&body).contains("max_tokens"), "{body}");
+
+        let id = first["memory_id"].as_str().unwrap();
+        let (status, related) = get(&app, &format!("/api/memories/{id}/related?limit=1")).await;
+        assert_eq!(status, StatusCode::OK, "{related}");
+        assert_eq!(related["memory_id"], id);
+        let related = related["related"].as_array().unwrap();
+        assert_eq!(related.len(), 1);
+        assert!([&rule["memory_id"], &second["memory_id"]].contains(&&related[0]["id"]), "{related:?}");
+        let (status, _) = get(&app, &format!("/api/memories/{MISSING}/related")).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    });
 }

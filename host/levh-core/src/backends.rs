@@ -446,3 +446,42 @@ pub trait Embedder: Send + Sync + fmt::Debug {
     /// One L2-normalised vector per text.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
+
+/// One row of the event log: what happened, where, through which surface. Never content.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LoggedEvent {
+    /// Position in the log; strictly increasing.
+    pub seq: i64,
+    /// When it happened.
+    pub at: Timestamp,
+    /// `store`, `pin`, `forget`, `purge`, `admit`, ...
+    pub kind: String,
+    /// The workspace it happened in.
+    pub workspace: Workspace,
+    /// The memory concerned, if any.
+    pub memory_id: Option<MemoryId>,
+    /// `cli`, `mcp`, `http`, `sync` (as recorded: a log written by an older levh may
+    /// hold names this build does not know).
+    pub surface: String,
+    /// The client behind the surface, when known.
+    pub client: Option<String>,
+    /// The actor's role, as recorded.
+    pub role: String,
+}
+
+/// What a server reads besides memories: API tokens, a cheap liveness check and the
+/// event log it tails for the live feed. The store implements it; `levh serve` holds it
+/// as a trait object so that the HTTP crate never names the store.
+pub trait ServerStore: Send + Sync + fmt::Debug {
+    /// The principal a token secret stands for: `None` when it is unknown or revoked.
+    fn principal_for_token(&self, secret: &str) -> Result<Option<crate::Principal>, StoreError>;
+
+    /// Schema version and journal mode, reading no table.
+    fn liveness(&self) -> Result<(i64, String), StoreError>;
+
+    /// The newest sequence number in the event log (0 when empty).
+    fn last_event_seq(&self) -> Result<i64, StoreError>;
+
+    /// Events after `seq`, oldest first, at most `limit`.
+    fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError>;
+}

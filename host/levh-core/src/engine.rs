@@ -10,109 +10,11 @@ use crate::rank::{self, HScore, Scorer};
 use crate::sync::{MAX_ERROR_LINES, Source, SourceItem, SyncOptions, SyncReport, SyncedItem};
 use crate::time::add_hours;
 use crate::{
-    Actor, AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, HeldCandidate,
+    AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, HeldCandidate,
     HeldClose, HeldId, HeldStatus, Interference, Kind, Memory, MemoryFilter, MemoryId, MemoryState,
-    NewMemory, NewMemoryRecord, Page, PurgeReport, Result, Store, StoreHealth, Timestamp,
+    NewMemory, NewMemoryRecord, Page, PurgeReport, Result, Scope, Store, StoreHealth, Timestamp,
     VectorIndex, Workspace, model, temporal, text,
 };
-
-/// Who is calling and in which workspace. Every engine call is scoped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scope {
-    /// The workspace all reads and writes are confined to.
-    pub workspace: Workspace,
-    /// Who acts, for the event log.
-    pub actor: Actor,
-}
-
-impl Scope {
-    /// The local person at a terminal, in `workspace`.
-    pub fn cli(workspace: Workspace) -> Self {
-        Self {
-            workspace,
-            actor: Actor::cli(),
-        }
-    }
-}
-
-/// An authenticated caller of a network surface: the workspace its token is bound to and
-/// what it may do there. The local person without a token is admin of `default`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Principal {
-    /// The only workspace it sees.
-    pub workspace: Workspace,
-    /// What it may do there.
-    pub role: Role,
-    /// The token id (or `operator`, `local`) for the event log.
-    pub name: Option<String>,
-}
-
-impl Principal {
-    /// The local person: admin of the default workspace.
-    pub fn local() -> Self {
-        Self {
-            workspace: Workspace::default(),
-            role: Role::Admin,
-            name: Some("local".into()),
-        }
-    }
-
-    /// The engine scope of a call by this principal through `surface`.
-    pub fn scope(&self, surface: &str, client: Option<String>) -> Scope {
-        Scope {
-            workspace: self.workspace.clone(),
-            actor: Actor {
-                surface: surface.into(),
-                client,
-                role: self.role.as_str().into(),
-                principal: self.name.clone(),
-            },
-        }
-    }
-}
-
-/// What a principal may do, weakest first (so `role >= Role::Editor` reads naturally).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// Reads only.
-    Viewer,
-    /// Reads and writes; cannot purge or decide held candidates.
-    Editor,
-    /// Everything in its workspace.
-    Admin,
-}
-
-impl Role {
-    /// The role's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Viewer => "viewer",
-            Self::Editor => "editor",
-            Self::Admin => "admin",
-        }
-    }
-}
-
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Role {
-    type Err = String;
-    fn from_str(text: &str) -> std::result::Result<Self, Self::Err> {
-        match text {
-            "viewer" => Ok(Self::Viewer),
-            "editor" => Ok(Self::Editor),
-            "admin" => Ok(Self::Admin),
-            other => Err(format!(
-                "unknown role {other:?}: expected viewer, editor or admin"
-            )),
-        }
-    }
-}
 
 /// The parts the engine is assembled from.
 #[derive(Debug)]
@@ -360,8 +262,10 @@ pub struct Stats {
     pub average_retention: f64,
     /// Sum of recall counts.
     pub recalls: u64,
-    /// Count per project (`(none)` for memories without one).
+    /// Count per project.
     pub by_project: BTreeMap<String, u64>,
+    /// Memories in no project.
+    pub without_project: u64,
     /// Count per source.
     pub by_source: BTreeMap<String, u64>,
     /// Count per kind.
@@ -516,7 +420,7 @@ impl Levh {
         let importance = check_importance(new.importance.unwrap_or(DEFAULT_IMPORTANCE))?;
         let project = check_label("project", new.project)?;
         let source =
-            check_label("source", new.source)?.unwrap_or_else(|| scope.actor.surface.clone());
+            check_label("source", new.source)?.unwrap_or_else(|| scope.actor.surface.to_string());
         let metadata = new.metadata.unwrap_or_else(|| serde_json::json!({}));
         if !metadata.is_object() {
             return Err(Error::invalid("metadata", "must be a JSON object"));
@@ -1530,6 +1434,7 @@ impl Levh {
             average_retention: 0.0,
             recalls: 0,
             by_project: BTreeMap::new(),
+            without_project: 0,
             by_source: BTreeMap::new(),
             by_kind: BTreeMap::new(),
             embedder: self.embedder.model_id().to_owned(),
@@ -1541,10 +1446,10 @@ impl Levh {
             stats.pinned += u64::from(s.state.pinned);
             stats.fading += u64::from(retention < config.fading_threshold);
             stats.recalls += u64::from(s.state.recall_count);
-            *stats
-                .by_project
-                .entry(s.project.clone().unwrap_or_else(|| "(none)".into()))
-                .or_default() += 1;
+            match &s.project {
+                Some(project) => *stats.by_project.entry(project.clone()).or_default() += 1,
+                None => stats.without_project += 1,
+            }
             *stats.by_source.entry(s.source.clone()).or_default() += 1;
             *stats.by_kind.entry(s.kind.to_string()).or_default() += 1;
         }

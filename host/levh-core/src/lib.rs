@@ -10,6 +10,7 @@
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod access;
 mod backends;
 pub mod config;
 mod engine;
@@ -24,17 +25,18 @@ pub mod temporal;
 pub mod text;
 mod time;
 
+pub use access::{Principal, Role, Scope, Surface};
 pub use backends::{
-    EmbedError, Embedder, HeldClose, MemoryFilter, MemorySummary, Page, PurgeReport,
-    StaleEmbedding, Store, StoreError, StoreHealth, VectorIndex,
+    EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter, MemorySummary, Page, PurgeReport,
+    ServerStore, StaleEmbedding, Store, StoreError, StoreHealth, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
     HeldAdmission, Levh, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, RecallHit, RecallOutput,
-    RecallRequest, Scope, SecretFinding, Stats,
+    RecallRequest, SecretFinding, Stats,
 };
-pub use engine::{ContentUpdate, Principal, RelatedMemory, Role, Session};
+pub use engine::{ContentUpdate, RelatedMemory, Session};
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};
 pub use ids::{HeldId, Kind, MemoryId, SessionId, Workspace};

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{HeldId, Kind, MemoryId, SessionId, Timestamp, Workspace};
+use crate::{HeldId, Kind, MemoryId, Role, SessionId, Surface, Timestamp, Workspace};
 
 /// The part of a memory that the memory model reads and writes (SPEC §3).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -232,12 +232,12 @@ pub struct Interference {
 /// Who did something, for the event log. Never carries content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Actor {
-    /// `cli`, `mcp`, `http`, `sync`.
-    pub surface: String,
+    /// The surface the call came through.
+    pub surface: Surface,
     /// The client behind the surface, when known (`claude-code`, a connector id).
     pub client: Option<String>,
-    /// `admin`, `editor`, `viewer`.
-    pub role: String,
+    /// The caller's role.
+    pub role: Role,
     /// The person or token behind the call, when known (the OS user at a terminal).
     pub principal: Option<String>,
 }
@@ -246,9 +246,9 @@ impl Actor {
     /// The local person at a terminal.
     pub fn cli() -> Self {
         Self {
-            surface: "cli".into(),
+            surface: Surface::Cli,
             client: None,
-            role: "admin".into(),
+            role: Role::Admin,
             principal: None,
         }
     }
@@ -257,7 +257,7 @@ impl Actor {
     pub fn decider(&self) -> String {
         match &self.principal {
             Some(principal) => format!("{principal} via {}", self.surface),
-            None => self.surface.clone(),
+            None => self.surface.to_string(),
         }
     }
 }

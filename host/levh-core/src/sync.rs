@@ -176,3 +176,54 @@ pub struct SyncOptions {
 
 /// At most this many error lines are kept in a run record (the counts stay exact).
 pub const MAX_ERROR_LINES: usize = 200;
+
+/// A sync asked for through a network surface (REST, MCP). It carries settings only:
+/// the runtime uses the grants a person stored, and a path named in `config` grants
+/// nothing.
+#[derive(Debug, Clone, Default)]
+pub struct SyncRequest {
+    /// The connector.
+    pub id: String,
+    /// Its settings (never grants).
+    pub config: Vec<(String, String)>,
+    /// Put the memories in this project.
+    pub project: Option<String>,
+    /// Ask the gate about every item, store nothing.
+    pub dry_run: bool,
+}
+
+/// Why the connector runtime could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectorError {
+    /// No built-in or installed connector has this id.
+    #[error("no connector `{id}` (available: {available})")]
+    Unknown {
+        /// The id asked for.
+        id: String,
+        /// The ids there are, comma-separated.
+        available: String,
+    },
+    /// Loading, configuring or running the connector failed; the kind says how.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// The engine failed while storing the items.
+    #[error(transparent)]
+    Engine(#[from] crate::Error),
+}
+
+/// The connector runtime as the surfaces see it. levh-plugins implements it over one
+/// wasmtime engine per process; REST and MCP reach connectors only through it.
+pub trait Connectors: Send + Sync + std::fmt::Debug {
+    /// Built-in and installed connectors with their manifests and stored grants.
+    fn list(&self) -> Result<serde_json::Value, ConnectorError>;
+    /// One connector's settings, requested capabilities and stored grants.
+    fn help(&self, id: &str) -> Result<serde_json::Value, ConnectorError>;
+    /// Runs a sync with the stored grants only, through `levh`'s gate.
+    fn sync(
+        &self,
+        levh: &crate::Levh,
+        scope: &crate::Scope,
+        request: SyncRequest,
+    ) -> Result<SyncReport, ConnectorError>;
+}

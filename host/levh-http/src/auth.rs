@@ -146,14 +146,11 @@ pub(crate) async fn authenticate(
             name: Some("operator".into()),
         },
         Some(secret) => {
-            let store = state.store.clone();
-            let found = tokio::task::spawn_blocking(move || store.verify_token(&secret)).await;
+            let server = state.server.clone();
+            let found =
+                tokio::task::spawn_blocking(move || server.principal_for_token(&secret)).await;
             match found {
-                Ok(Ok(Some(token))) => Principal {
-                    workspace: token.workspace,
-                    role: token.role,
-                    name: Some(token.id),
-                },
+                Ok(Ok(Some(principal))) => principal,
                 Ok(Ok(None)) => {
                     auth.record_failure(client);
                     tracing::warn!(%client, "rejected an unknown or revoked token");

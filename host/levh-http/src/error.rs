@@ -12,7 +12,13 @@ use serde::Serialize;
 pub struct ApiError {
     status: StatusCode,
     message: String,
+    /// What went wrong on the server side, for the log only.
+    detail: Option<String>,
 }
+
+/// A server-side failure's detail, carried from the handler to [`log_errors`].
+#[derive(Debug, Clone)]
+struct FailureDetail(String);
 
 /// The body of every error response.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -27,6 +33,7 @@ impl ApiError {
         Self {
             status,
             message: message.into(),
+            detail: None,
         }
     }
 
@@ -35,13 +42,14 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, message)
     }
 
-    /// 500: logged here, sent as a generic message.
+    /// 500: sent as a generic message; the detail rides on the response to the
+    /// logging middleware ([`log_errors`]), which logs it once with the request.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
-        tracing::error!(%detail, "request failed");
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal error (details are in the server log)",
-        )
+        Self {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            message: "internal error (details are in the server log)".into(),
+            detail: Some(detail.to_string()),
+        }
     }
 
     /// The status.
@@ -52,31 +60,53 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (
+        let mut response = (
             self.status,
             Json(ErrorBody {
                 error: self.message,
             }),
         )
-            .into_response()
+            .into_response();
+        if let Some(detail) = self.detail {
+            response.extensions_mut().insert(FailureDetail(detail));
+        }
+        response
     }
 }
 
-impl From<levh_core::Error> for ApiError {
-    fn from(error: levh_core::Error) -> Self {
-        use levh_core::Error;
-        match error {
-            Error::Invalid { .. } => Self::bad_request(format!("{error} (nothing was changed)")),
-            Error::NotFound(id) => Self::new(
-                StatusCode::NOT_FOUND,
-                format!("no memory with id {id} in this workspace"),
-            ),
-            Error::HeldNotFound(_) => Self::new(StatusCode::NOT_FOUND, error.to_string()),
-            Error::AlreadyDecided { .. } | Error::AdmissionIncomplete(_) => {
-                Self::new(StatusCode::CONFLICT, error.to_string())
-            }
-            _ => Self::internal(error),
-        }
+/// Middleware: logs every server-side failure once, inside the request's span (method,
+/// path), with the detail its handler left on the response; 4xx answers are the
+/// caller's to read and are logged at debug.
+pub(crate) async fn log_errors(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    if let Some(FailureDetail(detail)) = response.extensions().get::<FailureDetail>() {
+        tracing::error!(%status, %detail, "request failed");
+    } else if status.is_server_error() {
+        tracing::error!(%status, "request failed");
+    } else if status.is_client_error() {
+        tracing::debug!(%status, "request refused");
+    }
+    response
+}
+
+impl From<levh_api::Error> for ApiError {
+    fn from(error: levh_api::Error) -> Self {
+        use levh_api::Error as E;
+        let status = match &error {
+            E::Invalid(_) => StatusCode::BAD_REQUEST,
+            E::NotFound(_) => StatusCode::NOT_FOUND,
+            E::Conflict(_) => StatusCode::CONFLICT,
+            E::Denied(_) => StatusCode::FORBIDDEN,
+            E::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            E::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            E::Internal(detail) => return Self::internal(detail),
+            _ => return Self::internal(&error),
+        };
+        Self::new(status, error.to_string())
     }
 }
 

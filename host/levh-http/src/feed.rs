@@ -9,15 +9,14 @@ use std::time::Duration;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Extension, State};
 use axum::response::Response;
-use levh_core::Principal;
-use levh_store::SqliteStore;
+use levh_core::{Principal, ServerStore};
 use tokio::sync::{OnceCell, broadcast};
 use tokio_util::sync::CancellationToken;
 
 use crate::{ApiError, AppState};
 
 /// One event as the feed sends it (a row of the event log).
-pub type FeedEvent = levh_store::LoggedEvent;
+pub type FeedEvent = levh_core::LoggedEvent;
 
 /// How often the tailer looks for new rows. A write in another process shows up within
 /// this plus the time to read it.
@@ -27,13 +26,13 @@ const BATCH: usize = 500;
 
 #[derive(Clone)]
 pub(crate) struct Feed {
-    store: Arc<SqliteStore>,
+    store: Arc<dyn ServerStore>,
     sender: broadcast::Sender<Arc<FeedEvent>>,
     started: Arc<OnceCell<()>>,
 }
 
 impl Feed {
-    pub(crate) fn new(store: Arc<SqliteStore>) -> Self {
+    pub(crate) fn new(store: Arc<dyn ServerStore>) -> Self {
         Self {
             store,
             sender: broadcast::channel(1024).0,
@@ -64,7 +63,7 @@ impl Feed {
 }
 
 async fn tail(
-    store: Arc<SqliteStore>,
+    store: Arc<dyn ServerStore>,
     sender: broadcast::Sender<Arc<FeedEvent>>,
     mut last: i64,
     shutdown: CancellationToken,

@@ -1,11 +1,15 @@
 //! levh-http: `levh serve`. One process, one port: the REST API under `/api`, the live
-//! activity feed at `/api/ws`, MCP over streamable HTTP at `/mcp`, and the OpenAPI
-//! document at `/api/openapi.json`.
+//! activity feed at `/api/ws`, the OpenAPI document at `/api/openapi.json`, and whatever
+//! service the binary mounts at `/mcp` (MCP over streamable HTTP, from levh-mcp — this
+//! crate depends on neither it nor the store).
+//!
+//! Every route is an adapter over one levh-api operation ([`routes`]): the operation
+//! validates and runs; the route extracts, and maps the operation's error to a status.
 //!
 //! Security (SPEC §8): every request is authenticated by [`auth`] into a
 //! [`Principal`](levh_core::Principal) — a workspace and a role — and every engine call is
-//! scoped to that workspace. Routes declare the role they need in one table
-//! ([`routes::api`]), which also generates the OpenAPI document, so the two cannot drift.
+//! scoped to that workspace. Each route takes its role from levh-api's operation table,
+//! which MCP checks its tools against too.
 
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
@@ -16,13 +20,15 @@ mod feed;
 mod openapi;
 mod routes;
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use levh_core::Levh;
-use levh_mcp::{Connectors, LevhMcp, Profile};
-use levh_store::SqliteStore;
+use axum::extract::Request;
+use axum::response::IntoResponse;
+use levh_core::sync::Connectors;
+use levh_core::{Levh, ServerStore};
 use tokio_util::sync::CancellationToken;
 
 pub use auth::AuthConfig;
@@ -35,48 +41,62 @@ pub use feed::FeedEvent;
 #[derive(Clone)]
 pub struct AppState {
     pub(crate) levh: Levh,
-    pub(crate) store: Arc<SqliteStore>,
+    /// Tokens, liveness and the event log (the store, behind a core trait).
+    pub(crate) server: Arc<dyn ServerStore>,
     pub(crate) auth: Arc<auth::Auth>,
     pub(crate) connectors: Option<Arc<dyn Connectors>>,
     pub(crate) feed: feed::Feed,
-    pub(crate) mcp_profile: Profile,
+    pub(crate) mcp: Option<Router>,
     pub(crate) shutdown: CancellationToken,
 }
 
 impl std::fmt::Debug for AppState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AppState")
-            .field("mcp_profile", &self.mcp_profile)
             .field("connectors", &self.connectors.is_some())
+            .field("mcp", &self.mcp.is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl AppState {
-    /// State over an engine and the store it runs on (tokens and the event log are read
-    /// from the store directly).
-    pub fn new(levh: Levh, store: Arc<SqliteStore>, auth: AuthConfig) -> Self {
+    /// State over an engine and what the server reads besides memories (tokens, the
+    /// event log: the store, as a [`ServerStore`]).
+    pub fn new(levh: Levh, server: Arc<dyn ServerStore>, auth: AuthConfig) -> Self {
         Self {
-            feed: feed::Feed::new(store.clone()),
+            feed: feed::Feed::new(server.clone()),
             levh,
-            store,
+            server,
             auth: Arc::new(auth::Auth::new(auth)),
             connectors: None,
-            mcp_profile: Profile::default(),
+            mcp: None,
             shutdown: CancellationToken::new(),
         }
     }
 
-    /// Adds the connector runtime (sync routes and the MCP connector tools need it).
+    /// Adds the connector runtime (the sync routes need it).
     pub fn with_connectors(mut self, connectors: Arc<dyn Connectors>) -> Self {
         self.connectors = Some(connectors);
         self
     }
 
-    /// The MCP tool profile `/mcp` serves (default `work`).
-    pub fn with_mcp_profile(mut self, profile: Profile) -> Self {
-        self.mcp_profile = profile;
+    /// Mounts `service` at `/mcp`, behind the same authentication: the request reaching
+    /// it carries the caller's [`Principal`](levh_core::Principal) in its extensions.
+    pub fn with_mcp<S>(mut self, service: S) -> Self
+    where
+        S: tower_service::Service<Request, Error = Infallible> + Clone + Send + Sync + 'static,
+        S::Response: IntoResponse + 'static,
+        S::Future: Send + 'static,
+    {
+        self.mcp = Some(Router::new().nest_service("/mcp", service));
         self
+    }
+
+    /// The hosts an `/mcp` service should accept (DNS-rebinding guard): `None` keeps the
+    /// service's loopback-only default; an empty list allows every host (a public server
+    /// behind a token).
+    pub fn mcp_allowed_hosts(&self) -> Option<Vec<String>> {
+        self.auth.mcp_allowed_hosts()
     }
 
     /// Cancelled when the server shuts down (ends feeds and MCP sessions).
@@ -85,38 +105,49 @@ impl AppState {
     }
 }
 
-/// The whole application: `/api/*`, `/api/ws`, `/mcp`, behind authentication and CORS.
+/// The whole application: `/api/*`, `/api/ws`, `/mcp` when mounted, behind
+/// authentication and CORS, each request in a span, each failure logged once.
 pub fn router(state: AppState) -> Router {
-    let mcp = {
-        let levh = state.levh.clone();
-        let connectors = state.connectors.clone();
-        let profile = state.mcp_profile;
-        levh_mcp::streamable_http_service(
-            move || {
-                let server = LevhMcp::for_http(levh.clone(), profile);
-                match &connectors {
-                    Some(connectors) => server.with_connectors(connectors.clone()),
-                    None => server,
-                }
-            },
-            state.auth.mcp_allowed_hosts(),
-            state.shutdown.child_token(),
-        )
-    };
-    routes::api()
-        .into_router()
-        .nest_service("/mcp", mcp)
+    let mut app = routes::api().into_router().with_state(state.clone());
+    if let Some(mcp) = state.mcp.clone() {
+        app = app.merge(mcp);
+    }
+    app.layer(axum::middleware::from_fn(error::log_errors))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
         ))
         .layer(auth::cors(&state.auth))
-        .with_state(state)
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                tracing::info_span!(
+                    "request",
+                    method = %request.method(),
+                    path = %request.uri().path(),
+                )
+            }),
+        )
 }
 
 /// The OpenAPI 3.1 document of the REST API.
 pub fn openapi_document() -> serde_json::Value {
     openapi::document(&routes::api())
+}
+
+/// The operation and role of every REST route, as `(method, path, operation)`: for the
+/// test that checks the router against levh-api's operation table.
+pub fn route_operations() -> Vec<(String, String, levh_api::Operation)> {
+    routes::api()
+        .routes
+        .iter()
+        .map(|route| {
+            (
+                route.method.to_string(),
+                route.path.to_owned(),
+                route.operation,
+            )
+        })
+        .collect()
 }
 
 /// Serves `router(state)` on `listener` until `shutdown` resolves, then lets requests in

@@ -9,15 +9,15 @@
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::routes::{Api, Operation};
+use crate::routes::{Api, Route};
 
 pub(crate) fn document(api: &Api) -> Value {
     let mut generator = SchemaSettings::draft2020_12()
         .with(|s| s.definitions_path = "#/components/schemas/".into())
         .into_generator();
-    let error = Operation::error_schema(&mut generator);
+    let error = Route::error_schema(&mut generator);
     let mut paths = Map::new();
-    for operation in &api.operations {
+    for operation in &api.routes {
         let mut entry = Map::new();
         entry.insert("summary".into(), json!(operation.summary));
         entry.insert(
@@ -29,6 +29,7 @@ pub(crate) fn document(api: &Api) -> Value {
             json!([operation.path.split('/').nth(2).unwrap_or("api")]),
         );
         entry.insert("x-levh-role".into(), json!(operation.role.as_str()));
+        entry.insert("x-levh-operation".into(), json!(operation.operation.name()));
         let mut parameters: Vec<Value> = path_parameters(operation.path);
         if let Some(query) = operation.query {
             let schema = query(&mut generator).to_value();

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use levh_core::{MemoryFilter, MemoryId, Page};
+use levh_core::MemoryId;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -15,7 +15,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::LevhMcp;
-use crate::tools::DEFAULT_CONTEXT_TOKENS;
 
 /// The generated context as a resource.
 pub const CONTEXT_URI: &str = "levh://context";
@@ -82,7 +81,7 @@ impl ServerHandler for LevhMcp {
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = crate::caller_of(&context);
         if let Some(caller) = &caller {
-            let needed = crate::required_role(&request.name, self.tool_router.get(&request.name));
+            let needed = crate::required_role(&request.name);
             if caller.role < needed {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                     "tool {} needs role {needed}; this token is {} in workspace {}. Nothing was changed.",
@@ -117,20 +116,16 @@ impl ServerHandler for LevhMcp {
         let caller = crate::caller_of(&context);
         crate::as_caller(caller, async move {
             let pinned = self
-                .engine(&context.peer, |levh, scope| {
-                    levh.list(
+                .run(&context.peer, |levh, scope| {
+                    levh_api::memories::list(
+                        levh,
                         scope,
-                        MemoryFilter {
+                        levh_api::requests::ListArgs {
                             pinned: Some(true),
-                            valid_at: Some(levh.now()),
-                            ..MemoryFilter::default()
-                        },
-                        Page {
-                            limit: 1000,
-                            offset: 0,
+                            limit: Some(1000),
+                            ..Default::default()
                         },
                     )
-                    .map_err(|e| e.to_string())
                 })
                 .await
                 .map_err(|e| ErrorData::internal_error(e, None))?;
@@ -140,7 +135,7 @@ impl ServerHandler for LevhMcp {
                     .with_description("Generated context for a session: pinned rules first, then the most important memories.")
                     .with_mime_type("text/markdown"),
             ];
-            resources.extend(pinned.iter().map(|m| {
+            resources.extend(pinned.memories.iter().map(|m| {
                 Resource::new(
                     format!("{MEMORY_URI_PREFIX}{}", m.id),
                     format!("memory {}", m.id),
@@ -164,8 +159,8 @@ impl ServerHandler for LevhMcp {
             let uri = request.uri.clone();
             if uri == CONTEXT_URI {
                 let context_view = self
-                    .engine(&context.peer, |levh, scope| {
-                        Self::context(levh, scope, None, DEFAULT_CONTEXT_TOKENS)
+                    .run(&context.peer, |levh, scope| {
+                        levh_api::recall::context(levh, scope, Default::default())
                     })
                     .await
                     .map_err(|e| ErrorData::internal_error(e, None))?;
@@ -176,7 +171,8 @@ impl ServerHandler for LevhMcp {
             }
             let Some(id) = uri
                 .strip_prefix(MEMORY_URI_PREFIX)
-                .and_then(|id| id.parse::<MemoryId>().ok())
+                .filter(|id| id.parse::<MemoryId>().is_ok())
+                .map(str::to_owned)
             else {
                 return Err(ErrorData::resource_not_found(
                     format!(
@@ -186,8 +182,8 @@ impl ServerHandler for LevhMcp {
                 ));
             };
             let memory = self
-                .engine(&context.peer, move |levh, scope| {
-                    levh.get(scope, id).map_err(|e| e.to_string())
+                .run(&context.peer, move |levh, scope| {
+                    levh_api::memories::get(levh, scope, &id)
                 })
                 .await
                 .map_err(|e| ErrorData::resource_not_found(e, None))?;
@@ -233,8 +229,15 @@ impl ServerHandler for LevhMcp {
                 .map(str::to_owned)
                 .filter(|p| !p.trim().is_empty());
             let view = self
-                .engine(&context.peer, move |levh, scope| {
-                    Self::context(levh, scope, project, DEFAULT_CONTEXT_TOKENS)
+                .run(&context.peer, move |levh, scope| {
+                    levh_api::recall::context(
+                        levh,
+                        scope,
+                        levh_api::requests::ContextArgs {
+                            project,
+                            max_tokens: None,
+                        },
+                    )
                 })
                 .await
                 .map_err(|e| ErrorData::invalid_params(e, None))?;

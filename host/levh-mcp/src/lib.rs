@@ -17,46 +17,16 @@ mod arguments;
 mod handler;
 mod profile;
 pub mod tools;
-pub mod views;
 
 use std::sync::Arc;
 
-use levh_core::{Actor, Levh, Principal, Role, Scope, Workspace};
+use levh_core::sync::Connectors;
+use levh_core::{Actor, Levh, Principal, Role, Scope, Surface, Workspace};
 
 pub use profile::{Profile, TOOL_BANDS};
 // Re-exported so the binary and the integration tests speak the same rmcp and tokio.
 pub use rmcp;
 pub use tokio;
-
-/// The connector runtime, provided by the binary (which owns wasmtime and the plugin
-/// registry). Syncs started through MCP use only the grants a person stored: an agent
-/// cannot grant a connector paths or hosts.
-pub trait Connectors: Send + Sync + 'static {
-    /// Built-in and installed connectors with their manifests and stored grants.
-    fn list(&self) -> Result<serde_json::Value, String>;
-    /// One connector's settings, requested capabilities and stored grants.
-    fn help(&self, id: &str) -> Result<serde_json::Value, String>;
-    /// Runs a sync with the stored grants only, through `levh`'s gate.
-    fn sync(
-        &self,
-        levh: &Levh,
-        scope: &Scope,
-        request: SyncRequest,
-    ) -> Result<levh_core::sync::SyncReport, String>;
-}
-
-/// A sync asked for by an agent.
-#[derive(Debug, Clone, Default)]
-pub struct SyncRequest {
-    /// The connector.
-    pub id: String,
-    /// Its settings (never grants).
-    pub config: Vec<(String, String)>,
-    /// Put the memories in this project.
-    pub project: Option<String>,
-    /// Ask the gate about every item, store nothing.
-    pub dry_run: bool,
-}
 
 /// The MCP server: one per connection.
 #[derive(Clone)]
@@ -89,9 +59,9 @@ impl LevhMcp {
             scope: Scope {
                 workspace,
                 actor: Actor {
-                    surface: "mcp".into(),
+                    surface: Surface::Mcp,
                     client: None,
-                    role: "admin".into(),
+                    role: Role::Admin,
                     principal: None,
                 },
             },
@@ -164,21 +134,11 @@ pub(crate) fn current_caller() -> Option<Principal> {
     CALLER.try_with(Clone::clone).ok()
 }
 
-/// The weakest role that may call a tool: read-only tools are for viewers; purging and
-/// deciding held candidates are for admins (SPEC §8); everything else writes.
-pub fn required_role(name: &str, tool: Option<&rmcp::model::Tool>) -> Role {
-    if matches!(name, "purge_memory" | "decide_held_memory") {
-        return Role::Admin;
-    }
-    let read_only = tool
-        .and_then(|t| t.annotations.as_ref())
-        .and_then(|a| a.read_only_hint)
-        .unwrap_or(false);
-    if read_only {
-        Role::Viewer
-    } else {
-        Role::Editor
-    }
+/// The weakest role that may call a tool: its operation's, from levh-api's one table
+/// (REST's routes read theirs from the same table). A tool levh does not have needs no
+/// role: the call fails as unknown.
+pub fn required_role(name: &str) -> Role {
+    tools::operation_of(name).map_or(Role::Viewer, levh_api::Operation::role)
 }
 
 /// The MCP streamable-HTTP service `levh serve` mounts at `/mcp`. `make` builds one
@@ -201,6 +161,31 @@ pub fn streamable_http_service(
         move || Ok(make()),
         Default::default(),
         config,
+    )
+}
+
+/// The `/mcp` service of `levh serve`: one [`LevhMcp::for_http`] per session, with the
+/// connector runtime when given.
+pub fn http_service(
+    levh: Levh,
+    profile: Profile,
+    connectors: Option<Arc<dyn Connectors>>,
+    allowed_hosts: Option<Vec<String>>,
+    cancel: tokio_util::sync::CancellationToken,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    LevhMcp,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    streamable_http_service(
+        move || {
+            let server = LevhMcp::for_http(levh.clone(), profile);
+            match &connectors {
+                Some(connectors) => server.with_connectors(connectors.clone()),
+                None => server,
+            }
+        },
+        allowed_hosts,
+        cancel,
     )
 }
 
@@ -248,6 +233,15 @@ mod tests {
             assert!(hints.read_only_hint.is_some(), "{}", tool.name);
             assert!(hints.destructive_hint.is_some(), "{}", tool.name);
             assert!(hints.idempotent_hint.is_some(), "{}", tool.name);
+            // The hint an agent reads agrees with the role the table requires.
+            let operation = tools::operation_of(&tool.name)
+                .unwrap_or_else(|| panic!("{} has no operation in levh-api's table", tool.name));
+            assert_eq!(
+                hints.read_only_hint,
+                Some(operation.is_read_only()),
+                "{}",
+                tool.name
+            );
             // A read-only tool is never destructive.
             if hints.read_only_hint == Some(true) {
                 assert_eq!(hints.destructive_hint, Some(false), "{}", tool.name);

@@ -14,6 +14,7 @@
 mod cache;
 pub mod http;
 mod registry;
+pub mod runtime;
 mod sandbox;
 mod scorer;
 mod source;
@@ -30,9 +31,10 @@ use wasmtime::{Engine, Store};
 pub use cache::sha256_hex;
 pub use http::{Credential, Origin};
 pub use registry::{Registry, ScorerRegistry};
+pub use runtime::{ConnectorOrigin, ConnectorRuntime, check_config};
 pub use scorer::{SCORE_TIMEOUT, Scorer, ScorerPolicy};
 pub use source::ConnectorSource;
-pub use wit::SUPPORTED_API;
+pub use wit::ApiVersion;
 
 use crate::sandbox::{PluginState, Prepared};
 
@@ -242,14 +244,47 @@ pub enum PluginError {
         plugin: String,
         /// Its version.
         version: String,
-        /// `denied`, `invalid-config`, `unavailable`, `failed`.
-        kind: String,
+        /// What kind of failure the guest reported.
+        kind: GuestErrorKind,
         /// Its words.
         message: String,
     },
     /// The host could not set the call up.
     #[error("plugin host: {0}")]
     Host(String),
+}
+
+/// The kinds of error a guest reports for a whole call (the WIT `error` variant's cases,
+/// as the host sees them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GuestErrorKind {
+    /// It was refused something it needs.
+    Denied,
+    /// Its settings are wrong.
+    InvalidConfig,
+    /// What it reads is not there or not answering.
+    Unavailable,
+    /// Anything else.
+    Failed,
+}
+
+impl GuestErrorKind {
+    /// The name in messages (the WIT case's name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Denied => "denied",
+            Self::InvalidConfig => "invalid-config",
+            Self::Unavailable => "unavailable",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for GuestErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A connector ready to run: compiled, its manifest read and checked.
@@ -294,6 +329,15 @@ impl std::fmt::Debug for PluginHost {
     }
 }
 
+/// Plugin engines started by this process (one is the goal; each costs an engine, a
+/// runtime and an epoch thread).
+static ENGINES_STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many plugin engines this process has started.
+pub fn engines_started() -> usize {
+    ENGINES_STARTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The kinds of plugin, as error messages name them.
 const CONNECTOR: &str = "connector";
 const SCORER: &str = "scorer";
@@ -308,7 +352,11 @@ impl PluginHost {
     }
 
     /// A host with chosen limits.
+    #[tracing::instrument(skip_all, err)]
     pub fn with_limits(cache_dir: Option<PathBuf>, limits: Limits) -> Result<Self, PluginError> {
+        ENGINES_STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // Tests count this line: one engine per process, however many calls.
+        tracing::debug!("starting the plugin engine");
         let mut config = wasmtime::Config::new();
         config.wasm_component_model(true).epoch_interruption(true);
         let engine = Engine::new(&config)
@@ -531,7 +579,7 @@ fn allowed_origins(
         http::requested_origins(manifest, config).map_err(|message| PluginError::Guest {
             plugin: manifest.id.clone(),
             version: manifest.version.clone(),
-            kind: "invalid-config".into(),
+            kind: GuestErrorKind::InvalidConfig,
             message,
         })?;
     let allowed: Vec<Origin> = requested
@@ -562,13 +610,7 @@ fn check_manifest(kind: &'static str, what: &str, manifest: &Manifest) -> Result
         kind,
         reason,
     };
-    if !SUPPORTED_API.contains(&manifest.api_version.as_str()) {
-        return Err(invalid(format!(
-            "it targets plugin API {}, this levh runs {}",
-            manifest.api_version,
-            SUPPORTED_API.join(", ")
-        )));
-    }
+    ApiVersion::for_guest(&manifest.api_version).map_err(invalid)?;
     if manifest.id.is_empty()
         || !manifest
             .id

@@ -219,7 +219,7 @@ pub(crate) fn map_paths(
         let invalid = |message: String| PluginError::Guest {
             plugin: manifest.id.clone(),
             version: manifest.version.clone(),
-            kind: "invalid-config".into(),
+            kind: crate::GuestErrorKind::InvalidConfig,
             message,
         };
         let host_path = PathBuf::from(value)

@@ -6,7 +6,7 @@ use levh_core::sync::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::{Connector, Grants, PluginError, PluginHost, SyncPage};
+use crate::{Connector, Grants, GuestErrorKind, PluginError, PluginHost, SyncPage};
 
 /// Runs a connector page by page for `Levh::sync`.
 #[derive(Debug)]
@@ -59,14 +59,14 @@ impl Source for ConnectorSource<'_> {
 }
 
 /// The kind of a plugin failure, kept typed up to the surfaces.
-fn failure_of(error: &PluginError) -> FetchFailure {
+pub(crate) fn failure_of(error: &PluginError) -> FetchFailure {
     match error {
         PluginError::Denied { .. } => FetchFailure::Denied,
         PluginError::Trapped { .. } => FetchFailure::Trapped,
-        PluginError::Guest { kind, .. } => match kind.as_str() {
-            "denied" => FetchFailure::Denied,
-            "invalid-config" => FetchFailure::InvalidConfig,
-            "unavailable" => FetchFailure::Unavailable,
+        PluginError::Guest { kind, .. } => match kind {
+            GuestErrorKind::Denied => FetchFailure::Denied,
+            GuestErrorKind::InvalidConfig => FetchFailure::InvalidConfig,
+            GuestErrorKind::Unavailable => FetchFailure::Unavailable,
             _ => FetchFailure::Failed,
         },
         _ => FetchFailure::Failed,

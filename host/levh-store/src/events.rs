@@ -1,32 +1,10 @@
 //! Reading the event log back, for the live feed: every process on the store appends
 //! to `events`, and a `levh serve` process tails it by sequence number.
 
-use levh_core::{MemoryId, Timestamp, Workspace};
+use levh_core::{LoggedEvent, Principal, ServerStore, StoreError, Timestamp, Workspace};
 use rusqlite::params;
-use serde::Serialize;
 
 use crate::{SqliteStore, SqliteStoreError};
-
-/// One row of the event log: what happened, where, through which surface. Never content.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LoggedEvent {
-    /// Position in the log; strictly increasing.
-    pub seq: i64,
-    /// When it happened.
-    pub at: Timestamp,
-    /// `store`, `pin`, `forget`, `purge`, `admit`, ...
-    pub kind: String,
-    /// The workspace it happened in.
-    pub workspace: Workspace,
-    /// The memory concerned, if any.
-    pub memory_id: Option<MemoryId>,
-    /// `cli`, `mcp`, `http`, `sync`.
-    pub surface: String,
-    /// The client behind the surface, when known.
-    pub client: Option<String>,
-    /// The actor's role.
-    pub role: String,
-}
 
 impl SqliteStore {
     /// The newest sequence number in the log (0 when empty).
@@ -88,5 +66,27 @@ impl SqliteStore {
             });
         }
         Ok(events)
+    }
+}
+
+impl ServerStore for SqliteStore {
+    fn principal_for_token(&self, secret: &str) -> Result<Option<Principal>, StoreError> {
+        Ok(self.verify_token(secret)?.map(|token| Principal {
+            workspace: token.workspace,
+            role: token.role,
+            name: Some(token.id),
+        }))
+    }
+
+    fn liveness(&self) -> Result<(i64, String), StoreError> {
+        Ok(SqliteStore::liveness(self)?)
+    }
+
+    fn last_event_seq(&self) -> Result<i64, StoreError> {
+        Ok(SqliteStore::last_event_seq(self)?)
+    }
+
+    fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError> {
+        Ok(SqliteStore::events_after(self, seq, limit)?)
     }
 }

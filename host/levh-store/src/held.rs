@@ -210,7 +210,7 @@ pub(crate) fn expire(
         .map_err(sqlite)?;
     let expired = statement
         .query_map(
-            params![workspace.as_str(), micros(now), actor.surface],
+            params![workspace.as_str(), micros(now), actor.surface.as_str()],
             |row| row.get::<_, String>(0),
         )
         .map_err(sqlite)?
@@ -332,7 +332,7 @@ pub(crate) fn close(
             status.as_str(),
             micros(now),
             actor.decider(),
-            actor.surface,
+            actor.surface.as_str(),
             memory_id.map(|m| m.to_string()),
         ],
     )

@@ -23,7 +23,7 @@ mod vectors;
 mod writes;
 
 pub use ann::{AnnConfig, AnnIndex, AnnStats};
-pub use events::LoggedEvent;
+pub use levh_core::LoggedEvent;
 pub use tokens::{IssuedToken, TokenInfo, secret_hash};
 
 use std::path::Path;
@@ -223,9 +223,9 @@ pub(crate) fn log_event(
             kind.as_str(),
             workspace.as_str(),
             memory_id.map(|id| id.to_string()),
-            actor.surface,
+            actor.surface.as_str(),
             actor.client,
-            actor.role,
+            actor.role.as_str(),
             detail.to_string(),
             actor.principal,
         ],

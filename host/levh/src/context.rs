@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow, bail};
+use levh_core::sync::{ConnectorError, Connectors, FetchError, FetchFailure, SyncRequest};
 use levh_core::{Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace};
 use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 
@@ -25,17 +26,34 @@ pub struct Context {
     /// The settings as read (environment over `config.toml`), for commands that look
     /// up more of them.
     settings: HashMap<String, String>,
+    /// The process's one plugin engine, started by the first command that runs a plugin.
+    plugin_host: std::sync::OnceLock<Arc<levh_plugins::PluginHost>>,
 }
 
 impl Context {
-    /// The plugin runtime, started only by the commands that run plugins (wasmtime is
-    /// never started for plain memory commands).
-    pub fn plugin_host(&self) -> Result<levh_plugins::PluginHost> {
+    /// The plugin runtime: one engine per process, started only by the first command
+    /// that runs a plugin (wasmtime is never started for plain memory commands) and
+    /// shared by every MCP session and REST request after it.
+    pub fn plugin_host(&self) -> Result<Arc<levh_plugins::PluginHost>> {
+        if let Some(host) = self.plugin_host.get() {
+            return Ok(host.clone());
+        }
         let host = levh_plugins::PluginHost::new(Some(self.home.join("cache").join("plugins")))?;
-        Ok(match self.fixed_now {
+        let host = Arc::new(match self.fixed_now {
             Some(now) => host.with_fixed_clock(std::time::SystemTime::from(now)),
             None => host,
-        })
+        });
+        // Two threads racing here both built an engine; the first one set is kept.
+        Ok(self.plugin_host.get_or_init(|| host).clone())
+    }
+
+    /// The connector runtime on the process's plugin engine.
+    pub fn connectors(&self) -> Result<levh_plugins::ConnectorRuntime> {
+        Ok(levh_plugins::ConnectorRuntime::new(
+            self.plugin_host()?,
+            self.registry(),
+            levh_builtins::CONNECTORS,
+        ))
     }
 
     /// Installed scorers and the active one.
@@ -52,7 +70,7 @@ impl Context {
         let loaded = crate::cli::scorer::component_bytes(self, &id).and_then(|bytes| {
             let host = self.plugin_host()?;
             let scorer = host.load_scorer(&id, &bytes)?;
-            Ok(levh_plugins::ScorerPolicy::new(Arc::new(host), scorer))
+            Ok(levh_plugins::ScorerPolicy::new(host, scorer))
         });
         match loaded {
             Ok(policy) => (self.levh.clone().with_scorer(Arc::new(policy)), None),
@@ -203,6 +221,7 @@ impl Context {
             fixed_now,
             embedder: selection,
             settings: file_config,
+            plugin_host: std::sync::OnceLock::new(),
         })
     }
 }
@@ -224,4 +243,47 @@ fn create_private_dir(path: &Path) -> Result<()> {
     builder
         .create(path)
         .with_context(|| format!("creating {}", path.display()))
+}
+
+/// The connector runtime as `levh serve` offers it: started on the first request that
+/// needs it (a server that never syncs never starts wasmtime), then on the process's one
+/// plugin engine.
+pub struct OnDemandConnectors(pub Arc<Context>);
+
+impl std::fmt::Debug for OnDemandConnectors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnDemandConnectors")
+            .field("home", &self.0.home)
+            .finish()
+    }
+}
+
+impl OnDemandConnectors {
+    fn runtime(&self) -> Result<levh_plugins::ConnectorRuntime, ConnectorError> {
+        self.0.connectors().map_err(|e| {
+            ConnectorError::Fetch(FetchError::new(
+                FetchFailure::Failed,
+                format!("starting the plugin runtime: {e:#}"),
+            ))
+        })
+    }
+}
+
+impl Connectors for OnDemandConnectors {
+    fn list(&self) -> Result<serde_json::Value, ConnectorError> {
+        self.runtime()?.list()
+    }
+
+    fn help(&self, id: &str) -> Result<serde_json::Value, ConnectorError> {
+        self.runtime()?.help(id)
+    }
+
+    fn sync(
+        &self,
+        levh: &Levh,
+        scope: &Scope,
+        request: SyncRequest,
+    ) -> Result<levh_core::sync::SyncReport, ConnectorError> {
+        self.runtime()?.sync(levh, scope, request)
+    }
 }

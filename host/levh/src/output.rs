@@ -4,7 +4,6 @@
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use levh_core::{Memory, ModelConfig, Timestamp, model, text};
 use serde::Serialize;
-use serde_json::json;
 
 /// Prints a value as pretty JSON.
 pub fn json(value: &impl Serialize) -> anyhow::Result<()> {
@@ -53,36 +52,11 @@ pub fn percent(value: f64) -> String {
 }
 
 /// Every field of a memory, plus its retention now and when it will fade: what `show`,
-/// `list` and write commands report.
+/// `list` and write commands report — levh-api's one `MemoryView`, the same shape REST,
+/// MCP and the dashboard return.
 pub fn memory_view(memory: &Memory, config: &ModelConfig, now: Timestamp) -> serde_json::Value {
-    let state = &memory.state;
-    json!({
-        "id": memory.id,
-        "workspace": memory.workspace,
-        "project": memory.project,
-        "content": memory.content,
-        "kind": memory.kind,
-        "source": memory.source,
-        "importance": state.importance,
-        "pinned": state.pinned,
-        "stability_hours": state.stability_hours,
-        "retention": model::retention(state, now),
-        "frequency": levh_core::rank::frequency(state.recall_count),
-        "fading": model::is_fading(state, config, now),
-        "fades_at": model::fades_at(state, config),
-        "recall_count": state.recall_count,
-        "last_recalled_at": state.last_recalled_at,
-        "created_at": state.created_at,
-        "valid_from": memory.valid_from,
-        "valid_to": memory.valid_to,
-        "superseded_by": memory.superseded_by,
-        "content_hash": memory.content_hash,
-        "admission": memory.admission,
-        "metadata": memory.metadata,
-        "session_id": memory.session_id,
-        "embedding_model": memory.embedding_model,
-        "embedding_dimension": memory.embedding_dimension,
-    })
+    serde_json::to_value(levh_api::views::MemoryView::new(memory, config, now))
+        .unwrap_or(serde_json::Value::Null)
 }
 
 /// A memory for people, one field a line.

@@ -27,8 +27,49 @@ use v0_1_0::levh::plugin::types as wit;
 
 use crate::{Capability, ConfigKey, ItemError, Manifest, Person, SyncItem, SyncPage};
 
-/// The API versions this host runs.
-pub const SUPPORTED_API: &[&str] = &["0.1.0"];
+/// The plugin API versions this host has bindings for. A guest states the version it was
+/// built against (the SDK stamps it into the manifest); each binding accepts a semver
+/// range, as Zed's extension host does: below 1.0 a patch release only adds host imports
+/// (marked `@since`), so a guest built against any 0.1.x runs on the 0.1 bindings.
+/// Breaking changes get a new WIT folder, a new bindings module and a new variant here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApiVersion {
+    /// `levh:plugin@0.1.x` (bindings from `wit/levh-plugin@0.1.0`).
+    V0_1,
+}
+
+impl ApiVersion {
+    /// Every version this host runs, newest first.
+    pub const ALL: &[ApiVersion] = &[ApiVersion::V0_1];
+
+    /// The guest versions these bindings accept.
+    pub fn accepts(self) -> &'static str {
+        match self {
+            Self::V0_1 => ">=0.1.0, <0.2.0",
+        }
+    }
+
+    /// The bindings a guest built against `version` runs on, or why none.
+    pub fn for_guest(version: &str) -> Result<Self, String> {
+        let parsed = semver::Version::parse(version.trim()).map_err(|e| {
+            format!("its plugin API version {version:?} is not a semantic version ({e})")
+        })?;
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|api| {
+                semver::VersionReq::parse(api.accepts()).is_ok_and(|range| range.matches(&parsed))
+            })
+            .ok_or_else(|| {
+                let runs: Vec<&str> = Self::ALL.iter().map(|api| api.accepts()).collect();
+                format!(
+                    "it targets plugin API {version}, this levh runs {}",
+                    runs.join(" or ")
+                )
+            })
+    }
+}
 
 impl From<wit::Manifest> for Manifest {
     fn from(m: wit::Manifest) -> Self {
@@ -108,18 +149,41 @@ impl From<wit::Page> for SyncPage {
 }
 
 /// A guest's whole-call error, as text with its kind.
-pub(crate) fn describe(error: wit::Error) -> (String, String) {
+pub(crate) fn describe(error: wit::Error) -> (crate::GuestErrorKind, String) {
+    use crate::GuestErrorKind as Kind;
     match error {
-        wit::Error::Denied(what) => ("denied".into(), what),
-        wit::Error::InvalidConfig(what) => ("invalid-config".into(), what),
-        wit::Error::Unavailable(what) => ("unavailable".into(), what),
-        wit::Error::Failed(what) => ("failed".into(), what),
+        wit::Error::Denied(what) => (Kind::Denied, what),
+        wit::Error::InvalidConfig(what) => (Kind::InvalidConfig, what),
+        wit::Error::Unavailable(what) => (Kind::Unavailable, what),
+        wit::Error::Failed(what) => (Kind::Failed, what),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use sha2::{Digest, Sha256};
+
+    use super::ApiVersion;
+
+    #[test]
+    fn a_guest_built_against_an_additive_patch_release_loads() {
+        for version in ["0.1.0", "0.1.1", "0.1.17"] {
+            assert_eq!(
+                ApiVersion::for_guest(version),
+                Ok(ApiVersion::V0_1),
+                "{version}"
+            );
+        }
+        for version in ["0.2.0", "1.0.0", "0.0.9"] {
+            let refused = ApiVersion::for_guest(version).unwrap_err();
+            assert!(
+                refused.contains("this levh runs >=0.1.0, <0.2.0"),
+                "{refused}"
+            );
+        }
+        let garbled = ApiVersion::for_guest("one").unwrap_err();
+        assert!(garbled.contains("not a semantic version"), "{garbled}");
+    }
 
     /// A released WIT folder is frozen: plugins built against it must keep working. An
     /// edit belongs in a new versioned folder (and a new bindings module here).

@@ -103,49 +103,21 @@ fn builtin_ids() -> Vec<&'static str> {
         .collect()
 }
 
-/// A connector's component bytes: built-in first, then installed.
-pub fn component_bytes(context: &Context, id: &str) -> Result<Vec<u8>> {
-    if let Some(bytes) = levh_builtins::connector(id) {
-        return Ok(bytes.to_vec());
-    }
-    let registry = context.registry();
-    registry.component(id).ok_or_else(|| {
-        let mut known: Vec<String> = builtin_ids().into_iter().map(str::to_owned).collect();
-        known.extend(registry.installed());
-        anyhow!("no connector `{id}` (available: {})", known.join(", "))
-    })
+/// Fails unless a built-in or installed connector has this id (naming the ones there
+/// are), without starting the plugin engine.
+fn known(context: &Context, id: &str) -> Result<()> {
+    levh_plugins::runtime::component(&context.registry(), levh_builtins::CONNECTORS, id)?;
+    Ok(())
 }
 
 pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
     let registry = context.registry();
     match command {
         Command::List => {
-            let host = context.plugin_host()?;
-            let mut rows = Vec::new();
-            for id in builtin_ids()
-                .into_iter()
-                .map(str::to_owned)
-                .chain(registry.installed())
-            {
-                let bytes = component_bytes(context, &id)?;
-                let origin = if levh_builtins::connector(&id).is_some() {
-                    "built-in"
-                } else {
-                    "installed"
-                };
-                // One connector's unreadable grants file is that row's error, not the list's.
-                match host
-                    .load_connector(&id, &bytes)
-                    .and_then(|c| Ok((c, registry.grants(&id)?)))
-                {
-                    Ok((c, grants)) => rows.push(json!({
-                        "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
-                        "description": c.manifest.description, "capabilities": c.manifest.capabilities,
-                        "grants": grants.read_paths,
-                    })),
-                    Err(e) => rows.push(json!({ "id": id, "origin": origin, "error": e.to_string() })),
-                }
-            }
+            // The same listing MCP and REST give, one row per connector (a connector that
+            // cannot load is that row's error, not the list's).
+            let listed = levh_core::sync::Connectors::list(&context.connectors()?)?;
+            let rows = listed["connectors"].as_array().cloned().unwrap_or_default();
             if json {
                 output::json(&rows)?;
             } else {
@@ -167,8 +139,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Inspect { id } => {
-            let bytes = component_bytes(context, &id)?;
-            let connector = context.plugin_host()?.load_connector(&id, &bytes)?;
+            let connector = context.connectors()?.load(&id)?;
             let grants = registry.grants(&id)?;
             if json {
                 output::json(&json!({
@@ -273,7 +244,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             output::line(format!("removed {id}"));
         }
         Command::Grant { id, dir, host } => {
-            component_bytes(context, &id)?;
+            known(context, &id)?;
             if let Some(host) = host {
                 let origin = registry.grant_host(&id, &host)?;
                 output::line(format!("{id} may connect to {origin}"));
@@ -299,7 +270,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Secret(SecretCommand::Set { id }) => {
-            component_bytes(context, &id)?;
+            known(context, &id)?;
             let token = if std::io::stdin().is_terminal() {
                 rpassword::prompt_password(format!("token for {id} (hidden): "))?
             } else {

@@ -5,12 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Context as _, Result, anyhow};
 use clap::{Subcommand, ValueEnum};
-use levh_core::sync::{SyncOptions, SyncReport};
-use levh_core::{Levh, Scope};
-use levh_mcp::{LevhMcp, Profile, SyncRequest};
-use levh_plugins::ConnectorSource;
+use levh_mcp::{LevhMcp, Profile};
 use serde_json::json;
 
 use crate::context::Context;
@@ -77,7 +74,7 @@ fn stdio(home: Option<PathBuf>, workspace: &str, profile: Profile) -> Result<Exi
     }
     let mut server = LevhMcp::new(levh, context.scope.workspace.clone(), profile);
     if profile >= Profile::Full {
-        server = server.with_connectors(Arc::new(ConnectorRuntime { context }));
+        server = server.with_connectors(Arc::new(context.connectors()?));
     }
     tracing::info!(%profile, "serving MCP over stdio");
     levh_mcp::serve_stdio(server).map_err(|e| anyhow!("MCP over stdio: {e}"))?;
@@ -151,111 +148,4 @@ fn config(
     };
     output::json(&value)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Connectors for the `full` profile, the way `levh sync` runs them but with the stored
-/// grants only: an agent cannot grant a connector anything.
-pub(crate) struct ConnectorRuntime {
-    pub(crate) context: Arc<Context>,
-}
-
-impl ConnectorRuntime {
-    fn list(&self) -> Result<serde_json::Value> {
-        let context = &self.context;
-        let registry = context.registry();
-        let host = context.plugin_host()?;
-        let ids = levh_builtins::CONNECTORS
-            .iter()
-            .map(|(id, _)| (*id).to_owned())
-            .chain(registry.installed());
-        let mut rows = Vec::new();
-        for id in ids {
-            let bytes = super::connector::component_bytes(context, &id)?;
-            let origin = if levh_builtins::connector(&id).is_some() {
-                "built-in"
-            } else {
-                "installed"
-            };
-            rows.push(
-                match host
-                    .load_connector(&id, &bytes)
-                    .and_then(|c| Ok((c, registry.grants(&id)?)))
-                {
-                    Ok((c, grants)) => json!({
-                        "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
-                        "description": c.manifest.description,
-                        "capabilities": c.manifest.capabilities,
-                        "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
-                    }),
-                    Err(e) => json!({ "id": id, "origin": origin, "error": e.to_string() }),
-                },
-            );
-        }
-        Ok(json!({ "connectors": rows }))
-    }
-
-    fn help(&self, id: &str) -> Result<serde_json::Value> {
-        let bytes = super::connector::component_bytes(&self.context, id)?;
-        let connector = self.context.plugin_host()?.load_connector(id, &bytes)?;
-        let grants = self.context.registry().grants(id)?;
-        Ok(json!({
-            "manifest": connector.manifest,
-            "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
-            "token_stored": grants.credential.is_some(),
-            "how_to_grant": format!("a person runs `levh connector grant {id} DIR` (or --host HOST); agents cannot grant"),
-        }))
-    }
-
-    fn sync(&self, levh: &Levh, scope: &Scope, request: SyncRequest) -> Result<SyncReport> {
-        let id = &request.id;
-        let bytes = super::connector::component_bytes(&self.context, id)?;
-        let host = self.context.plugin_host()?;
-        let connector = host.load_connector(id, &bytes)?;
-        let manifest = &connector.manifest;
-        for key in manifest.config.iter().filter(|k| k.required) {
-            if !request.config.iter().any(|(k, _)| k == &key.name) {
-                bail!(
-                    "invalid config: connector {id} needs {}=… ({})",
-                    key.name,
-                    key.help
-                );
-            }
-        }
-        for (key, _) in &request.config {
-            if !manifest.config.iter().any(|k| &k.name == key) {
-                let known: Vec<&str> = manifest.config.iter().map(|k| k.name.as_str()).collect();
-                bail!(
-                    "invalid config: connector {id} has no setting `{key}` (it knows: {})",
-                    known.join(", ")
-                );
-            }
-        }
-        // Stored grants only. A path named in `config` is NOT granted (unlike `levh sync`
-        // typed by a person): the connector's read is refused unless a person granted it.
-        let grants = self.context.registry().grants(id)?;
-        let mut source = ConnectorSource::new(&host, &connector, request.config.clone(), grants);
-        Ok(levh.sync(
-            scope,
-            &mut source,
-            SyncOptions {
-                dry_run: request.dry_run,
-            },
-            request.project,
-            &mut |_| {},
-        )?)
-    }
-}
-
-impl levh_mcp::Connectors for ConnectorRuntime {
-    fn list(&self) -> Result<serde_json::Value, String> {
-        ConnectorRuntime::list(self).map_err(|e| format!("{e:#}"))
-    }
-
-    fn help(&self, id: &str) -> Result<serde_json::Value, String> {
-        ConnectorRuntime::help(self, id).map_err(|e| format!("{e:#}"))
-    }
-
-    fn sync(&self, levh: &Levh, scope: &Scope, request: SyncRequest) -> Result<SyncReport, String> {
-        ConnectorRuntime::sync(self, levh, scope, request).map_err(|e| format!("{e:#}"))
-    }
 }

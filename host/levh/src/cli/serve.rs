@@ -9,8 +9,7 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use levh_http::{AppState, AuthConfig};
 use levh_mcp::Profile;
 
-use crate::cli::mcp::ConnectorRuntime;
-use crate::context::Context;
+use crate::context::{Context, OnDemandConnectors};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -65,8 +64,9 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
     if let Some(warning) = warning {
         tracing::warn!("{warning}");
     }
+    let connectors = Arc::new(OnDemandConnectors(context.clone()));
     let state = AppState::new(
-        levh,
+        levh.clone(),
         context.store.clone(),
         AuthConfig {
             operator_token,
@@ -74,10 +74,16 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
             public,
         },
     )
-    .with_mcp_profile(args.mcp_profile)
-    .with_connectors(Arc::new(ConnectorRuntime {
-        context: context.clone(),
-    }));
+    .with_connectors(connectors.clone());
+    // MCP over streamable HTTP at /mcp, behind the same authentication as /api.
+    let mcp = levh_mcp::http_service(
+        levh,
+        args.mcp_profile,
+        Some(connectors),
+        state.mcp_allowed_hosts(),
+        state.shutdown_token().child_token(),
+    );
+    let state = state.with_mcp(mcp);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -2,10 +2,9 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use clap::Subcommand;
 use levh_core::sync::{SyncOptions, SyncReport};
-use levh_plugins::{Capability, ConnectorSource, grant_root};
 
 use crate::context::Context;
 use crate::output;
@@ -67,47 +66,16 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     let Some(id) = args.id else {
         bail!("name a connector to sync (`levh connector list` shows them), or `levh sync status`")
     };
-    let bytes = super::connector::component_bytes(context, &id)?;
-    let host = context.plugin_host()?;
-    let connector = host.load_connector(&id, &bytes)?;
-    let manifest = &connector.manifest;
-    for key in manifest.config.iter().filter(|k| k.required) {
-        if !args.config.iter().any(|(k, _)| k == &key.name) {
-            bail!(
-                "connector {id} needs --config {}=… ({})",
-                key.name,
-                key.help
-            );
-        }
-    }
-    for (key, _) in &args.config {
-        if !manifest.config.iter().any(|k| &k.name == key) {
-            let known: Vec<&str> = manifest.config.iter().map(|k| k.name.as_str()).collect();
-            bail!(
-                "connector {id} has no setting `{key}` (it knows: {})",
-                known.join(", ")
-            );
-        }
-    }
+    let connectors = context.connectors()?;
+    let connector = connectors.load(&id)?;
+    levh_plugins::check_config(&connector.manifest, &args.config)?;
     // A path the person typed on this command line is theirs to give: it is granted for
     // this run. Syncs started by agents get only the stored grants.
-    let mut grants = context.registry().grants(&id)?;
-    for (key, value) in &args.config {
-        if manifest
-            .capabilities
-            .iter()
-            .any(|c| matches!(c, Capability::ReadPath(k) if k == key))
-        {
-            let path = std::path::Path::new(value)
-                .canonicalize()
-                .with_context(|| format!("--config {key}={value}"))?;
-            grants.read_paths.push(grant_root(&path));
-        }
-    }
+    let grants = connectors.grants(&connector, &args.config, true)?;
 
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    let mut source = ConnectorSource::new(&host, &connector, args.config.clone(), grants);
+    let mut source = connectors.source(&connector, args.config.clone(), grants);
     let report = context.levh.sync(
         &context.scope,
         &mut source,

@@ -1,24 +1,30 @@
-//! What agents read: the structured outputs of the tools, each with a JSON schema.
+//! What every surface returns: the response types of the operations, each with a JSON
+//! schema (REST's OpenAPI document and MCP's output schemas are generated from them).
 //!
-//! These are deliberately separate from levh-core's types: the agent-facing shape is a
-//! contract of its own (ids and times as strings, retention computed for `now`), and
-//! levh-core stays free of schema derives.
+//! These are deliberately separate from levh-core's types: the wire shape is a contract
+//! of its own (ids and times as strings, retention computed for `now`), and levh-core
+//! stays free of schema derives.
+
+use std::collections::BTreeMap;
 
 use levh_core::{
-    CaptureOutcome, Evaluation, HeldCandidate, Memory, Nearest, Redaction, Timestamp, model,
+    CaptureOutcome, Evaluation, HeldCandidate, HeldStatus, Levh, Measure, Memory, ModelConfig,
+    Nearest, Redaction, Timestamp, Verdict, model,
 };
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// A memory as an agent sees it.
+/// A memory, as every surface shows it: REST, MCP, the CLI's `--json` and the dashboard.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct MemoryView {
     /// Its id (a UUID).
     pub id: String,
-    /// The text (secrets already redacted).
-    pub content: String,
+    /// The workspace it belongs to.
+    pub workspace: String,
     /// Its project, if any.
     pub project: Option<String>,
+    /// The text (secrets already redacted).
+    pub content: String,
     /// note, event, decision, ...
     pub kind: String,
     /// Who wrote it (the MCP client's name, `cli`, `connector:email`, ...).
@@ -27,35 +33,94 @@ pub struct MemoryView {
     pub importance: f64,
     /// Pinned memories never fade.
     pub pinned: bool,
+    /// Hours for retention to halve.
+    pub stability_hours: f64,
     /// Retention now, 0..1 (1 for pinned).
     pub retention: f64,
+    /// How often it is recalled, as the H-score weighs it (0..1).
+    pub frequency: f64,
+    /// Whether its retention is below the fading threshold now.
+    pub fading: bool,
+    /// When it will fall below the fading threshold with no recall (RFC 3339; none when
+    /// pinned).
+    pub fades_at: Option<String>,
     /// How often it was recalled or reinforced.
     pub recall_count: u32,
+    /// When it was last recalled or reinforced.
+    pub last_recalled_at: Option<String>,
     /// When levh stored it (RFC 3339).
     pub created_at: String,
     /// World time from which it holds.
     pub valid_from: String,
     /// World time at which it stopped holding, if it did.
     pub valid_to: Option<String>,
+    /// The memory that replaced it.
+    pub superseded_by: Option<String>,
+    /// Hash of the content, for exact-duplicate checks.
+    pub content_hash: String,
+    /// How it was admitted.
+    pub admission: AdmissionView,
+    /// Free-form JSON metadata.
+    pub metadata: serde_json::Value,
+    /// The session it was captured in.
+    pub session_id: Option<String>,
+    /// The embedding model of its stored vector, if it has one.
+    pub embedding_model: Option<String>,
+    /// The dimension of its stored vector.
+    pub embedding_dimension: Option<u32>,
+}
+
+/// How a memory was admitted.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AdmissionView {
+    /// `admit`, `redact`, or (after a person's decision) `review`.
+    pub verdict: String,
+    /// Why, in words.
+    pub reasons: Vec<String>,
+    /// `gate` for automatic decisions, otherwise the person or surface that decided.
+    pub decided_by: String,
 }
 
 impl MemoryView {
-    /// The view of `memory` at `now`.
-    pub fn new(memory: &Memory, now: Timestamp) -> Self {
+    /// The view of `memory` at `now` under the memory model `config`.
+    pub fn new(memory: &Memory, config: &ModelConfig, now: Timestamp) -> Self {
+        let state = &memory.state;
         Self {
             id: memory.id.to_string(),
-            content: memory.content.clone(),
+            workspace: memory.workspace.to_string(),
             project: memory.project.clone(),
+            content: memory.content.clone(),
             kind: memory.kind.to_string(),
             source: memory.source.clone(),
-            importance: memory.state.importance,
-            pinned: memory.state.pinned,
-            retention: model::retention(&memory.state, now),
-            recall_count: memory.state.recall_count,
-            created_at: memory.state.created_at.to_string(),
+            importance: state.importance,
+            pinned: state.pinned,
+            stability_hours: state.stability_hours,
+            retention: model::retention(state, now),
+            frequency: levh_core::rank::frequency(state.recall_count),
+            fading: model::is_fading(state, config, now),
+            fades_at: model::fades_at(state, config).map(|t| t.to_string()),
+            recall_count: state.recall_count,
+            last_recalled_at: state.last_recalled_at.map(|t| t.to_string()),
+            created_at: state.created_at.to_string(),
             valid_from: memory.valid_from.to_string(),
             valid_to: memory.valid_to.map(|t| t.to_string()),
+            superseded_by: memory.superseded_by.map(|id| id.to_string()),
+            content_hash: memory.content_hash.clone(),
+            admission: AdmissionView {
+                verdict: memory.admission.verdict.clone(),
+                reasons: memory.admission.reasons.clone(),
+                decided_by: memory.admission.decided_by.clone(),
+            },
+            metadata: memory.metadata.clone(),
+            session_id: memory.session_id.as_ref().map(ToString::to_string),
+            embedding_model: memory.embedding_model.clone(),
+            embedding_dimension: memory.embedding_dimension,
         }
+    }
+
+    /// The view of `memory` as `levh` sees it now.
+    pub fn of(levh: &Levh, memory: &Memory) -> Self {
+        Self::new(memory, &levh.config().model, levh.now())
     }
 }
 
@@ -73,8 +138,89 @@ pub struct NearestView {
     pub id: String,
     /// Similarity 0..1.
     pub similarity: f64,
-    /// `cosine` or `lexical`.
-    pub measure: String,
+    /// How the similarity was measured.
+    pub measure: MeasureKind,
+}
+
+/// How the gate measured a similarity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MeasureKind {
+    /// Cosine of semantic embeddings.
+    Cosine,
+    /// Word-shingle Jaccard (no semantic model loaded).
+    Lexical,
+}
+
+impl From<Measure> for MeasureKind {
+    fn from(measure: Measure) -> Self {
+        match measure {
+            Measure::Cosine => Self::Cosine,
+            Measure::Lexical => Self::Lexical,
+        }
+    }
+}
+
+/// What the gate decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum VerdictKind {
+    /// Stored as given.
+    Admit,
+    /// Stored with its secrets replaced.
+    Redact,
+    /// Held for a person to decide.
+    Review,
+    /// Not stored.
+    Reject,
+}
+
+impl From<&Verdict> for VerdictKind {
+    fn from(verdict: &Verdict) -> Self {
+        match verdict {
+            Verdict::Admit => Self::Admit,
+            Verdict::Redact => Self::Redact,
+            Verdict::Review { .. } => Self::Review,
+            // Reject, and any verdict a later gate adds: not stored.
+            _ => Self::Reject,
+        }
+    }
+}
+
+/// Where a held candidate stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HeldStatusKind {
+    /// Waiting for a person.
+    Held,
+    /// Stored as a memory.
+    Admitted,
+    /// Let go.
+    Discarded,
+    /// Not decided within the configured expiry.
+    Expired,
+}
+
+impl From<HeldStatus> for HeldStatusKind {
+    fn from(status: HeldStatus) -> Self {
+        match status {
+            HeldStatus::Held => Self::Held,
+            HeldStatus::Admitted => Self::Admitted,
+            HeldStatus::Discarded => Self::Discarded,
+            HeldStatus::Expired => Self::Expired,
+        }
+    }
+}
+
+impl From<HeldStatusKind> for HeldStatus {
+    fn from(status: HeldStatusKind) -> Self {
+        match status {
+            HeldStatusKind::Held => Self::Held,
+            HeldStatusKind::Admitted => Self::Admitted,
+            HeldStatusKind::Discarded => Self::Discarded,
+            HeldStatusKind::Expired => Self::Expired,
+        }
+    }
 }
 
 impl From<Nearest> for NearestView {
@@ -82,7 +228,7 @@ impl From<Nearest> for NearestView {
         Self {
             id: nearest.id.to_string(),
             similarity: nearest.similarity,
-            measure: nearest.measure.as_str().to_owned(),
+            measure: nearest.measure.into(),
         }
     }
 }
@@ -96,7 +242,7 @@ fn kinds(redactions: &[Redaction]) -> Vec<String> {
 pub struct CaptureView {
     /// `admit`, `redact` (stored with secrets replaced), `review` (held for a person) or
     /// `reject` (not stored).
-    pub verdict: String,
+    pub verdict: VerdictKind,
     /// The stored memory (admit, redact).
     pub memory_id: Option<String>,
     /// The held candidate (review): a person decides it, never the agent.
@@ -115,7 +261,7 @@ impl CaptureView {
     /// The view of a capture made for `source`.
     pub fn new(outcome: &CaptureOutcome, source: String) -> Self {
         Self {
-            verdict: outcome.verdict.name().to_owned(),
+            verdict: VerdictKind::from(&outcome.verdict),
             memory_id: outcome.memory_id.map(|id| id.to_string()),
             held_id: outcome.held_id.map(|id| id.to_string()),
             reason: outcome.reason(),
@@ -130,7 +276,7 @@ impl CaptureView {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EvaluationView {
     /// What the gate would decide.
-    pub verdict: String,
+    pub verdict: VerdictKind,
     /// Why (review, reject).
     pub reason: Option<String>,
     /// The content as it would be stored.
@@ -149,7 +295,7 @@ impl From<&Evaluation> for EvaluationView {
             _ => None,
         };
         Self {
-            verdict: evaluation.verdict.name().to_owned(),
+            verdict: VerdictKind::from(&evaluation.verdict),
             reason,
             content: evaluation.content.clone(),
             redactions: kinds(&evaluation.redactions),
@@ -174,7 +320,7 @@ pub struct HeldView {
     /// The memory that caused the hold.
     pub nearest: Option<NearestView>,
     /// held, admitted, discarded, expired.
-    pub status: String,
+    pub status: HeldStatusKind,
     /// When it was held.
     pub created_at: String,
     /// The memory it became, once admitted.
@@ -190,7 +336,7 @@ impl From<&HeldCandidate> for HeldView {
             source: held.source.clone(),
             reason: held.reason.clone(),
             nearest: held.nearest.map(NearestView::from),
-            status: held.status.as_str().to_owned(),
+            status: held.status.into(),
             created_at: held.created_at.to_string(),
             memory_id: held.memory_id.map(|id| id.to_string()),
         }
@@ -232,6 +378,7 @@ impl From<levh_core::Stats> for StatsView {
             average_retention: s.average_retention,
             recalls: s.recalls,
             by_project: s.by_project,
+            without_project: s.without_project,
             by_source: s.by_source,
             by_kind: s.by_kind,
             embedder: s.embedder,
@@ -256,13 +403,13 @@ pub struct RecallView {
 
 impl RecallView {
     /// The view of a recall's output, retention computed at `now`.
-    pub fn new(output: &levh_core::RecallOutput, now: Timestamp) -> Self {
+    pub fn new(output: &levh_core::RecallOutput, levh: &Levh) -> Self {
         Self {
             results: output
                 .hits
                 .iter()
                 .map(|hit| HitView {
-                    memory: MemoryView::new(&hit.memory, now),
+                    memory: MemoryView::of(levh, &hit.memory),
                     score: hit.score.score,
                     relevance: hit.relevance.value,
                     similarity: hit.relevance.semantic,
@@ -307,12 +454,14 @@ pub struct StatsView {
     pub average_retention: f64,
     /// Sum of recall counts.
     pub recalls: u64,
-    /// Count per project (`(none)` for none).
-    pub by_project: std::collections::BTreeMap<String, u64>,
+    /// Count per project.
+    pub by_project: BTreeMap<String, u64>,
+    /// Memories in no project.
+    pub without_project: u64,
     /// Count per source.
-    pub by_source: std::collections::BTreeMap<String, u64>,
+    pub by_source: BTreeMap<String, u64>,
     /// Count per kind.
-    pub by_kind: std::collections::BTreeMap<String, u64>,
+    pub by_kind: BTreeMap<String, u64>,
     /// The embedding model in use.
     pub embedder: String,
 }
@@ -416,13 +565,28 @@ pub struct SecretsView {
 pub struct DecisionView {
     /// The candidate.
     pub held_id: String,
-    /// `admitted`, `admitted_as_replacement`, `discarded`, `declined` (the person chose
-    /// not to decide now) or `cancelled`.
-    pub outcome: String,
+    /// What the person decided.
+    pub outcome: DecisionOutcome,
     /// The memory it became.
     pub memory_id: Option<String>,
     /// The memory it replaced.
     pub superseded: Option<String>,
+}
+
+/// A person's answer to "decide this held candidate".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionOutcome {
+    /// Admitted as a new memory.
+    Admitted,
+    /// Admitted, replacing its nearest memory.
+    AdmittedAsReplacement,
+    /// Let go.
+    Discarded,
+    /// The person chose not to decide now.
+    Declined,
+    /// The person closed the question.
+    Cancelled,
 }
 
 /// What a purge removed.
@@ -456,9 +620,9 @@ pub struct UpdateView {
 
 impl UpdateView {
     /// The view of an update at `now`.
-    pub fn new(update: &levh_core::ContentUpdate, now: Timestamp) -> Self {
+    pub fn new(update: &levh_core::ContentUpdate, levh: &Levh) -> Self {
         Self {
-            memory: MemoryView::new(&update.memory, now),
+            memory: MemoryView::of(levh, &update.memory),
             redactions: kinds(&update.redactions),
         }
     }
@@ -469,4 +633,104 @@ impl UpdateView {
 pub struct ConnectorOutput {
     /// The result.
     pub result: serde_json::Value,
+}
+
+/// What an admission did.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AdmitView {
+    /// The candidate.
+    pub held_id: String,
+    /// The memory it became.
+    pub memory_id: String,
+    /// The memory it replaced.
+    pub superseded: Option<String>,
+}
+
+/// A forgetting curve.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CurveView {
+    /// The memory.
+    pub memory_id: String,
+    /// One point per day.
+    pub points: Vec<CurvePointView>,
+}
+
+/// One day of a forgetting curve.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CurvePointView {
+    /// Days from now.
+    pub day: u32,
+    /// The instant (RFC 3339).
+    pub at: String,
+    /// Predicted retention with no recall in between.
+    pub retention: f64,
+}
+
+/// An H-score and its terms (lower ranks first).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ScoreView {
+    /// The memory.
+    pub memory_id: String,
+    /// α·(1−relevance) + β·(1−retention) + γ·(1−importance) + δ·(1−frequency).
+    pub score: f64,
+    /// Relevance to the query, 0..1: BM25 and cosine fused as recall fuses them (1 without
+    /// a query).
+    pub relevance: f64,
+    /// The semantic part: cosine to the query, 0..1 (1 without a query).
+    pub similarity: f64,
+    /// The lexical part: BM25 normalised by the query's best match, 0..1.
+    pub lexical: f64,
+    /// The raw BM25 score, when the query's words matched.
+    pub bm25: Option<f64>,
+    /// What a period named by the query ("in March") added.
+    pub temporal: f64,
+    /// Retention now.
+    pub retention: f64,
+    /// Importance.
+    pub importance: f64,
+    /// Frequency of recall.
+    pub frequency: f64,
+    /// The four weighted terms.
+    pub terms: BTreeMap<String, f64>,
+}
+
+/// Liveness of the server and its store.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HealthView {
+    /// `ok`.
+    pub status: String,
+    /// levh's version.
+    pub version: String,
+    /// Schema version of the store.
+    pub schema_version: i64,
+    /// `wal` when write-ahead logging is on.
+    pub journal_mode: String,
+    /// The embedder's model id.
+    pub embedder: String,
+    /// The caller's workspace.
+    pub workspace: String,
+    /// The caller's role.
+    pub role: RoleView,
+}
+
+/// A caller's role, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RoleView {
+    /// Reads only.
+    Viewer,
+    /// Reads and writes.
+    Editor,
+    /// Everything in its workspace.
+    Admin,
+}
+
+impl From<levh_core::Role> for RoleView {
+    fn from(role: levh_core::Role) -> Self {
+        match role {
+            levh_core::Role::Viewer => Self::Viewer,
+            levh_core::Role::Editor => Self::Editor,
+            levh_core::Role::Admin => Self::Admin,
+        }
+    }
 }

@@ -1,0 +1,58 @@
+//! Connectors, through the runtime's core trait ([`Connectors`]): list, help, sync with
+//! the stored grants only, and the record of past runs.
+
+use levh_core::sync::{Connectors, FetchFailure, SyncReport, SyncRequest};
+use levh_core::{Levh, Scope};
+
+use crate::requests::SyncStatusArgs;
+use crate::views::ConnectorOutput;
+use crate::{Error, Result};
+
+/// What a surface says when it runs without a connector runtime.
+pub const NO_RUNTIME: &str = "this levh server runs without the connector runtime; use `levh sync`, `levh serve`, or `levh mcp stdio --profile full`";
+
+/// The runtime, or the error that says there is none.
+pub fn runtime(connectors: Option<&dyn Connectors>) -> Result<&dyn Connectors> {
+    connectors.ok_or_else(|| Error::Unavailable(NO_RUNTIME.into()))
+}
+
+/// [`Operation::ListConnectors`](crate::Operation::ListConnectors).
+pub fn list(connectors: &dyn Connectors) -> Result<ConnectorOutput> {
+    Ok(ConnectorOutput {
+        result: connectors.list()?,
+    })
+}
+
+/// [`Operation::GetConnectorHelp`](crate::Operation::GetConnectorHelp).
+pub fn help(connectors: &dyn Connectors, id: &str) -> Result<ConnectorOutput> {
+    Ok(ConnectorOutput {
+        result: connectors.help(id)?,
+    })
+}
+
+/// [`Operation::SyncConnector`](crate::Operation::SyncConnector): the run is recorded
+/// whatever happens; its report says what was stored and what failed.
+pub fn sync(
+    levh: &Levh,
+    scope: &Scope,
+    connectors: &dyn Connectors,
+    request: SyncRequest,
+) -> Result<SyncReport> {
+    Ok(connectors.sync(levh, scope, request)?)
+}
+
+/// A run that failed because a person has not granted what the connector needs: the
+/// line of the report that names the grant command, as a [`Error::Denied`].
+pub fn refusal(report: &SyncReport) -> Option<Error> {
+    (report.failure == Some(FetchFailure::Denied))
+        .then(|| Error::Denied(report.errors.last().cloned().unwrap_or_default()))
+}
+
+/// [`Operation::ConnectorSyncStatus`](crate::Operation::ConnectorSyncStatus): newest
+/// first, 10 unless asked.
+pub fn status(levh: &Levh, scope: &Scope, args: SyncStatusArgs) -> Result<ConnectorOutput> {
+    let runs = levh.sync_runs(scope, args.id.as_deref(), args.limit.unwrap_or(10))?;
+    Ok(ConnectorOutput {
+        result: serde_json::to_value(&runs).map_err(Error::internal)?,
+    })
+}

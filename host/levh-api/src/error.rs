@@ -1,0 +1,88 @@
+//! What an operation reports when it cannot do what was asked.
+
+use levh_core::sync::{ConnectorError, FetchFailure};
+
+/// Why an operation failed. Every message names what was wrong; a caller's mistake says
+/// that nothing was changed. REST turns the kind into a status, MCP into an `isError`
+/// result with the same words.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The request failed validation (400).
+    #[error("{0}")]
+    Invalid(String),
+    /// No such memory, candidate or connector in this workspace (404).
+    #[error("{0}")]
+    NotFound(String),
+    /// The thing asked about is no longer in a state that allows it (409).
+    #[error("{0}")]
+    Conflict(String),
+    /// A person has to grant something first; the message says how (403).
+    #[error("{0}")]
+    Denied(String),
+    /// The request was understood but cannot be carried out as given, e.g. a connector's
+    /// settings (422).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// This server runs without what the operation needs (503).
+    #[error("{0}")]
+    Unavailable(String),
+    /// A fault on levh's side; the detail is for the server log (500).
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// The words every refused request ends with.
+const UNCHANGED: &str = "(nothing was changed)";
+
+impl Error {
+    /// A validation failure; says that nothing was changed.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(unchanged(message.into()))
+    }
+
+    /// An internal fault, logged once here with its detail.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        Self::Internal(detail.to_string())
+    }
+}
+
+fn unchanged(message: String) -> String {
+    if message.contains("nothing was changed") || message.contains("nothing was decided") {
+        message
+    } else {
+        format!("{message} {UNCHANGED}")
+    }
+}
+
+impl From<levh_core::Error> for Error {
+    fn from(error: levh_core::Error) -> Self {
+        use levh_core::Error as E;
+        match error {
+            E::Invalid { .. } => Self::invalid(error.to_string()),
+            E::NotFound(id) => Self::NotFound(unchanged(format!(
+                "no memory with id {id} in this workspace"
+            ))),
+            E::HeldNotFound(_) => Self::NotFound(unchanged(error.to_string())),
+            E::AlreadyDecided { .. } | E::AdmissionIncomplete(_) => {
+                Self::Conflict(error.to_string())
+            }
+            other => Self::internal(other),
+        }
+    }
+}
+
+impl From<ConnectorError> for Error {
+    fn from(error: ConnectorError) -> Self {
+        match error {
+            ConnectorError::Unknown { .. } => Self::NotFound(error.to_string()),
+            ConnectorError::Fetch(fetch) => match fetch.kind {
+                FetchFailure::Denied => Self::Denied(fetch.message),
+                FetchFailure::InvalidConfig => Self::Unprocessable(fetch.message),
+                _ => Self::Unprocessable(fetch.message),
+            },
+            ConnectorError::Engine(engine) => engine.into(),
+            other => Self::internal(other),
+        }
+    }
+}

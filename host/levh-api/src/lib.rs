@@ -1,0 +1,40 @@
+//! levh-api: the application layer. Every feature of levh is an operation here — a
+//! request type, a response type, one required [`Role`](levh_core::Role) — validated
+//! once and run against the [`Levh`](levh_core::Levh) facade. Each surface is a thin
+//! adapter: a REST route (levh-http), an MCP tool (levh-mcp), a CLI subcommand's
+//! `--json`, a dashboard page. Nothing but the adapter differs between them.
+//!
+//! Why a crate and not a module of levh-core: the operations speak the wire (ids and
+//! times as strings, JSON schemas for OpenAPI and MCP), which levh-core is kept free of;
+//! and both levh-http and levh-mcp depend on it without depending on each other (as uv
+//! keeps its shared types in their own crates).
+//!
+//! - [`Operation`]: the table of every operation and the role it needs. REST's router and
+//!   MCP's tool list both read their roles from it, and tests check both against it.
+//! - [`requests`] and [`views`]: what callers send and what they get back.
+//! - the operation functions, by area: [`memories`], [`recall`], [`held`], [`secrets`],
+//!   [`sessions`], [`workspace`], [`connectors`], [`server`].
+//! - [`Error`]: what went wrong, in words that name the field or item at fault; each
+//!   surface maps its kind to a status (REST) or an `isError` result (MCP).
+
+// Outside tests, failures are handled, never unwrapped.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+pub mod connectors;
+mod error;
+pub mod held;
+pub mod memories;
+mod operation;
+pub mod recall;
+pub mod requests;
+pub mod secrets;
+pub mod server;
+pub mod sessions;
+pub mod views;
+pub mod workspace;
+
+pub use error::Error;
+pub use operation::Operation;
+
+/// The result of an operation.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

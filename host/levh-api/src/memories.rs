@@ -1,0 +1,254 @@
+//! Operations on memories: store, read, change, forget, purge, and what the memory model
+//! says about one (curve, score, fading).
+
+use std::collections::BTreeMap;
+
+use levh_core::{Levh, MemoryFilter, MemoryId, Page, Scope};
+
+use crate::requests::{
+    CurveQuery, FadingArgs, ListArgs, RelatedArgs, StoreArgs, UpdateBody, kind, limit, memory_id,
+};
+use crate::views::{
+    CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList, MemoryView, PurgeView,
+    RelatedList, RelatedView, ScoreView, UpdateView,
+};
+use crate::{Error, Result};
+
+/// How many memories `list_memories` returns when no limit is given.
+pub const DEFAULT_LIST_LIMIT: usize = 20;
+
+/// [`Operation::StoreMemory`](crate::Operation::StoreMemory): through the gate, `source`
+/// recorded as the writer (the client's name, or the surface's).
+pub fn store(levh: &Levh, scope: &Scope, args: StoreArgs, source: String) -> Result<CaptureView> {
+    let new = args.into_new_memory(source.clone())?;
+    let outcome = levh.capture(scope, new)?;
+    Ok(CaptureView::new(&outcome, source))
+}
+
+/// [`Operation::ListMemories`](crate::Operation::ListMemories): newest first, valid now.
+pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
+    let limit = limit(args.limit, DEFAULT_LIST_LIMIT)?;
+    let kind = kind(args.kind.as_deref())?;
+    let memories = levh.list(
+        scope,
+        MemoryFilter {
+            project: args.project,
+            kind,
+            source: args.source,
+            pinned: args.pinned,
+            valid_at: Some(levh.now()),
+            ..MemoryFilter::default()
+        },
+        Page {
+            limit,
+            offset: args.offset.unwrap_or(0),
+        },
+    )?;
+    Ok(MemoryList {
+        memories: memories.iter().map(|m| MemoryView::of(levh, m)).collect(),
+    })
+}
+
+/// [`Operation::ExportMemories`](crate::Operation::ExportMemories): every live memory,
+/// read a page at a time.
+pub fn export(levh: &Levh, scope: &Scope) -> Result<MemoryList> {
+    const PAGE: usize = 1000;
+    let mut memories = Vec::new();
+    loop {
+        let page = levh.list(
+            scope,
+            MemoryFilter::default(),
+            Page {
+                limit: PAGE,
+                offset: memories.len(),
+            },
+        )?;
+        let done = page.len() < PAGE;
+        memories.extend(page.iter().map(|m| MemoryView::of(levh, m)));
+        if done {
+            return Ok(MemoryList { memories });
+        }
+    }
+}
+
+/// [`Operation::GetMemory`](crate::Operation::GetMemory).
+pub fn get(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
+    let id = memory_id("id", id)?;
+    Ok(MemoryView::of(levh, &levh.get(scope, id)?))
+}
+
+/// [`Operation::UpdateMemory`](crate::Operation::UpdateMemory): new content and/or
+/// importance, both validated before either changes.
+pub fn update(levh: &Levh, scope: &Scope, id: &str, body: UpdateBody) -> Result<UpdateView> {
+    let id = memory_id("id", id)?;
+    if body.content.is_none() && body.importance.is_none() {
+        return Err(Error::invalid(
+            "empty update: give content and/or importance",
+        ));
+    }
+    if let Some(importance) = body.importance
+        && !(0.0..=1.0).contains(&importance)
+    {
+        return Err(Error::invalid(format!(
+            "invalid importance: {importance} is outside 0..1"
+        )));
+    }
+    let redactions = match body.content {
+        Some(content) => levh.update_content(scope, id, &content)?.redactions,
+        None => Vec::new(),
+    };
+    let memory = match body.importance {
+        Some(importance) => levh.set_importance(scope, id, importance)?,
+        None => levh.get(scope, id)?,
+    };
+    Ok(UpdateView {
+        memory: MemoryView::of(levh, &memory),
+        redactions: redactions.into_iter().map(|r| r.kind).collect(),
+    })
+}
+
+/// [`Operation::SetImportance`](crate::Operation::SetImportance).
+pub fn set_importance(levh: &Levh, scope: &Scope, id: &str, importance: f64) -> Result<MemoryView> {
+    change(levh, scope, id, |levh, scope, id| {
+        levh.set_importance(scope, id, importance)
+    })
+}
+
+/// What forgetting did; `was_pinned` tells MCP that the pinned resources changed.
+#[derive(Debug)]
+pub struct Forgotten {
+    /// The acknowledgement.
+    pub done: Done,
+    /// Whether the memory was pinned.
+    pub was_pinned: bool,
+}
+
+/// [`Operation::ForgetMemory`](crate::Operation::ForgetMemory): it stops being read;
+/// kept for `known_at` history until purged.
+pub fn forget(levh: &Levh, scope: &Scope, id: &str) -> Result<Forgotten> {
+    let id = memory_id("id", id)?;
+    let was_pinned = levh.get(scope, id)?.state.pinned;
+    levh.forget(scope, id)?;
+    Ok(Forgotten {
+        done: Done {
+            memory_id: id.to_string(),
+            status: "forgotten".into(),
+        },
+        was_pinned,
+    })
+}
+
+fn change(
+    levh: &Levh,
+    scope: &Scope,
+    id: &str,
+    call: impl FnOnce(&Levh, &Scope, MemoryId) -> levh_core::Result<levh_core::Memory>,
+) -> Result<MemoryView> {
+    let id = memory_id("id", id)?;
+    let memory = call(levh, scope, id)?;
+    Ok(MemoryView::of(levh, &memory))
+}
+
+/// [`Operation::ReinforceMemory`](crate::Operation::ReinforceMemory).
+pub fn reinforce(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
+    change(levh, scope, id, Levh::reinforce)
+}
+
+/// [`Operation::PinMemory`](crate::Operation::PinMemory) and
+/// [`Operation::UnpinMemory`](crate::Operation::UnpinMemory).
+pub fn set_pinned(levh: &Levh, scope: &Scope, id: &str, pinned: bool) -> Result<MemoryView> {
+    change(levh, scope, id, |levh, scope, id| {
+        levh.set_pinned(scope, id, pinned)
+    })
+}
+
+/// [`Operation::MemoryFeedback`](crate::Operation::MemoryFeedback).
+pub fn feedback(levh: &Levh, scope: &Scope, id: &str, helpful: bool) -> Result<MemoryView> {
+    change(levh, scope, id, |levh, scope, id| {
+        levh.feedback(scope, id, helpful)
+    })
+}
+
+/// [`Operation::PurgeMemory`](crate::Operation::PurgeMemory).
+pub fn purge(levh: &Levh, scope: &Scope, id: &str) -> Result<PurgeView> {
+    let id = memory_id("id", id)?;
+    let report = levh.purge(scope, id)?;
+    Ok(PurgeView {
+        memory_id: report.memory_id.to_string(),
+        held_removed: report.held_removed,
+        residue: report.residue,
+    })
+}
+
+/// [`Operation::RelatedMemories`](crate::Operation::RelatedMemories).
+pub fn related(levh: &Levh, scope: &Scope, args: RelatedArgs) -> Result<RelatedList> {
+    let id = memory_id("id", &args.id)?;
+    let related = levh.related(scope, id, args.limit.unwrap_or(5))?;
+    Ok(RelatedList {
+        memory_id: id.to_string(),
+        related: related
+            .iter()
+            .map(|r| RelatedView {
+                memory: MemoryView::of(levh, &r.memory),
+                similarity: r.similarity,
+            })
+            .collect(),
+    })
+}
+
+/// [`Operation::ListFadingMemories`](crate::Operation::ListFadingMemories): weakest first.
+pub fn fading(levh: &Levh, scope: &Scope, args: FadingArgs) -> Result<FadingList> {
+    let fading = levh.fading(
+        scope,
+        args.project,
+        args.limit.unwrap_or(DEFAULT_LIST_LIMIT),
+    )?;
+    Ok(FadingList {
+        memories: fading
+            .iter()
+            .map(|f| MemoryView::of(levh, &f.memory))
+            .collect(),
+    })
+}
+
+/// [`Operation::ForgettingCurve`](crate::Operation::ForgettingCurve): 30 days unless asked.
+pub fn curve(levh: &Levh, scope: &Scope, id: &str, query: CurveQuery) -> Result<CurveView> {
+    let id = memory_id("id", id)?;
+    let points = levh.curve(scope, id, query.days.unwrap_or(30))?;
+    Ok(CurveView {
+        memory_id: id.to_string(),
+        points: points
+            .into_iter()
+            .map(|p| CurvePointView {
+                day: p.day,
+                at: p.at.to_string(),
+                retention: p.retention,
+            })
+            .collect(),
+    })
+}
+
+/// [`Operation::ScoreBreakdown`](crate::Operation::ScoreBreakdown): scored as recall
+/// scores it.
+pub fn score(levh: &Levh, scope: &Scope, id: &str, query: Option<&str>) -> Result<ScoreView> {
+    let id = memory_id("id", id)?;
+    let (score, relevance) = levh.score_breakdown(scope, id, query)?;
+    Ok(ScoreView {
+        memory_id: id.to_string(),
+        score: score.score,
+        relevance: score.relevance,
+        similarity: relevance.map_or(1.0, |r| r.semantic),
+        lexical: relevance.map_or(0.0, |r| r.lexical),
+        bm25: relevance.and_then(|r| r.bm25),
+        temporal: relevance.map_or(0.0, |r| r.temporal),
+        retention: score.retention,
+        importance: score.importance,
+        frequency: score.frequency,
+        terms: BTreeMap::from([
+            ("relevance".into(), score.terms.relevance),
+            ("retention".into(), score.terms.retention),
+            ("importance".into(), score.terms.importance),
+            ("frequency".into(), score.terms.frequency),
+        ]),
+    })
+}

@@ -1,0 +1,288 @@
+//! The table of operations: one name and one required role each. REST's router takes each
+//! route's role from here, MCP checks each tool call against it, and tests check that
+//! every route and every tool has an entry — so who may call what is decided once.
+
+use levh_core::Role;
+
+/// Every operation levh offers, on whichever surfaces have it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Operation {
+    // -- memories
+    /// Store through the gate (`store_memory`, `admit_memory`, `POST /api/memories`).
+    StoreMemory,
+    /// List memories, newest first.
+    ListMemories,
+    /// One memory.
+    GetMemory,
+    /// Change content (through the gate) and/or importance.
+    UpdateMemory,
+    /// Set importance.
+    SetImportance,
+    /// Retire a memory from every read.
+    ForgetMemory,
+    /// Reinforce as if recalled.
+    ReinforceMemory,
+    /// Pin: never fades.
+    PinMemory,
+    /// Unpin: decays again.
+    UnpinMemory,
+    /// Helpful (reinforces) or wrong (weakens).
+    MemoryFeedback,
+    /// Erase a memory and every trace of its content.
+    PurgeMemory,
+    /// Memories closest to one memory.
+    RelatedMemories,
+    /// Memories below the fading threshold.
+    ListFadingMemories,
+    /// Predicted retention for the coming days.
+    ForgettingCurve,
+    /// The H-score and its terms.
+    ScoreBreakdown,
+    /// Every live memory of the workspace.
+    ExportMemories,
+    // -- recall
+    /// Recall (reinforces what it returns).
+    RecallMemory,
+    /// Search (reinforces nothing).
+    SearchMemory,
+    /// Pinned rules and essentials in a token budget.
+    GetContext,
+    // -- workspace
+    /// Counts and averages.
+    GetMemoryStats,
+    /// Projects with counts.
+    ListProjects,
+    /// Sources with counts.
+    ListSources,
+    // -- the gate and the held queue
+    /// What the gate would decide, storing nothing.
+    EvaluateAdmission,
+    /// The held queue.
+    ListHeldMemories,
+    /// One held candidate.
+    GetHeldMemory,
+    /// Admit a held candidate (a person's decision).
+    AdmitHeldMemory,
+    /// Discard a held candidate (a person's decision).
+    DiscardHeldMemory,
+    /// Ask the person behind an MCP client to decide a held candidate.
+    DecideHeldMemory,
+    // -- secrets
+    /// Memories holding secrets (kinds only).
+    AuditSecrets,
+    /// Strip secrets from stored memories.
+    RedactSecrets,
+    // -- sessions
+    /// Open a session.
+    CreateSession,
+    /// End a session.
+    EndSession,
+    // -- connectors
+    /// Connectors, manifests and grants.
+    ListConnectors,
+    /// One connector's settings and grants.
+    GetConnectorHelp,
+    /// Run a connector with its stored grants.
+    SyncConnector,
+    /// Recent sync runs.
+    ConnectorSyncStatus,
+    // -- the server itself
+    /// Liveness and store health.
+    Health,
+    /// The API's own description (OpenAPI).
+    DescribeApi,
+    /// The live feed of every mutation.
+    WatchFeed,
+}
+
+use Operation as O;
+
+impl Operation {
+    /// Every operation, in the order of the table.
+    pub const ALL: &[Operation] = &[
+        O::StoreMemory,
+        O::ListMemories,
+        O::GetMemory,
+        O::UpdateMemory,
+        O::SetImportance,
+        O::ForgetMemory,
+        O::ReinforceMemory,
+        O::PinMemory,
+        O::UnpinMemory,
+        O::MemoryFeedback,
+        O::PurgeMemory,
+        O::RelatedMemories,
+        O::ListFadingMemories,
+        O::ForgettingCurve,
+        O::ScoreBreakdown,
+        O::ExportMemories,
+        O::RecallMemory,
+        O::SearchMemory,
+        O::GetContext,
+        O::GetMemoryStats,
+        O::ListProjects,
+        O::ListSources,
+        O::EvaluateAdmission,
+        O::ListHeldMemories,
+        O::GetHeldMemory,
+        O::AdmitHeldMemory,
+        O::DiscardHeldMemory,
+        O::DecideHeldMemory,
+        O::AuditSecrets,
+        O::RedactSecrets,
+        O::CreateSession,
+        O::EndSession,
+        O::ListConnectors,
+        O::GetConnectorHelp,
+        O::SyncConnector,
+        O::ConnectorSyncStatus,
+        O::Health,
+        O::DescribeApi,
+        O::WatchFeed,
+    ];
+
+    /// The weakest role that may call it. Reading is for viewers; recall writes
+    /// (it reinforces), so it is for editors; purging and deciding held candidates are
+    /// for admins (SPEC §8).
+    pub fn role(self) -> Role {
+        match self {
+            O::ListMemories
+            | O::GetMemory
+            | O::RelatedMemories
+            | O::ListFadingMemories
+            | O::ForgettingCurve
+            | O::ScoreBreakdown
+            | O::ExportMemories
+            | O::SearchMemory
+            | O::GetContext
+            | O::GetMemoryStats
+            | O::ListProjects
+            | O::ListSources
+            | O::EvaluateAdmission
+            | O::ListHeldMemories
+            | O::GetHeldMemory
+            | O::AuditSecrets
+            | O::ListConnectors
+            | O::GetConnectorHelp
+            | O::ConnectorSyncStatus
+            | O::Health
+            | O::DescribeApi
+            | O::WatchFeed => Role::Viewer,
+            O::StoreMemory
+            | O::UpdateMemory
+            | O::SetImportance
+            | O::ForgetMemory
+            | O::ReinforceMemory
+            | O::PinMemory
+            | O::UnpinMemory
+            | O::MemoryFeedback
+            | O::RecallMemory
+            | O::RedactSecrets
+            | O::CreateSession
+            | O::EndSession
+            | O::SyncConnector => Role::Editor,
+            O::PurgeMemory | O::AdmitHeldMemory | O::DiscardHeldMemory | O::DecideHeldMemory => {
+                Role::Admin
+            }
+        }
+    }
+
+    /// Whether it changes nothing (MCP's `readOnlyHint` must agree).
+    pub fn is_read_only(self) -> bool {
+        self.role() == Role::Viewer
+    }
+
+    /// Its name: the MCP tool's name where there is one.
+    pub fn name(self) -> &'static str {
+        match self {
+            O::StoreMemory => "store_memory",
+            O::ListMemories => "list_memories",
+            O::GetMemory => "get_memory",
+            O::UpdateMemory => "update_memory",
+            O::SetImportance => "set_importance",
+            O::ForgetMemory => "forget_memory",
+            O::ReinforceMemory => "reinforce_memory",
+            O::PinMemory => "pin_memory",
+            O::UnpinMemory => "unpin_memory",
+            O::MemoryFeedback => "memory_feedback",
+            O::PurgeMemory => "purge_memory",
+            O::RelatedMemories => "related_memories",
+            O::ListFadingMemories => "list_fading_memories",
+            O::ForgettingCurve => "forgetting_curve",
+            O::ScoreBreakdown => "score_breakdown",
+            O::ExportMemories => "export_memories",
+            O::RecallMemory => "recall_memory",
+            O::SearchMemory => "search_memory",
+            O::GetContext => "get_context",
+            O::GetMemoryStats => "get_memory_stats",
+            O::ListProjects => "list_projects",
+            O::ListSources => "list_sources",
+            O::EvaluateAdmission => "evaluate_admission",
+            O::ListHeldMemories => "list_held_memories",
+            O::GetHeldMemory => "get_held_memory",
+            O::AdmitHeldMemory => "admit_held_memory",
+            O::DiscardHeldMemory => "discard_held_memory",
+            O::DecideHeldMemory => "decide_held_memory",
+            O::AuditSecrets => "audit_secrets",
+            O::RedactSecrets => "redact_secrets",
+            O::CreateSession => "create_session",
+            O::EndSession => "end_session",
+            O::ListConnectors => "list_connectors",
+            O::GetConnectorHelp => "get_connector_help",
+            O::SyncConnector => "sync_connector",
+            O::ConnectorSyncStatus => "connector_sync_status",
+            O::Health => "health",
+            O::DescribeApi => "describe_api",
+            O::WatchFeed => "watch_feed",
+        }
+    }
+
+    /// The operation of this name.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|op| op.name() == name)
+    }
+}
+
+impl std::fmt::Display for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        let mut names: Vec<&str> = Operation::ALL.iter().map(|op| op.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Operation::ALL.len());
+        for op in Operation::ALL {
+            assert_eq!(Operation::named(op.name()), Some(*op));
+        }
+    }
+
+    #[test]
+    fn only_purging_and_deciding_held_candidates_need_an_admin() {
+        let admin: Vec<_> = Operation::ALL
+            .iter()
+            .filter(|op| op.role() == Role::Admin)
+            .map(|op| op.name())
+            .collect();
+        assert_eq!(
+            admin,
+            [
+                "purge_memory",
+                "admit_held_memory",
+                "discard_held_memory",
+                "decide_held_memory"
+            ]
+        );
+        // Recall reinforces what it returns: it writes.
+        assert_eq!(Operation::RecallMemory.role(), Role::Editor);
+        assert_eq!(Operation::SearchMemory.role(), Role::Viewer);
+    }
+}

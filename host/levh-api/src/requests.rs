@@ -1,0 +1,380 @@
+//! What callers send: the request types of the operations, each with a JSON schema (the
+//! MCP tools' input schemas and the OpenAPI document's bodies and queries come from
+//! these), and their conversion into the engine's requests, validated once here.
+
+use std::collections::BTreeMap;
+
+use levh_core::{HeldId, Kind, MemoryId, NewMemory, RecallRequest, SessionId, Timestamp};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::Error;
+
+/// A memory id from the text a caller gave in `field`.
+pub fn memory_id(field: &'static str, text: &str) -> Result<MemoryId, Error> {
+    text.trim().parse::<MemoryId>().map_err(|_| {
+        Error::invalid(format!(
+            "invalid {field}: '{text}' is not a memory id (expected a UUID)"
+        ))
+    })
+}
+
+/// A held candidate's id from the text a caller gave in `field`.
+pub fn held_id(field: &'static str, text: &str) -> Result<HeldId, Error> {
+    text.trim().parse::<HeldId>().map_err(|_| {
+        Error::invalid(format!(
+            "invalid {field}: '{text}' is not a held candidate id (expected a UUID)"
+        ))
+    })
+}
+
+/// An optional RFC 3339 time from `field`.
+pub fn time(field: &'static str, text: Option<&str>) -> Result<Option<Timestamp>, Error> {
+    text.map(|t| {
+        t.trim().parse::<Timestamp>().map_err(|_| {
+            Error::invalid(format!(
+                "invalid {field}: '{t}' is not an RFC 3339 time like 2026-11-30T09:00:00Z"
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// An optional memory kind.
+pub fn kind(text: Option<&str>) -> Result<Option<Kind>, Error> {
+    text.map(|k| Kind::new(k).map_err(|e| Error::invalid(e.to_string())))
+        .transpose()
+}
+
+/// A page size in 1..=1000 (`default` when not given).
+pub fn limit(value: Option<usize>, default: usize) -> Result<usize, Error> {
+    let limit = value.unwrap_or(default);
+    if limit == 0 || limit > 1000 {
+        return Err(Error::invalid(format!(
+            "invalid limit: {limit} is outside 1..1000"
+        )));
+    }
+    Ok(limit)
+}
+
+/// Arguments of store_memory and admit_memory. There is deliberately no `force`: the
+/// gate decides, and a review verdict becomes a held candidate for a person.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreArgs {
+    /// The text to remember (3..32000 characters). Secrets are redacted before storing.
+    pub content: String,
+    /// Project within the workspace.
+    pub project: Option<String>,
+    /// note (default), event, decision, ...
+    pub kind: Option<String>,
+    /// Importance 0..1 (default 0.5): important memories grow durable faster.
+    pub importance: Option<f64>,
+    /// Pin it at once: it never fades.
+    pub pin: Option<bool>,
+    /// World time from which it holds (RFC 3339).
+    pub valid_from: Option<String>,
+    /// World time at which it stops holding (RFC 3339).
+    pub valid_to: Option<String>,
+    /// A session id from create_session.
+    pub session_id: Option<String>,
+    /// Free-form JSON object.
+    pub metadata: Option<serde_json::Value>,
+}
+
+/// Arguments of recall_memory and search_memory.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RecallArgs {
+    /// What to look for.
+    pub query: String,
+    /// At most this many results (1..1000, default 10).
+    pub limit: Option<usize>,
+    /// Only this project.
+    pub project: Option<String>,
+    /// Only this kind.
+    pub kind: Option<String>,
+    /// Only this source.
+    pub source: Option<String>,
+    /// What was true at this world time (RFC 3339).
+    pub as_of: Option<String>,
+    /// What levh knew at this record time (RFC 3339).
+    pub known_at: Option<String>,
+    /// Pack results into roughly this many tokens.
+    pub max_tokens: Option<usize>,
+    /// The least cosine (0..1) a result found only by meaning, sharing no word with the
+    /// query, needs; default: the embedder's floor. Raise it to prefer no answer to a
+    /// loose one.
+    pub min_similarity: Option<f64>,
+}
+
+/// A memory id.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IdArgs {
+    /// The memory's id (a UUID).
+    pub id: String,
+}
+
+/// Arguments of get_context.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ContextArgs {
+    /// The project to load essentials of (pinned rules without a project always come).
+    pub project: Option<String>,
+    /// Token budget (default 1500).
+    pub max_tokens: Option<usize>,
+}
+
+/// An optional project.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ProjectArgs {
+    /// Only this project.
+    pub project: Option<String>,
+}
+
+/// Arguments of list_memories.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    /// Only this project.
+    pub project: Option<String>,
+    /// Only this kind.
+    pub kind: Option<String>,
+    /// Only this source.
+    pub source: Option<String>,
+    /// Only pinned (true) or unpinned (false).
+    pub pinned: Option<bool>,
+    /// At most this many (1..1000, default 20).
+    pub limit: Option<usize>,
+    /// Skip this many (newest first).
+    pub offset: Option<usize>,
+}
+
+/// Arguments of set_importance.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ImportanceArgs {
+    /// The memory's id.
+    pub id: String,
+    /// Importance 0..1.
+    pub importance: f64,
+}
+
+/// Arguments of update_memory.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdateArgs {
+    /// The memory's id.
+    pub id: String,
+    /// The new content (3..32000 characters; secrets are redacted).
+    pub content: String,
+}
+
+/// Arguments of memory_feedback.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FeedbackArgs {
+    /// The memory's id.
+    pub id: String,
+    /// true: it helped (reinforces). false: it was wrong (weakens; the clock is not reset).
+    pub helpful: bool,
+}
+
+/// Arguments of related_memories.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RelatedArgs {
+    /// The memory's id.
+    pub id: String,
+    /// At most this many (default 5).
+    pub limit: Option<usize>,
+}
+
+/// Arguments of list_fading_memories.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct FadingArgs {
+    /// Only this project.
+    pub project: Option<String>,
+    /// At most this many (default 20).
+    pub limit: Option<usize>,
+}
+
+/// Arguments of end_session.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionArgs {
+    /// The id create_session returned.
+    pub session_id: String,
+}
+
+/// Arguments of evaluate_admission.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluateArgs {
+    /// The text the gate should judge.
+    pub content: String,
+    /// Project it would go in.
+    pub project: Option<String>,
+}
+
+/// Arguments of list_held_memories.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct HeldListArgs {
+    /// held (default), admitted, discarded or expired.
+    pub status: Option<String>,
+}
+
+/// Arguments of decide_held_memory: only the candidate. The decision comes from the
+/// person, through elicitation; the agent cannot pass it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DecideArgs {
+    /// The held candidate's id.
+    pub held_id: String,
+}
+
+/// Arguments of get_connector_help.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ConnectorArgs {
+    /// The connector's id (list_connectors shows them).
+    pub id: String,
+}
+
+/// Arguments of sync_connector.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SyncArgs {
+    /// The connector's id.
+    pub id: String,
+    /// Its settings (get_connector_help lists them). Paths must already be granted by
+    /// a person (`levh connector grant`); naming one here grants nothing.
+    pub config: Option<BTreeMap<String, String>>,
+    /// Put the memories in this project.
+    pub project: Option<String>,
+    /// Ask the gate about every item, store nothing.
+    pub dry_run: Option<bool>,
+}
+
+/// Arguments of connector_sync_status.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct SyncStatusArgs {
+    /// Only this connector.
+    pub id: Option<String>,
+    /// How many runs (default 10).
+    pub limit: Option<usize>,
+}
+
+/// PATCH body: at least one field.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateBody {
+    /// New content (3..32000 characters; secrets are redacted).
+    pub content: Option<String>,
+    /// New importance 0..1.
+    pub importance: Option<f64>,
+}
+
+/// Feedback body.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackBody {
+    /// true: it helped (reinforces). false: it was wrong (weakens).
+    pub helpful: bool,
+}
+
+/// Admit body.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdmitBody {
+    /// Mark the new memory as replacing the neighbour that caused the hold.
+    #[serde(default)]
+    pub supersede: bool,
+}
+
+/// Forgetting-curve query.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CurveQuery {
+    /// Days ahead (1..3650, default 30).
+    pub days: Option<u32>,
+}
+
+/// Score-breakdown query.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ScoreQuery {
+    /// Score against this query (similarity 1 without one).
+    pub query: Option<String>,
+}
+
+/// Session body.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionBody {
+    /// The session's project.
+    pub project: Option<String>,
+}
+
+/// Sync body.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SyncBody {
+    /// The connector's settings. Paths and hosts must already be granted by a person.
+    #[serde(default)]
+    pub config: BTreeMap<String, String>,
+    /// Put the memories in this project.
+    pub project: Option<String>,
+    /// Ask the gate about every item, store nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+impl StoreArgs {
+    /// The engine's input, `source` recorded as who wrote it.
+    pub fn into_new_memory(self, source: String) -> Result<NewMemory, Error> {
+        Ok(NewMemory {
+            content: self.content,
+            project: self.project,
+            kind: kind(self.kind.as_deref())?,
+            source: Some(source),
+            importance: self.importance,
+            pinned: self.pin.unwrap_or(false),
+            valid_from: time("valid_from", self.valid_from.as_deref())?,
+            valid_to: time("valid_to", self.valid_to.as_deref())?,
+            metadata: self.metadata,
+            session_id: self.session_id.map(SessionId::new),
+        })
+    }
+}
+
+impl RecallArgs {
+    /// The engine's request; `reinforce` is false for a search.
+    pub fn into_request(self, reinforce: bool) -> Result<RecallRequest, Error> {
+        Ok(RecallRequest {
+            query: self.query,
+            limit: self.limit.unwrap_or(10),
+            project: self.project,
+            kind: kind(self.kind.as_deref())?,
+            source: self.source,
+            since: None,
+            until: None,
+            as_of: time("as_of", self.as_of.as_deref())?,
+            known_at: time("known_at", self.known_at.as_deref())?,
+            max_tokens: self.max_tokens,
+            compact: false,
+            reinforce,
+            min_similarity: self.min_similarity,
+        })
+    }
+}
+
+impl HeldListArgs {
+    /// The status asked for (held when none).
+    pub fn status(&self) -> Result<levh_core::HeldStatus, Error> {
+        match self.status.as_deref() {
+            None => Ok(levh_core::HeldStatus::Held),
+            Some(text) => levh_core::HeldStatus::parse(text.trim()).ok_or_else(|| {
+                Error::invalid(format!(
+                    "invalid status: '{text}' is not held, admitted, discarded or expired"
+                ))
+            }),
+        }
+    }
+}
+
+/// Related-memories query (REST; MCP names the memory in [`RelatedArgs`]).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct RelatedQuery {
+    /// At most this many (default 5).
+    pub limit: Option<usize>,
+}

@@ -1,0 +1,481 @@
+//! The handlers: each extracts its request, runs one levh-api operation off the async
+//! threads, and answers with the operation's view. Nothing else happens here.
+
+use axum::Json;
+use axum::extract::{Extension, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use levh_api::requests::{
+    AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, HeldListArgs,
+    ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery, ScoreQuery, SessionBody,
+    StoreArgs, SyncBody, SyncStatusArgs, UpdateBody, held_id,
+};
+use levh_api::views::{
+    AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
+    HeldList, HeldView, MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList,
+    ScoreView, SecretsView, SessionView, SourceList, StatsView, UpdateView,
+};
+use levh_api::{connectors, held, memories, recall, secrets, sessions, workspace};
+use levh_core::sync::{Connectors, SyncRequest};
+use levh_core::{Levh, Scope};
+
+use super::extract::{Body, Caller, CallerScope, OptionalBody, Params, client};
+use crate::{ApiError, AppState};
+
+/// Runs an operation off the async threads (SQLite blocks).
+async fn run<T, F>(state: &AppState, scope: Scope, operation: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Levh, &Scope) -> levh_api::Result<T> + Send + 'static,
+{
+    let levh = state.levh.clone();
+    tokio::task::spawn_blocking(move || operation(&levh, &scope))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::from)
+}
+
+/// Runs an operation that needs the connector runtime.
+async fn with_runtime<T, F>(state: &AppState, scope: Scope, operation: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Levh, &Scope, &dyn Connectors) -> levh_api::Result<T> + Send + 'static,
+{
+    let runtime = state.connectors.clone();
+    run(state, scope, move |levh, scope| {
+        operation(levh, scope, connectors::runtime(runtime.as_deref())?)
+    })
+    .await
+}
+
+pub(super) async fn health(
+    State(state): State<AppState>,
+    Extension(principal): Caller,
+) -> Result<Json<HealthView>, ApiError> {
+    let server = state.server.clone();
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    run(&state, scope, move |levh, _| {
+        levh_api::server::health(levh, server.as_ref(), &principal)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn openapi_json() -> Json<serde_json::Value> {
+    Json(crate::openapi_document())
+}
+
+pub(super) async fn create_memory(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    headers: HeaderMap,
+    Body(args): Body<StoreArgs>,
+) -> Result<Response, ApiError> {
+    let source = client(&headers).unwrap_or_else(|| "http".to_owned());
+    let view = run(&state, scope, move |levh, scope| {
+        memories::store(levh, scope, args, source)
+    })
+    .await?;
+    let status = if view.memory_id.is_some() {
+        StatusCode::CREATED
+    } else if view.held_id.is_some() {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json::<CaptureView>(view)).into_response())
+}
+
+pub(super) async fn list_memories(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<ListArgs>,
+) -> Result<Json<MemoryList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::list(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn fading(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<FadingArgs>,
+) -> Result<Json<FadingList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::fading(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn get_memory(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<MemoryView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::get(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn update_memory(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Body(body): Body<UpdateBody>,
+) -> Result<Json<UpdateView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::update(levh, scope, &id, body)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn forget_memory(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::forget(levh, scope, &id)
+    })
+    .await
+    .map(|_| StatusCode::NO_CONTENT)
+}
+
+pub(super) async fn forgetting_curve(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Params(query): Params<CurveQuery>,
+) -> Result<Json<CurveView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::curve(levh, scope, &id, query)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn score_breakdown(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Params(query): Params<ScoreQuery>,
+) -> Result<Json<ScoreView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::score(levh, scope, &id, query.query.as_deref())
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn related(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Params(query): Params<RelatedQuery>,
+) -> Result<Json<RelatedList>, ApiError> {
+    let args = RelatedArgs {
+        id,
+        limit: query.limit,
+    };
+    run(&state, scope, move |levh, scope| {
+        memories::related(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn reinforce(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<MemoryView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::reinforce(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn pin(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<MemoryView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::set_pinned(levh, scope, &id, true)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn unpin(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<MemoryView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::set_pinned(levh, scope, &id, false)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn feedback(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Body(body): Body<FeedbackBody>,
+) -> Result<Json<MemoryView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::feedback(levh, scope, &id, body.helpful)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn purge(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<PurgeView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::purge(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn export(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+) -> Result<Json<MemoryList>, ApiError> {
+    run(&state, scope, memories::export).await.map(Json)
+}
+
+pub(super) async fn held_list(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<HeldListArgs>,
+) -> Result<Json<HeldList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        held::list(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn held_get(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<HeldView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        held::get(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn held_admit(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    OptionalBody(body): OptionalBody<AdmitBody>,
+) -> Result<Json<AdmitView>, ApiError> {
+    let id = held_id("id", &id)?;
+    run(&state, scope, move |levh, scope| {
+        held::admit(levh, scope, id, body.supersede)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn held_discard(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<HeldView>, ApiError> {
+    let id = held_id("id", &id)?;
+    run(&state, scope, move |levh, scope| {
+        held::discard(levh, scope, id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn evaluate_admission(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<EvaluateArgs>,
+) -> Result<Json<EvaluationView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        held::evaluate(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn audit_secrets(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+) -> Result<Json<SecretsView>, ApiError> {
+    run(&state, scope, secrets::audit).await.map(Json)
+}
+
+pub(super) async fn redact_all(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+) -> Result<Json<SecretsView>, ApiError> {
+    run(&state, scope, secrets::redact).await.map(Json)
+}
+
+pub(super) async fn recall(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<RecallArgs>,
+) -> Result<Json<RecallView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        recall::recall(levh, scope, args, true)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn search(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<RecallArgs>,
+) -> Result<Json<RecallView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        recall::recall(levh, scope, args, false)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn context(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<ContextArgs>,
+) -> Result<Json<ContextView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        recall::context(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn stats(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<ProjectArgs>,
+) -> Result<Json<StatsView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        workspace::stats(levh, scope, args.project)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn projects(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+) -> Result<Json<ProjectList>, ApiError> {
+    run(&state, scope, workspace::projects).await.map(Json)
+}
+
+pub(super) async fn sources(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+) -> Result<Json<SourceList>, ApiError> {
+    run(&state, scope, workspace::sources).await.map(Json)
+}
+
+pub(super) async fn create_session(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    OptionalBody(body): OptionalBody<SessionBody>,
+) -> Result<(StatusCode, Json<SessionView>), ApiError> {
+    run(&state, scope, move |levh, scope| {
+        sessions::create(levh, scope, body.project)
+    })
+    .await
+    .map(|view| (StatusCode::CREATED, Json(view)))
+}
+
+pub(super) async fn end_session(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<SessionView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        sessions::end(levh, scope, id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn connectors(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    with_runtime(&state, scope, |_, _, runtime| connectors::list(runtime))
+        .await
+        .map(|output| Json(output.result))
+}
+
+pub(super) async fn connector_help(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    with_runtime(&state, scope, move |_, _, runtime| {
+        connectors::help(runtime, &id)
+    })
+    .await
+    .map(|output| Json(output.result))
+}
+
+pub(super) async fn sync_connector(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    OptionalBody(body): OptionalBody<SyncBody>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let request = SyncRequest {
+        id,
+        config: body.config.into_iter().collect(),
+        project: body.project,
+        dry_run: body.dry_run,
+    };
+    let report = with_runtime(&state, scope, move |levh, scope, runtime| {
+        connectors::sync(levh, scope, runtime, request)
+    })
+    .await?;
+    // A refused capability is the person's to grant: 403, with the line that names the
+    // grant command. (The run is recorded either way.)
+    if let Some(refusal) = connectors::refusal(&report) {
+        return Err(refusal.into());
+    }
+    serde_json::to_value(report)
+        .map(Json)
+        .map_err(ApiError::internal)
+}
+
+pub(super) async fn sync_state(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<SyncStatusArgs>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        connectors::status(levh, scope, args)
+    })
+    .await
+    .map(|output| Json(output.result))
+}

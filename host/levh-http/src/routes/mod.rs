@@ -1,0 +1,370 @@
+//! Every REST route, declared once: method, path, the levh-api operation it serves (and
+//! so the role it needs), its request and response types. [`Api`] turns the table into
+//! the axum router (with the role check on each route) and into the OpenAPI document, so
+//! neither can miss a route. The handlers are in [`handlers`]; the extractors that turn
+//! a bad request into an [`ApiError`](crate::ApiError) naming the field, in [`extract`].
+
+pub(crate) mod extract;
+mod handlers;
+
+use axum::Router;
+use axum::handler::Handler;
+use axum::http::Method;
+use axum::routing::{MethodFilter, on};
+use levh_api::Operation;
+use levh_api::requests::{
+    AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, HeldListArgs,
+    ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery, SessionBody, StoreArgs, SyncBody,
+    SyncStatusArgs, UpdateBody,
+};
+use levh_api::views::{
+    AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
+    HeldList, HeldView, MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList,
+    ScoreView, SecretsView, SessionView, SourceList, StatsView, UpdateView,
+};
+use levh_core::Role;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+
+use crate::error::ErrorBody;
+use crate::{AppState, auth};
+
+pub(crate) type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
+
+fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// One route of the API, as documented.
+pub(crate) struct Route {
+    pub method: Method,
+    pub path: &'static str,
+    pub summary: &'static str,
+    /// The operation it serves; its role comes from levh-api's table.
+    pub operation: Operation,
+    pub role: Role,
+    pub body: Option<SchemaFn>,
+    pub query: Option<SchemaFn>,
+    /// Success statuses and their body (None: no body).
+    pub responses: Vec<(u16, Option<SchemaFn>)>,
+    /// Documented error statuses (all with an [`ErrorBody`]).
+    pub errors: Vec<u16>,
+}
+
+impl Route {
+    fn new(
+        method: Method,
+        path: &'static str,
+        operation: Operation,
+        summary: &'static str,
+    ) -> Self {
+        Self {
+            method,
+            path,
+            summary,
+            operation,
+            role: operation.role(),
+            body: None,
+            query: None,
+            responses: Vec::new(),
+            // Every route can meet a bad or missing token, a blocked client and a server error.
+            errors: vec![401, 429, 500],
+        }
+    }
+    fn body<T: JsonSchema>(mut self) -> Self {
+        self.body = Some(schema::<T>);
+        self.errors.extend([400, 415]);
+        self
+    }
+    fn query<T: JsonSchema>(mut self) -> Self {
+        self.query = Some(schema::<T>);
+        self.errors.push(400);
+        self
+    }
+    fn ok<T: JsonSchema>(mut self, status: u16) -> Self {
+        self.responses.push((status, Some(schema::<T>)));
+        self
+    }
+    fn empty(mut self, status: u16) -> Self {
+        self.responses.push((status, None));
+        self
+    }
+    fn errors(mut self, statuses: &[u16]) -> Self {
+        self.errors.extend_from_slice(statuses);
+        self
+    }
+    pub(crate) fn error_schema(generator: &mut SchemaGenerator) -> Schema {
+        schema::<ErrorBody>(generator)
+    }
+}
+
+/// The route table and the router built from it.
+pub(crate) struct Api {
+    router: Router<AppState>,
+    pub routes: Vec<Route>,
+}
+
+impl Api {
+    fn new() -> Self {
+        Self {
+            router: Router::new(),
+            routes: Vec::new(),
+        }
+    }
+
+    fn route<H, T>(mut self, mut operation: Route, handler: H) -> Self
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let filter = match operation.method {
+            Method::GET => MethodFilter::GET,
+            Method::POST => MethodFilter::POST,
+            Method::PATCH => MethodFilter::PATCH,
+            Method::DELETE => MethodFilter::DELETE,
+            ref other => unreachable!("no route uses {other}"),
+        };
+        let role = operation.role;
+        if role > Role::Viewer {
+            operation.errors.push(403);
+        }
+        operation.errors.sort_unstable();
+        operation.errors.dedup();
+        let method_router =
+            on(filter, handler).route_layer(axum::middleware::from_fn(move |request, next| {
+                auth::require(role, request, next)
+            }));
+        self.router = self.router.route(operation.path, method_router);
+        self.routes.push(operation);
+        self
+    }
+
+    pub(crate) fn into_router(self) -> Router<AppState> {
+        self.router
+    }
+}
+
+use Method as M;
+use Operation as O;
+
+/// The REST API.
+pub(crate) fn api() -> Api {
+    Api::new()
+        .route(
+            Route::new(M::GET, "/api/health", O::Health, "Liveness and store health").ok::<HealthView>(200),
+            handlers::health,
+        )
+        .route(
+            Route::new(M::GET, "/api/openapi.json", O::DescribeApi, "This OpenAPI document").ok::<serde_json::Value>(200),
+            handlers::openapi_json,
+        )
+        .route(
+            Route::new(M::GET, "/api/ws", O::WatchFeed, "Live feed of every mutation in the workspace (WebSocket upgrade; one JSON event per message)")
+                .empty(101),
+            crate::feed::socket,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories", O::StoreMemory, "Store a memory through the admission gate (201 stored, 202 held for review, 200 rejected)")
+                .body::<StoreArgs>()
+                .ok::<CaptureView>(201)
+                .ok::<CaptureView>(202)
+                .ok::<CaptureView>(200),
+            handlers::create_memory,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories", O::ListMemories, "List memories, newest first")
+                .query::<ListArgs>()
+                .ok::<MemoryList>(200),
+            handlers::list_memories,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/fading", O::ListFadingMemories, "Memories whose retention fell below the fading threshold")
+                .query::<FadingArgs>()
+                .ok::<FadingList>(200),
+            handlers::fading,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/{id}", O::GetMemory, "One memory")
+                .ok::<MemoryView>(200)
+                .errors(&[400, 404]),
+            handlers::get_memory,
+        )
+        .route(
+            Route::new(M::PATCH, "/api/memories/{id}", O::UpdateMemory, "Update content (through the gate's secret check) and/or importance")
+                .body::<UpdateBody>()
+                .ok::<UpdateView>(200)
+                .errors(&[404]),
+            handlers::update_memory,
+        )
+        .route(
+            Route::new(M::DELETE, "/api/memories/{id}", O::ForgetMemory, "Forget a memory (it stops being recalled; purge removes it)")
+                .empty(204)
+                .errors(&[400, 404]),
+            handlers::forget_memory,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/{id}/forgetting-curve", O::ForgettingCurve, "Predicted retention for the coming days")
+                .query::<CurveQuery>()
+                .ok::<CurveView>(200)
+                .errors(&[404]),
+            handlers::forgetting_curve,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/{id}/score-breakdown", O::ScoreBreakdown, "The memory's H-score and its four terms (against a query, if given)")
+                .query::<ScoreQuery>()
+                .ok::<ScoreView>(200)
+                .errors(&[404]),
+            handlers::score_breakdown,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/{id}/reinforce", O::ReinforceMemory, "Reinforce as if recalled")
+                .ok::<MemoryView>(200)
+                .errors(&[400, 404]),
+            handlers::reinforce,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/{id}/pin", O::PinMemory, "Pin: never fades")
+                .ok::<MemoryView>(200)
+                .errors(&[400, 404]),
+            handlers::pin,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/{id}/unpin", O::UnpinMemory, "Unpin: decays again")
+                .ok::<MemoryView>(200)
+                .errors(&[400, 404]),
+            handlers::unpin,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/{id}/feedback", O::MemoryFeedback, "Helpful (reinforces) or wrong (weakens)")
+                .body::<FeedbackBody>()
+                .ok::<MemoryView>(200)
+                .errors(&[404]),
+            handlers::feedback,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/{id}/purge", O::PurgeMemory, "Remove a memory and every trace of its content")
+                .ok::<PurgeView>(200)
+                .errors(&[400, 404]),
+            handlers::purge,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/held", O::ListHeldMemories, "Held candidates awaiting a person's decision")
+                .query::<HeldListArgs>()
+                .ok::<HeldList>(200),
+            handlers::held_list,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/held/{id}", O::GetHeldMemory, "One held candidate")
+                .ok::<HeldView>(200)
+                .errors(&[400, 404]),
+            handlers::held_get,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/held/{id}/admit", O::AdmitHeldMemory, "Admit a held candidate (optionally superseding its nearest neighbour)")
+                .body::<AdmitBody>()
+                .ok::<AdmitView>(200)
+                .errors(&[404, 409]),
+            handlers::held_admit,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/held/{id}/discard", O::DiscardHeldMemory, "Discard a held candidate")
+                .ok::<HeldView>(200)
+                .errors(&[400, 404, 409]),
+            handlers::held_discard,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/evaluate-admission", O::EvaluateAdmission, "What the gate would decide, storing nothing")
+                .body::<EvaluateArgs>()
+                .ok::<EvaluationView>(200),
+            handlers::evaluate_admission,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/audit-secrets", O::AuditSecrets, "Memories that contain secrets (kinds only, never the secrets)")
+                .ok::<SecretsView>(200),
+            handlers::audit_secrets,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/redact-all", O::RedactSecrets, "Redact every secret found in stored memories")
+                .ok::<SecretsView>(200),
+            handlers::redact_all,
+        )
+        .route(
+            Route::new(M::POST, "/api/recall", O::RecallMemory, "Recall: ranked by H-score; what is returned is reinforced")
+                .body::<RecallArgs>()
+                .ok::<RecallView>(200),
+            handlers::recall,
+        )
+        .route(
+            Route::new(M::POST, "/api/search", O::SearchMemory, "Search like recall, reinforcing nothing")
+                .body::<RecallArgs>()
+                .ok::<RecallView>(200),
+            handlers::search,
+        )
+        .route(
+            Route::new(M::GET, "/api/stats", O::GetMemoryStats, "Counts and averages of the workspace")
+                .query::<ProjectArgs>()
+                .ok::<StatsView>(200),
+            handlers::stats,
+        )
+        .route(
+            Route::new(M::GET, "/api/projects", O::ListProjects, "Projects with their memory counts").ok::<ProjectList>(200),
+            handlers::projects,
+        )
+        .route(
+            Route::new(M::GET, "/api/sources", O::ListSources, "Sources with their memory counts").ok::<SourceList>(200),
+            handlers::sources,
+        )
+        .route(
+            Route::new(M::GET, "/api/export", O::ExportMemories, "Every live memory of the workspace").ok::<MemoryList>(200),
+            handlers::export,
+        )
+        .route(
+            Route::new(M::POST, "/api/sessions", O::CreateSession, "Open a session")
+                .body::<SessionBody>()
+                .ok::<SessionView>(201),
+            handlers::create_session,
+        )
+        .route(
+            Route::new(M::POST, "/api/sessions/{id}/end", O::EndSession, "End a session")
+                .ok::<SessionView>(200)
+                .errors(&[400]),
+            handlers::end_session,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/{id}/related", O::RelatedMemories, "Memories whose content is closest to this one's")
+                .query::<RelatedQuery>()
+                .ok::<RelatedList>(200)
+                .errors(&[404]),
+            handlers::related,
+        )
+        .route(
+            Route::new(M::GET, "/api/context", O::GetContext, "Pinned rules, then the project's essentials, within a token budget (what an agent loads at the start of a session)")
+                .query::<ContextArgs>()
+                .ok::<ContextView>(200),
+            handlers::context,
+        )
+        .route(
+            Route::new(M::GET, "/api/connectors", O::ListConnectors, "Connectors with their manifests and stored grants")
+                .ok::<serde_json::Value>(200)
+                .errors(&[503]),
+            handlers::connectors,
+        )
+        .route(
+            Route::new(M::GET, "/api/connectors/sync-state", O::ConnectorSyncStatus, "Recent sync runs")
+                .query::<SyncStatusArgs>()
+                .ok::<Vec<serde_json::Value>>(200),
+            handlers::sync_state,
+        )
+        .route(
+            Route::new(M::GET, "/api/connectors/{id}", O::GetConnectorHelp, "One connector's settings, capabilities and grants")
+                .ok::<serde_json::Value>(200)
+                .errors(&[404, 503]),
+            handlers::connector_help,
+        )
+        .route(
+            Route::new(M::POST, "/api/connectors/{id}/sync", O::SyncConnector, "Sync a connector with its stored grants, through the gate")
+                .body::<SyncBody>()
+                .ok::<serde_json::Value>(200)
+                .errors(&[403, 404, 422, 503]),
+            handlers::sync_connector,
+        )
+}

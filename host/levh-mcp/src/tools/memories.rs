@@ -1,0 +1,296 @@
+//! Tools on memories: store, list, change, forget, purge, and what the model says.
+
+use levh_api::memories;
+use levh_api::requests::{
+    FadingArgs, FeedbackArgs, IdArgs, ImportanceArgs, ListArgs, RelatedArgs, StoreArgs, UpdateArgs,
+    UpdateBody,
+};
+use levh_api::views::{
+    CaptureView, Done, FadingList, MemoryList, MemoryView, PurgeView, RelatedList, UpdateView,
+};
+use rmcp::handler::server::wrapper::Json;
+use rmcp::{Peer, RoleServer, tool, tool_router};
+
+use super::client_name;
+use crate::LevhMcp;
+use crate::arguments::Parameters;
+
+impl LevhMcp {
+    /// Stores through the gate, recording the client's name as the source; tells the
+    /// client when a stored memory was pinned at once.
+    pub(crate) async fn capture(
+        &self,
+        peer: &Peer<RoleServer>,
+        args: StoreArgs,
+    ) -> Result<Json<CaptureView>, String> {
+        let source = client_name(peer).unwrap_or_else(|| "mcp".to_owned());
+        let pinned = args.pin.unwrap_or(false);
+        let view = self
+            .run(peer, move |levh, scope| {
+                memories::store(levh, scope, args, source)
+            })
+            .await?;
+        if pinned && view.memory_id.is_some() {
+            self.pinned_set_changed(peer).await;
+        }
+        Ok(Json(view))
+    }
+
+    /// Pins or unpins, and tells the client its resources changed.
+    async fn pinning(
+        &self,
+        peer: &Peer<RoleServer>,
+        id: String,
+        pinned: bool,
+    ) -> Result<Json<MemoryView>, String> {
+        let view = self
+            .run(peer, move |levh, scope| {
+                memories::set_pinned(levh, scope, &id, pinned)
+            })
+            .await?;
+        self.pinned_set_changed(peer).await;
+        Ok(Json(view))
+    }
+}
+
+#[tool_router(router = memory_router, vis = "pub(crate)")]
+impl LevhMcp {
+    /// Remember something. The admission gate decides: admit, redact (secrets replaced),
+    /// review (held for a person to decide; never dropped) or reject (duplicate, too short).
+    #[tool(annotations(
+        title = "Store a memory",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn store_memory(
+        &self,
+        Parameters(args): Parameters<StoreArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<CaptureView>, String> {
+        self.capture(&peer, args).await
+    }
+
+    /// List memories, newest first, with optional filters.
+    #[tool(annotations(
+        title = "List memories",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_memories(
+        &self,
+        Parameters(args): Parameters<ListArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<MemoryList>, String> {
+        self.run(&peer, move |levh, scope| memories::list(levh, scope, args))
+            .await
+            .map(Json)
+    }
+
+    /// Reinforce a memory as if it had been recalled: "this still matters".
+    #[tool(annotations(
+        title = "Reinforce a memory",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn reinforce_memory(
+        &self,
+        Parameters(args): Parameters<IdArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<MemoryView>, String> {
+        self.run(&peer, move |levh, scope| {
+            memories::reinforce(levh, scope, &args.id)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Pin a memory: it never fades and resists interference. It becomes a resource.
+    #[tool(annotations(
+        title = "Pin a memory",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn pin_memory(
+        &self,
+        Parameters(args): Parameters<IdArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<MemoryView>, String> {
+        self.pinning(&peer, args.id, true).await
+    }
+
+    /// Unpin a memory: it decays again from now on.
+    #[tool(annotations(
+        title = "Unpin a memory",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn unpin_memory(
+        &self,
+        Parameters(args): Parameters<IdArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<MemoryView>, String> {
+        self.pinning(&peer, args.id, false).await
+    }
+
+    /// Set a memory's importance (0..1); important memories grow durable faster.
+    #[tool(annotations(
+        title = "Set importance",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn set_importance(
+        &self,
+        Parameters(args): Parameters<ImportanceArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<MemoryView>, String> {
+        self.run(&peer, move |levh, scope| {
+            memories::set_importance(levh, scope, &args.id, args.importance)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Memories whose content is closest to one memory's.
+    #[tool(annotations(
+        title = "Related memories",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn related_memories(
+        &self,
+        Parameters(args): Parameters<RelatedArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<RelatedList>, String> {
+        self.run(&peer, move |levh, scope| {
+            memories::related(levh, scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Memories whose retention has dropped below the fading threshold, weakest first.
+    #[tool(annotations(
+        title = "Fading memories",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_fading_memories(
+        &self,
+        Parameters(args): Parameters<FadingArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<FadingList>, String> {
+        self.run(&peer, move |levh, scope| {
+            memories::fading(levh, scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Replace a memory's content (it keeps its id and history). The new content passes
+    /// the gate's content checks: length limits, secrets redacted.
+    #[tool(annotations(
+        title = "Update a memory",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn update_memory(
+        &self,
+        Parameters(args): Parameters<UpdateArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<UpdateView>, String> {
+        let body = UpdateBody {
+            content: Some(args.content),
+            importance: None,
+        };
+        self.run(&peer, move |levh, scope| {
+            memories::update(levh, scope, &args.id, body)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Retire a memory from every read (kept for known_at history).
+    #[tool(annotations(
+        title = "Forget a memory",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn forget_memory(
+        &self,
+        Parameters(args): Parameters<IdArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<Done>, String> {
+        let forgotten = self
+            .run(&peer, move |levh, scope| {
+                memories::forget(levh, scope, &args.id)
+            })
+            .await?;
+        if forgotten.was_pinned {
+            self.pinned_set_changed(&peer).await;
+        }
+        Ok(Json(forgotten.done))
+    }
+
+    /// Tell levh whether a memory helped: helpful reinforces; unhelpful halves its
+    /// stability without resetting its clock.
+    #[tool(annotations(
+        title = "Memory feedback",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn memory_feedback(
+        &self,
+        Parameters(args): Parameters<FeedbackArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<MemoryView>, String> {
+        self.run(&peer, move |levh, scope| {
+            memories::feedback(levh, scope, &args.id, args.helpful)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Erase a memory and every copy of its content, and report any residue.
+    #[tool(annotations(
+        title = "Purge a memory",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn purge_memory(
+        &self,
+        Parameters(args): Parameters<IdArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<PurgeView>, String> {
+        let view = self
+            .run(&peer, move |levh, scope| {
+                memories::purge(levh, scope, &args.id)
+            })
+            .await?;
+        self.pinned_set_changed(&peer).await;
+        Ok(Json(view))
+    }
+}

@@ -1,0 +1,259 @@
+//! The connector runtime: the one place that finds a connector's component (built in or
+//! installed), checks the settings a caller gives against its manifest, merges the
+//! grants, and runs it on the process's one [`PluginHost`]. `levh sync` uses its parts;
+//! MCP and REST reach it as levh-core's [`Connectors`] trait, with the stored grants only
+//! (an agent cannot grant a connector anything).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use levh_core::sync::{
+    ConnectorError, Connectors, FetchError, FetchFailure, SyncOptions, SyncReport, SyncRequest,
+};
+use levh_core::{Levh, Scope};
+use serde_json::json;
+
+use crate::{Connector, ConnectorSource, Manifest, PluginError, PluginHost, Registry};
+
+/// Built-in components by id, as levh-builtins embeds them.
+pub type Builtins = &'static [(&'static str, &'static [u8])];
+
+/// Connectors on one plugin host. Cheap to share: every MCP session and REST request of
+/// a process uses the same engine, epoch thread and compiled-component cache.
+#[derive(Debug, Clone)]
+pub struct ConnectorRuntime {
+    host: Arc<PluginHost>,
+    registry: Registry,
+    builtins: Builtins,
+}
+
+/// Where a connector comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectorOrigin {
+    /// Shipped inside levh.
+    BuiltIn,
+    /// Installed by a person (`levh connector install`).
+    Installed,
+}
+
+impl ConnectorOrigin {
+    /// Its name in listings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::BuiltIn => "built-in",
+            Self::Installed => "installed",
+        }
+    }
+}
+
+impl ConnectorRuntime {
+    /// A runtime over `host`, with the connectors of `registry` and `builtins`.
+    pub fn new(host: Arc<PluginHost>, registry: Registry, builtins: Builtins) -> Self {
+        Self {
+            host,
+            registry,
+            builtins,
+        }
+    }
+
+    /// The plugin host.
+    pub fn host(&self) -> &PluginHost {
+        &self.host
+    }
+
+    /// The installed connectors and their grants.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Every connector id: built-in ones first, then installed ones.
+    pub fn ids(&self) -> Vec<(String, ConnectorOrigin)> {
+        ids(&self.registry, self.builtins)
+    }
+
+    /// A connector's component bytes: built-in first, then installed.
+    pub fn component(&self, id: &str) -> Result<Cow<'static, [u8]>, ConnectorError> {
+        component(&self.registry, self.builtins, id)
+    }
+
+    /// Compiles (or loads from the cache) a connector and reads its manifest.
+    pub fn load(&self, id: &str) -> Result<Connector, ConnectorError> {
+        let bytes = self.component(id)?;
+        self.host
+            .load_connector(id, &bytes)
+            .map_err(|e| fetch_error(&e))
+    }
+
+    /// The grants a run gets: those a person stored and, when a person typed the settings
+    /// themselves (`levh sync --config directory=…`), the paths named in them — a person
+    /// may give what is theirs. Agents (MCP, REST) get the stored grants only.
+    pub fn grants(
+        &self,
+        connector: &Connector,
+        config: &[(String, String)],
+        typed_by_a_person: bool,
+    ) -> Result<crate::Grants, ConnectorError> {
+        let id = &connector.manifest.id;
+        let mut grants = self.registry.grants(id).map_err(|e| fetch_error(&e))?;
+        if typed_by_a_person {
+            for (key, value) in config {
+                let reads = connector
+                    .manifest
+                    .capabilities
+                    .iter()
+                    .any(|c| matches!(c, crate::Capability::ReadPath(k) if k == key));
+                if reads {
+                    let path = std::path::Path::new(value).canonicalize().map_err(|e| {
+                        FetchError::new(
+                            FetchFailure::InvalidConfig,
+                            format!("--config {key}={value}: {e}"),
+                        )
+                    })?;
+                    grants.read_paths.push(crate::grant_root(&path));
+                }
+            }
+        }
+        Ok(grants)
+    }
+
+    /// A source over `connector` with these settings and grants, for
+    /// [`Levh::sync`](levh_core::Levh::sync).
+    pub fn source<'a>(
+        &'a self,
+        connector: &'a Connector,
+        config: Vec<(String, String)>,
+        grants: crate::Grants,
+    ) -> ConnectorSource<'a> {
+        ConnectorSource::new(&self.host, connector, config, grants)
+    }
+}
+
+/// Every connector id: built-in ones first, then installed ones.
+fn ids(registry: &Registry, builtins: Builtins) -> Vec<(String, ConnectorOrigin)> {
+    builtins
+        .iter()
+        .map(|(id, _)| ((*id).to_owned(), ConnectorOrigin::BuiltIn))
+        .chain(
+            registry
+                .installed()
+                .into_iter()
+                .map(|id| (id, ConnectorOrigin::Installed)),
+        )
+        .collect()
+}
+
+/// A connector's component bytes, built-in first, then installed; or the error that
+/// names the connectors there are. Needs no plugin engine.
+pub fn component(
+    registry: &Registry,
+    builtins: Builtins,
+    id: &str,
+) -> Result<Cow<'static, [u8]>, ConnectorError> {
+    if let Some((_, bytes)) = builtins.iter().find(|(name, _)| *name == id) {
+        return Ok(Cow::Borrowed(bytes));
+    }
+    registry
+        .component(id)
+        .map(Cow::Owned)
+        .ok_or_else(|| ConnectorError::Unknown {
+            id: id.to_owned(),
+            available: ids(registry, builtins)
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// Checks the settings a caller gives against the manifest: every required one present,
+/// none the connector does not know. The words name the setting and what it is for.
+pub fn check_config(manifest: &Manifest, config: &[(String, String)]) -> Result<(), FetchError> {
+    let id = &manifest.id;
+    let invalid = |message: String| FetchError::new(FetchFailure::InvalidConfig, message);
+    for key in manifest.config.iter().filter(|k| k.required) {
+        if !config.iter().any(|(k, _)| k == &key.name) {
+            return Err(invalid(format!(
+                "invalid config: connector {id} needs --config {name}=… (`config.{name}` over MCP and REST): {help}",
+                name = key.name,
+                help = key.help
+            )));
+        }
+    }
+    for (key, _) in config {
+        if !manifest.config.iter().any(|k| &k.name == key) {
+            let known: Vec<&str> = manifest.config.iter().map(|k| k.name.as_str()).collect();
+            return Err(invalid(format!(
+                "invalid config: connector {id} has no setting `{key}` (it knows: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A plugin error as the sync's typed failure.
+pub(crate) fn fetch_error(error: &PluginError) -> ConnectorError {
+    ConnectorError::Fetch(FetchError::new(
+        crate::source::failure_of(error),
+        error.to_string(),
+    ))
+}
+
+impl Connectors for ConnectorRuntime {
+    fn list(&self) -> Result<serde_json::Value, ConnectorError> {
+        let mut rows = Vec::new();
+        for (id, origin) in self.ids() {
+            let origin = origin.as_str();
+            // One connector that cannot load, or whose grants file is unreadable, is that
+            // row's error, not the list's.
+            let loaded = self.load(&id).and_then(|c| {
+                let grants = self.registry.grants(&id).map_err(|e| fetch_error(&e))?;
+                Ok((c, grants))
+            });
+            rows.push(match loaded {
+                Ok((c, grants)) => json!({
+                    "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
+                    "description": c.manifest.description,
+                    "capabilities": c.manifest.capabilities,
+                    "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
+                }),
+                Err(e) => json!({ "id": id, "origin": origin, "error": e.to_string() }),
+            });
+        }
+        Ok(json!({ "connectors": rows }))
+    }
+
+    fn help(&self, id: &str) -> Result<serde_json::Value, ConnectorError> {
+        let connector = self.load(id)?;
+        let grants = self.registry.grants(id).map_err(|e| fetch_error(&e))?;
+        Ok(json!({
+            "manifest": connector.manifest,
+            "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
+            "token_stored": grants.credential.is_some(),
+            "how_to_grant": format!("a person runs `levh connector grant {id} DIR` (or --host HOST); agents cannot grant"),
+        }))
+    }
+
+    fn sync(
+        &self,
+        levh: &Levh,
+        scope: &Scope,
+        request: SyncRequest,
+    ) -> Result<SyncReport, ConnectorError> {
+        let connector = self.load(&request.id)?;
+        check_config(&connector.manifest, &request.config)?;
+        // Stored grants only. A path named in `config` is NOT granted (unlike `levh sync`
+        // typed by a person): the connector's read is refused unless a person granted it.
+        let grants = self.grants(&connector, &request.config, false)?;
+        let mut source = self.source(&connector, request.config, grants);
+        Ok(levh.sync(
+            scope,
+            &mut source,
+            SyncOptions {
+                dry_run: request.dry_run,
+            },
+            request.project,
+            &mut |_| {},
+        )?)
+    }
+}
