@@ -41,6 +41,27 @@ fn app(harness: &Harness, operator: Option<&str>) -> Router {
     ))
 }
 
+/// The state of a server behind the operator token with /mcp mounted as the binary
+/// mounts it: levh-mcp's service behind levh-http's auth.
+fn with_mcp(harness: &Harness, profile: levh_mcp::Profile) -> AppState {
+    let state = AppState::new(
+        harness.levh.clone(),
+        harness.store.clone(),
+        AuthConfig {
+            operator_token: Some(OPERATOR.into()),
+            ..AuthConfig::default()
+        },
+    );
+    let mcp = levh_mcp::http_service(
+        harness.levh.clone(),
+        profile,
+        None,
+        state.mcp_allowed_hosts(),
+        state.shutdown_token().child_token(),
+    );
+    state.with_mcp(mcp)
+}
+
 /// One request; returns the status and the JSON body (Null when empty).
 async fn send(
     app: &Router,
@@ -647,23 +668,7 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
         .create_token(&Workspace::new("beta").unwrap(), Role::Viewer, None, now)
         .unwrap()
         .secret;
-    let state = AppState::new(
-        harness.levh.clone(),
-        harness.store.clone(),
-        AuthConfig {
-            operator_token: Some(OPERATOR.into()),
-            ..AuthConfig::default()
-        },
-    );
-    // /mcp as the binary wires it: levh-mcp's service behind levh-http's auth.
-    let mcp = levh_mcp::http_service(
-        harness.levh.clone(),
-        levh_mcp::Profile::default(),
-        None,
-        state.mcp_allowed_hosts(),
-        state.shutdown_token().child_token(),
-    );
-    let state = state.with_mcp(mcp);
+    let state = with_mcp(&harness, levh_mcp::Profile::default());
     let app = levh_http::router(state.clone());
     runtime().block_on(async {
         // The feed: one socket per workspace on a real server on 127.0.0.1:0.
@@ -1258,22 +1263,7 @@ fn rest_and_mcp_enforce_the_one_operation_table() {
         .create_token(&Workspace::default(), Role::Viewer, None, now)
         .unwrap()
         .secret;
-    let state = AppState::new(
-        harness.levh.clone(),
-        harness.store.clone(),
-        AuthConfig {
-            operator_token: Some(OPERATOR.into()),
-            ..AuthConfig::default()
-        },
-    );
-    let mcp = levh_mcp::http_service(
-        harness.levh.clone(),
-        levh_mcp::Profile::Full,
-        None,
-        state.mcp_allowed_hosts(),
-        state.shutdown_token().child_token(),
-    );
-    let app = levh_http::router(state.with_mcp(mcp));
+    let app = levh_http::router(with_mcp(&harness, levh_mcp::Profile::Full));
     runtime().block_on(async {
         for (method, path, operation) in &routes {
             let uri = path.replace("{id}", MISSING);

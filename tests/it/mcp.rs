@@ -1267,3 +1267,61 @@ fn mcp_argument_errors_name_the_argument() {
         assert_eq!(count(&harness), 0);
     });
 }
+
+/// One plugin engine per process: 20 connector calls over one `levh mcp stdio` session
+/// (list, help, syncs) start wasmtime once, not once per call. The engine announces
+/// itself in the debug log, which the test counts.
+#[test]
+fn twenty_connector_calls_over_mcp_start_one_plugin_engine() {
+    let home = tempfile::tempdir().unwrap();
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        notes.path().join("ops.txt"),
+        "The on-call rotation changes every Monday at nine",
+    )
+    .unwrap();
+    crate::support::ok(levh(home.path()).args([
+        "connector",
+        "grant",
+        "local_files",
+        &notes.path().display().to_string(),
+    ]));
+    let directory = notes.path().canonicalize().unwrap().display().to_string();
+    let stderr = block_on(async {
+        let mut command = tokio::process::Command::from(levh(home.path()));
+        command
+            .args(["mcp", "stdio", "--profile", "full"])
+            .env("RUST_LOG", "levh_plugins=debug")
+            .env_remove("LEVH_LOG")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let client = TestClient::new("agent", Person::Absent)
+            .serve((stdout, stdin))
+            .await
+            .unwrap();
+        for call in 0..20 {
+            let (tool, arguments) = match call % 3 {
+                0 => ("list_connectors", json!({})),
+                1 => ("get_connector_help", json!({ "id": "local_files" })),
+                _ => (
+                    "sync_connector",
+                    json!({ "id": "local_files", "config": { "directory": directory } }),
+                ),
+            };
+            ok(&client, tool, arguments).await;
+        }
+        client.cancel().await.unwrap();
+        let output = child.wait_with_output().await.unwrap();
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    });
+    assert_eq!(
+        stderr.matches("starting the plugin engine").count(),
+        1,
+        "{stderr}"
+    );
+}

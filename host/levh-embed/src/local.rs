@@ -416,6 +416,7 @@ impl Embedder for LocalEmbedder {
     fn is_semantic(&self) -> bool {
         true
     }
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());

@@ -204,6 +204,7 @@ impl Embedder for RemoteEmbedder {
     fn is_semantic(&self) -> bool {
         true
     }
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut vectors = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH_SIZE) {

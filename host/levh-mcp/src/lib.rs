@@ -141,11 +141,14 @@ pub fn required_role(name: &str) -> Role {
     tools::operation_of(name).map_or(Role::Viewer, levh_api::Operation::role)
 }
 
-/// The MCP streamable-HTTP service `levh serve` mounts at `/mcp`. `make` builds one
-/// server per session. `allowed_hosts` guards against DNS rebinding (loopback names by
-/// default; empty = any host, for a server behind a token on a public interface).
-pub fn streamable_http_service(
-    make: impl Fn() -> LevhMcp + Send + Sync + 'static,
+/// The MCP streamable-HTTP service `levh serve` mounts at `/mcp`: one
+/// [`LevhMcp::for_http`] per session, with the connector runtime when given.
+/// `allowed_hosts` guards against DNS rebinding (loopback names by default; empty = any
+/// host, for a server behind a token on a public interface).
+pub fn http_service(
+    levh: Levh,
+    profile: Profile,
+    connectors: Option<Arc<dyn Connectors>>,
     allowed_hosts: Option<Vec<String>>,
     cancel: tokio_util::sync::CancellationToken,
 ) -> rmcp::transport::streamable_http_server::StreamableHttpService<
@@ -157,35 +160,17 @@ pub fn streamable_http_service(
     if let Some(hosts) = allowed_hosts {
         config = config.with_allowed_hosts(hosts);
     }
+    let make = move || {
+        let server = LevhMcp::for_http(levh.clone(), profile);
+        Ok(match &connectors {
+            Some(connectors) => server.with_connectors(connectors.clone()),
+            None => server,
+        })
+    };
     rmcp::transport::streamable_http_server::StreamableHttpService::new(
-        move || Ok(make()),
+        make,
         Default::default(),
         config,
-    )
-}
-
-/// The `/mcp` service of `levh serve`: one [`LevhMcp::for_http`] per session, with the
-/// connector runtime when given.
-pub fn http_service(
-    levh: Levh,
-    profile: Profile,
-    connectors: Option<Arc<dyn Connectors>>,
-    allowed_hosts: Option<Vec<String>>,
-    cancel: tokio_util::sync::CancellationToken,
-) -> rmcp::transport::streamable_http_server::StreamableHttpService<
-    LevhMcp,
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
-> {
-    streamable_http_service(
-        move || {
-            let server = LevhMcp::for_http(levh.clone(), profile);
-            match &connectors {
-                Some(connectors) => server.with_connectors(connectors.clone()),
-                None => server,
-            }
-        },
-        allowed_hosts,
-        cancel,
     )
 }
 

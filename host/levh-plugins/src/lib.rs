@@ -352,7 +352,7 @@ impl PluginHost {
     }
 
     /// A host with chosen limits.
-    #[tracing::instrument(skip_all, err)]
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn with_limits(cache_dir: Option<PathBuf>, limits: Limits) -> Result<Self, PluginError> {
         ENGINES_STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Tests count this line: one engine per process, however many calls.
@@ -400,6 +400,7 @@ impl PluginHost {
 
     /// Compiles (or loads from the cache) a connector component and reads its manifest.
     /// Refuses anything that is not a levh connector of a supported API version.
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn load_connector(&self, what: &str, bytes: &[u8]) -> Result<Connector, PluginError> {
         let (component, sha256) = self.compile(CONNECTOR, what, bytes)?;
         let prepared = self.prepared_for_manifest(what);
@@ -487,6 +488,7 @@ impl PluginHost {
     /// Runs one `sync` call. Paths named by `read-path` capabilities must lie inside a
     /// granted directory; they are preopened read-only and the config is rewritten to
     /// their guest paths. Anything else the plugin tries to reach does not exist for it.
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn sync(
         &self,
         connector: &Connector,

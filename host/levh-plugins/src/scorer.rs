@@ -41,6 +41,7 @@ impl std::fmt::Debug for Scorer {
 impl PluginHost {
     /// Compiles (or loads from the cache) a scorer component and reads its manifest.
     /// Scorers may not ask for capabilities: they rank numbers and need nothing else.
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn load_scorer(&self, what: &str, bytes: &[u8]) -> Result<Scorer, PluginError> {
         let (component, sha256) = self.compile(SCORER, what, bytes)?;
         let prepared = self.prepared_for_manifest(what);
@@ -72,6 +73,7 @@ impl PluginHost {
 
     /// Scores recall candidates: one number per candidate, lower first. Checks the
     /// answer's length and that every score is a number.
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn score(
         &self,
         scorer: &Scorer,

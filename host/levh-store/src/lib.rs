@@ -101,6 +101,7 @@ impl SqliteStore {
     }
 
     /// [`SqliteStore::open`] with a chosen busy timeout.
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn open_with_timeout(
         path: &Path,
         busy_timeout: Duration,
@@ -298,6 +299,7 @@ fn fts_query(text: &str) -> Option<String> {
 }
 
 impl Store for SqliteStore {
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn insert(
         &self,
         record: &NewMemoryRecord,
@@ -367,6 +369,7 @@ impl Store for SqliteStore {
         .map_err(sqlite)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn lexical_candidates(
         &self,
         filter: &MemoryFilter,
@@ -406,6 +409,7 @@ impl Store for SqliteStore {
         Ok(found)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn embeddings(
         &self,
         workspace: &Workspace,
@@ -440,6 +444,7 @@ impl Store for SqliteStore {
         Ok(found)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn update_states(
         &self,
         workspace: &Workspace,
@@ -521,6 +526,7 @@ impl Store for SqliteStore {
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn health(&self) -> Result<StoreHealth, StoreError> {
         let conn = self.lock();
         let schema_version: i64 = conn
@@ -576,6 +582,7 @@ impl Store for SqliteStore {
         })
     }
 
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn near_duplicates(
         &self,
         filter: &MemoryFilter,
@@ -788,6 +795,7 @@ impl Store for SqliteStore {
         sync::runs(&self.lock(), workspace, connector, limit)
     }
 
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn purge(
         &self,
         workspace: &Workspace,

@@ -24,9 +24,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr only (MCP over stdio owns stdout); `LEVH_LOG` sets the filter.
+/// Logs go to stderr only (MCP over stdio owns stdout). `LEVH_LOG` sets the filter, else
+/// `RUST_LOG` (`levh_plugins=debug`, `levh_http=info`, ...), else warnings only.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("LEVH_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
