@@ -19,6 +19,7 @@ mod plugins;
 mod quality;
 mod recall;
 mod scorers;
+mod snapshots;
 mod store;
 mod support;
 mod sync;

@@ -166,3 +166,13 @@ pub async fn serve(
         })
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    /// The OpenAPI document, as clients and generators read it. A change here changes
+    /// the REST contract.
+    #[test]
+    fn openapi_document_is_the_rest_contract() {
+        insta::assert_json_snapshot!("openapi", super::openapi_document());
+    }
+}

@@ -57,11 +57,9 @@ impl ServerHandler for LevhMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            self.tool_router
-                .list_all()
+            LevhMcp::all_tools()
                 .into_iter()
                 .filter(|tool| self.profile.includes(&tool.name))
-                .map(crate::arguments::interoperable_tool)
                 .collect(),
         ))
     }

@@ -92,13 +92,17 @@ impl LevhMcp {
         self.profile
     }
 
-    /// Every tool definition levh has, whatever the profile (for docs and snapshots).
+    /// Every tool definition levh has, whatever the profile, in the order of the bands
+    /// (`levh mcp profiles`): smallest band first, so a client always lists them alike.
     pub fn all_tools() -> Vec<rmcp::model::Tool> {
-        Self::tool_router()
+        let mut tools: Vec<rmcp::model::Tool> = Self::tool_router()
             .list_all()
             .into_iter()
             .map(arguments::interoperable_tool)
-            .collect()
+            .collect();
+        let rank = |name: &str| TOOL_BANDS.iter().position(|(tool, _)| *tool == name);
+        tools.sort_by_key(|tool| rank(&tool.name));
+        tools
     }
 }
 
@@ -192,6 +196,19 @@ pub fn serve_stdio(server: LevhMcp) -> Result<(), Box<dyn std::error::Error + Se
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What an agent discovers, per profile: names, descriptions, hints and both schemas.
+    /// A change here changes what every MCP client reads.
+    #[test]
+    fn tools_list_per_profile_is_what_agents_read() {
+        for profile in Profile::ALL {
+            let tools: Vec<rmcp::model::Tool> = LevhMcp::all_tools()
+                .into_iter()
+                .filter(|tool| profile.includes(&tool.name))
+                .collect();
+            insta::assert_json_snapshot!(format!("tools_list_{}", profile.as_str()), tools);
+        }
+    }
 
     #[test]
     fn every_tool_has_a_band_and_every_band_entry_is_a_tool() {
