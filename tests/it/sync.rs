@@ -367,7 +367,7 @@ fn pages() -> Vec<SourcePage> {
 fn the_cursor_moves_only_past_stored_pages_and_a_failed_run_resumes() {
     let h = Harness::new();
     let (report, _) = scripted_sync(&h, Some(1), SyncOptions::default());
-    assert_eq!(report.status, "failed");
+    assert_eq!(report.status.as_str(), "failed");
     assert_eq!(report.admitted, 2);
     assert!(
         report
@@ -377,7 +377,7 @@ fn the_cursor_moves_only_past_stored_pages_and_a_failed_run_resumes() {
     );
 
     let (report, calls) = scripted_sync(&h, None, SyncOptions::default());
-    assert_eq!(report.status, "ok");
+    assert_eq!(report.status.as_str(), "ok");
     assert_eq!(calls, 1, "resumed at the saved cursor, page 2 only");
     assert_eq!(report.admitted, 1);
     let stored = h
@@ -587,7 +587,7 @@ fn each_configuration_of_a_connector_keeps_its_own_cursor() {
                 &mut |_| {},
             )
             .unwrap();
-        (report.status, source.calls)
+        (report.status.as_str().to_owned(), source.calls)
     };
     // Configuration A stops after its first page; B runs to the end (its cursor is
     // cleared); A resumes at its second page, not at the start B's run left behind.

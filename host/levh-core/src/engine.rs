@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use crate::gate::{self, Measure, Nearest, Redaction, Verdict};
 use crate::rank::{self, HScore, Scorer};
-use crate::sync::{MAX_ERROR_LINES, Source, SourceItem, SyncOptions, SyncReport, SyncedItem};
+use crate::sync::{
+    ItemOutcome, MAX_ERROR_LINES, Source, SourceItem, SyncOptions, SyncReport, SyncStatus, SyncedItem,
+};
 use crate::time::add_hours;
 use crate::{
     AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, HeldCandidate,
@@ -898,9 +900,9 @@ impl Levh {
             run_id: MemoryId::new_at(now).to_string(),
             connector: connector.clone(),
             status: if options.dry_run {
-                "dry-run".into()
+                SyncStatus::DryRun
             } else {
-                "running".into()
+                SyncStatus::Running
             },
             started_at: Some(now),
             ..SyncReport::default()
@@ -933,12 +935,12 @@ impl Levh {
                 let location = item.source_id.clone();
                 match self.sync_item(scope, &connector, project.as_deref(), item, options.dry_run) {
                     Ok(outcome) => match outcome {
-                        "admit" => report.admitted += 1,
-                        "redact" => report.redacted += 1,
-                        "review" => report.held += 1,
-                        "reject" => report.rejected += 1,
-                        "update" => report.updated += 1,
-                        _ => report.unchanged += 1,
+                        ItemOutcome::Admit => report.admitted += 1,
+                        ItemOutcome::Redact => report.redacted += 1,
+                        ItemOutcome::Review => report.held += 1,
+                        ItemOutcome::Reject => report.rejected += 1,
+                        ItemOutcome::Update => report.updated += 1,
+                        ItemOutcome::Unchanged => report.unchanged += 1,
                     },
                     Err(error) => {
                         report.failed += 1;
@@ -963,11 +965,11 @@ impl Levh {
         }
         report.finished_at = Some(self.clock.now());
         if let Some(error) = failure {
-            report.status = "failed".into();
+            report.status = SyncStatus::Failed;
             report.failure = Some(error.kind);
             note(&mut report, format!("fetching a page: {error}"));
         } else if !options.dry_run {
-            report.status = "ok".into();
+            report.status = SyncStatus::Ok;
         }
         if !options.dry_run {
             self.store
@@ -977,8 +979,7 @@ impl Levh {
         Ok(report)
     }
 
-    /// One item: unchanged, updated in place, or through the gate. Returns the outcome's
-    /// name (`admit`, `redact`, `review`, `reject`, `update`, `unchanged`).
+    /// One item: unchanged, updated in place, or through the gate.
     fn sync_item(
         &self,
         scope: &Scope,
@@ -986,7 +987,7 @@ impl Levh {
         project: Option<&str>,
         item: SourceItem,
         dry_run: bool,
-    ) -> Result<&'static str> {
+    ) -> Result<ItemOutcome> {
         let source = format!("connector:{connector}");
         let title = item.title.trim();
         let content = if title.is_empty() || item.content.trim_start().starts_with(title) {
@@ -999,7 +1000,7 @@ impl Levh {
             .store
             .synced_item(&scope.workspace, connector, &item.source_id)?;
         if known.as_ref().is_some_and(|k| k.content_hash == hash) {
-            return Ok("unchanged");
+            return Ok(ItemOutcome::Unchanged);
         }
         let now = self.clock.now();
         if let Some(memory_id) = known.as_ref().and_then(|k| k.memory_id)
@@ -1025,7 +1026,7 @@ impl Levh {
                     content_hash: hash,
                     memory_id: Some(memory_id),
                     held_id: None,
-                    verdict: "update".into(),
+                    verdict: ItemOutcome::Update,
                 };
                 self.store.record_synced_item(
                     &scope.workspace,
@@ -1035,7 +1036,7 @@ impl Levh {
                     now,
                 )?;
             }
-            return Ok("update");
+            return Ok(ItemOutcome::Update);
         }
 
         let mut metadata = match item.metadata {
@@ -1067,10 +1068,10 @@ impl Levh {
             ..NewMemory::default()
         };
         if dry_run {
-            return Ok(self.evaluate(scope, new)?.verdict.name());
+            return Ok(ItemOutcome::of(&self.evaluate(scope, new)?.verdict));
         }
         let outcome = self.capture(scope, new)?;
-        let mut verdict = outcome.verdict.name();
+        let mut verdict = ItemOutcome::of(&outcome.verdict);
         let mut memory_id = outcome.memory_id;
         // A run that died after storing an item but before recording it: the item now
         // duplicates its own memory. Link it instead of counting a duplicate.
@@ -1081,13 +1082,13 @@ impl Levh {
                 == Some(item.source_id.as_str())
         {
             memory_id = Some(existing.id);
-            verdict = "unchanged";
+            verdict = ItemOutcome::Unchanged;
         }
         let record = SyncedItem {
             content_hash: hash,
             memory_id,
             held_id: outcome.held_id,
-            verdict: verdict.into(),
+            verdict,
         };
         self.store.record_synced_item(
             &scope.workspace,

@@ -125,8 +125,97 @@ pub struct SyncedItem {
     pub memory_id: Option<MemoryId>,
     /// The held candidate it became, if held.
     pub held_id: Option<HeldId>,
-    /// The gate's verdict.
-    pub verdict: String,
+    /// What became of it.
+    pub verdict: ItemOutcome,
+}
+
+/// What became of one item of a sync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ItemOutcome {
+    /// Stored as given.
+    Admit,
+    /// Stored with secrets replaced.
+    Redact,
+    /// Held for a person.
+    Review,
+    /// Not stored.
+    Reject,
+    /// Changed since the last sync; its memory updated in place.
+    Update,
+    /// Seen before and unchanged.
+    Unchanged,
+}
+
+impl ItemOutcome {
+    /// The name stored with the item.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Admit => "admit",
+            Self::Redact => "redact",
+            Self::Review => "review",
+            Self::Reject => "reject",
+            Self::Update => "update",
+            Self::Unchanged => "unchanged",
+        }
+    }
+
+    /// The outcome of this stored name.
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            Self::Admit,
+            Self::Redact,
+            Self::Review,
+            Self::Reject,
+            Self::Update,
+            Self::Unchanged,
+        ]
+        .into_iter()
+        .find(|outcome| outcome.as_str() == text)
+    }
+
+    /// The outcome of a gate verdict.
+    pub fn of(verdict: &crate::Verdict) -> Self {
+        match verdict {
+            crate::Verdict::Admit => Self::Admit,
+            crate::Verdict::Redact => Self::Redact,
+            crate::Verdict::Review { .. } => Self::Review,
+            _ => Self::Reject,
+        }
+    }
+}
+
+/// Where a sync run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncStatus {
+    /// Started, not finished (or the process died).
+    #[default]
+    Running,
+    /// Finished; every page was fetched (items may still have failed).
+    Ok,
+    /// A page could not be fetched; the report says why.
+    Failed,
+    /// Nothing was stored: the gate was only asked.
+    DryRun,
+}
+
+impl SyncStatus {
+    /// Its name in reports and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Ok => "ok",
+            Self::Failed => "failed",
+            Self::DryRun => "dry-run",
+        }
+    }
+}
+
+impl std::fmt::Display for SyncStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A sync run's tally; also what `levh sync status` shows.
@@ -136,8 +225,8 @@ pub struct SyncReport {
     pub run_id: String,
     /// The connector.
     pub connector: String,
-    /// `running`, `ok`, `failed`, `dry-run`.
-    pub status: String,
+    /// Where the run stands.
+    pub status: SyncStatus,
     /// When it started.
     pub started_at: Option<Timestamp>,
     /// When it ended.

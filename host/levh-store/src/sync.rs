@@ -1,6 +1,6 @@
 //! Sync state: cursors, item fates, run records.
 
-use levh_core::sync::{SyncReport, SyncedItem};
+use levh_core::sync::{ItemOutcome, SyncReport, SyncedItem};
 use levh_core::{Actor, EventKind, StoreError, Timestamp, Workspace};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -68,7 +68,8 @@ pub(crate) fn item(
         content_hash,
         memory_id: memory_id.map(parse_memory).transpose()?,
         held_id: held_id.map(parse_held).transpose()?,
-        verdict,
+        verdict: ItemOutcome::parse(&verdict)
+            .ok_or_else(|| StoreError::new(format!("bad sync item outcome {verdict:?}")))?,
     }))
 }
 
@@ -93,7 +94,7 @@ pub(crate) fn record_item(
             item.content_hash,
             item.memory_id.map(|id| id.to_string()),
             item.held_id.map(|id| id.to_string()),
-            item.verdict,
+            item.verdict.as_str(),
             micros(now),
         ],
     )
@@ -117,7 +118,7 @@ pub(crate) fn save_run(
             report.run_id,
             workspace.as_str(),
             report.connector,
-            report.status,
+            report.status.as_str(),
             started,
             report.finished_at.map(micros),
             serde_json::to_string(report).map_err(StoreError::new)?,

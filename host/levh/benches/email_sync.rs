@@ -323,7 +323,7 @@ fn end_to_end(f: &Fixture) -> (Duration, u64) {
         )
         .expect("sync");
     let elapsed = start.elapsed();
-    assert_eq!(report.status, "ok", "{report:?}");
+    assert_eq!(report.status, levh_core::sync::SyncStatus::Ok, "{report:?}");
     assert_eq!(report.fetched, MESSAGES, "{report:?}");
     (elapsed, report.admitted)
 }

@@ -101,7 +101,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     } else {
         print_report(&report);
     }
-    Ok(if report.status == "failed" {
+    Ok(if report.status == levh_core::sync::SyncStatus::Failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -156,7 +156,7 @@ fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Resu
         table.add_row(vec![
             r.started_at.map(output::human_time).unwrap_or_default(),
             r.connector.clone(),
-            r.status.clone(),
+            r.status.to_string(),
             r.fetched.to_string(),
             (r.admitted + r.redacted).to_string(),
             r.updated.to_string(),
