@@ -1,0 +1,406 @@
+//! Writing through the gate: preparing a memory (redaction, embedding, the nearest
+//! neighbours), the gate's verdict, storing or holding it; content updates; secrets
+//! already stored.
+
+use super::*;
+
+impl Levh {
+    /// Validates, redacts, embeds and compares a candidate. Reads only.
+    pub(super) fn prepare(&self, scope: &Scope, new: NewMemory) -> Result<Prepared> {
+        let importance = check_importance(new.importance.unwrap_or(DEFAULT_IMPORTANCE))?;
+        let project = check_label("project", new.project)?;
+        let source =
+            check_label("source", new.source)?.unwrap_or_else(|| scope.actor.surface.to_string());
+        let metadata = new.metadata.unwrap_or_else(|| serde_json::json!({}));
+        if !metadata.is_object() {
+            return Err(Error::invalid("metadata", "must be a JSON object"));
+        }
+        let now = self.clock.now();
+        let valid_from = new.valid_from.unwrap_or(now);
+        if let Some(valid_to) = new.valid_to
+            && valid_to <= valid_from
+        {
+            return Err(Error::invalid(
+                "valid_to",
+                format!("{valid_to} is not after valid_from {valid_from}"),
+            ));
+        }
+        // Redact first: neither the store nor the embedder ever sees a secret.
+        let (content, redactions) = gate::secrets::redact(new.content.trim());
+        let embedding = self.embed_one(&content)?;
+        let keys = text::near_duplicate_keys(&content);
+        let Comparison {
+            nearest,
+            nearest_content,
+            neighbours,
+        } = self.compare(
+            scope,
+            project.as_deref(),
+            &content,
+            &embedding.vector,
+            &keys,
+            now,
+        )?;
+        Ok(Prepared {
+            content,
+            redactions,
+            embedding,
+            keys,
+            nearest,
+            nearest_content,
+            neighbours,
+            project,
+            kind: new.kind.unwrap_or_default(),
+            source,
+            importance,
+            pinned: new.pinned,
+            valid_from,
+            valid_to: new.valid_to,
+            metadata,
+            session_id: new.session_id,
+            now,
+        })
+    }
+
+    /// The nearest existing memory valid now in the same workspace (and project, when the
+    /// candidate has one), and the unpinned ones close enough to interfere with. Cosine
+    /// when the embedder is semantic; word shingles when it is not (a hash vector's cosine
+    /// means little), with candidates found through near-duplicate keys so the cost does
+    /// not grow with the store.
+    pub(super) fn compare(
+        &self,
+        scope: &Scope,
+        project: Option<&str>,
+        content: &str,
+        vector: &[f32],
+        keys: &[i64],
+        now: Timestamp,
+    ) -> Result<Comparison> {
+        let filter = MemoryFilter {
+            project: project.map(str::to_owned),
+            not_retired_at: Some(now),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let (measure, threshold, scored): (Measure, f64, Vec<(Memory, f64)>) =
+            if self.embedder.is_semantic() {
+                let near = self.index.nearest(
+                    &filter,
+                    self.embedder.model_id(),
+                    vector,
+                    COMPARE_NEIGHBOURS,
+                )?;
+                let near: Vec<(MemoryId, f64)> = near
+                    .into_iter()
+                    .map(|(id, cos)| (id, f64::from(cos)))
+                    .collect();
+                let scored = self.with_scores(&scope.workspace, &near)?;
+                (
+                    Measure::Cosine,
+                    self.config.model.interference_threshold,
+                    scored,
+                )
+            } else {
+                let ids = self
+                    .store
+                    .near_duplicates(&filter, keys, COMPARE_NEIGHBOURS)?;
+                let memories = self.store.get_many(&scope.workspace, &ids)?;
+                let scored = memories
+                    .into_iter()
+                    .map(|m| {
+                        let s = text::shingle_similarity(content, &m.content);
+                        (m, s)
+                    })
+                    .collect();
+                (
+                    Measure::Lexical,
+                    self.config.model.interference_lexical_threshold,
+                    scored,
+                )
+            };
+        // Only memories the candidate could copy or revise count (not another speaker's
+        // words, not the question it answers): they neither make it a duplicate nor
+        // interfere with it.
+        let scored: Vec<(Memory, f64)> = scored
+            .into_iter()
+            .filter(|(m, _)| gate::comparable(content, &m.content))
+            .collect();
+        let closest = scored
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
+        let nearest = closest.map(|(m, similarity)| Nearest {
+            id: m.id,
+            similarity: *similarity,
+            measure,
+        });
+        let neighbours = scored
+            .iter()
+            .filter(|(m, similarity)| !m.state.pinned && *similarity >= threshold)
+            .map(|(m, similarity)| (m.id, *similarity))
+            .collect();
+        Ok(Comparison {
+            nearest,
+            nearest_content: closest.map(|(m, _)| m.content.clone()),
+            neighbours,
+        })
+    }
+
+    /// What the gate would decide for `new`, without storing anything.
+    pub fn evaluate(&self, scope: &Scope, new: NewMemory) -> Result<Evaluation> {
+        let prepared = self.prepare(scope, new)?;
+        let verdict = gate::decide(
+            &self.config.gate,
+            &prepared.content,
+            &prepared.redactions,
+            prepared.nearest,
+            prepared.nearest_content.as_deref(),
+        );
+        Ok(Evaluation {
+            verdict,
+            content: prepared.content,
+            redactions: prepared.redactions,
+            nearest: prepared.nearest,
+        })
+    }
+
+    /// The one write path: every surface stores through here. The gate decides; admitted
+    /// and redacted content is stored, reviewed content is held for a person, rejected
+    /// content is not stored. There is no way around the gate.
+    pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
+        let p = self.prepare(scope, new)?;
+        let mut verdict = gate::decide(
+            &self.config.gate,
+            &p.content,
+            &p.redactions,
+            p.nearest,
+            p.nearest_content.as_deref(),
+        );
+        // Held candidates are neighbours too: the same text again, while the first copy
+        // waits for a person, is a duplicate of that copy — never a second row to decide.
+        if !matches!(verdict, Verdict::Reject { .. })
+            && let Some(waiting) = self.store.waiting_held(
+                &scope.workspace,
+                p.project.as_deref(),
+                &text::content_hash(&p.content),
+            )?
+        {
+            verdict = Verdict::Reject {
+                reason: format!(
+                    "duplicate of held candidate {}, which waits for a person's decision",
+                    waiting.id
+                ),
+                nearest: None,
+            };
+        }
+        let mut outcome = CaptureOutcome {
+            verdict: verdict.clone(),
+            memory_id: None,
+            held_id: None,
+            redactions: p.redactions.clone(),
+            interference: Vec::new(),
+        };
+        match verdict {
+            Verdict::Reject { .. } => {}
+            Verdict::Review { nearest } => {
+                let held = HeldCandidate {
+                    id: HeldId::new_at(p.now),
+                    workspace: scope.workspace.clone(),
+                    project: p.project,
+                    content_hash: text::content_hash(&p.content),
+                    content: p.content,
+                    kind: p.kind,
+                    source: p.source,
+                    importance: p.importance,
+                    pinned: p.pinned,
+                    valid_from: p.valid_from,
+                    valid_to: p.valid_to,
+                    metadata: p.metadata,
+                    session_id: p.session_id,
+                    redactions: p.redactions,
+                    reason: gate::review_reason(&nearest),
+                    nearest: Some(nearest),
+                    status: HeldStatus::Held,
+                    created_at: p.now,
+                    expires_at: self
+                        .config
+                        .gate
+                        .held_expiry_hours
+                        .map(|hours| add_hours(p.now, hours)),
+                    decision: None,
+                    memory_id: None,
+                };
+                self.store.insert_held(&held, &scope.actor)?;
+                outcome.held_id = Some(held.id);
+            }
+            Verdict::Admit | Verdict::Redact => {
+                let mut reasons = vec![match p.nearest {
+                    Some(n) => format!(
+                        "nearest {} at {} similarity {:.2}",
+                        n.id,
+                        n.measure.as_str(),
+                        n.similarity
+                    ),
+                    None => "nothing similar stored".to_owned(),
+                }];
+                if !p.redactions.is_empty() {
+                    let kinds: Vec<&str> = p.redactions.iter().map(|r| r.kind.as_str()).collect();
+                    reasons.push(format!("redacted: {}", kinds.join(", ")));
+                }
+                let admission = AdmissionRecord {
+                    verdict: outcome.verdict.name().into(),
+                    reasons,
+                    decided_by: "gate".into(),
+                };
+                let neighbours = p.neighbours.clone();
+                let record = self.record(scope, p, admission);
+                let model = self.config.model;
+                outcome.interference = self.store.insert(
+                    &record,
+                    &neighbours,
+                    &|state| model::interfere(state, &model),
+                    &scope.actor,
+                )?;
+                outcome.memory_id = Some(record.memory.id);
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// A memory record from a prepared candidate.
+    pub(super) fn record(
+        &self,
+        scope: &Scope,
+        p: Prepared,
+        admission: AdmissionRecord,
+    ) -> NewMemoryRecord {
+        let model = self.config.model;
+        let memory = Memory {
+            id: MemoryId::new_at(p.now),
+            workspace: scope.workspace.clone(),
+            project: p.project,
+            content_hash: text::content_hash(&p.content),
+            content: p.content,
+            kind: p.kind,
+            source: p.source,
+            state: MemoryState {
+                importance: p.importance,
+                pinned: p.pinned,
+                stability_hours: model.initial_stability_hours.min(model.max_stability_hours),
+                last_recalled_at: None,
+                recall_count: 0,
+                created_at: p.now,
+            },
+            valid_from: p.valid_from,
+            valid_to: p.valid_to,
+            superseded_by: None,
+            admission,
+            metadata: p.metadata,
+            session_id: p.session_id,
+            embedding_model: Some(p.embedding.model.clone()),
+            embedding_dimension: Some(p.embedding.vector.len() as u32),
+        };
+        NewMemoryRecord {
+            memory,
+            embedding: Some(p.embedding),
+            near_duplicate_keys: p.keys,
+        }
+    }
+
+    /// Replaces a memory's content in place. The new content passes the gate's content
+    /// checks (length limits; secrets redacted before storage and embedding); the
+    /// memory keeps its id, model state and history.
+    pub fn update_content(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        content: &str,
+    ) -> Result<ContentUpdate> {
+        let (content, redactions) = gate::secrets::redact(content.trim());
+        let length = content.chars().count();
+        let gate_config = &self.config.gate;
+        if length < gate_config.min_chars.max(1) {
+            return Err(Error::invalid(
+                "content",
+                format!(
+                    "too short ({length} characters; at least {} needed)",
+                    gate_config.min_chars
+                ),
+            ));
+        }
+        if length > gate_config.max_chars {
+            return Err(Error::invalid(
+                "content",
+                format!(
+                    "too long ({length} characters; at most {})",
+                    gate_config.max_chars
+                ),
+            ));
+        }
+        // Missing ids are refused before anything is embedded.
+        self.get(scope, id)?;
+        let embedding = self.embed_one(&content)?;
+        let keys = text::near_duplicate_keys(&content);
+        let kinds: Vec<&str> = redactions.iter().map(|r| r.kind.as_str()).collect();
+        let replaced = self.store.replace_content(
+            &scope.workspace,
+            id,
+            &content,
+            Some(&embedding),
+            &keys,
+            EventKind::Update,
+            serde_json::json!({ "redacted": kinds }),
+            self.clock.now(),
+            &scope.actor,
+        )?;
+        if !replaced {
+            return Err(Error::NotFound(id));
+        }
+        Ok(ContentUpdate {
+            memory: self.get(scope, id)?,
+            redactions,
+        })
+    }
+
+    /// Memories holding secrets that today's patterns recognise (stored before a pattern
+    /// existed, or written to the database by other means).
+    pub fn audit_secrets(&self, scope: &Scope) -> Result<Vec<SecretFinding>> {
+        Ok(self
+            .store
+            .contents(&scope.workspace)?
+            .into_iter()
+            .filter_map(|(memory_id, content)| {
+                let found = gate::secrets::detect(&content);
+                (!found.is_empty()).then(|| SecretFinding {
+                    memory_id,
+                    kinds: found.into_iter().map(|r| r.kind).collect(),
+                })
+            })
+            .collect())
+    }
+
+    /// Strips recognised secrets from stored memories, re-embedding each, and records a
+    /// `redact` event per memory. Returns what was redacted.
+    pub fn redact_secrets(&self, scope: &Scope) -> Result<Vec<SecretFinding>> {
+        let findings = self.audit_secrets(scope)?;
+        let now = self.clock.now();
+        for finding in &findings {
+            let Some(memory) = self.store.get(&scope.workspace, finding.memory_id)? else {
+                continue;
+            };
+            let (content, _) = gate::secrets::redact(&memory.content);
+            let embedding = self.embed_one(&content)?;
+            let keys = text::near_duplicate_keys(&content);
+            self.store.replace_content(
+                &scope.workspace,
+                memory.id,
+                &content,
+                Some(&embedding),
+                &keys,
+                EventKind::Redact,
+                serde_json::json!({ "kinds": finding.kinds }),
+                now,
+                &scope.actor,
+            )?;
+        }
+        Ok(findings)
+    }
+}

@@ -1,0 +1,213 @@
+//! Reading and changing one memory's state: get, list, reinforce, feedback, pin, forget,
+//! purge, curves, the fading list, statistics, importance; sessions.
+
+use super::*;
+
+impl Levh {
+    /// Erases a memory and every copy of its content, and reports any residue found.
+    pub fn purge(&self, scope: &Scope, id: MemoryId) -> Result<PurgeReport> {
+        self.store
+            .purge(&scope.workspace, id, self.clock.now(), &scope.actor)?
+            .ok_or(Error::NotFound(id))
+    }
+
+    /// One memory of the scope's workspace.
+    pub fn get(&self, scope: &Scope, id: MemoryId) -> Result<Memory> {
+        self.store
+            .get(&scope.workspace, id)?
+            .ok_or(Error::NotFound(id))
+    }
+
+    /// Memories matching the filter (its workspace is replaced by the scope's), newest first.
+    pub fn list(&self, scope: &Scope, filter: MemoryFilter, page: Page) -> Result<Vec<Memory>> {
+        let filter = MemoryFilter {
+            workspace: scope.workspace.clone(),
+            ..filter
+        };
+        Ok(self.store.list(&filter, page)?)
+    }
+
+    pub(super) fn update_one(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        event: EventKind,
+        update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
+    ) -> Result<Memory> {
+        let now = self.clock.now();
+        let mut updated =
+            self.store
+                .update_states(&scope.workspace, &[id], event, &scope.actor, now, update)?;
+        match updated.pop() {
+            Some(memory) => Ok(memory),
+            // unchanged (already pinned, say) or missing: tell them apart
+            None => self.get(scope, id),
+        }
+    }
+
+    /// Reinforces a memory as if it had been recalled.
+    pub fn reinforce(&self, scope: &Scope, id: MemoryId) -> Result<Memory> {
+        let (config, now) = (self.config.model, self.clock.now());
+        self.update_one(scope, id, EventKind::Reinforce, &mut |m| {
+            Some(model::reinforce(&m.state, &config, now))
+        })
+    }
+
+    /// Helpful feedback reinforces; unhelpful weakens without resetting the decay clock.
+    pub fn feedback(&self, scope: &Scope, id: MemoryId, helpful: bool) -> Result<Memory> {
+        let (config, now) = (self.config.model, self.clock.now());
+        self.update_one(scope, id, EventKind::Feedback, &mut |m| {
+            Some(if helpful {
+                model::reinforce(&m.state, &config, now)
+            } else {
+                model::weaken(&m.state, &config)
+            })
+        })
+    }
+
+    /// Pins or unpins a memory.
+    pub fn set_pinned(&self, scope: &Scope, id: MemoryId, pinned: bool) -> Result<Memory> {
+        let event = if pinned {
+            EventKind::Pin
+        } else {
+            EventKind::Unpin
+        };
+        self.update_one(scope, id, event, &mut |m| {
+            (m.state.pinned != pinned).then_some(MemoryState { pinned, ..m.state })
+        })
+    }
+
+    /// Retires a memory from every read.
+    pub fn forget(&self, scope: &Scope, id: MemoryId) -> Result<()> {
+        let now = self.clock.now();
+        if self.store.forget(&scope.workspace, id, now, &scope.actor)? {
+            Ok(())
+        } else {
+            Err(Error::NotFound(id))
+        }
+    }
+
+    /// Predicted retention for each of the next `days` days, with no recall.
+    pub fn curve(&self, scope: &Scope, id: MemoryId, days: u32) -> Result<Vec<CurvePoint>> {
+        if days == 0 || days > 3650 {
+            return Err(Error::invalid("days", format!("{days} is outside 1..3650")));
+        }
+        let memory = self.get(scope, id)?;
+        Ok(
+            model::forgetting_curve(&memory.state, self.clock.now(), days)
+                .into_iter()
+                .map(|(day, at, retention)| CurvePoint { day, at, retention })
+                .collect(),
+        )
+    }
+
+    /// Unpinned memories valid now whose retention is below the fading threshold,
+    /// weakest first.
+    pub fn fading(
+        &self,
+        scope: &Scope,
+        project: Option<String>,
+        limit: usize,
+    ) -> Result<Vec<FadingMemory>> {
+        let now = self.clock.now();
+        let filter = MemoryFilter {
+            project: check_label("project", project)?,
+            valid_at: Some(now),
+            pinned: Some(false),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let config = self.config.model;
+        let mut fading: Vec<(MemoryId, f64)> = self
+            .store
+            .summaries(&filter)?
+            .into_iter()
+            .filter(|s| model::is_fading(&s.state, &config, now))
+            .map(|s| (s.id, model::retention(&s.state, now)))
+            .collect();
+        fading.sort_by(|a, b| a.1.total_cmp(&b.1));
+        fading.truncate(limit);
+        let mut memories: Vec<FadingMemory> = self
+            .with_scores(&scope.workspace, &fading)?
+            .into_iter()
+            .map(|(memory, retention)| FadingMemory { memory, retention })
+            .collect();
+        memories.sort_by(|a, b| a.retention.total_cmp(&b.retention));
+        Ok(memories)
+    }
+
+    /// Statistics of the live memories valid now, optionally of one project.
+    pub fn stats(&self, scope: &Scope, project: Option<String>) -> Result<Stats> {
+        let now = self.clock.now();
+        let filter = MemoryFilter {
+            project: check_label("project", project)?,
+            valid_at: Some(now),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let config = self.config.model;
+        let summaries = self.store.summaries(&filter)?;
+        let mut stats = Stats {
+            total: summaries.len() as u64,
+            pinned: 0,
+            fading: 0,
+            average_retention: 0.0,
+            recalls: 0,
+            by_project: BTreeMap::new(),
+            without_project: 0,
+            by_source: BTreeMap::new(),
+            by_kind: BTreeMap::new(),
+            embedder: self.embedder.model_id().to_owned(),
+        };
+        let mut retention_sum = 0.0;
+        for s in &summaries {
+            let retention = model::retention(&s.state, now);
+            retention_sum += retention;
+            stats.pinned += u64::from(s.state.pinned);
+            stats.fading += u64::from(retention < config.fading_threshold);
+            stats.recalls += u64::from(s.state.recall_count);
+            match &s.project {
+                Some(project) => *stats.by_project.entry(project.clone()).or_default() += 1,
+                None => stats.without_project += 1,
+            }
+            *stats.by_source.entry(s.source.clone()).or_default() += 1;
+            *stats.by_kind.entry(s.kind.to_string()).or_default() += 1;
+        }
+        if !summaries.is_empty() {
+            stats.average_retention = retention_sum / summaries.len() as f64;
+        }
+        Ok(stats)
+    }
+
+    /// Sets a memory's importance (0..1).
+    pub fn set_importance(&self, scope: &Scope, id: MemoryId, importance: f64) -> Result<Memory> {
+        let importance = check_importance(importance)?;
+        self.update_one(scope, id, EventKind::Importance, &mut |m| {
+            (m.state.importance != importance).then_some(MemoryState {
+                importance,
+                ..m.state
+            })
+        })
+    }
+
+    /// Opens a session in the scope's workspace.
+    pub fn create_session(&self, scope: &Scope, project: Option<String>) -> Result<Session> {
+        let project = check_label("project", project)?;
+        let now = self.clock.now();
+        let session = Session {
+            id: crate::SessionId::new(MemoryId::new_at(now).to_string()),
+            workspace: scope.workspace.clone(),
+            project,
+            client: scope.actor.client.clone(),
+            started_at: now,
+            ended_at: None,
+        };
+        self.store.start_session(&session)?;
+        Ok(session)
+    }
+
+    /// Ends a session (ending it twice keeps the first end).
+    pub fn end_session(&self, scope: &Scope, id: &crate::SessionId) -> Result<Session> {
+        self.store
+            .end_session(&scope.workspace, id, self.clock.now())?
+            .ok_or_else(|| Error::invalid("session_id", format!("no session with id {id}")))
+    }
+}

@@ -1,0 +1,327 @@
+//! Recall: candidates from the lexical index and the vectors, fused relevance, the
+//! H-score, packing into a token budget; related memories and score breakdowns.
+
+use super::*;
+
+impl Levh {
+    /// Hybrid recall (SPEC §4): filter, gather lexical ∪ vector candidates, fuse their
+    /// evidence into one relevance, rank by H-score, pack into the budget, then reinforce
+    /// exactly what is returned.
+    pub fn recall(&self, scope: &Scope, request: &RecallRequest) -> Result<RecallOutput> {
+        let query = request.query.trim();
+        if query.is_empty() {
+            return Err(Error::invalid("query", "is empty"));
+        }
+        if request.limit == 0 || request.limit > MAX_RECALL_LIMIT {
+            return Err(Error::invalid(
+                "limit",
+                format!("{} is outside 1..{MAX_RECALL_LIMIT}", request.limit),
+            ));
+        }
+        if request.max_tokens == Some(0) {
+            return Err(Error::invalid("max_tokens", "must be at least 1"));
+        }
+        if let Some(floor) = request.min_similarity
+            && !(floor.is_finite() && (0.0..=1.0).contains(&floor))
+        {
+            return Err(Error::invalid(
+                "min_similarity",
+                format!("{floor} is outside 0..1"),
+            ));
+        }
+        let now = self.clock.now();
+        let filter = MemoryFilter {
+            workspace: scope.workspace.clone(),
+            project: check_label("project", request.project.clone())?,
+            kind: request.kind.clone(),
+            source: check_label("source", request.source.clone())?,
+            created_after: request.since,
+            created_before: request.until,
+            valid_at: Some(request.as_of.or(request.known_at).unwrap_or(now)),
+            not_retired_at: None,
+            known_at: request.known_at,
+            pinned: None,
+        };
+        let floor = request
+            .min_similarity
+            .unwrap_or_else(|| self.config.recall.floor(self.embedder.is_semantic()));
+        let pool = self.config.recall.candidates.max(request.limit * 5);
+        let mut hits = self.score_candidates(scope, &filter, query, pool, floor, now)?;
+        let candidates = hits.len();
+        let mut warnings = Vec::new();
+        let ranked_by = match &self.scorer {
+            Some(scorer) if !hits.is_empty() => {
+                match apply_scorer(scorer.as_ref(), query, &mut hits, now) {
+                    Ok(()) => scorer.id().to_owned(),
+                    Err(why) => {
+                        let warning = format!(
+                            "scorer `{}` failed ({why}); ranked by the built-in H-score instead",
+                            scorer.id()
+                        );
+                        warnings.push(warning);
+                        H_SCORE.to_owned()
+                    }
+                }
+            }
+            Some(scorer) => scorer.id().to_owned(),
+            None => H_SCORE.to_owned(),
+        };
+        hits.sort_by(|a, b| {
+            let policy = match (a.policy_score, b.policy_score) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                _ => std::cmp::Ordering::Equal,
+            };
+            policy
+                .then(a.score.score.total_cmp(&b.score.score))
+                .then(b.score.relevance.total_cmp(&a.score.relevance))
+                .then(b.memory.id.cmp(&a.memory.id))
+        });
+        hits.truncate(request.limit);
+
+        let (hits, tokens, omitted_by_budget) = pack(hits, request.max_tokens, request.compact);
+
+        let reinforce = request.reinforce && request.as_of.is_none() && request.known_at.is_none();
+        let mut reinforced = Vec::new();
+        if reinforce && !hits.is_empty() {
+            let ids: Vec<MemoryId> = hits.iter().map(|h| h.memory.id).collect();
+            let config = self.config.model;
+            let updated = self.store.update_states(
+                &scope.workspace,
+                &ids,
+                EventKind::RecallReinforce,
+                &scope.actor,
+                now,
+                &mut |m| Some(model::reinforce(&m.state, &config, now)),
+            )?;
+            reinforced = updated.into_iter().map(|m| m.id).collect();
+        }
+        Ok(RecallOutput {
+            hits,
+            candidates,
+            reinforced,
+            tokens,
+            omitted_by_budget,
+            ranked_by,
+            warnings,
+        })
+    }
+
+    /// Every candidate of a query — the lexical top `pool` ∪ the vector top `pool` whose
+    /// cosine reaches `floor` — with its fused relevance and H-score, unsorted.
+    pub(super) fn score_candidates(
+        &self,
+        scope: &Scope,
+        filter: &MemoryFilter,
+        query: &str,
+        pool: usize,
+        floor: f64,
+        now: Timestamp,
+    ) -> Result<Vec<RecallHit>> {
+        let model_id = self.embedder.model_id();
+        let query_vector = self.embed_one(query)?.vector;
+        let lexical = self.store.lexical_candidates(filter, query, pool)?;
+        let vector = self.index.nearest(filter, model_id, &query_vector, pool)?;
+
+        let mut evidence: HashMap<MemoryId, rank::Evidence> = HashMap::new();
+        for (rank, (id, cos)) in vector.into_iter().enumerate() {
+            let e = evidence.entry(id).or_default();
+            e.cosine = f64::from(cos);
+            e.vector_rank = Some(rank + 1);
+        }
+        let best_bm25 = lexical.iter().map(|(_, s)| *s).fold(0.0, f64::max);
+        let mut unscored = Vec::new();
+        for (rank, (id, bm25)) in lexical.iter().enumerate() {
+            let e = evidence.entry(*id).or_default();
+            e.lexical = Some((*bm25, rank + 1));
+            if e.vector_rank.is_none() {
+                unscored.push(*id);
+            }
+        }
+        for (id, vector) in self
+            .store
+            .embeddings(&scope.workspace, &unscored, model_id)?
+        {
+            if let Some(e) = evidence.get_mut(&id) {
+                e.cosine = cosine(&query_vector, &vector);
+            }
+        }
+        // A memory only the vector side found must be close enough, so that a small
+        // store does not answer — and reinforce — what has nothing to do with the query.
+        evidence.retain(|_, e| e.lexical.is_some() || e.cosine >= floor);
+        let ids: Vec<MemoryId> = evidence.keys().copied().collect();
+        let memories = self.store.get_many(&scope.workspace, &ids)?;
+
+        let period = temporal::named_period(query);
+        let semantic = self.embedder.is_semantic();
+        let fusion = self.config.recall.fusion;
+        let weights = self.config.ranking;
+        Ok(memories
+            .into_iter()
+            .map(|memory| {
+                let mut e = evidence.get(&memory.id).copied().unwrap_or_default();
+                e.in_named_period = period
+                    .as_ref()
+                    .is_some_and(|p| p.contains(memory.valid_from));
+                let relevance = rank::fuse(&fusion, semantic, best_bm25, &e);
+                let score = rank::h_score(
+                    &weights,
+                    relevance.value,
+                    model::retention(&memory.state, now),
+                    memory.state.importance,
+                    rank::frequency(memory.state.recall_count),
+                );
+                RecallHit {
+                    lexical_match: e.lexical.is_some(),
+                    memory,
+                    score,
+                    relevance,
+                    policy_score: None,
+                }
+            })
+            .collect())
+    }
+
+    /// Memories valid now whose stored vectors are closest to this memory's, closest first.
+    pub fn related(&self, scope: &Scope, id: MemoryId, limit: usize) -> Result<Vec<RelatedMemory>> {
+        if limit == 0 || limit > MAX_RECALL_LIMIT {
+            return Err(Error::invalid(
+                "limit",
+                format!("{limit} is outside 1..{MAX_RECALL_LIMIT}"),
+            ));
+        }
+        let memory = self.get(scope, id)?;
+        let vector = self.vector_of(scope, &memory)?;
+        let filter = MemoryFilter {
+            valid_at: Some(self.clock.now()),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        };
+        let near: Vec<(MemoryId, f32)> = self
+            .index
+            .nearest(&filter, self.embedder.model_id(), &vector, limit + 1)?
+            .into_iter()
+            .filter(|(other, _)| *other != id)
+            .take(limit)
+            .collect();
+        let near: Vec<(MemoryId, f64)> = near
+            .into_iter()
+            .map(|(id, cos)| (id, f64::from(cos)))
+            .collect();
+        let mut related: Vec<RelatedMemory> = self
+            .with_scores(&scope.workspace, &near)?
+            .into_iter()
+            .map(|(memory, similarity)| RelatedMemory { memory, similarity })
+            .collect();
+        related.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+        Ok(related)
+    }
+
+    /// A memory's H-score and its four terms, now, with the relevance's parts when a query
+    /// is given. With a query, relevance is what
+    /// recall would fuse for this memory among the query's candidates (default filters,
+    /// the embedder's floor); a memory that would not be a candidate gets its cosine
+    /// alone. Without a query relevance is taken as 1, so the score shows the memory's
+    /// standing on its own.
+    pub fn score_breakdown(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        query: Option<&str>,
+    ) -> Result<(rank::HScore, Option<rank::Relevance>)> {
+        let memory = self.get(scope, id)?;
+        let now = self.clock.now();
+        let relevance = match query.map(str::trim) {
+            None => None,
+            Some("") => return Err(Error::invalid("query", "is empty")),
+            Some(query) => {
+                let filter = MemoryFilter {
+                    valid_at: Some(now),
+                    ..MemoryFilter::workspace(scope.workspace.clone())
+                };
+                let floor = self.config.recall.floor(self.embedder.is_semantic());
+                let pool = self.config.recall.candidates;
+                let hits = self.score_candidates(scope, &filter, query, pool, floor, now)?;
+                match hits.into_iter().find(|hit| hit.memory.id == id) {
+                    Some(hit) => Some(hit.relevance),
+                    None => {
+                        let query_vector = self.embed_one(query)?.vector;
+                        let vector = self.vector_of(scope, &memory)?;
+                        Some(rank::Relevance::cosine_only(cosine(&query_vector, &vector)))
+                    }
+                }
+            }
+        };
+        let score = rank::h_score(
+            &self.config.ranking,
+            relevance.map_or(1.0, |r| r.value),
+            model::retention(&memory.state, now),
+            memory.state.importance,
+            rank::frequency(memory.state.recall_count),
+        );
+        Ok((score, relevance))
+    }
+
+    /// A memory's stored vector of the current model, or a fresh embedding of its content
+    /// when it has none yet (stored under another model, not re-embedded).
+    pub(super) fn vector_of(&self, scope: &Scope, memory: &Memory) -> Result<Vec<f32>> {
+        let model_id = self.embedder.model_id();
+        match self
+            .store
+            .embeddings(&scope.workspace, &[memory.id], model_id)?
+            .pop()
+        {
+            Some((_, vector)) => Ok(vector),
+            None => Ok(self.embed_one(&memory.content)?.vector),
+        }
+    }
+
+    /// The memories behind scored ids, each with its score (ids no longer found are left
+    /// out; the order is the store's, callers sort).
+    pub(super) fn with_scores(
+        &self,
+        workspace: &Workspace,
+        scored: &[(MemoryId, f64)],
+    ) -> Result<Vec<(Memory, f64)>> {
+        let score: HashMap<MemoryId, f64> = scored.iter().copied().collect();
+        let ids: Vec<MemoryId> = scored.iter().map(|(id, _)| *id).collect();
+        Ok(self
+            .store
+            .get_many(workspace, &ids)?
+            .into_iter()
+            .map(|memory| {
+                let value = score[&memory.id];
+                (memory, value)
+            })
+            .collect())
+    }
+}
+
+/// Keeps hits, best first, while their estimated tokens fit the budget; a hit that does
+/// not fit is skipped and smaller ones after it may still go in.
+fn pack(
+    hits: Vec<RecallHit>,
+    max_tokens: Option<usize>,
+    compact: bool,
+) -> (Vec<RecallHit>, usize, usize) {
+    let cost = |hit: &RecallHit| {
+        if compact {
+            text::estimate_tokens(&text::preview(&hit.memory.content, PREVIEW_CHARS))
+        } else {
+            text::estimate_tokens(&hit.memory.content)
+        }
+    };
+    let Some(budget) = max_tokens else {
+        let tokens = hits.iter().map(cost).sum();
+        return (hits, tokens, 0);
+    };
+    let (mut kept, mut used, mut omitted) = (Vec::new(), 0, 0);
+    for hit in hits {
+        let tokens = cost(&hit);
+        if used + tokens <= budget {
+            used += tokens;
+            kept.push(hit);
+        } else {
+            omitted += 1;
+        }
+    }
+    (kept, used, omitted)
+}
