@@ -150,3 +150,54 @@ fn mcp_inspector_cli_sets_importance_pin_and_limit_with_no_schema_warnings() {
         "{recalled}"
     );
 }
+
+/// The official MCP Python SDK (`mcp` from PyPI), as `.ci/run` installs it under
+/// `.cache/python-mcp` (`MCP_PYTHON` names another interpreter that has it).
+fn python_sdk() -> Option<PathBuf> {
+    let path = std::env::var_os("MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repository_root().join(".cache/python-mcp/bin/python"));
+    if path.is_file() {
+        return Some(path);
+    }
+    crate::support::skip(&format!(
+        "MCP Python SDK test: no {} (install with `python3 -m venv .cache/python-mcp && \
+         .cache/python-mcp/bin/pip install mcp==2.3.0`, as .ci/run does, or set MCP_PYTHON)",
+        path.display()
+    ));
+    None
+}
+
+/// The official Python SDK sets every optional argument with its real type (importance
+/// 0.7, pin true, limit 3), and validates both results against levh's output schemas.
+#[test]
+fn the_official_python_sdk_stores_with_importance_and_pin_and_recalls_with_a_limit() {
+    let Some(python) = python_sdk() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let output = Command::new(python)
+        .arg(repository_root().join("scripts/mcp-python-client.py"))
+        .arg(levh_binary())
+        .arg(home.path())
+        .output()
+        .expect("running the Python MCP client");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the Python client failed:\n{stderr}");
+    let answer: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    assert!(
+        answer["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "store_memory"),
+        "{answer}"
+    );
+    assert_eq!(answer["stored_error"], false, "{answer}");
+    assert_eq!(answer["stored"]["verdict"], "admit", "{answer}");
+    assert_eq!(answer["recalled_error"], false, "{answer}");
+    let results = answer["recalled"]["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.len() <= 3, "{answer}");
+    assert_eq!(results[0]["id"], answer["stored"]["memory_id"], "{answer}");
+    assert_eq!(results[0]["importance"], 0.7, "{answer}");
+    assert_eq!(results[0]["pinned"], true, "{answer}");
+}
