@@ -181,7 +181,10 @@ fn the_official_python_sdk_stores_with_importance_and_pin_and_recalls_with_a_lim
         .output()
         .expect("running the Python MCP client");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the Python client failed:\n{stderr}");
+    assert!(
+        output.status.success(),
+        "the Python client failed:\n{stderr}"
+    );
     let answer: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
     assert!(

@@ -358,8 +358,12 @@ pub struct HitView {
     /// The memory, as it was scored.
     #[serde(flatten)]
     pub memory: MemoryView,
-    /// H-score, lower is better.
+    /// What ranked it, lower is better: the H-score, or the active scorer's score.
     pub score: f64,
+    /// `h-score`, or the id of the scorer plugin that ranked the results.
+    pub ranked_by: String,
+    /// Its H-score (the same as `score` unless a scorer ranked the results).
+    pub h_score: f64,
     /// Relevance to the query, 0..1: lexical (BM25) and semantic (cosine) evidence fused.
     pub relevance: f64,
     /// Cosine similarity to the query, 0..1 (the semantic part of the relevance).
@@ -367,6 +371,24 @@ pub struct HitView {
     /// BM25, normalised by the query's best, 0..1 (the lexical part; 0 when no word
     /// matched).
     pub lexical: f64,
+    /// Whether the full-text index found it (a word of the query matched).
+    pub lexical_match: bool,
+}
+
+impl HitView {
+    /// The view of one hit of a recall ranked by `ranked_by`.
+    pub fn new(hit: &levh_core::RecallHit, ranked_by: &str, levh: &Levh) -> Self {
+        Self {
+            memory: MemoryView::of(levh, &hit.memory),
+            score: hit.policy_score.unwrap_or(hit.score.score),
+            ranked_by: ranked_by.to_owned(),
+            h_score: hit.score.score,
+            relevance: hit.relevance.value,
+            similarity: hit.relevance.semantic,
+            lexical: hit.relevance.lexical,
+            lexical_match: hit.lexical_match,
+        }
+    }
 }
 
 impl From<levh_core::Stats> for StatsView {
@@ -408,13 +430,7 @@ impl RecallView {
             results: output
                 .hits
                 .iter()
-                .map(|hit| HitView {
-                    memory: MemoryView::of(levh, &hit.memory),
-                    score: hit.score.score,
-                    relevance: hit.relevance.value,
-                    similarity: hit.relevance.semantic,
-                    lexical: hit.relevance.lexical,
-                })
+                .map(|hit| HitView::new(hit, &output.ranked_by, levh))
                 .collect(),
             reinforced: output.reinforced.iter().map(|id| id.to_string()).collect(),
             tokens: output.tokens,

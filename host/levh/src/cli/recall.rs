@@ -91,29 +91,13 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                         "score": hit.policy_score.unwrap_or(hit.score.score),
                     });
                 }
-                let mut value = json!({
-                    "id": m.id,
-                    "content": m.content,
-                    "score": hit.policy_score.unwrap_or(hit.score.score),
-                    "ranked_by": result.ranked_by,
-                    "h_score": hit.score.score,
-                    "relevance": hit.relevance.value,
-                    "similarity": hit.relevance.semantic,
-                    "lexical": hit.relevance.lexical,
-                    "retention": hit.score.retention,
-                    "importance": hit.score.importance,
-                    "frequency": hit.score.frequency,
-                    "pinned": m.state.pinned,
-                    "stability_hours": m.state.stability_hours,
-                    "recall_count": m.state.recall_count,
-                    "project": m.project,
-                    "source": m.source,
-                    "kind": m.kind,
-                    "created_at": m.state.created_at,
-                    "valid_from": m.valid_from,
-                    "valid_to": m.valid_to,
-                    "lexical_match": hit.lexical_match,
-                });
+                // The hit as REST and MCP return it (levh-api's view), plus the terms.
+                let mut value = serde_json::to_value(levh_api::views::HitView::new(
+                    hit,
+                    &result.ranked_by,
+                    &levh,
+                ))
+                .unwrap_or_default();
                 if args.explain {
                     let mut explain = serde_json::to_value(hit.score.terms).unwrap_or_default();
                     explain["relevance_parts"] =
