@@ -51,6 +51,15 @@ pub(crate) fn compile(
     load(engine, &path)
 }
 
+#[allow(unsafe_code)]
+fn load(engine: &Engine, path: &Path) -> anyhow::Result<Component> {
+    // SAFETY: wasmtime requires the file to be one it produced. These files are written
+    // only by `compile` above, into levh's private cache directory, under a name that
+    // includes the engine's compatibility hash; wasmtime additionally checks the header
+    // and refuses files from another engine configuration.
+    Ok(unsafe { Component::deserialize_file(engine, path) }?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,13 +88,4 @@ mod tests {
             assert!(leftovers.is_empty(), "{leftovers:?}");
         }
     }
-}
-
-#[allow(unsafe_code)]
-fn load(engine: &Engine, path: &Path) -> anyhow::Result<Component> {
-    // SAFETY: wasmtime requires the file to be one it produced. These files are written
-    // only by `compile` above, into levh's private cache directory, under a name that
-    // includes the engine's compatibility hash; wasmtime additionally checks the header
-    // and refuses files from another engine configuration.
-    Ok(unsafe { Component::deserialize_file(engine, path) }?)
 }
