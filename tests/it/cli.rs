@@ -361,3 +361,80 @@ fn recall_min_similarity_on_the_command_line_silences_loose_matches() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("min_similarity"));
 }
+
+/// `levh list --json | head`: a reader that goes away ends the command quietly, with
+/// success, as other Unix tools do — not with a panic and a backtrace.
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    let home = tempfile::tempdir().unwrap();
+    // More than a pipe buffer (64 KiB) of output, so the write meets the closed pipe.
+    for i in 0..40 {
+        let words: Vec<String> = (0..400).map(|j| format!("w{i}x{j}")).collect();
+        ok(levh(home.path())
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["capture", &format!("Note {i}: {}", words.join(" "))]));
+    }
+    let mut child = levh(home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .args(["list", "--json", "--limit", "1000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `head` that has read what it wanted: the read end closes.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.trim().is_empty(), "{stderr}");
+}
+
+/// At the terminal: content with nothing visible is refused with the reason.
+#[test]
+fn the_cli_refuses_content_with_nothing_visible() {
+    let home = tempfile::tempdir().unwrap();
+    let output = levh(home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .args(["capture", "\u{200B}\u{200B}\u{200B}\u{200B}"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("nothing visible"), "{stderr}");
+    let listed = json(
+        levh(home.path())
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["list", "--json"]),
+    );
+    assert_eq!(listed.as_array().map(Vec::len), Some(0), "{listed}");
+}
+
+/// The gate's settings are read like every other: `LEVH_GATE_MIN_CHARS=50` refuses a
+/// 10-character note, and a value that is not a number is an error naming the variable.
+#[test]
+fn the_gate_settings_in_the_environment_take_effect() {
+    let home = tempfile::tempdir().unwrap();
+    let stored = json(
+        levh(home.path())
+            .env("LEVH_EMBEDDER", "hash")
+            .env("LEVH_GATE_MIN_CHARS", "50")
+            .args(["capture", "short note", "--json"]),
+    );
+    assert_eq!(stored["verdict"], "reject", "{stored}");
+    let output = levh(home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .env("LEVH_GATE_MIN_CHARS", "abc")
+        .args(["capture", "a note long enough for any gate"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("LEVH_GATE_MIN_CHARS"), "{stderr}");
+    let listed = json(
+        levh(home.path())
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["list", "--json"]),
+    );
+    assert_eq!(listed.as_array().map(Vec::len), Some(0), "{listed}");
+}

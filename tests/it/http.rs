@@ -511,9 +511,17 @@ fn rest_repeated_failures_are_rate_limited_per_client() {
                 StatusCode::UNAUTHORIZED
             );
         }
+        // A valid token is never locked out by another process's failures ...
+        assert_eq!(
+            send(&app, Method::GET, "/api/stats", Some(&admin), None)
+                .await
+                .0,
+            StatusCode::OK
+        );
+        // ... while the next failure from that client is refused outright.
         let request = Request::builder()
             .uri("/api/stats")
-            .header("x-levh-token", &admin)
+            .header("x-levh-token", "levh_another_guess")
             .body(Body::empty())
             .unwrap();
         let response = app.clone().oneshot(request).await.unwrap();
@@ -1123,10 +1131,13 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
             let uri = path.replace("{id}", MISSING);
             let (status, body) = send(&app, method.parse().unwrap(), &uri, None, None).await;
             assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{operation}");
-            assert!(
-                !(status == StatusCode::NOT_FOUND && body.is_null()),
-                "{operation} is not routed"
-            );
+            // An unknown path answers a JSON 404 "no route ..." (and once answered empty).
+            let unrouted = status == StatusCode::NOT_FOUND
+                && (body.is_null()
+                    || body["error"]
+                        .as_str()
+                        .is_some_and(|e| e.starts_with("no route")));
+            assert!(!unrouted, "{operation} is not routed");
         }
     });
 }
@@ -1328,5 +1339,264 @@ fn rest_serves_the_context_and_related_memories() {
         assert!([&rule["memory_id"], &second["memory_id"]].contains(&&related[0]["id"]), "{related:?}");
         let (status, _) = get(&app, &format!("/api/memories/{MISSING}/related")).await;
         assert_eq!(status, StatusCode::NOT_FOUND);
+    });
+}
+
+/// No token and Basic auth are failed attempts too: they count towards the limit.
+#[test]
+fn rest_counts_missing_and_basic_credentials_as_failures() {
+    let harness = Harness::new();
+    let app = app(&harness, Some(OPERATOR));
+    runtime().block_on(async {
+        for attempt in 0..levh_http::auth::MAX_FAILURES {
+            let request = Request::builder().uri("/api/stats");
+            let request = if attempt % 2 == 0 {
+                request
+            } else {
+                request.header("authorization", "Basic b3BlcmF0b3I6Z3Vlc3M=")
+            };
+            let response = app
+                .clone()
+                .oneshot(request.body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            assert_eq!(
+                response.status(),
+                StatusCode::UNAUTHORIZED,
+                "attempt {attempt}"
+            );
+        }
+        let (status, _) = send(&app, Method::GET, "/api/stats", None, None).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+        let (status, _) = send(&app, Method::GET, "/api/stats", Some(OPERATOR), None).await;
+        assert_eq!(status, StatusCode::OK, "the operator token still works");
+    });
+}
+
+/// One request with headers as a browser would send them; returns status and body.
+async fn browser(
+    app: &Router,
+    method: Method,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (StatusCode, Value) {
+    let mut request = Request::builder().method(method).uri(uri);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = app
+        .clone()
+        .oneshot(request.body(Body::from(body.to_owned())).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+/// What any web page could make the user's browser do to the default server (loopback,
+/// no token) is refused: reading through a rebinding DNS name, "simple" cross-site
+/// writes, a foreign page opening the live feed.
+#[test]
+fn rest_refuses_dns_rebinding_cross_site_writes_and_foreign_feed_origins() {
+    let harness = Harness::new();
+    harness.capture("The main database is PostgreSQL 16 on host db-main");
+    let app = app(&harness, None);
+    runtime().block_on(async {
+        // 1. Host: loopback names (any port) are served; a rebinding name is not.
+        for host in [
+            "localhost:7777",
+            "127.0.0.1:7777",
+            "[::1]:7777",
+            "localhost",
+        ] {
+            let (status, body) =
+                browser(&app, Method::GET, "/api/export", &[("host", host)], "").await;
+            assert_eq!(status, StatusCode::OK, "{host}: {body}");
+        }
+        for uri in ["/api/export", "/api/ws", "/mcp", "/api/health"] {
+            let (status, body) =
+                browser(&app, Method::GET, uri, &[("host", "evil.example:7777")], "").await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{uri}: {body}");
+            assert!(error_text(&body).contains("evil.example"), "{body}");
+        }
+        // 2. Simple cross-site writes (no preflight) are refused and change nothing.
+        let before = count(&harness);
+        let (status, body) = browser(
+            &app,
+            Method::POST,
+            "/api/sessions",
+            &[("content-type", "text/plain")],
+            "{}",
+        )
+        .await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
+        assert!(error_text(&body).contains("application/json"), "{body}");
+        let form = [("content-type", "application/x-www-form-urlencoded")];
+        let (status, _) =
+            browser(&app, Method::POST, "/api/memories/redact-all", &form, "a=b").await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        let (status, _) = browser(
+            &app,
+            Method::POST,
+            "/api/memories",
+            &form,
+            "content=Deploys+happen+on+Fridays",
+        )
+        .await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        let (status, _) = browser(
+            &app,
+            Method::POST,
+            "/api/connectors/local_files/sync",
+            &[],
+            "",
+        )
+        .await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert_eq!(count(&harness), before);
+        // JSON from a foreign origin is refused; from a local page, or with no Origin, it works.
+        let json_from =
+            |origin: &'static str| [("content-type", "application/json"), ("origin", origin)];
+        let (status, body) = browser(
+            &app,
+            Method::POST,
+            "/api/memories",
+            &json_from("https://evil.example"),
+            r#"{"content": "Deploys happen on Fridays after the standup"}"#,
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        assert!(error_text(&body).contains("evil.example"), "{body}");
+        assert_eq!(count(&harness), before);
+        let (status, body) = browser(
+            &app,
+            Method::POST,
+            "/api/memories",
+            &json_from("http://localhost:5173"),
+            r#"{"content": "Deploys happen on Fridays after the standup"}"#,
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let (status, body) = browser(
+            &app,
+            Method::POST,
+            "/api/sessions",
+            &[("content-type", "application/json")],
+            "",
+        )
+        .await;
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "an empty JSON body is fine: {body}"
+        );
+        let (status, body) = browser(
+            &app,
+            Method::DELETE,
+            &format!("/api/memories/{MISSING}"),
+            &[("origin", "https://evil.example")],
+            "",
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        // 3. The feed: a foreign page may not open it.
+        let upgrade = |origin: &'static str| {
+            [
+                ("origin", origin),
+                ("connection", "upgrade"),
+                ("upgrade", "websocket"),
+                ("sec-websocket-version", "13"),
+                ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
+            ]
+        };
+        let (status, body) = browser(
+            &app,
+            Method::GET,
+            "/api/ws",
+            &upgrade("https://evil.example"),
+            "",
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        let (status, _) = browser(
+            &app,
+            Method::GET,
+            "/api/ws",
+            &upgrade("http://localhost:5173"),
+            "",
+        )
+        .await;
+        assert_ne!(status, StatusCode::FORBIDDEN);
+    });
+    // LEVH_ALLOWED_HOSTS adds names; others stay refused.
+    let app = levh_http::router(AppState::new(
+        harness.levh.clone(),
+        harness.store.clone(),
+        AuthConfig {
+            allowed_hosts: vec!["memory.lan".into()],
+            ..AuthConfig::default()
+        },
+    ));
+    runtime().block_on(async {
+        let (status, _) = browser(
+            &app,
+            Method::GET,
+            "/api/export",
+            &[("host", "memory.lan:7777")],
+            "",
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, _) = browser(
+            &app,
+            Method::GET,
+            "/api/export",
+            &[("host", "evil.example")],
+            "",
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+    });
+}
+
+/// Bad requests that once got a 500, an empty body or a wrong answer get a 400 (or 404,
+/// 405) naming what was wrong.
+#[test]
+fn rest_names_what_was_wrong_instead_of_failing_or_guessing() {
+    let harness = Harness::new();
+    let app = app(&harness, None);
+    runtime().block_on(async {
+        let (status, body) = post(&app, "/api/memories", json!({"content": "Deploys happen on Fridays after the standup", "session_id": "no-such-session"})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(error_text(&body).contains("session_id"), "{body}");
+        assert_eq!(count(&harness), 0);
+        let (status, body) = get(&app, "/api/memories?offset=18446744073709551615").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(error_text(&body).contains("offset"), "{body}");
+        let (status, body) = get(&app, "/api/no-such-thing").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert!(error_text(&body).contains("/api/no-such-thing"), "{body}");
+        let (status, body) = send(&app, Method::PATCH, "/api/stats", None, Some(json!({}))).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+        assert!(error_text(&body).contains("PATCH"), "{body}");
+        let (status, body) = post(&app, "/api/search", json!({"query": "deploys", "known_at": "9999-12-31T23:59:59Z"})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        // Nothing visible is not a memory, on any surface; NULs inside text are dropped.
+        for content in ["\u{200B}\u{200B}\u{200B}\u{200B}", "\u{0}\u{0}\u{0}\u{0}", "\u{FEFF} \u{2060} "] {
+            let (status, body) = post(&app, "/api/memories", json!({"content": content})).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{content:?}: {body}");
+            assert!(error_text(&body).contains("nothing visible"), "{body}");
+        }
+        assert_eq!(count(&harness), 0);
+        let (status, body) = post(&app, "/api/memories", json!({"content": "Deploys\u{0} happen on Fridays after the standup"})).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let id = body["memory_id"].as_str().unwrap();
+        let (_, memory) = get(&app, &format!("/api/memories/{id}")).await;
+        assert_eq!(memory["content"], "Deploys happen on Fridays after the standup");
     });
 }

@@ -1325,3 +1325,35 @@ fn twenty_connector_calls_over_mcp_start_one_plugin_engine() {
         "{stderr}"
     );
 }
+
+/// Over MCP too: an unknown session is an argument error naming `session_id` (once a raw
+/// foreign-key failure), and content with nothing visible is refused, not stored.
+#[test]
+fn mcp_refuses_an_unknown_session_and_invisible_content_by_name() {
+    let harness = Harness::new();
+    block_on(async {
+        let client = connect(
+            &harness,
+            Profile::Work,
+            TestClient::new("cline", Person::Absent),
+        )
+        .await;
+        let text = error(
+            &client,
+            "store_memory",
+            json!({ "content": "Deploys happen on Fridays after the standup", "session_id": "nope" }),
+        )
+        .await;
+        assert!(text.contains("session_id"), "{text}");
+        assert!(!text.contains("FOREIGN KEY"), "{text}");
+        let text = error(
+            &client,
+            "store_memory",
+            json!({ "content": "\u{200B}\u{200B}\u{200B}\u{200B}" }),
+        )
+        .await;
+        assert!(text.contains("nothing visible"), "{text}");
+        let listed = ok(&client, "list_memories", json!({})).await;
+        assert_eq!(listed["memories"], json!([]));
+    });
+}

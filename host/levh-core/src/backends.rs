@@ -419,6 +419,13 @@ pub trait Store: Send + Sync + fmt::Debug {
         id: &crate::SessionId,
         now: Timestamp,
     ) -> Result<Option<crate::Session>, StoreError>;
+
+    /// Whether the workspace has a session of this id (ended or not).
+    fn session_exists(
+        &self,
+        workspace: &Workspace,
+        id: &crate::SessionId,
+    ) -> Result<bool, StoreError>;
 }
 
 /// Nearest-neighbour search over stored vectors of one model, within a filter.

@@ -165,13 +165,15 @@ fn read(
         message: message.to_owned(),
     };
     let value: f64 = raw.trim().parse().map_err(|_| error("not a number"))?;
-    let ok = value.is_finite()
-        && match range {
-            Range::Positive => value > 0.0,
-            Range::Unit => (0.0..=1.0).contains(&value),
-            Range::Factor => value > 0.0 && value <= 1.0,
-            Range::NonNegative => value >= 0.0,
-        };
+    if !value.is_finite() {
+        return Err(error("not a finite number (too large, or NaN)"));
+    }
+    let ok = match range {
+        Range::Positive => value > 0.0,
+        Range::Unit => (0.0..=1.0).contains(&value),
+        Range::Factor => value > 0.0 && value <= 1.0,
+        Range::NonNegative => value >= 0.0,
+    };
     if !ok {
         return Err(error(match range {
             Range::Positive => "must be greater than 0",
@@ -308,6 +310,96 @@ impl Config {
             Range::Unit,
             &mut f.temporal_boost,
         )?;
+        let g = &mut config.gate;
+        let mut min_chars = g.min_chars as f64;
+        read(
+            lookup,
+            "LEVH_GATE_MIN_CHARS",
+            Range::Positive,
+            &mut min_chars,
+        )?;
+        let mut max_chars = g.max_chars as f64;
+        read(
+            lookup,
+            "LEVH_GATE_MAX_CHARS",
+            Range::Positive,
+            &mut max_chars,
+        )?;
+        for (key, value) in [
+            ("LEVH_GATE_MIN_CHARS", min_chars),
+            ("LEVH_GATE_MAX_CHARS", max_chars),
+        ] {
+            if value.fract() != 0.0 || value > 1e9 {
+                return Err(ConfigError {
+                    key: key.into(),
+                    value: value.to_string(),
+                    message: "must be a whole number of characters".into(),
+                });
+            }
+        }
+        g.min_chars = min_chars as usize;
+        g.max_chars = max_chars as usize;
+        if g.min_chars > g.max_chars {
+            return Err(ConfigError {
+                key: "LEVH_GATE_MIN_CHARS".into(),
+                value: g.min_chars.to_string(),
+                message: "must not exceed LEVH_GATE_MAX_CHARS".into(),
+            });
+        }
+        read(
+            lookup,
+            "LEVH_GATE_REJECT_SIMILARITY",
+            Range::Unit,
+            &mut g.reject_similarity,
+        )?;
+        read(
+            lookup,
+            "LEVH_GATE_REVIEW_SIMILARITY",
+            Range::Unit,
+            &mut g.review_similarity,
+        )?;
+        read(
+            lookup,
+            "LEVH_GATE_LEXICAL_REJECT",
+            Range::Unit,
+            &mut g.lexical_reject_similarity,
+        )?;
+        read(
+            lookup,
+            "LEVH_GATE_LEXICAL_REVIEW",
+            Range::Unit,
+            &mut g.lexical_review_similarity,
+        )?;
+        for (review, reject, key) in [
+            (
+                g.review_similarity,
+                g.reject_similarity,
+                "LEVH_GATE_REVIEW_SIMILARITY",
+            ),
+            (
+                g.lexical_review_similarity,
+                g.lexical_reject_similarity,
+                "LEVH_GATE_LEXICAL_REVIEW",
+            ),
+        ] {
+            if review > reject {
+                return Err(ConfigError {
+                    key: key.into(),
+                    value: review.to_string(),
+                    message: format!("must not exceed the duplicate threshold ({reject})"),
+                });
+            }
+        }
+        if lookup("LEVH_GATE_HELD_EXPIRY_HOURS").is_some() {
+            let mut hours = 0.0;
+            read(
+                lookup,
+                "LEVH_GATE_HELD_EXPIRY_HOURS",
+                Range::Positive,
+                &mut hours,
+            )?;
+            g.held_expiry_hours = Some(hours);
+        }
 
         if config.model.min_stability_hours > config.model.max_stability_hours {
             return Err(ConfigError {
@@ -358,5 +450,31 @@ mod tests {
         let err = Config::from_lookup(&|k| (k == "LEVH_HSCORE_ALPHA").then(|| "x".to_owned()))
             .unwrap_err();
         assert!(err.to_string().contains("not a number"), "{err}");
+    }
+
+    #[test]
+    fn the_gate_settings_are_read_and_checked() {
+        let c = Config::from_lookup(&|k| match k {
+            "LEVH_GATE_MIN_CHARS" => Some("50".into()),
+            "LEVH_GATE_LEXICAL_REVIEW" => Some("0.6".into()),
+            "LEVH_GATE_HELD_EXPIRY_HOURS" => Some("48".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(c.gate.min_chars, 50);
+        assert_eq!(c.gate.lexical_review_similarity, 0.6);
+        assert_eq!(c.gate.held_expiry_hours, Some(48.0));
+        for (key, value, says) in [
+            ("LEVH_GATE_MIN_CHARS", "abc", "not a number"),
+            ("LEVH_GATE_MIN_CHARS", "2.5", "whole number"),
+            ("LEVH_GATE_MAX_CHARS", "0", "greater than 0"),
+            ("LEVH_GATE_REVIEW_SIMILARITY", "0.99", "duplicate threshold"),
+            ("LEVH_GATE_LEXICAL_REJECT", "1.5", ""),
+            ("LEVH_GATE_MAX_CHARS", "1e999", "not a finite number"),
+        ] {
+            let err = Config::from_lookup(&|k| (k == key).then(|| value.to_owned())).unwrap_err();
+            assert!(err.to_string().starts_with(key), "{key}={value}: {err}");
+            assert!(err.to_string().contains(says), "{key}={value}: {err}");
+        }
     }
 }

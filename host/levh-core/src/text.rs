@@ -407,3 +407,48 @@ mod tests {
         assert_eq!(estimate_tokens("12345678"), 2);
     }
 }
+
+/// The text with NUL characters removed (they break C tools and terminals downstream and
+/// carry nothing a person wrote).
+pub fn without_nul(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', ""))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Whether a person would see anything: a character that is not whitespace, a control
+/// character or one of the invisible formatting characters (zero-width space and joiners,
+/// word joiner, byte-order mark, soft hyphen, Mongolian vowel separator).
+pub fn has_visible(text: &str) -> bool {
+    text.chars().any(|c| {
+        !c.is_whitespace()
+            && !c.is_control()
+            && !matches!(
+                c,
+                '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
+            )
+    })
+}
+
+#[cfg(test)]
+mod visibility_tests {
+    use super::*;
+
+    #[test]
+    fn invisible_text_has_nothing_visible_and_nuls_go() {
+        for invisible in [
+            "",
+            "   ",
+            "\0\0\0",
+            "\u{200B}\u{200B}\u{200B}",
+            "\u{FEFF}\u{2060}\t\n",
+        ] {
+            assert!(!has_visible(invisible), "{invisible:?}");
+        }
+        assert!(has_visible("\u{200B}a"));
+        assert!(has_visible("ğ"));
+        assert_eq!(without_nul("dep\0loy"), "deploy");
+    }
+}

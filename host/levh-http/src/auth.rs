@@ -33,9 +33,12 @@ pub struct AuthConfig {
     pub operator_token: Option<String>,
     /// Origins allowed by CORS besides localhost ones (`LEVH_CORS_ORIGINS`).
     pub cors_origins: Vec<String>,
-    /// Bound to a non-loopback address: MCP accepts any `Host` (the token is the guard
-    /// against DNS rebinding then).
+    /// Bound to a non-loopback address: any `Host` is accepted unless `allowed_hosts`
+    /// names some (the token is the guard against DNS rebinding then).
     pub public: bool,
+    /// `LEVH_ALLOWED_HOSTS`: names (or `name:port`) accepted in `Host` besides loopback
+    /// names, e.g. the name of a reverse proxy in front of levh.
+    pub allowed_hosts: Vec<String>,
 }
 
 pub(crate) struct Auth {
@@ -52,8 +55,30 @@ impl Auth {
     }
 
     pub(crate) fn mcp_allowed_hosts(&self) -> Option<Vec<String>> {
-        // None keeps rmcp's loopback-only default; an empty list allows every host.
-        self.config.public.then(Vec::new)
+        // The guard in front of /mcp already checked Host by the same rule; rmcp's own
+        // check (loopback only by default) must not refuse what the rule allows. An
+        // empty list allows every host.
+        (self.config.public || !self.config.allowed_hosts.is_empty()).then(Vec::new)
+    }
+
+    /// Whether a request's `Host` is one this server answers to.
+    pub(crate) fn host_allowed(&self, host: &str) -> bool {
+        let name = crate::guard::host_name(host.trim());
+        if crate::guard::is_loopback_name(name) {
+            return true;
+        }
+        if self.config.allowed_hosts.is_empty() {
+            return self.config.public;
+        }
+        self.config.allowed_hosts.iter().any(|allowed| {
+            allowed.eq_ignore_ascii_case(host.trim()) || allowed.eq_ignore_ascii_case(name)
+        })
+    }
+
+    /// Whether an `Origin` may write or open the feed: localhost origins and
+    /// `LEVH_CORS_ORIGINS`, as CORS allows them.
+    pub(crate) fn origin_allowed(&self, origin: &str) -> bool {
+        is_local_origin(origin) || self.config.cors_origins.iter().any(|o| o == origin)
     }
 
     /// Seconds until `client` may try again, when it is over the limit.
@@ -83,30 +108,54 @@ impl Auth {
     }
 }
 
-/// The secret a request presents, if any.
-fn presented_secret(request: &Request) -> Option<String> {
+/// The credential a request presents.
+enum Presented {
+    /// A token secret.
+    Token(String),
+    /// An `Authorization` of another scheme (Basic, ...): a failed attempt, not "none".
+    Other,
+    /// None at all.
+    Nothing,
+}
+
+fn presented(request: &Request) -> Presented {
     let headers = request.headers();
     if let Some(value) = headers.get("x-levh-token").and_then(|v| v.to_str().ok()) {
-        return Some(value.trim().to_owned());
+        return Presented::Token(value.trim().to_owned());
     }
-    if let Some(value) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        && let Some(token) = value.strip_prefix("Bearer ")
-    {
-        return Some(token.trim().to_owned());
+    if let Some(value) = headers.get(header::AUTHORIZATION) {
+        return match value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")) {
+            Some(token) => Presented::Token(token.trim().to_owned()),
+            None => Presented::Other,
+        };
     }
     // Only the socket may carry the token in its URL: URLs end up in logs and history.
-    if request.uri().path() == "/api/ws" {
-        return request.uri().query().and_then(|query| {
+    if request.uri().path() == "/api/ws"
+        && let Some(token) = request.uri().query().and_then(|query| {
             query
                 .split('&')
                 .filter_map(|pair| pair.split_once('='))
                 .find(|(key, _)| *key == "token")
                 .map(|(_, value)| value.to_owned())
-        });
+        })
+    {
+        return Presented::Token(token);
     }
-    None
+    Presented::Nothing
+}
+
+fn too_many(client: IpAddr, retry_after: u64) -> Response {
+    let mut response = ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        format!(
+            "too many failed authentication attempts from {client}; try again in {retry_after} s"
+        ),
+    )
+    .into_response();
+    if let Ok(value) = HeaderValue::from_str(&retry_after.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
 }
 
 /// Middleware: turns the request's token into a [`Principal`] on its extensions, or
@@ -126,46 +175,46 @@ pub(crate) async fn authenticate(
         .map(|info| info.0.ip())
         .unwrap_or(IpAddr::from([0, 0, 0, 0]));
     let auth = &state.auth;
-    if let Some(retry_after) = auth.blocked_for(client) {
-        let mut response = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
-                "too many failed authentication attempts from {client}; try again in {retry_after} s"
-            ),
-        )
-        .into_response();
-        if let Ok(value) = HeaderValue::from_str(&retry_after.to_string()) {
-            response.headers_mut().insert(header::RETRY_AFTER, value);
+    // A valid token is never refused: only failures count, and only a client over the
+    // limit is refused — so no local process can lock the others out by failing.
+    let refused = |message: &str| {
+        if let Some(retry_after) = auth.blocked_for(client) {
+            return too_many(client, retry_after);
         }
-        return response;
-    }
-    let principal = match presented_secret(&request) {
-        Some(secret) if auth.is_operator(&secret) => Principal {
+        auth.record_failure(client);
+        unauthorized(message)
+    };
+    let principal = match presented(&request) {
+        Presented::Token(secret) if auth.is_operator(&secret) => Principal {
             workspace: Workspace::default(),
             role: Role::Admin,
             name: Some("operator".into()),
         },
-        Some(secret) => {
+        Presented::Token(secret) => {
             let server = state.server.clone();
             let found =
                 tokio::task::spawn_blocking(move || server.principal_for_token(&secret)).await;
             match found {
                 Ok(Ok(Some(principal))) => principal,
                 Ok(Ok(None)) => {
-                    auth.record_failure(client);
                     tracing::warn!(%client, "rejected an unknown or revoked token");
-                    return unauthorized("the token is not valid (unknown or revoked)");
+                    return refused("the token is not valid (unknown or revoked)");
                 }
                 Ok(Err(error)) => return ApiError::internal(error).into_response(),
                 Err(error) => return ApiError::internal(error).into_response(),
             }
         }
-        None if auth.config.operator_token.is_some() => {
-            return unauthorized(
+        Presented::Other => {
+            return refused(
+                "only a token is accepted: send X-LEVH-Token or Authorization: Bearer (not Basic)",
+            );
+        }
+        Presented::Nothing if auth.config.operator_token.is_some() => {
+            return refused(
                 "this server requires a token: send X-LEVH-Token or Authorization: Bearer (?token= on /api/ws)",
             );
         }
-        None => Principal::local(),
+        Presented::Nothing => Principal::local(),
     };
     request.extensions_mut().insert(principal);
     next.run(request).await
@@ -201,6 +250,7 @@ pub(crate) fn cors(auth: &Auth) -> CorsLayer {
     let extra = auth.config.cors_origins.clone();
     CorsLayer::new()
         .allow_origin(AllowOrigin::predicate(move |origin, _| {
+            // The same rule as Auth::origin_allowed (which needs the Auth, not a clone).
             origin
                 .to_str()
                 .is_ok_and(|origin| is_local_origin(origin) || extra.iter().any(|o| o == origin))

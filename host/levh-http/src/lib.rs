@@ -17,6 +17,7 @@
 pub mod auth;
 mod error;
 mod feed;
+mod guard;
 mod openapi;
 mod routes;
 
@@ -112,10 +113,16 @@ pub fn router(state: AppState) -> Router {
     if let Some(mcp) = state.mcp.clone() {
         app = app.merge(mcp);
     }
-    app.layer(axum::middleware::from_fn(error::log_errors))
+    app.fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(axum::middleware::from_fn(error::log_errors))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::same_site,
         ))
         .layer(auth::cors(&state.auth))
         .layer(
@@ -127,6 +134,28 @@ pub fn router(state: AppState) -> Router {
                 )
             }),
         )
+}
+
+/// An unknown path: a JSON error like every other, naming what was asked for.
+async fn no_route(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::NOT_FOUND,
+        format!(
+            "no route {method} {} (GET /api/openapi.json lists every route)",
+            uri.path()
+        ),
+    )
+}
+
+/// A known path asked with a method it does not take.
+async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "{} does not take {method} (GET /api/openapi.json lists its methods)",
+            uri.path()
+        ),
+    )
 }
 
 /// The OpenAPI 3.1 document of the REST API.

@@ -894,6 +894,22 @@ impl Store for SqliteStore {
         })
     }
 
+    fn session_exists(
+        &self,
+        workspace: &Workspace,
+        id: &levh_core::SessionId,
+    ) -> Result<bool, StoreError> {
+        self.read()
+            .query_row(
+                "SELECT 1 FROM sessions WHERE workspace = ?1 AND id = ?2",
+                params![workspace.as_str(), id.as_str()],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(sqlite)
+    }
+
     fn end_session(
         &self,
         workspace: &Workspace,

@@ -5,15 +5,30 @@ use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use levh_core::{Memory, ModelConfig, Timestamp, model, text};
 use serde::Serialize;
 
+/// Writes one line to stdout. A reader that went away (`levh list --json | head`) ends
+/// the command quietly with success, as other Unix tools do, instead of a panic.
+fn emit(text: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let written = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
+    if let Err(error) = written {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout: {error}");
+        std::process::exit(1);
+    }
+}
+
 /// Prints a value as pretty JSON.
 pub fn json(value: &impl Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    emit(serde_json::to_string_pretty(value)?);
     Ok(())
 }
 
 /// Prints a line for a person.
 pub fn line(text: impl std::fmt::Display) {
-    println!("{text}");
+    emit(text);
 }
 
 /// Prints an error as one line (with its causes) on stderr.
@@ -38,7 +53,7 @@ pub fn table(header: &[&str]) -> Table {
 
 /// Prints a table.
 pub fn print_table(table: &Table) {
-    println!("{table}");
+    emit(table);
 }
 
 /// A time for people: `2026-11-30 09:00 UTC`.
@@ -110,7 +125,7 @@ pub fn print_memory(memory: &Memory, config: &ModelConfig, now: Timestamp) {
         rows.push(("superseded by", by.to_string()));
     }
     for (key, value) in rows {
-        println!("{key:>14}  {value}");
+        emit(format!("{key:>14}  {value}"));
     }
 }
 

@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// Why content that shows nothing is refused.
+const NOTHING_VISIBLE: &str =
+    "has nothing visible (only whitespace, zero-width or control characters)";
+
 impl Levh {
     /// Validates, redacts, embeds and compares a candidate. Reads only.
     pub(super) fn prepare(&self, scope: &Scope, new: NewMemory) -> Result<Prepared> {
@@ -15,6 +19,16 @@ impl Levh {
         if !metadata.is_object() {
             return Err(Error::invalid("metadata", "must be a JSON object"));
         }
+        if let Some(session) = &new.session_id
+            && !self.store.session_exists(&scope.workspace, session)?
+        {
+            return Err(Error::invalid(
+                "session_id",
+                format!(
+                    "no session {session} in this workspace (create_session or POST /api/sessions opens one)"
+                ),
+            ));
+        }
         let now = self.clock.now();
         let valid_from = new.valid_from.unwrap_or(now);
         if let Some(valid_to) = new.valid_to
@@ -25,8 +39,12 @@ impl Levh {
                 format!("{valid_to} is not after valid_from {valid_from}"),
             ));
         }
+        let content = text::without_nul(&new.content);
+        if !text::has_visible(&content) {
+            return Err(Error::invalid("content", NOTHING_VISIBLE));
+        }
         // Redact first: neither the store nor the embedder ever sees a secret.
-        let (content, redactions) = gate::secrets::redact(new.content.trim());
+        let (content, redactions) = gate::secrets::redact(content.trim());
         let embedding = self.embed_one(&content)?;
         let keys = text::near_duplicate_keys(&content);
         let Comparison {
@@ -314,6 +332,10 @@ impl Levh {
         id: MemoryId,
         content: &str,
     ) -> Result<ContentUpdate> {
+        let content = text::without_nul(content);
+        if !text::has_visible(&content) {
+            return Err(Error::invalid("content", NOTHING_VISIBLE));
+        }
         let (content, redactions) = gate::secrets::redact(content.trim());
         let length = content.chars().count();
         let gate_config = &self.config.gate;

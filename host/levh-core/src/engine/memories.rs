@@ -20,6 +20,13 @@ impl Levh {
 
     /// Memories matching the filter (its workspace is replaced by the scope's), newest first.
     pub fn list(&self, scope: &Scope, filter: MemoryFilter, page: Page) -> Result<Vec<Memory>> {
+        // SQLite counts in i64: a larger offset would wrap and read from the start.
+        if i64::try_from(page.offset).is_err() {
+            return Err(Error::invalid(
+                "offset",
+                format!("{} is beyond {}", page.offset, i64::MAX),
+            ));
+        }
         let filter = MemoryFilter {
             workspace: scope.workspace.clone(),
             ..filter

@@ -59,6 +59,16 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         .map(str::to_owned)
         .collect();
 
+    // Names a browser may use to reach this server besides loopback ones (a reverse proxy,
+    // a LAN name): every other Host is refused, against DNS rebinding.
+    let allowed_hosts = std::env::var("LEVH_ALLOWED_HOSTS")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .map(str::to_owned)
+        .collect();
+
     let context = Arc::new(Context::open(home, workspace)?);
     let (levh, warning) = context.levh_for_recall();
     if let Some(warning) = warning {
@@ -72,6 +82,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
             operator_token,
             cors_origins,
             public,
+            allowed_hosts,
         },
     )
     .with_connectors(connectors.clone());
@@ -95,7 +106,9 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
             .with_context(|| format!("listening on {ip}:{}", args.port))?;
         let address = listener.local_addr()?;
         // One line on stdout that scripts (and tests) can read the port from.
-        println!("levh serve: listening on http://{address} (REST /api, feed /api/ws, MCP /mcp)");
+        crate::output::line(format!(
+            "levh serve: listening on http://{address} (REST /api, feed /api/ws, MCP /mcp)"
+        ));
         levh_http::serve(listener, state, shutdown_signal())
             .await
             .context("serving")?;
