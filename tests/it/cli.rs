@@ -394,14 +394,19 @@ fn a_closed_pipe_ends_a_command_quietly() {
 #[test]
 fn the_cli_refuses_content_with_nothing_visible() {
     let home = tempfile::tempdir().unwrap();
-    let output = levh(home.path())
-        .env("LEVH_EMBEDDER", "hash")
-        .args(["capture", "\u{200B}\u{200B}\u{200B}\u{200B}"])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("nothing visible"), "{stderr}");
+    let refused = json(levh(home.path()).env("LEVH_EMBEDDER", "hash").args([
+        "capture",
+        "\u{200B}\u{200B}\u{200B}\u{200B}",
+        "--json",
+    ]));
+    assert_eq!(refused["verdict"], "reject", "{refused}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("nothing visible"),
+        "{refused}"
+    );
     let listed = json(
         levh(home.path())
             .env("LEVH_EMBEDDER", "hash")
@@ -437,4 +442,53 @@ fn the_gate_settings_in_the_environment_take_effect() {
             .args(["list", "--json"]),
     );
     assert_eq!(listed.as_array().map(Vec::len), Some(0), "{listed}");
+}
+
+/// A typo in a setting is an error naming it and the nearest valid name — in the
+/// environment and in config.toml — and a value of the wrong type names its key.
+#[test]
+fn unknown_settings_and_wrong_types_are_errors_naming_the_nearest_setting() {
+    let home = tempfile::tempdir().unwrap();
+    let refused = |command: &mut std::process::Command| {
+        let output = command.output().unwrap();
+        assert!(!output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = refused(levh(home.path()).env("LEVH_GIAN", "0.9").args(["stats"]));
+    assert!(
+        stderr.contains("LEVH_GIAN") && stderr.contains("LEVH_GAIN"),
+        "{stderr}"
+    );
+    std::fs::write(home.path().join("config.toml"), "gian = 0.9\n").unwrap();
+    let stderr = refused(levh(home.path()).args(["stats"]));
+    assert!(
+        stderr.contains("`gian`") && stderr.contains("`gain`"),
+        "{stderr}"
+    );
+    std::fs::write(home.path().join("config.toml"), "gain = [1, 2]\n").unwrap();
+    let stderr = refused(levh(home.path()).args(["stats"]));
+    assert!(
+        stderr.contains("`gain`") && stderr.contains("array"),
+        "{stderr}"
+    );
+    std::fs::write(home.path().join("config.toml"), "gain = 0.9\n").unwrap();
+    ok(levh(home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .args(["stats"]));
+}
+
+/// `list --limit 0` is a mistake to name, not "no memories" on a store that has some.
+#[test]
+fn list_limit_zero_is_refused_naming_the_option() {
+    let home = tempfile::tempdir().unwrap();
+    ok(levh(home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .args(["capture", "Deploys happen on Fridays after the standup"]));
+    let output = levh(home.path())
+        .args(["list", "--limit", "0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--limit"), "{stderr}");
 }

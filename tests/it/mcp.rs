@@ -1327,7 +1327,7 @@ fn twenty_connector_calls_over_mcp_start_one_plugin_engine() {
 }
 
 /// Over MCP too: an unknown session is an argument error naming `session_id` (once a raw
-/// foreign-key failure), and content with nothing visible is refused, not stored.
+/// foreign-key failure), and content with nothing visible is rejected by the gate.
 #[test]
 fn mcp_refuses_an_unknown_session_and_invisible_content_by_name() {
     let harness = Harness::new();
@@ -1346,13 +1346,20 @@ fn mcp_refuses_an_unknown_session_and_invisible_content_by_name() {
         .await;
         assert!(text.contains("session_id"), "{text}");
         assert!(!text.contains("FOREIGN KEY"), "{text}");
-        let text = error(
+        let refused = ok(
             &client,
             "store_memory",
             json!({ "content": "\u{200B}\u{200B}\u{200B}\u{200B}" }),
         )
         .await;
-        assert!(text.contains("nothing visible"), "{text}");
+        assert_eq!(refused["verdict"], "reject", "{refused}");
+        assert!(
+            refused["reason"]
+                .as_str()
+                .unwrap()
+                .contains("nothing visible"),
+            "{refused}"
+        );
         let listed = ok(&client, "list_memories", json!({})).await;
         assert_eq!(listed["memories"], json!([]));
     });

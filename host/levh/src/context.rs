@@ -96,8 +96,94 @@ fn default_home() -> Result<PathBuf> {
     })
 }
 
+/// Every `LEVH_*` setting levh reads: the engine's, the embedder's, the server's and the
+/// CLI's. Any other `LEVH_*` variable, or `config.toml` key, is a typo: refused, naming the
+/// nearest of these, rather than silently ignored.
+const SETTINGS: &[&str] = &[
+    "LEVH_HOME",
+    "LEVH_WORKSPACE",
+    "LEVH_NOW",
+    "LEVH_LOG",
+    "LEVH_TOKEN",
+    "LEVH_CORS_ORIGINS",
+    "LEVH_ALLOWED_HOSTS",
+    "LEVH_MCP_PROFILE",
+    "LEVH_EMBEDDER",
+    "LEVH_EMBED_DIMENSION",
+    "LEVH_MODEL_DIR",
+    "LEVH_MODEL_ID",
+    "LEVH_MODEL_URL",
+    "LEVH_MODEL_SHA256",
+    "LEVH_RUNTIME_URL",
+    "LEVH_RUNTIME_SHA256",
+    "LEVH_OLLAMA_URL",
+    "LEVH_OLLAMA_MODEL",
+    "LEVH_OPENAI_URL",
+    "LEVH_OPENAI_MODEL",
+    "LEVH_OPENAI_API_KEY",
+    "LEVH_STABILITY_HOURS",
+    "LEVH_GAIN",
+    "LEVH_MAX_STABILITY_HOURS",
+    "LEVH_MIN_STABILITY_HOURS",
+    "LEVH_WEAKEN_FACTOR",
+    "LEVH_INTERFERENCE_THRESHOLD",
+    "LEVH_INTERFERENCE_LEXICAL_THRESHOLD",
+    "LEVH_INTERFERENCE_FACTOR",
+    "LEVH_FADING_THRESHOLD",
+    "LEVH_HSCORE_ALPHA",
+    "LEVH_HSCORE_BETA",
+    "LEVH_HSCORE_GAMMA",
+    "LEVH_HSCORE_DELTA",
+    "LEVH_RECALL_CANDIDATES",
+    "LEVH_RECALL_MIN_SIMILARITY",
+    "LEVH_FUSION",
+    "LEVH_FUSION_SEMANTIC_WEIGHT",
+    "LEVH_FUSION_HASH_WEIGHT",
+    "LEVH_FUSION_RRF_K",
+    "LEVH_FUSION_TEMPORAL_BOOST",
+    "LEVH_GATE_MIN_CHARS",
+    "LEVH_GATE_MAX_CHARS",
+    "LEVH_GATE_REJECT_SIMILARITY",
+    "LEVH_GATE_REVIEW_SIMILARITY",
+    "LEVH_GATE_LEXICAL_REJECT",
+    "LEVH_GATE_LEXICAL_REVIEW",
+    "LEVH_GATE_HELD_EXPIRY_HOURS",
+];
+
+/// Variables of levh's own test and benchmark harnesses: not settings, but not typos.
+const HARNESS_VARIABLES: &[&str] = &["LEVH_REQUIRE_TEST_ASSETS", "LEVH_BENCH_PYTHON"];
+
+/// The setting nearest to a name that is not one, if any is near.
+fn nearest_setting(name: &str) -> Option<&'static str> {
+    SETTINGS
+        .iter()
+        .map(|known| (strsim::levenshtein(known, name), *known))
+        .filter(|(distance, _)| *distance <= 4)
+        .min()
+        .map(|(_, known)| known)
+}
+
+/// Refuses `LEVH_*` variables levh does not read (a typo would otherwise be ignored).
+fn check_environment() -> Result<()> {
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        if !key.starts_with("LEVH_") || SETTINGS.contains(&key) || HARNESS_VARIABLES.contains(&key)
+        {
+            continue;
+        }
+        let hint = nearest_setting(key)
+            .map(|known| format!(" (did you mean {known}?)"))
+            .unwrap_or_default();
+        bail!(
+            "unknown setting {key} in the environment{hint}; `levh doctor` lists what levh reads"
+        );
+    }
+    Ok(())
+}
+
 /// Reads `$LEVH_HOME/config.toml`: flat keys named like the variables without the prefix,
-/// in lowercase (`gain = 0.6` for `LEVH_GAIN`).
+/// in lowercase (`gain = 0.6` for `LEVH_GAIN`). An unknown key or a value that is not a
+/// string, number or boolean is an error naming it and the file.
 fn read_config_file(home: &Path) -> Result<HashMap<String, String>> {
     let path = home.join("config.toml");
     let text = match std::fs::read_to_string(&path) {
@@ -108,19 +194,34 @@ fn read_config_file(home: &Path) -> Result<HashMap<String, String>> {
     let table: toml::Table = text
         .parse()
         .with_context(|| format!("parsing {}", path.display()))?;
-    Ok(table
-        .into_iter()
-        .filter_map(|(key, value)| {
-            let value = match value {
-                toml::Value::String(s) => s,
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Float(f) => f.to_string(),
-                toml::Value::Boolean(b) => b.to_string(),
-                _ => return None,
-            };
-            Some((format!("LEVH_{}", key.to_uppercase()), value))
-        })
-        .collect())
+    let mut settings = HashMap::new();
+    for (key, value) in table {
+        let name = format!("LEVH_{}", key.to_uppercase());
+        if !SETTINGS.contains(&name.as_str()) {
+            let hint = nearest_setting(&name)
+                .map(|known| {
+                    format!(
+                        " (did you mean `{}`?)",
+                        known["LEVH_".len()..].to_lowercase()
+                    )
+                })
+                .unwrap_or_default();
+            bail!("{}: unknown key `{key}`{hint}", path.display());
+        }
+        let value = match value {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            other => bail!(
+                "{}: `{key}` must be a string, a number or a boolean, not {} ({other})",
+                path.display(),
+                other.type_str()
+            ),
+        };
+        settings.insert(name, value);
+    }
+    Ok(settings)
 }
 
 /// Parses a time given on the command line: RFC 3339 (`2026-11-30T09:00:00Z`), or a plain
@@ -166,6 +267,7 @@ impl Context {
             None => default_home()?,
         };
         create_private_dir(&home)?;
+        check_environment()?;
         let file_config = read_config_file(&home)?;
         let lookup = |key: &str| {
             if key == "LEVH_EMBEDDER"

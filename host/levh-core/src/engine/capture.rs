@@ -39,10 +39,9 @@ impl Levh {
                 format!("{valid_to} is not after valid_from {valid_from}"),
             ));
         }
+        // NULs carry nothing a person wrote; content with nothing visible at all is the
+        // gate's to reject as empty.
         let content = text::without_nul(&new.content);
-        if !text::has_visible(&content) {
-            return Err(Error::invalid("content", NOTHING_VISIBLE));
-        }
         // Redact first: neither the store nor the embedder ever sees a secret.
         let (content, redactions) = gate::secrets::redact(content.trim());
         let embedding = self.embed_one(&content)?;

@@ -162,6 +162,13 @@ pub fn decide(
             nearest: None,
         };
     }
+    if !crate::text::has_visible(content) {
+        return Verdict::Reject {
+            reason: "empty: nothing visible (only whitespace, zero-width or control characters)"
+                .into(),
+            nearest: None,
+        };
+    }
     if length < config.min_chars {
         return Verdict::Reject {
             reason: format!(

@@ -22,8 +22,9 @@ pub struct Args {
     /// Only pinned memories.
     #[arg(long)]
     pinned: bool,
-    /// At most this many.
-    #[arg(long, short = 'n', default_value_t = 50)]
+    /// At most this many (1..=10000).
+    #[arg(long, short = 'n', default_value_t = 50,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     limit: usize,
     /// Skip this many first.
     #[arg(long, default_value_t = 0)]
