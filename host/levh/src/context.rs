@@ -175,7 +175,8 @@ fn check_environment() -> Result<()> {
             .map(|known| format!(" (did you mean {known}?)"))
             .unwrap_or_default();
         bail!(
-            "unknown setting {key} in the environment{hint}; `levh doctor` lists what levh reads"
+            "unknown setting {key} in the environment{hint}; unset it (the README's settings \
+             table lists what levh reads)"
         );
     }
     Ok(())

@@ -51,23 +51,10 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
             token.len()
         );
     }
-    let cors_origins = std::env::var("LEVH_CORS_ORIGINS")
-        .unwrap_or_default()
-        .split(',')
-        .map(str::trim)
-        .filter(|o| !o.is_empty())
-        .map(str::to_owned)
-        .collect();
-
+    let cors_origins = comma_list("LEVH_CORS_ORIGINS");
     // Names a browser may use to reach this server besides loopback ones (a reverse proxy,
     // a LAN name): every other Host is refused, against DNS rebinding.
-    let allowed_hosts = std::env::var("LEVH_ALLOWED_HOSTS")
-        .unwrap_or_default()
-        .split(',')
-        .map(str::trim)
-        .filter(|h| !h.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let allowed_hosts = comma_list("LEVH_ALLOWED_HOSTS");
 
     let context = Arc::new(Context::open(home, workspace)?);
     let (levh, warning) = context.levh_for_recall();
@@ -138,4 +125,15 @@ async fn shutdown_signal() {
         () = interrupt => {}
         () = terminate => {}
     }
+}
+
+/// A comma-separated list from the environment, blanks dropped.
+fn comma_list(key: &str) -> Vec<String> {
+    std::env::var(key)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
