@@ -4,8 +4,6 @@
 //! receiving a write made by a separate `levh capture`; the OpenAPI document.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::time::Duration;
 
 use http_body_util::BodyExt;
@@ -1177,23 +1175,7 @@ fn rest_search_takes_min_similarity_and_names_it_when_out_of_range() {
 
 /// `levh serve --port 0` in `home`; the child and the address it printed.
 fn serve(home: &std::path::Path) -> (std::process::Child, String) {
-    let mut server = levh(home)
-        .args(["serve", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    (server, address)
+    crate::support::serve(home, &[])
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod email;
 mod embed;
 mod gate;
 mod github;
+mod hardening;
 mod http;
 mod inspector;
 mod mcp;

@@ -178,13 +178,17 @@ fn as_of_returns_a_memory_only_inside_its_validity_window() {
     assert_eq!(ask(hours_after(start(), 36.0)), vec![id], "inside");
     assert!(ask(to).is_empty(), "valid_to is exclusive");
     assert!(ask(hours_after(start(), 72.0)).is_empty(), "after");
-    // by default recall asks about now, which is before the window opens
-    assert!(
+    // By default recall shows what has not ended: a window that opens tomorrow is
+    // knowledge now (#16: future-dated memories were invisible until they started).
+    assert_eq!(
         h.levh
             .recall(&h.scope, &RecallRequest::new("on call storage"))
             .unwrap()
             .hits
-            .is_empty()
+            .iter()
+            .map(|hit| hit.memory.id)
+            .collect::<Vec<_>>(),
+        vec![id]
     );
 }
 

@@ -119,6 +119,33 @@ pub fn levh(home: &std::path::Path) -> Command {
     command
 }
 
+/// `levh serve --port 0` in `home` with extra environment; the child and its address.
+pub fn serve(home: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Child, String) {
+    let mut command = levh(home);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut server = command
+        .args(["serve", "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    (server, address)
+}
+
 /// Runs a command and returns its output, failing the test with stderr when it fails.
 pub fn ok(command: &mut Command) -> Output {
     let output = command.output().unwrap();

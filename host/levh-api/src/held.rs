@@ -65,6 +65,7 @@ pub fn admit(levh: &Levh, scope: &Scope, id: HeldId, supersede: bool) -> Result<
         held_id: admission.held_id.to_string(),
         memory_id: admission.memory_id.to_string(),
         superseded: admission.superseded.map(|id| id.to_string()),
+        updated: admission.updated,
     })
 }
 

@@ -9,8 +9,8 @@ use crate::requests::{
     CurveQuery, FadingArgs, ListArgs, RelatedArgs, StoreArgs, UpdateBody, kind, limit, memory_id,
 };
 use crate::views::{
-    CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList, MemoryView, PurgeView,
-    RelatedList, RelatedView, ScoreView, UpdateView,
+    CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList, MemoryView, NearestView,
+    PurgeView, RelatedList, RelatedView, ScoreView, UpdateView, VerdictKind,
 };
 use crate::{Error, Result};
 
@@ -20,6 +20,8 @@ pub const DEFAULT_LIST_LIMIT: usize = 20;
 /// [`Operation::StoreMemory`](crate::Operation::StoreMemory): through the gate, `source`
 /// recorded as the writer (the client's name, or the surface's).
 pub fn store(levh: &Levh, scope: &Scope, args: StoreArgs, source: String) -> Result<CaptureView> {
+    // Shown back as recorded: a client's name is redacted like every stored label.
+    let source = levh_core::gate::secrets::redact(&source).0;
     let new = args.into_new_memory(source.clone())?;
     let outcome = levh.capture(scope, new)?;
     Ok(CaptureView::new(&outcome, source))
@@ -36,9 +38,9 @@ pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
             kind,
             source: args.source,
             pinned: args.pinned,
-            valid_at: Some(levh.now()),
             ..MemoryFilter::default()
-        },
+        }
+        .read_at(None, levh.now()),
         Page {
             limit,
             offset: args.offset.unwrap_or(0),
@@ -78,7 +80,9 @@ pub fn get(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
 }
 
 /// [`Operation::UpdateMemory`](crate::Operation::UpdateMemory): new content and/or
-/// importance, both validated before either changes.
+/// importance, both validated before either changes. New content goes through the gate;
+/// importance changes only when the content was applied (or none was given), so a held or
+/// rejected update leaves the memory exactly as it was.
 pub fn update(levh: &Levh, scope: &Scope, id: &str, body: UpdateBody) -> Result<UpdateView> {
     let id = memory_id("id", id)?;
     if body.content.is_none() && body.importance.is_none() {
@@ -93,17 +97,34 @@ pub fn update(levh: &Levh, scope: &Scope, id: &str, body: UpdateBody) -> Result<
             "invalid importance: {importance} is outside 0..1"
         )));
     }
-    let redactions = match body.content {
-        Some(content) => levh.update_content(scope, id, &content)?.redactions,
-        None => Vec::new(),
+    let (verdict, update) = match body.content {
+        Some(content) => {
+            let update = levh.update_content(scope, id, &content)?;
+            (update.verdict.clone(), Some(update))
+        }
+        None => (levh_core::Verdict::Admit, None),
     };
+    let applied = matches!(
+        verdict,
+        levh_core::Verdict::Admit | levh_core::Verdict::Redact
+    );
     let memory = match body.importance {
-        Some(importance) => levh.set_importance(scope, id, importance)?,
-        None => levh.get(scope, id)?,
+        Some(importance) if applied => levh.set_importance(scope, id, importance)?,
+        _ => levh.get(scope, id)?,
     };
     Ok(UpdateView {
+        verdict: VerdictKind::from(&verdict),
         memory: MemoryView::of(levh, &memory),
-        redactions: redactions.into_iter().map(|r| r.kind).collect(),
+        applied,
+        held_id: update
+            .as_ref()
+            .and_then(|u| u.held_id)
+            .map(|h| h.to_string()),
+        reason: verdict.reason(),
+        nearest: verdict.nearest().map(NearestView::from),
+        redactions: update
+            .map(|u| u.redactions.into_iter().map(|r| r.kind).collect())
+            .unwrap_or_default(),
     })
 }
 

@@ -37,9 +37,9 @@ pub fn context(levh: &Levh, scope: &Scope, args: ContextArgs) -> Result<ContextV
             scope,
             MemoryFilter {
                 pinned: Some(true),
-                valid_at: Some(now),
                 ..MemoryFilter::default()
-            },
+            }
+            .read_at(None, now),
             all,
         )?
         .into_iter()
@@ -50,9 +50,9 @@ pub fn context(levh: &Levh, scope: &Scope, args: ContextArgs) -> Result<ContextV
         MemoryFilter {
             project: project.clone(),
             pinned: Some(false),
-            valid_at: Some(now),
             ..MemoryFilter::default()
-        },
+        }
+        .read_at(None, now),
         all,
     )?;
     let weight = |m: &Memory| m.state.importance * levh_core::model::retention(&m.state, now);

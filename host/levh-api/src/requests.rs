@@ -32,32 +32,14 @@ pub fn held_id(field: &'static str, text: &str) -> Result<HeldId, Error> {
 /// (9999-12-30) means "whenever": it is clamped to that instant, not refused.
 pub fn time(field: &'static str, text: Option<&str>) -> Result<Option<Timestamp>, Error> {
     text.map(|t| {
-        let t = t.trim();
-        t.parse::<Timestamp>().or_else(|_| {
-            beyond_range(t).ok_or_else(|| {
-                Error::invalid(format!(
-                    "invalid {field}: '{t}' is not an RFC 3339 time like 2026-11-30T09:00:00Z"
-                ))
-            })
+        levh_core::parse_instant(t).ok_or_else(|| {
+            Error::invalid(format!(
+                "invalid {field}: '{}' is not an RFC 3339 time like 2026-11-30T09:00:00Z (or a date like 2026-11-30)",
+                t.trim()
+            ))
         })
     })
     .transpose()
-}
-
-/// The nearest instant levh can hold, for an RFC 3339 time outside its range (a date
-/// and time that parse, with an offset, but land past the last representable instant).
-fn beyond_range(text: &str) -> Option<Timestamp> {
-    let split = text.rfind(['Z', 'z', '+']).or_else(|| {
-        // A negative offset: the last '-' after the time's 'T'.
-        let time = text.find(['T', 't', ' '])?;
-        text[time..].rfind('-').map(|i| time + i)
-    })?;
-    let local: jiff::civil::DateTime = text[..split].parse().ok()?;
-    Some(if local.year() > 0 {
-        Timestamp::MAX
-    } else {
-        Timestamp::MIN
-    })
 }
 
 /// An optional memory kind.

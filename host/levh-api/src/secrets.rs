@@ -22,6 +22,7 @@ fn view(findings: Vec<SecretFinding>, redacted: bool) -> SecretsView {
             .map(|f| SecretFindingView {
                 memory_id: f.memory_id.to_string(),
                 kinds: f.kinds,
+                fields: f.fields,
             })
             .collect(),
         redacted,

@@ -325,6 +325,8 @@ pub struct HeldView {
     pub created_at: String,
     /// The memory it became, once admitted.
     pub memory_id: Option<String>,
+    /// The memory whose content it would replace, when it is a held update.
+    pub updates: Option<String>,
 }
 
 impl From<&HeldCandidate> for HeldView {
@@ -339,6 +341,7 @@ impl From<&HeldCandidate> for HeldView {
             status: held.status.into(),
             created_at: held.created_at.to_string(),
             memory_id: held.memory_id.map(|id| id.to_string()),
+            updates: held.updates.map(|id| id.to_string()),
         }
     }
 }
@@ -565,6 +568,8 @@ pub struct SecretFindingView {
     pub memory_id: String,
     /// Kinds of secrets (never the secrets).
     pub kinds: Vec<String>,
+    /// The fields they were in: `content`, `project`, `source`, `metadata`.
+    pub fields: Vec<String>,
 }
 
 /// Secrets found (or redacted).
@@ -625,23 +630,26 @@ pub struct Done {
     pub status: String,
 }
 
-/// A content update.
+/// What the gate did with an update. New content is judged like a capture against every
+/// other memory: `admit`/`redact` (applied), `review` (held for a person: `held_id`
+/// names the candidate, which names the memory it would change) or `reject` (nothing
+/// changed: `reason` says why).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct UpdateView {
-    /// The memory as updated.
+    /// What the gate decided about the new content (`admit` when only importance changed).
+    pub verdict: VerdictKind,
+    /// The memory as it stands after the call (unchanged unless the update was applied).
     pub memory: MemoryView,
+    /// Whether the update took effect (false when it was held or rejected).
+    pub applied: bool,
+    /// The held candidate (review): a person decides it, never the agent.
+    pub held_id: Option<String>,
+    /// Why (review, reject).
+    pub reason: Option<String>,
+    /// The other memory that decided a review or a duplicate.
+    pub nearest: Option<NearestView>,
     /// Kinds of secrets replaced in the new content.
     pub redactions: Vec<String>,
-}
-
-impl UpdateView {
-    /// The view of an update at `now`.
-    pub fn new(update: &levh_core::ContentUpdate, levh: &Levh) -> Self {
-        Self {
-            memory: MemoryView::of(levh, &update.memory),
-            redactions: kinds(&update.redactions),
-        }
-    }
 }
 
 /// Connector tool outputs are plain JSON from the connector runtime.
@@ -656,10 +664,12 @@ pub struct ConnectorOutput {
 pub struct AdmitView {
     /// The candidate.
     pub held_id: String,
-    /// The memory it became.
+    /// The memory it became (or, for a held update, the memory it changed).
     pub memory_id: String,
     /// The memory it replaced.
     pub superseded: Option<String>,
+    /// Whether it was a held update: `memory_id` kept its id and took the new content.
+    pub updated: bool,
 }
 
 /// A forgetting curve.

@@ -46,13 +46,14 @@ impl Principal {
         }
     }
 
-    /// The engine scope of a call by this principal through `surface`.
+    /// The engine scope of a call by this principal through `surface`. The client's name
+    /// is the client's to choose and lands in the event log: secrets in it are redacted.
     pub fn scope(&self, surface: Surface, client: Option<String>) -> Scope {
         Scope {
             workspace: self.workspace.clone(),
             actor: Actor {
                 surface,
-                client,
+                client: client.map(|name| crate::gate::secrets::redact(&name).0),
                 role: self.role,
                 principal: self.name.clone(),
             },

@@ -12,10 +12,12 @@ use crate::{
     MemoryId, MemoryState, NewMemoryRecord, Timestamp, Workspace,
 };
 
-/// A storage backend failure, carried opaquely through the engine.
+/// A storage backend failure, carried opaquely through the engine. Its message includes
+/// the backend's, so the backend error is not also a `source` (a printed chain would
+/// say it twice).
 #[derive(Debug, thiserror::Error)]
 #[error("storage error: {0}")]
-pub struct StoreError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+pub struct StoreError(pub Box<dyn std::error::Error + Send + Sync>);
 
 impl StoreError {
     /// Wraps any backend error.
@@ -27,7 +29,7 @@ impl StoreError {
 /// An embedder failure.
 #[derive(Debug, thiserror::Error)]
 #[error("embedding error: {0}")]
-pub struct EmbedError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+pub struct EmbedError(pub Box<dyn std::error::Error + Send + Sync>);
 
 impl EmbedError {
     /// Wraps any embedder error.
@@ -92,6 +94,18 @@ pub struct PurgeReport {
 }
 
 impl MemoryFilter {
+    /// The one rule of what reads show (CLI, REST, MCP, recall, lists, stats): with
+    /// `as_of`, memories valid at that world time; without, every memory whose validity
+    /// has not ended by `now` — including those valid only from a later time, since what
+    /// levh knows about the future (next week's meeting, a deadline) is knowledge now.
+    pub fn read_at(mut self, as_of: Option<Timestamp>, now: Timestamp) -> Self {
+        match as_of {
+            Some(at) => self.valid_at = Some(at),
+            None => self.not_retired_at = Some(now),
+        }
+        self
+    }
+
     /// Everything live in a workspace.
     pub fn workspace(workspace: Workspace) -> Self {
         Self {
@@ -159,6 +173,21 @@ pub struct StaleEmbedding {
     pub content: String,
     /// The hash of that content, so a vector is never written for a stale text.
     pub content_hash: String,
+}
+
+/// The text a memory stores besides its vector: what a secret audit reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredText {
+    /// The memory.
+    pub id: MemoryId,
+    /// Its content.
+    pub content: String,
+    /// Its project label.
+    pub project: Option<String>,
+    /// Its source label.
+    pub source: String,
+    /// Its metadata.
+    pub metadata: serde_json::Value,
 }
 
 /// Persistent storage of memories, sessions and the event log.
@@ -310,8 +339,25 @@ pub trait Store: Send + Sync + fmt::Debug {
         actor: &Actor,
     ) -> Result<HeldClose, StoreError>;
 
-    /// Every live memory's id and content in the workspace (for secret audits).
-    fn contents(&self, workspace: &Workspace) -> Result<Vec<(MemoryId, String)>, StoreError>;
+    /// Every stored memory's text fields in the workspace, forgotten ones too (for secret
+    /// audits: a secret in a retired row is still in the file).
+    fn contents(&self, workspace: &Workspace) -> Result<Vec<StoredText>, StoreError>;
+
+    /// Replaces a memory's labels and metadata (secrets found in them), logging `event`
+    /// with `detail`. False when there is no such memory.
+    #[allow(clippy::too_many_arguments)]
+    fn replace_fields(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        project: Option<&str>,
+        source: &str,
+        metadata: &serde_json::Value,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
 
     /// Replaces a memory's content (and everything derived from it: hash, vector, keys,
     /// full-text entry), logging `event` with `detail`. False when there is no such memory.

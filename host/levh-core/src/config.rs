@@ -30,10 +30,17 @@ pub struct ModelConfig {
     /// Floor on stability after weakening, in hours (`LEVH_MIN_STABILITY_HOURS`, 1).
     pub min_stability_hours: f64,
     /// Cosine similarity from which a new memory interferes with an older one
-    /// (`LEVH_INTERFERENCE_THRESHOLD`, 0.97). Used when the embedder is semantic.
+    /// (`LEVH_INTERFERENCE_THRESHOLD`, 0.80). Used when the embedder is semantic. The
+    /// gate's review threshold caps it: whatever was close enough to hold the new memory
+    /// for review is close enough to be weakened by it once admitted. The default sits
+    /// below the review line because a sentence model scores many one-fact updates under
+    /// it (MiniLM: "The deploy branch is main." → "… prod." 0.86, labelled updates in
+    /// `fixtures/gate/` from 0.71), which the gate admits directly: they still weaken the
+    /// fact they revise. Labelled distinct facts that share words score at most 0.68.
     pub interference_threshold: f64,
-    /// Word-set Jaccard similarity from which a new memory interferes with an older one
-    /// when no semantic model is loaded (`LEVH_INTERFERENCE_LEXICAL_THRESHOLD`, 0.65).
+    /// Shingle similarity from which a new memory interferes with an older one when no
+    /// semantic model is loaded (`LEVH_INTERFERENCE_LEXICAL_THRESHOLD`, 0.50; capped by
+    /// the gate's lexical review threshold the same way).
     pub interference_lexical_threshold: f64,
     /// Multiplier applied to the older memory's stability (`LEVH_INTERFERENCE_FACTOR`, 0.6).
     pub interference_factor: f64,
@@ -49,8 +56,8 @@ impl Default for ModelConfig {
             max_stability_hours: 8760.0,
             weaken_factor: 0.5,
             min_stability_hours: 1.0,
-            interference_threshold: 0.97,
-            interference_lexical_threshold: 0.65,
+            interference_threshold: 0.80,
+            interference_lexical_threshold: 0.50,
             interference_factor: 0.6,
             fading_threshold: 0.35,
         }
@@ -423,7 +430,8 @@ mod tests {
         assert_eq!(c.model.gain, 0.5);
         assert_eq!(c.model.max_stability_hours, 8760.0);
         assert_eq!(c.model.weaken_factor, 0.5);
-        assert_eq!(c.model.interference_threshold, 0.97);
+        assert_eq!(c.model.interference_threshold, 0.80);
+        assert_eq!(c.model.interference_lexical_threshold, 0.50);
         assert_eq!(c.model.interference_factor, 0.6);
         assert_eq!(c.model.fading_threshold, 0.35);
         assert_eq!(

@@ -28,7 +28,7 @@ mod time;
 pub use access::{Principal, Role, Scope, Surface};
 pub use backends::{
     EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter, MemorySummary, Page, PurgeReport,
-    ServerStore, StaleEmbedding, Store, StoreError, StoreHealth, VectorIndex,
+    ServerStore, StaleEmbedding, Store, StoreError, StoreHealth, StoredText, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
@@ -44,4 +44,4 @@ pub use memory::{
     Actor, AdmissionRecord, Embedding, EventKind, HeldCandidate, HeldDecision, HeldStatus,
     Interference, Memory, MemoryState, NewMemory, NewMemoryRecord,
 };
-pub use time::{Clock, FixedClock, SystemClock, Timestamp};
+pub use time::{Clock, FixedClock, SystemClock, Timestamp, parse_instant};

@@ -216,6 +216,9 @@ pub struct HeldCandidate {
     pub decision: Option<HeldDecision>,
     /// The memory it became, once admitted.
     pub memory_id: Option<MemoryId>,
+    /// The memory whose content it would replace, when it is an update rather than a
+    /// new memory. Admitting it changes that memory in place.
+    pub updates: Option<MemoryId>,
 }
 
 /// An older memory weakened by a new one (SPEC §3 interference).

@@ -5,6 +5,41 @@ use std::fmt;
 
 pub use jiff::Timestamp;
 
+/// The one reading of a time a person or client gives (CLI options, REST and MCP
+/// arguments, `LEVH_NOW`): RFC 3339 (`2026-11-30T09:00:00Z`, any offset), or a date
+/// (`2026-11-30`, midnight UTC). An RFC 3339 time past the last instant levh can hold
+/// (`9999-12-31T23:59:59Z` with a positive offset, or beyond) means "the end of time" and
+/// is clamped to it, the same on every surface. `None`: not a time.
+pub fn parse_instant(text: &str) -> Option<Timestamp> {
+    let text = text.trim();
+    if let Ok(at) = text.parse::<Timestamp>() {
+        return Some(at);
+    }
+    if let Ok(date) = text.parse::<jiff::civil::Date>() {
+        return date
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp())
+            .ok();
+    }
+    beyond_range(text)
+}
+
+/// The nearest instant levh can hold, for an RFC 3339 time outside its range (a date
+/// and time that parse, with an offset, but land past the last representable instant).
+fn beyond_range(text: &str) -> Option<Timestamp> {
+    let split = text.rfind(['Z', 'z', '+']).or_else(|| {
+        // A negative offset: the last '-' after the time's 'T'.
+        let time = text.find(['T', 't', ' '])?;
+        text[time..].rfind('-').map(|i| time + i)
+    })?;
+    let local: jiff::civil::DateTime = text[..split].parse().ok()?;
+    Some(if local.year() > 0 {
+        Timestamp::MAX
+    } else {
+        Timestamp::MIN
+    })
+}
+
 /// Where the engine gets `now` from.
 pub trait Clock: Send + Sync + fmt::Debug {
     /// The current instant.

@@ -3,7 +3,7 @@
 //!
 //! A scenario is `{name, description, requires, steps}`; each step is an object with one
 //! action key: `store`, `decide`, `advance_days`, `recall`, `feedback`, `pin`, `forget`,
-//! or `fading`/`not_fading`. `fixtures/eval/README.md` describes them; the files shipped
+//! `fading`/`not_fading`, or `weaker`. `fixtures/eval/README.md` describes them; the files shipped
 //! with levh are [`BUILTIN`].
 
 use std::collections::HashMap;
@@ -91,6 +91,18 @@ pub enum Step {
     Forget(LabelStep),
     /// Which memories are fading now.
     Fading(FadingStep),
+    /// One memory's stability is below another's (interference, feedback).
+    Weaker(WeakerStep),
+}
+
+/// `{"weaker": "old", "than": "new"}`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeakerStep {
+    /// The memory expected to be weaker (lower stability).
+    pub weaker: String,
+    /// The memory it is compared with.
+    pub than: String,
 }
 
 /// `{"store": "...", "as": "label", "expect": "admit", ...}`
@@ -222,6 +234,7 @@ const ACTIONS: &[&str] = &[
     "forget",
     "fading",
     "not_fading",
+    "weaker",
 ];
 
 impl Step {
@@ -286,6 +299,7 @@ impl Step {
                     Self::Forget(LabelStep { label })
                 }
             }
+            "weaker" => Self::Weaker(from(value)?),
             _ => Self::Fading(from(value)?),
         })
     }
@@ -304,6 +318,7 @@ impl Step {
                 .collect(),
             Self::Feedback(s) => vec![s.feedback.as_str()],
             Self::Pin(s) | Self::Forget(s) => vec![s.label.as_str()],
+            Self::Weaker(s) => vec![s.weaker.as_str(), s.than.as_str()],
             Self::Fading(s) => s
                 .fading
                 .iter()
@@ -323,6 +338,7 @@ impl Step {
             Self::Pin(_) => "pin",
             Self::Forget(_) => "forget",
             Self::Fading(_) => "fading",
+            Self::Weaker(_) => "weaker",
         }
     }
 }
@@ -812,6 +828,19 @@ impl Runner<'_> {
             }
             Step::Forget(s) => {
                 levh.forget(&scope, self.memory(&s.label)?)?;
+            }
+            Step::Weaker(s) => {
+                let stability = |label: &str| -> Result<f64> {
+                    Ok(levh.get(&scope, self.memory(label)?)?.state.stability_hours)
+                };
+                let (weaker, than) = (stability(&s.weaker)?, stability(&s.than)?);
+                self.check(
+                    n,
+                    "weaker",
+                    format!("`{}` less stable than `{}`", s.weaker, s.than),
+                    format!("stability {weaker:.1} h vs {than:.1} h"),
+                    weaker < than,
+                );
             }
             Step::Fading(s) => {
                 let fading: Vec<MemoryId> = levh

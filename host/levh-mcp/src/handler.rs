@@ -5,10 +5,11 @@ use std::borrow::Cow;
 use levh_core::MemoryId;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
@@ -40,6 +41,39 @@ impl ServerHandler for LevhMcp {
              facts worth keeping. The admission gate decides every write; held candidates are decided \
              by a person. Tool profile: {}.",
             self.profile
+        ))
+    }
+
+    /// The stand-in for a stdio message too large to read (see [`crate::stdio`]): the
+    /// client's request ends with an error naming the size and the limit.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != crate::stdio::TOO_LARGE_METHOD {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("unknown method {:?}", request.method),
+                None,
+            ));
+        }
+        let number = |key: &str| {
+            request
+                .params
+                .as_ref()
+                .and_then(|p| p.get(key))
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0)
+        };
+        Err(ErrorData::invalid_request(
+            format!(
+                "message too large: {} bytes, and levh reads at most {} bytes ({} MiB) per MCP message over stdio; nothing was done — send less (content is capped at the gate's LEVH_GATE_MAX_CHARS anyway)",
+                number("bytes"),
+                number("limit"),
+                number("limit") / (1024 * 1024)
+            ),
+            None,
         ))
     }
 

@@ -16,6 +16,7 @@
 mod arguments;
 mod handler;
 mod profile;
+pub mod stdio;
 pub mod tools;
 
 use std::sync::Arc;
@@ -186,7 +187,8 @@ pub fn serve_stdio(server: LevhMcp) -> Result<(), Box<dyn std::error::Error + Se
         .build()?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let running = server.serve(rmcp::transport::stdio()).await?;
+        let stdin = stdio::Oversize::new(tokio::io::stdin(), stdio::MAX_MESSAGE_BYTES);
+        let running = server.serve((stdin, tokio::io::stdout())).await?;
         running.waiting().await?;
         Ok(())
     })

@@ -13,7 +13,7 @@ use crate::{log_event, sqlite, writes};
 
 const COLUMNS: &str = "id, workspace, project, content, kind, source, importance, pinned, valid_from, \
     valid_to, metadata, session_id, content_hash, redactions, reason, nearest_id, similarity, measure, \
-    status, created_at, expires_at, decided_at, decided_by, decided_surface, memory_id";
+    status, created_at, expires_at, decided_at, decided_by, decided_surface, memory_id, updates_memory_id";
 
 fn corrupt(column: usize, what: String) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(column, Type::Text, what.into())
@@ -89,6 +89,7 @@ fn read(row: &Row<'_>) -> rusqlite::Result<HeldCandidate> {
         expires_at: time(row, 20)?,
         decision,
         memory_id: parsed(row, 24)?,
+        updates: parsed(row, 25)?,
     })
 }
 
@@ -101,7 +102,7 @@ pub(crate) fn insert(
         &format!(
             "INSERT INTO held_candidates ({COLUMNS})
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 'held', ?19, ?20, NULL, NULL, NULL, NULL)"
+                 'held', ?19, ?20, NULL, NULL, NULL, NULL, ?21)"
         ),
         params![
             held.id.to_string(),
@@ -124,10 +125,15 @@ pub(crate) fn insert(
             held.nearest.map(|n| n.measure.as_str()),
             micros(held.created_at),
             held.expires_at.map(micros),
+            held.updates.map(|m| m.to_string()),
         ],
     )
     .map_err(sqlite)?;
-    let detail = json!({ "held_id": held.id, "nearest_id": held.nearest.map(|n| n.id) });
+    let detail = json!({
+        "held_id": held.id,
+        "nearest_id": held.nearest.map(|n| n.id),
+        "updates": held.updates,
+    });
     log_event(
         tx,
         held.created_at,
@@ -257,6 +263,8 @@ pub(crate) fn store_memory(
     writes::apply_interference(tx, record, neighbours, interfere, actor)?;
     if let Some(old) = supersede {
         let now = m.state.created_at;
+        // Retired at the decision: levh believed the old fact until then, and a retirement
+        // dated earlier would rewrite what `known_at` says it knew.
         let retired = tx
             .execute(
                 "UPDATE memories SET valid_to = ?3, superseded_by = ?4, updated_at = ?3

@@ -34,7 +34,7 @@ use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
     Actor, Embedding, EventKind, HeldCandidate, HeldClose, HeldId, HeldStatus, Interference,
     Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary, NewMemoryRecord, Page, PurgeReport,
-    StaleEmbedding, Store, StoreError, StoreHealth, Timestamp, VectorIndex, Workspace,
+    StaleEmbedding, Store, StoreError, StoreHealth, StoredText, Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
@@ -46,18 +46,22 @@ use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, read_memory, read_summary
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What can go wrong opening or using the store.
+///
+/// Each message carries its cause's text, so the cause is deliberately not a `source`:
+/// printed as a chain (`{:#}`) the text would repeat, and rusqlite's own errors repeat
+/// theirs once more ("file is not a database: file is not a database").
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SqliteStoreError {
     /// SQLite said no.
     #[error("sqlite: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
     /// A migration failed.
     #[error("migrating the database schema: {0}")]
-    Migration(#[from] rusqlite_migration::Error),
+    Migration(rusqlite_migration::Error),
     /// The migration lock file could not be used.
     #[error("locking the database for migration: {0}")]
-    Lock(#[from] std::io::Error),
+    Lock(std::io::Error),
     /// The database was written by a newer levh.
     #[error(
         "the database schema is version {found}, newer than this levh knows ({known}); upgrade levh"
@@ -71,6 +75,24 @@ pub enum SqliteStoreError {
     /// A stored value could not be read back.
     #[error("corrupt row: {0}")]
     Corrupt(String),
+}
+
+impl From<rusqlite::Error> for SqliteStoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        Self::Sqlite(error)
+    }
+}
+
+impl From<rusqlite_migration::Error> for SqliteStoreError {
+    fn from(error: rusqlite_migration::Error) -> Self {
+        Self::Migration(error)
+    }
+}
+
+impl From<std::io::Error> for SqliteStoreError {
+    fn from(error: std::io::Error) -> Self {
+        Self::Lock(error)
+    }
 }
 
 impl From<SqliteStoreError> for StoreError {
@@ -106,6 +128,14 @@ impl SqliteStore {
         path: &Path,
         busy_timeout: Duration,
     ) -> Result<Self, SqliteStoreError> {
+        // An existing file of zero bytes is not a store (a crashed copy, a `touch`): SQLite
+        // would quietly start a new one in it. Say so, since memories may be expected there.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            tracing::warn!(
+                path = %path.display(),
+                "the database file is empty (0 bytes): starting a new store in it"
+            );
+        }
         let connection = Connection::open(path)?;
         let mut lock_file = path.as_os_str().to_owned();
         lock_file.push("-migrate-lock");
@@ -138,6 +168,9 @@ impl SqliteStore {
         connection.pragma_update(None, "analysis_limit", 400i64)?;
         // Deleted content is overwritten with zeros, so a purge leaves no copy in free pages.
         connection.pragma_update(None, "secure_delete", true)?;
+        // A store of a newer schema is refused before anything about the file changes
+        // (switching to WAL rewrites its header).
+        migrations::check_version(&connection)?;
         if lock_file.is_some() {
             // Switching to WAL needs a moment of exclusive access; when many processes open
             // a new file at once, some find it busy even past the busy handler. The mode
@@ -686,23 +719,76 @@ impl Store for SqliteStore {
         self.write(|tx| held::close(tx, workspace, id, status, memory_id, now, actor))
     }
 
-    fn contents(&self, workspace: &Workspace) -> Result<Vec<(MemoryId, String)>, StoreError> {
+    fn contents(&self, workspace: &Workspace) -> Result<Vec<StoredText>, StoreError> {
         let conn = self.lock();
-        // Forgotten memories too: a secret in a retired row is still in the file.
         let mut statement = conn
-            .prepare("SELECT id, content FROM memories WHERE workspace = ?1 ORDER BY seq")
+            .prepare(
+                "SELECT id, content, project, source, metadata FROM memories
+                 WHERE workspace = ?1 ORDER BY seq",
+            )
             .map_err(sqlite)?;
         let rows = statement
             .query_map([workspace.as_str()], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, Option<String>>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, String>(4)?,
+                ))
             })
             .map_err(sqlite)?;
         let mut found = Vec::new();
         for row in rows {
-            let (id, content) = row.map_err(sqlite)?;
-            found.push((rows::parse_id(&id)?, content));
+            let (id, content, project, source, metadata) = row.map_err(sqlite)?;
+            found.push(StoredText {
+                id: rows::parse_id(&id)?,
+                content,
+                project,
+                source,
+                metadata: serde_json::from_str(&metadata).map_err(StoreError::new)?,
+            });
         }
         Ok(found)
+    }
+
+    fn replace_fields(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        project: Option<&str>,
+        source: &str,
+        metadata: &serde_json::Value,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        let changed = self.write(|tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE memories SET project = ?3, source = ?4, metadata = ?5, updated_at = ?6
+                     WHERE workspace = ?1 AND id = ?2",
+                    params![
+                        workspace.as_str(),
+                        id.to_string(),
+                        project,
+                        source,
+                        metadata.to_string(),
+                        micros(now)
+                    ],
+                )
+                .map_err(sqlite)?
+                > 0;
+            if changed {
+                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
+            }
+            Ok(changed)
+        })?;
+        if changed && event == EventKind::Redact {
+            purge::compact(&self.lock())?;
+        }
+        Ok(changed)
     }
 
     fn replace_content(

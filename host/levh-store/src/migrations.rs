@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_sync.sql"),
     include_str!("../migrations/0004_tokens.sql"),
     include_str!("../migrations/0005_vector_changes.sql"),
+    include_str!("../migrations/0006_held_updates.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {
@@ -63,6 +64,11 @@ pub(crate) fn apply(
         migrations().to_latest(connection)?;
     }
     Ok(())
+}
+
+/// Refuses a store written by a newer levh, reading only.
+pub(crate) fn check_version(connection: &Connection) -> Result<(), SqliteStoreError> {
+    current_version(connection).map(|_| ())
 }
 
 fn current_version(connection: &Connection) -> Result<i64, SqliteStoreError> {

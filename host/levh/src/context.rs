@@ -90,7 +90,7 @@ impl Context {
 }
 
 /// The default home: the platform data directory, e.g. `~/.local/share/levh`.
-fn default_home() -> Result<PathBuf> {
+pub(crate) fn default_home() -> Result<PathBuf> {
     dirs::data_dir().map(|dir| dir.join("levh")).ok_or_else(|| {
         anyhow!("cannot find a data directory for this user; pass --home DIR or set LEVH_HOME")
     })
@@ -228,17 +228,7 @@ fn read_config_file(home: &Path) -> Result<HashMap<String, String>> {
 /// Parses a time given on the command line: RFC 3339 (`2026-11-30T09:00:00Z`), or a plain
 /// date taken as midnight UTC.
 pub fn parse_time(text: &str) -> Result<Timestamp, String> {
-    if let Ok(at) = text.parse::<Timestamp>() {
-        return Ok(at);
-    }
-    if let Ok(date) = text.parse::<jiff::civil::Date>()
-        && let Ok(at) = date
-            .to_zoned(jiff::tz::TimeZone::UTC)
-            .map(|z| z.timestamp())
-    {
-        return Ok(at);
-    }
-    Err(format!(
+    levh_core::parse_instant(text).ok_or_else(|| format!(
         "'{text}' is not a time: use RFC 3339 like 2026-11-30T09:00:00Z, or a date like 2026-11-30"
     ))
 }

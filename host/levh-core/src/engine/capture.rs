@@ -9,16 +9,34 @@ const NOTHING_VISIBLE: &str =
     "has nothing visible (only whitespace, zero-width or control characters)";
 
 impl Levh {
-    /// Validates, redacts, embeds and compares a candidate. Reads only.
-    pub(super) fn prepare(&self, scope: &Scope, new: NewMemory) -> Result<Prepared> {
+    /// Validates, redacts, embeds and compares a candidate. Reads only. `replaces` is the
+    /// memory an update would change: it is left out of the comparison (an edit resembles
+    /// what it edits), every other memory counts.
+    pub(super) fn prepare(
+        &self,
+        scope: &Scope,
+        new: NewMemory,
+        replaces: Option<MemoryId>,
+    ) -> Result<Prepared> {
         let importance = check_importance(new.importance.unwrap_or(DEFAULT_IMPORTANCE))?;
-        let project = check_label("project", new.project)?;
-        let source =
-            check_label("source", new.source)?.unwrap_or_else(|| scope.actor.surface.to_string());
+        // Every stored string is redacted, not only the content: labels and metadata are
+        // listed (sources, projects, exports) and sent to every client.
+        let mut field_redactions = Vec::new();
+        let project = check_label("project", new.project)?
+            .map(|project| redact_into(&project, &mut field_redactions));
+        let source = check_label("source", new.source)?
+            .map(|source| redact_into(&source, &mut field_redactions))
+            .unwrap_or_else(|| scope.actor.surface.to_string());
         let metadata = new.metadata.unwrap_or_else(|| serde_json::json!({}));
         if !metadata.is_object() {
             return Err(Error::invalid("metadata", "must be a JSON object"));
         }
+        if replaces.is_none() {
+            // An update carries the memory's stored metadata, which predates any cap.
+            check_metadata_size(&metadata)?;
+        }
+        let (metadata, metadata_redactions) = gate::secrets::redact_json(&metadata);
+        field_redactions.extend(metadata_redactions);
         if let Some(session) = &new.session_id
             && !self.store.session_exists(&scope.workspace, session)?
         {
@@ -43,7 +61,8 @@ impl Levh {
         // gate's to reject as empty.
         let content = text::without_nul(&new.content);
         // Redact first: neither the store nor the embedder ever sees a secret.
-        let (content, redactions) = gate::secrets::redact(content.trim());
+        let (content, mut redactions) = gate::secrets::redact(content.trim());
+        redactions.extend(field_redactions);
         let embedding = self.embed_one(&content)?;
         let keys = text::near_duplicate_keys(&content);
         let Comparison {
@@ -57,6 +76,7 @@ impl Levh {
             &embedding.vector,
             &keys,
             now,
+            replaces,
         )?;
         Ok(Prepared {
             content,
@@ -83,7 +103,8 @@ impl Levh {
     /// candidate has one), and the unpinned ones close enough to interfere with. Cosine
     /// when the embedder is semantic; word shingles when it is not (a hash vector's cosine
     /// means little), with candidates found through near-duplicate keys so the cost does
-    /// not grow with the store.
+    /// not grow with the store. `exclude` is never a neighbour (the memory being updated).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn compare(
         &self,
         scope: &Scope,
@@ -92,6 +113,7 @@ impl Levh {
         vector: &[f32],
         keys: &[i64],
         now: Timestamp,
+        exclude: Option<MemoryId>,
     ) -> Result<Comparison> {
         let filter = MemoryFilter {
             project: project.map(str::to_owned),
@@ -113,7 +135,10 @@ impl Levh {
                 let scored = self.with_scores(&scope.workspace, &near)?;
                 (
                     Measure::Cosine,
-                    self.config.model.interference_threshold,
+                    self.config
+                        .model
+                        .interference_threshold
+                        .min(self.config.gate.review_similarity),
                     scored,
                 )
             } else {
@@ -130,7 +155,10 @@ impl Levh {
                     .collect();
                 (
                     Measure::Lexical,
-                    self.config.model.interference_lexical_threshold,
+                    self.config
+                        .model
+                        .interference_lexical_threshold
+                        .min(self.config.gate.lexical_review_similarity),
                     scored,
                 )
             };
@@ -139,7 +167,7 @@ impl Levh {
         // interfere with it.
         let scored: Vec<(Memory, f64)> = scored
             .into_iter()
-            .filter(|(m, _)| gate::comparable(content, &m.content))
+            .filter(|(m, _)| Some(m.id) != exclude && gate::comparable(content, &m.content))
             .collect();
         let closest = scored
             .iter()
@@ -163,7 +191,7 @@ impl Levh {
 
     /// What the gate would decide for `new`, without storing anything.
     pub fn evaluate(&self, scope: &Scope, new: NewMemory) -> Result<Evaluation> {
-        let prepared = self.prepare(scope, new)?;
+        let prepared = self.prepare(scope, new, None)?;
         let verdict = gate::decide(
             &self.config.gate,
             &prepared.content,
@@ -183,31 +211,8 @@ impl Levh {
     /// and redacted content is stored, reviewed content is held for a person, rejected
     /// content is not stored. There is no way around the gate.
     pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
-        let p = self.prepare(scope, new)?;
-        let mut verdict = gate::decide(
-            &self.config.gate,
-            &p.content,
-            &p.redactions,
-            p.nearest,
-            p.nearest_content.as_deref(),
-        );
-        // Held candidates are neighbours too: the same text again, while the first copy
-        // waits for a person, is a duplicate of that copy — never a second row to decide.
-        if !matches!(verdict, Verdict::Reject { .. })
-            && let Some(waiting) = self.store.waiting_held(
-                &scope.workspace,
-                p.project.as_deref(),
-                &text::content_hash(&p.content),
-            )?
-        {
-            verdict = Verdict::Reject {
-                reason: format!(
-                    "duplicate of held candidate {}, which waits for a person's decision",
-                    waiting.id
-                ),
-                nearest: None,
-            };
-        }
+        let p = self.prepare(scope, new, None)?;
+        let verdict = self.judge(scope, &p)?;
         let mut outcome = CaptureOutcome {
             verdict: verdict.clone(),
             memory_id: None,
@@ -218,35 +223,7 @@ impl Levh {
         match verdict {
             Verdict::Reject { .. } => {}
             Verdict::Review { nearest } => {
-                let held = HeldCandidate {
-                    id: HeldId::new_at(p.now),
-                    workspace: scope.workspace.clone(),
-                    project: p.project,
-                    content_hash: text::content_hash(&p.content),
-                    content: p.content,
-                    kind: p.kind,
-                    source: p.source,
-                    importance: p.importance,
-                    pinned: p.pinned,
-                    valid_from: p.valid_from,
-                    valid_to: p.valid_to,
-                    metadata: p.metadata,
-                    session_id: p.session_id,
-                    redactions: p.redactions,
-                    reason: gate::review_reason(&nearest),
-                    nearest: Some(nearest),
-                    status: HeldStatus::Held,
-                    created_at: p.now,
-                    expires_at: self
-                        .config
-                        .gate
-                        .held_expiry_hours
-                        .map(|hours| add_hours(p.now, hours)),
-                    decision: None,
-                    memory_id: None,
-                };
-                self.store.insert_held(&held, &scope.actor)?;
-                outcome.held_id = Some(held.id);
+                outcome.held_id = Some(self.hold(scope, p, nearest, None)?);
             }
             Verdict::Admit | Verdict::Redact => {
                 let mut reasons = vec![match p.nearest {
@@ -280,6 +257,82 @@ impl Levh {
             }
         }
         Ok(outcome)
+    }
+
+    /// The gate's verdict on a prepared candidate. Held candidates are neighbours too: the
+    /// same text again, while the first copy waits for a person, is a duplicate of that
+    /// copy — never a second row to decide.
+    fn judge(&self, scope: &Scope, p: &Prepared) -> Result<Verdict> {
+        let verdict = gate::decide(
+            &self.config.gate,
+            &p.content,
+            &p.redactions,
+            p.nearest,
+            p.nearest_content.as_deref(),
+        );
+        if matches!(verdict, Verdict::Reject { .. }) {
+            return Ok(verdict);
+        }
+        Ok(
+            match self.store.waiting_held(
+                &scope.workspace,
+                p.project.as_deref(),
+                &text::content_hash(&p.content),
+            )? {
+                Some(waiting) => Verdict::Reject {
+                    reason: format!(
+                        "duplicate of held candidate {}, which waits for a person's decision",
+                        waiting.id
+                    ),
+                    nearest: None,
+                },
+                None => verdict,
+            },
+        )
+    }
+
+    /// Puts a prepared candidate in the held queue; `updates` names the memory it would
+    /// change when it is an update.
+    fn hold(
+        &self,
+        scope: &Scope,
+        p: Prepared,
+        nearest: Nearest,
+        updates: Option<MemoryId>,
+    ) -> Result<HeldId> {
+        let held = HeldCandidate {
+            id: HeldId::new_at(p.now),
+            workspace: scope.workspace.clone(),
+            project: p.project,
+            content_hash: text::content_hash(&p.content),
+            content: p.content,
+            kind: p.kind,
+            source: p.source,
+            importance: p.importance,
+            pinned: p.pinned,
+            valid_from: p.valid_from,
+            valid_to: p.valid_to,
+            metadata: p.metadata,
+            session_id: p.session_id,
+            redactions: p.redactions,
+            reason: match updates {
+                Some(target) => format!("update of {target}: {}", gate::review_reason(&nearest)),
+                None => gate::review_reason(&nearest),
+            },
+            nearest: Some(nearest),
+            status: HeldStatus::Held,
+            created_at: p.now,
+            expires_at: self
+                .config
+                .gate
+                .held_expiry_hours
+                .map(|hours| add_hours(p.now, hours)),
+            decision: None,
+            memory_id: None,
+            updates,
+        };
+        self.store.insert_held(&held, &scope.actor)?;
+        Ok(held.id)
     }
 
     /// A memory record from a prepared candidate.
@@ -322,21 +375,34 @@ impl Levh {
         }
     }
 
-    /// Replaces a memory's content in place. The new content passes the gate's content
-    /// checks (length limits; secrets redacted before storage and embedding); the
-    /// memory keeps its id, model state and history.
+    /// New content for an existing memory, judged by the gate like a capture against every
+    /// other memory (the memory itself aside): a duplicate of another memory is rejected,
+    /// content close to another one is held for a person (the held candidate names the
+    /// memory it would change), anything else is applied in place with secrets redacted —
+    /// the memory keeps its id, model state and history. Content that could never be
+    /// stored (nothing visible, too short, too long) is an error naming `content`.
     pub fn update_content(
         &self,
         scope: &Scope,
         id: MemoryId,
         content: &str,
     ) -> Result<ContentUpdate> {
+        self.update_content_from(scope, id, content, None)
+    }
+
+    /// [`Levh::update_content`], recording the connector whose sync changed the item.
+    pub(super) fn update_content_from(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        content: &str,
+        connector: Option<&str>,
+    ) -> Result<ContentUpdate> {
         let content = text::without_nul(content);
         if !text::has_visible(&content) {
             return Err(Error::invalid("content", NOTHING_VISIBLE));
         }
-        let (content, redactions) = gate::secrets::redact(content.trim());
-        let length = content.chars().count();
+        let length = gate::secrets::redact(content.trim()).0.chars().count();
         let gate_config = &self.config.gate;
         if length < gate_config.min_chars.max(1) {
             return Err(Error::invalid(
@@ -357,71 +423,181 @@ impl Levh {
             ));
         }
         // Missing ids are refused before anything is embedded.
-        self.get(scope, id)?;
-        let embedding = self.embed_one(&content)?;
-        let keys = text::near_duplicate_keys(&content);
-        let kinds: Vec<&str> = redactions.iter().map(|r| r.kind.as_str()).collect();
+        let memory = self.get(scope, id)?;
+        let new = NewMemory {
+            content: content.into_owned(),
+            project: memory.project.clone(),
+            kind: Some(memory.kind.clone()),
+            source: Some(memory.source.clone()),
+            importance: Some(memory.state.importance),
+            pinned: memory.state.pinned,
+            valid_from: Some(memory.valid_from),
+            valid_to: memory.valid_to,
+            metadata: Some(memory.metadata.clone()),
+            // The session is the memory's own; checking it again would refuse an edit
+            // of a memory whose session has since been purged.
+            session_id: None,
+        };
+        let p = self.prepare(scope, new, Some(id))?;
+        let verdict = self.judge(scope, &p)?;
+        let mut update = ContentUpdate {
+            verdict: verdict.clone(),
+            memory: None,
+            held_id: None,
+            redactions: p.redactions.clone(),
+        };
+        match verdict {
+            Verdict::Reject { .. } => {}
+            Verdict::Review { nearest } => {
+                let mut p = p;
+                p.session_id = memory.session_id.clone();
+                update.held_id = Some(self.hold(scope, p, nearest, Some(id))?);
+            }
+            Verdict::Admit | Verdict::Redact => {
+                self.apply_content(scope, id, &p, connector)?;
+                update.memory = Some(self.get(scope, id)?);
+            }
+        }
+        Ok(update)
+    }
+
+    /// Writes already-judged content over memory `id`, with an `update` event naming the
+    /// connector when a sync made it.
+    pub(super) fn apply_content(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        p: &Prepared,
+        connector: Option<&str>,
+    ) -> Result<()> {
+        let kinds: Vec<&str> = p.redactions.iter().map(|r| r.kind.as_str()).collect();
+        let mut detail = serde_json::json!({ "redacted": kinds });
+        if let Some(connector) = connector {
+            detail["connector"] = connector.into();
+        }
         let replaced = self.store.replace_content(
             &scope.workspace,
             id,
-            &content,
-            Some(&embedding),
-            &keys,
+            &p.content,
+            Some(&p.embedding),
+            &p.keys,
             EventKind::Update,
-            serde_json::json!({ "redacted": kinds }),
+            detail,
             self.clock.now(),
             &scope.actor,
         )?;
-        if !replaced {
-            return Err(Error::NotFound(id));
+        if replaced {
+            Ok(())
+        } else {
+            Err(Error::NotFound(id))
         }
-        Ok(ContentUpdate {
-            memory: self.get(scope, id)?,
-            redactions,
-        })
     }
 
     /// Memories holding secrets that today's patterns recognise (stored before a pattern
-    /// existed, or written to the database by other means).
+    /// existed, or written to the database by other means), in any stored field: content,
+    /// project, source, metadata.
     pub fn audit_secrets(&self, scope: &Scope) -> Result<Vec<SecretFinding>> {
         Ok(self
             .store
             .contents(&scope.workspace)?
             .into_iter()
-            .filter_map(|(memory_id, content)| {
-                let found = gate::secrets::detect(&content);
-                (!found.is_empty()).then(|| SecretFinding {
-                    memory_id,
-                    kinds: found.into_iter().map(|r| r.kind).collect(),
+            .filter_map(|stored| {
+                let finding = SecretScan::of(&stored);
+                (!finding.kinds.is_empty()).then(|| SecretFinding {
+                    memory_id: stored.id,
+                    kinds: finding.kinds.into_iter().map(|r| r.kind).collect(),
+                    fields: finding.fields,
                 })
             })
             .collect())
     }
 
-    /// Strips recognised secrets from stored memories, re-embedding each, and records a
-    /// `redact` event per memory. Returns what was redacted.
+    /// Strips recognised secrets from stored memories — content re-embedded, labels and
+    /// metadata rewritten — and records a `redact` event per field changed. Returns what
+    /// was redacted.
     pub fn redact_secrets(&self, scope: &Scope) -> Result<Vec<SecretFinding>> {
-        let findings = self.audit_secrets(scope)?;
         let now = self.clock.now();
-        for finding in &findings {
-            let Some(memory) = self.store.get(&scope.workspace, finding.memory_id)? else {
+        let mut findings = Vec::new();
+        for stored in self.store.contents(&scope.workspace)? {
+            let scan = SecretScan::of(&stored);
+            if scan.kinds.is_empty() {
                 continue;
-            };
-            let (content, _) = gate::secrets::redact(&memory.content);
-            let embedding = self.embed_one(&content)?;
-            let keys = text::near_duplicate_keys(&content);
-            self.store.replace_content(
-                &scope.workspace,
-                memory.id,
-                &content,
-                Some(&embedding),
-                &keys,
-                EventKind::Redact,
-                serde_json::json!({ "kinds": finding.kinds }),
-                now,
-                &scope.actor,
-            )?;
+            }
+            let kinds: Vec<String> = scan.kinds.into_iter().map(|r| r.kind).collect();
+            if scan.fields.iter().any(|f| f == "content") {
+                let (content, _) = gate::secrets::redact(&stored.content);
+                let embedding = self.embed_one(&content)?;
+                let keys = text::near_duplicate_keys(&content);
+                self.store.replace_content(
+                    &scope.workspace,
+                    stored.id,
+                    &content,
+                    Some(&embedding),
+                    &keys,
+                    EventKind::Redact,
+                    serde_json::json!({ "kinds": kinds, "field": "content" }),
+                    now,
+                    &scope.actor,
+                )?;
+            }
+            if scan.fields.iter().any(|f| f != "content") {
+                self.store.replace_fields(
+                    &scope.workspace,
+                    stored.id,
+                    scan.project.as_deref(),
+                    &scan.source,
+                    &scan.metadata,
+                    EventKind::Redact,
+                    serde_json::json!({ "kinds": kinds, "fields": scan.fields }),
+                    now,
+                    &scope.actor,
+                )?;
+            }
+            findings.push(SecretFinding {
+                memory_id: stored.id,
+                kinds,
+                fields: scan.fields,
+            });
         }
         Ok(findings)
+    }
+}
+
+/// The secrets in one memory's stored fields, and those fields redacted.
+struct SecretScan {
+    kinds: Vec<Redaction>,
+    fields: Vec<String>,
+    project: Option<String>,
+    source: String,
+    metadata: serde_json::Value,
+}
+
+impl SecretScan {
+    fn of(stored: &crate::StoredText) -> Self {
+        let mut kinds = Vec::new();
+        let mut fields = Vec::new();
+        let mut note = |field: &str, found: Vec<Redaction>| {
+            if !found.is_empty() {
+                fields.push(field.to_owned());
+                kinds.extend(found);
+            }
+        };
+        note("content", gate::secrets::detect(&stored.content));
+        let project = stored.project.as_deref().map(|project| {
+            let (redacted, found) = gate::secrets::redact(project);
+            note("project", found);
+            redacted
+        });
+        let (source, found) = gate::secrets::redact(&stored.source);
+        note("source", found);
+        let (metadata, found) = gate::secrets::redact_json(&stored.metadata);
+        note("metadata", found);
+        Self {
+            kinds,
+            fields,
+            project,
+            source,
+            metadata,
+        }
     }
 }

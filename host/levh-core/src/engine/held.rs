@@ -26,8 +26,15 @@ impl Levh {
 
     /// A person admits a held candidate. The memory is stored first, then the row is
     /// closed (compare-and-set): a crash between the two loses nothing, and admitting
-    /// again completes it. With `supersede`, the memory that caused the hold is retired
-    /// (its `valid_to` and `superseded_by` set).
+    /// again completes it.
+    ///
+    /// One rule for world time: an admitted memory holds from its candidate's
+    /// `valid_from` (the time it was written, unless the writer gave one), but never from
+    /// before the memory it retires stops holding. With `supersede`, that memory is
+    /// retired (`valid_to`, `superseded_by`) at the decision — levh believed it until then,
+    /// and retiring it earlier would rewrite what `known_at` says levh knew — so the new
+    /// one starts at the later of its `valid_from` and the decision, and the two windows
+    /// abut. Without `supersede` nothing is retired and `valid_from` is kept as written.
     pub fn held_admit(&self, scope: &Scope, id: HeldId, supersede: bool) -> Result<HeldAdmission> {
         let held = self.held_get(scope, id)?;
         if held.status != HeldStatus::Held {
@@ -35,6 +42,17 @@ impl Levh {
                 id,
                 status: held.status,
             });
+        }
+        if let Some(target) = held.updates {
+            if supersede {
+                return Err(Error::invalid(
+                    "supersede",
+                    format!(
+                        "this candidate is an update of {target}: admitting it already replaces that memory's content"
+                    ),
+                ));
+            }
+            return self.admit_update(scope, &held, target);
         }
         let superseded = match (supersede, held.nearest) {
             (false, _) => None,
@@ -53,18 +71,15 @@ impl Levh {
             source: Some(held.source.clone()),
             importance: Some(held.importance),
             pinned: held.pinned,
-            // A replacement takes effect when a person confirms it, so the retired fact's
-            // window (closed at the same instant) and the new one's abut, never overlap.
-            valid_from: Some(if superseded.is_some() {
-                held.valid_from.max(self.clock.now())
-            } else {
-                held.valid_from
+            valid_from: Some(match superseded {
+                Some(_) => held.valid_from.max(self.clock.now()),
+                None => held.valid_from,
             }),
             valid_to: held.valid_to,
             metadata: Some(held.metadata.clone()),
             session_id: held.session_id.clone(),
         };
-        let mut p = self.prepare(scope, new)?;
+        let mut p = self.prepare(scope, new, None)?;
         p.neighbours
             .retain(|(neighbour, _)| Some(*neighbour) != superseded);
         let admission = AdmissionRecord {
@@ -86,6 +101,51 @@ impl Levh {
             superseded,
             &scope.actor,
         )?;
+        self.close_admitted(scope, id, memory_id, superseded, false)
+    }
+
+    /// A person admits a held update: the content replaces memory `target`'s in place,
+    /// then the row is closed. Writing the same content twice is harmless, so a crash
+    /// between the two is completed by admitting again.
+    fn admit_update(
+        &self,
+        scope: &Scope,
+        held: &HeldCandidate,
+        target: MemoryId,
+    ) -> Result<HeldAdmission> {
+        let Some(memory) = self.store.get(&scope.workspace, target)? else {
+            return Err(Error::invalid(
+                "held_id",
+                format!(
+                    "{} would update memory {target}, which is gone (forgotten or purged); discard it",
+                    held.id
+                ),
+            ));
+        };
+        // A person's decision: the gate has already spoken, so only the content is
+        // prepared again (embedding, keys), not judged.
+        let new = NewMemory {
+            content: held.content.clone(),
+            project: memory.project.clone(),
+            metadata: Some(memory.metadata.clone()),
+            valid_from: Some(memory.valid_from),
+            valid_to: memory.valid_to,
+            ..NewMemory::default()
+        };
+        let mut p = self.prepare(scope, new, Some(target))?;
+        p.redactions = held.redactions.clone();
+        self.apply_content(scope, target, &p, None)?;
+        self.close_admitted(scope, held.id, target, None, true)
+    }
+
+    fn close_admitted(
+        &self,
+        scope: &Scope,
+        id: HeldId,
+        memory_id: MemoryId,
+        superseded: Option<MemoryId>,
+        updated: bool,
+    ) -> Result<HeldAdmission> {
         match self.store.close_held(
             &scope.workspace,
             id,
@@ -98,6 +158,7 @@ impl Levh {
                 held_id: id,
                 memory_id,
                 superseded,
+                updated,
             }),
             HeldClose::AlreadyDecided(status) => Err(Error::AlreadyDecided { id, status }),
             HeldClose::Missing => Err(Error::HeldNotFound(id)),

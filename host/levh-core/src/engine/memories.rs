@@ -119,10 +119,10 @@ impl Levh {
         let now = self.clock.now();
         let filter = MemoryFilter {
             project: check_label("project", project)?,
-            valid_at: Some(now),
             pinned: Some(false),
             ..MemoryFilter::workspace(scope.workspace.clone())
-        };
+        }
+        .read_at(None, now);
         let config = self.config.model;
         let mut fading: Vec<(MemoryId, f64)> = self
             .store
@@ -147,9 +147,9 @@ impl Levh {
         let now = self.clock.now();
         let filter = MemoryFilter {
             project: check_label("project", project)?,
-            valid_at: Some(now),
             ..MemoryFilter::workspace(scope.workspace.clone())
-        };
+        }
+        .read_at(None, now);
         let config = self.config.model;
         let summaries = self.store.summaries(&filter)?;
         let mut stats = Stats {
@@ -197,13 +197,17 @@ impl Levh {
 
     /// Opens a session in the scope's workspace.
     pub fn create_session(&self, scope: &Scope, project: Option<String>) -> Result<Session> {
-        let project = check_label("project", project)?;
+        let project = check_label("project", project)?.map(|p| gate::secrets::redact(&p).0);
         let now = self.clock.now();
         let session = Session {
             id: crate::SessionId::new(MemoryId::new_at(now).to_string()),
             workspace: scope.workspace.clone(),
             project,
-            client: scope.actor.client.clone(),
+            client: scope
+                .actor
+                .client
+                .as_deref()
+                .map(|client| gate::secrets::redact(client).0),
             started_at: now,
             ended_at: None,
         };

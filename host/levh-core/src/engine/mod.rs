@@ -58,20 +58,12 @@ pub struct CaptureOutcome {
 impl CaptureOutcome {
     /// Why the gate decided as it did, for review and reject.
     pub fn reason(&self) -> Option<String> {
-        match &self.verdict {
-            Verdict::Review { nearest } => Some(gate::review_reason(nearest)),
-            Verdict::Reject { reason, .. } => Some(reason.clone()),
-            _ => None,
-        }
+        self.verdict.reason()
     }
 
     /// The existing memory that decided a review or a duplicate reject.
     pub fn nearest(&self) -> Option<Nearest> {
-        match &self.verdict {
-            Verdict::Review { nearest } => Some(*nearest),
-            Verdict::Reject { nearest, .. } => *nearest,
-            _ => None,
-        }
+        self.verdict.nearest()
     }
 }
 
@@ -97,6 +89,8 @@ pub struct HeldAdmission {
     pub memory_id: MemoryId,
     /// The memory it replaced, with `--supersede`.
     pub superseded: Option<MemoryId>,
+    /// Whether the candidate was an update: `memory_id` kept its id, its content changed.
+    pub updated: bool,
 }
 
 /// A memory with secrets in it.
@@ -106,6 +100,8 @@ pub struct SecretFinding {
     pub memory_id: MemoryId,
     /// The kinds found (never the secrets).
     pub kinds: Vec<String>,
+    /// Where: `content`, `project`, `source`, `metadata`.
+    pub fields: Vec<String>,
 }
 
 /// How a candidate compares with what is stored.
@@ -312,6 +308,30 @@ fn check_importance(importance: f64) -> Result<f64> {
     }
 }
 
+/// `text` with its secrets replaced, the kinds added to `found`.
+fn redact_into(text: &str, found: &mut Vec<Redaction>) -> String {
+    let (redacted, kinds) = gate::secrets::redact(text);
+    found.extend(kinds);
+    redacted
+}
+
+/// The most metadata one memory carries, as serialised JSON: metadata is structured
+/// context (ids, links, people), not a place for documents, and every read returns it.
+pub const MAX_METADATA_BYTES: usize = 64 * 1024;
+
+fn check_metadata_size(metadata: &serde_json::Value) -> Result<()> {
+    let size = metadata.to_string().len();
+    if size > MAX_METADATA_BYTES {
+        return Err(Error::invalid(
+            "metadata",
+            format!(
+                "is {size} bytes as JSON; at most {MAX_METADATA_BYTES} (64 KiB) are kept per memory — put long text in content"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_label(field: &'static str, value: Option<String>) -> Result<Option<String>> {
     let Some(value) = value else { return Ok(None) };
     let value = value.trim().to_owned();
@@ -500,11 +520,15 @@ pub struct RelatedMemory {
     pub similarity: f64,
 }
 
-/// What an in-place content update did.
+/// What the gate did with new content for an existing memory.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContentUpdate {
-    /// The memory as updated.
-    pub memory: Memory,
-    /// Secrets replaced before the new content was stored or embedded.
+    /// Admit or redact (applied), review (held for a person) or reject (nothing changed).
+    pub verdict: Verdict,
+    /// The memory as updated, when the update was applied.
+    pub memory: Option<Memory>,
+    /// The held candidate that waits for a person, when the gate held the update.
+    pub held_id: Option<HeldId>,
+    /// Secrets replaced before the new content was stored, held or embedded.
     pub redactions: Vec<Redaction>,
 }

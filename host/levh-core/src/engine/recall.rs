@@ -37,11 +37,14 @@ impl Levh {
             source: check_label("source", request.source.clone())?,
             created_after: request.since,
             created_before: request.until,
-            valid_at: Some(request.as_of.or(request.known_at).unwrap_or(now)),
+            valid_at: None,
             not_retired_at: None,
             known_at: request.known_at,
             pinned: None,
-        };
+        }
+        // What levh knew at `known_at` is judged valid at that time too, unless an
+        // `as_of` says which world time.
+        .read_at(request.as_of.or(request.known_at), now);
         let floor = request
             .min_similarity
             .unwrap_or_else(|| self.config.recall.floor(self.embedder.is_semantic()));
@@ -191,10 +194,8 @@ impl Levh {
         }
         let memory = self.get(scope, id)?;
         let vector = self.vector_of(scope, &memory)?;
-        let filter = MemoryFilter {
-            valid_at: Some(self.clock.now()),
-            ..MemoryFilter::workspace(scope.workspace.clone())
-        };
+        let filter =
+            MemoryFilter::workspace(scope.workspace.clone()).read_at(None, self.clock.now());
         let near: Vec<(MemoryId, f32)> = self
             .index
             .nearest(&filter, self.embedder.model_id(), &vector, limit + 1)?
@@ -233,10 +234,7 @@ impl Levh {
             None => None,
             Some("") => return Err(Error::invalid("query", "is empty")),
             Some(query) => {
-                let filter = MemoryFilter {
-                    valid_at: Some(now),
-                    ..MemoryFilter::workspace(scope.workspace.clone())
-                };
+                let filter = MemoryFilter::workspace(scope.workspace.clone()).read_at(None, now);
                 let floor = self.config.recall.floor(self.embedder.is_semantic());
                 let pool = self.config.recall.candidates;
                 let hits = self.score_candidates(scope, &filter, query, pool, floor, now)?;

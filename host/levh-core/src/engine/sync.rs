@@ -128,37 +128,30 @@ impl Levh {
         if let Some(memory_id) = known.as_ref().and_then(|k| k.memory_id)
             && self.store.get(&scope.workspace, memory_id)?.is_some()
         {
-            if !dry_run {
-                let (redacted, redactions) = gate::secrets::redact(content.trim());
-                let embedding = self.embed_one(&redacted)?;
-                let keys = text::near_duplicate_keys(&redacted);
-                let kinds: Vec<&str> = redactions.iter().map(|r| r.kind.as_str()).collect();
-                self.store.replace_content(
-                    &scope.workspace,
-                    memory_id,
-                    &redacted,
-                    Some(&embedding),
-                    &keys,
-                    EventKind::Update,
-                    serde_json::json!({ "connector": connector, "redacted": kinds }),
-                    now,
-                    &scope.actor,
-                )?;
-                let record = SyncedItem {
-                    content_hash: hash,
-                    memory_id: Some(memory_id),
-                    held_id: None,
-                    verdict: ItemOutcome::Update,
-                };
-                self.store.record_synced_item(
-                    &scope.workspace,
-                    connector,
-                    &item.source_id,
-                    &record,
-                    now,
-                )?;
+            if dry_run {
+                return Ok(ItemOutcome::Update);
             }
-            return Ok(ItemOutcome::Update);
+            // The changed item passes the gate like any update: a duplicate of another
+            // memory is rejected, one close to another is held for a person.
+            let update = self.update_content_from(scope, memory_id, &content, Some(connector))?;
+            let verdict = match update.verdict {
+                Verdict::Admit | Verdict::Redact => ItemOutcome::Update,
+                ref other => ItemOutcome::of(other),
+            };
+            let record = SyncedItem {
+                content_hash: hash,
+                memory_id: Some(memory_id),
+                held_id: update.held_id,
+                verdict,
+            };
+            self.store.record_synced_item(
+                &scope.workspace,
+                connector,
+                &item.source_id,
+                &record,
+                now,
+            )?;
+            return Ok(verdict);
         }
 
         let mut metadata = match item.metadata {

@@ -86,6 +86,24 @@ impl Verdict {
             Self::Reject { .. } => "reject",
         }
     }
+
+    /// Why the gate decided as it did, for review and reject.
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            Self::Review { nearest } => Some(review_reason(nearest)),
+            Self::Reject { reason, .. } => Some(reason.clone()),
+            _ => None,
+        }
+    }
+
+    /// The existing memory that decided a review or a duplicate reject.
+    pub fn nearest(&self) -> Option<Nearest> {
+        match self {
+            Self::Review { nearest } => Some(*nearest),
+            Self::Reject { nearest, .. } => *nearest,
+            _ => None,
+        }
+    }
 }
 
 /// The gate's numbers (`LEVH_GATE_*`).

@@ -24,7 +24,10 @@ struct Rule {
 const RULES: &[Rule] = &[
     Rule {
         kind: "private-key",
-        pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
+        // To its END line; a key pasted without one (cut short, or its END lost) to the
+        // end of its body: whole lines of base64 and the `Proc-Type`/`DEK-Info` headers
+        // (a following line of prose is not swallowed).
+        pattern: r"(?mR)-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|(?:\s*^(?:[A-Za-z0-9+/=]{8,}|Proc-Type:[^\r\n]*|DEK-Info:[^\r\n]*)[ \t]*$)*)",
     },
     Rule {
         kind: "aws-access-key-id",
@@ -128,7 +131,9 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "url-password",
-        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s:/@]+)@",
+        // The password runs to the authority's last `@` (an unescaped `@` in a password
+        // is common), never past the path, query or fragment.
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:(?P<secret>[^\s/?#]+)@",
     },
     Rule {
         kind: "password",
@@ -198,6 +203,52 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
         }
     }
     (current, found)
+}
+
+/// A JSON value with every string redacted (object keys kept). A string under a key that
+/// names a secret (`"password": "…"`) is judged with its key, as `key=value` would be in
+/// text, so a bare value is not missed for want of context.
+pub fn redact_json(value: &serde_json::Value) -> (serde_json::Value, Vec<Redaction>) {
+    let mut found = Vec::new();
+    let redacted = redact_value(value, None, &mut found);
+    (redacted, found)
+}
+
+fn redact_value(
+    value: &serde_json::Value,
+    key: Option<&str>,
+    found: &mut Vec<Redaction>,
+) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => {
+            if let Some(key) = key {
+                let probe = format!("{key}={text}");
+                let (redacted, with_key) = redact(&probe);
+                if let Some(rest) = redacted.strip_prefix(&format!("{key}="))
+                    && !with_key.is_empty()
+                {
+                    found.extend(with_key);
+                    return Value::String(rest.to_owned());
+                }
+            }
+            let (redacted, kinds) = redact(text);
+            found.extend(kinds);
+            Value::String(redacted)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| redact_value(item, key, found))
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), redact_value(v, Some(k), found)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// The kinds of secret present in `text` (without changing it).
@@ -283,6 +334,57 @@ mod tests {
             redact("postgres://admin:hunter2pass@db.internal:5432/app").0,
             "postgres://admin:[REDACTED:url-password]@db.internal:5432/app"
         );
+    }
+
+    #[test]
+    fn a_url_password_with_an_at_sign_is_redacted_whole() {
+        assert_eq!(
+            redact("postgres://app:p@ss@w0rd@db.internal:5432/app?sslmode=require").0,
+            "postgres://app:[REDACTED:url-password]@db.internal:5432/app?sslmode=require"
+        );
+        // An address in the path or after the URL is not part of the password.
+        assert_eq!(
+            redact("see https://user:pw1234@host/a@b and mail ada@example.org").0,
+            "see https://user:[REDACTED:url-password]@host/a@b and mail ada@example.org"
+        );
+    }
+
+    #[test]
+    fn a_private_key_without_its_end_line_is_redacted_to_the_end_of_its_body() {
+        let body = "MIIEowIBAAKCAQEAvL3q9Zr0d1mQ8YkRkzX4\nc2VjcmV0LWtleS1ib2R5LWxpbmUtdHdv";
+        let text = format!(
+            "pasted: -----BEGIN RSA PRIVATE KEY-----\n{body}\n\nAfterwards the notes go on."
+        );
+        let (redacted, found) = redact(&text);
+        assert_eq!(found.len(), 1, "{redacted}");
+        assert_eq!(
+            redacted,
+            "pasted: [REDACTED:private-key]\n\nAfterwards the notes go on."
+        );
+        let encrypted = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A1B2C3D\n\nMIIFHDBOBgkqhkiG9w0BBQ0wQTApBgkqhkiG9w0B";
+        assert_eq!(redact(encrypted).0, "[REDACTED:private-key]");
+    }
+
+    #[test]
+    fn json_strings_are_redacted_at_any_depth_and_judged_with_their_key() {
+        let value = serde_json::json!({
+            "title": "Standup",
+            "password": "hunter2secret",
+            "links": ["postgres://app:pw1234@db/x", 3],
+            "nested": { "note": "secret: abcd1234efgh", "api_key": "k3y-V4lue" },
+        });
+        let (redacted, found) = redact_json(&value);
+        assert_eq!(
+            redacted,
+            serde_json::json!({
+                "title": "Standup",
+                "password": "[REDACTED:password]",
+                "links": ["postgres://app:[REDACTED:url-password]@db/x", 3],
+                "nested": { "note": "secret: [REDACTED:password]", "api_key": "[REDACTED:password]" },
+            })
+        );
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert_eq!(redact_json(&redacted).1, Vec::new());
     }
 
     #[test]

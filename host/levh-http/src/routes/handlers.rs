@@ -127,12 +127,18 @@ pub(super) async fn update_memory(
     CallerScope(scope): CallerScope,
     Path(id): Path<String>,
     Body(body): Body<UpdateBody>,
-) -> Result<Json<UpdateView>, ApiError> {
-    run(&state, scope, move |levh, scope| {
+) -> Result<(StatusCode, Json<UpdateView>), ApiError> {
+    let view = run(&state, scope, move |levh, scope| {
         memories::update(levh, scope, &id, body)
     })
-    .await
-    .map(Json)
+    .await?;
+    // Held for a person, as a capture would be: accepted, not done.
+    let status = if view.held_id.is_some() {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(view)))
 }
 
 pub(super) async fn forget_memory(

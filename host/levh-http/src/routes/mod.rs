@@ -189,10 +189,11 @@ pub(crate) fn api() -> Api {
             handlers::get_memory,
         )
         .route(
-            Route::new(M::PATCH, "/api/memories/{id}", O::UpdateMemory, "Update content (through the gate's secret check) and/or importance")
+            Route::new(M::PATCH, "/api/memories/{id}", O::UpdateMemory, "Update content (judged by the gate like a capture: 200 applied or rejected, 202 held for a person) and/or importance")
                 .body::<UpdateBody>()
                 .ok::<UpdateView>(200)
-                .errors(&[404]),
+                .ok::<UpdateView>(202)
+                .errors(&[400, 404]),
             handlers::update_memory,
         )
         .route(

@@ -202,8 +202,10 @@ impl LevhMcp {
         .map(Json)
     }
 
-    /// Replace a memory's content (it keeps its id and history). The new content passes
-    /// the gate's content checks: length limits, secrets redacted.
+    /// Replace a memory's content (it keeps its id and history). The gate judges the new
+    /// content like a capture: a duplicate of another memory is rejected, content close to
+    /// another is held for a person (held_id), anything else is applied with secrets
+    /// redacted. `applied` says whether it changed.
     #[tool(annotations(
         title = "Update a memory",
         read_only_hint = false,

@@ -39,11 +39,13 @@ pub(crate) fn describe(error: levh_api::Error) -> String {
     error.to_string()
 }
 
-/// The name the client gave in `initialize`, recorded as the source of what it writes.
+/// The name the client gave in `initialize`, recorded as the source of what it writes
+/// (secrets in it redacted: it is listed and logged).
 pub(crate) fn client_name(peer: &Peer<RoleServer>) -> Option<String> {
     peer.peer_info()
         .map(|info| info.client_info.name.trim().to_owned())
         .filter(|name| !name.is_empty())
+        .map(|name| levh_core::gate::secrets::redact(&name).0)
 }
 
 impl LevhMcp {

@@ -1,5 +1,7 @@
 //! `levh doctor`: a ✓/✗ checklist of the store, its index and the embedder.
 
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -89,17 +91,93 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
             warning: None,
         },
     ];
+    report(&checks, &context.home, json!(health), json)
+}
+
+/// When the store cannot be opened (corrupt, unreadable, of a newer levh, a setting
+/// wrong), doctor still says what it can — the file's size, permissions and header — and
+/// which check failed and why, instead of stopping with the error every command gives.
+pub fn run_unopened(home: Option<PathBuf>, error: anyhow::Error, json: bool) -> Result<ExitCode> {
+    let home = match home {
+        Some(home) => home,
+        None => crate::context::default_home()?,
+    };
+    let path = home.join("levh.db");
+    let mut checks = vec![file_check(&path)];
+    checks.push(Check {
+        name: "open",
+        ok: false,
+        detail: format!("{error:#}"),
+        warning: None,
+    });
+    report(&checks, &home, serde_json::Value::Null, json)
+}
+
+/// What can be read of the database file without SQLite.
+fn file_check(path: &Path) -> Check {
+    let fail = |detail: String| Check {
+        name: "file",
+        ok: false,
+        detail,
+        warning: None,
+    };
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Check {
+                name: "file",
+                ok: true,
+                detail: format!(
+                    "{} does not exist yet (created on first use)",
+                    path.display()
+                ),
+                warning: None,
+            };
+        }
+        Err(e) => return fail(format!("{}: {e}", path.display())),
+    };
+    let mut header = [0u8; 16];
+    let read = std::fs::File::open(path).and_then(|mut file| file.read(&mut header));
+    let read_only = metadata.permissions().readonly();
+    let size = metadata.len();
+    match read {
+        Err(e) => fail(format!(
+            "{} ({size} bytes) cannot be read: {e}",
+            path.display()
+        )),
+        Ok(_) if size == 0 => fail(format!("{} is empty (0 bytes)", path.display())),
+        Ok(n) if n < 16 || &header != b"SQLite format 3\0" => fail(format!(
+            "{} ({size} bytes) is not an SQLite database (its header is wrong)",
+            path.display()
+        )),
+        Ok(_) => Check {
+            name: "file",
+            ok: !read_only,
+            detail: format!(
+                "{} ({size} bytes, SQLite{})",
+                path.display(),
+                if read_only { ", read-only" } else { "" }
+            ),
+            warning: None,
+        },
+    }
+}
+
+fn report(
+    checks: &[Check],
+    home: &Path,
+    health: serde_json::Value,
+    json: bool,
+) -> Result<ExitCode> {
     let healthy = checks.iter().all(|c| c.ok);
     if json {
         let items: Vec<_> = checks
             .iter()
             .map(|c| json!({ "check": c.name, "ok": c.ok, "detail": c.detail, "warning": c.warning }))
             .collect();
-        output::json(
-            &json!({ "ok": healthy, "home": context.home, "checks": items, "health": health }),
-        )?;
+        output::json(&json!({ "ok": healthy, "home": home, "checks": items, "health": health }))?;
     } else {
-        for c in &checks {
+        for c in checks {
             let mark = match (c.ok, &c.warning) {
                 (false, _) => "✗",
                 (true, Some(_)) => "!",

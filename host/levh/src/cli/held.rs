@@ -104,10 +104,17 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             if json {
                 output::json(&admission)?;
             } else {
-                output::line(format!(
-                    "admitted {} as memory {}",
-                    admission.held_id, admission.memory_id
-                ));
+                if admission.updated {
+                    output::line(format!(
+                        "admitted {}: memory {} now holds its content",
+                        admission.held_id, admission.memory_id
+                    ));
+                } else {
+                    output::line(format!(
+                        "admitted {} as memory {}",
+                        admission.held_id, admission.memory_id
+                    ));
+                }
                 if let Some(old) = admission.superseded {
                     output::line(format!(
                         "  it supersedes {old}, which is no longer valid from now on"
@@ -148,6 +155,9 @@ fn print_held(held: &HeldCandidate) {
             "decided",
             format!("{} by {}", output::human_time(decision.at), decision.by),
         ));
+    }
+    if let Some(target) = held.updates {
+        rows.push(("updates", target.to_string()));
     }
     if let Some(memory) = held.memory_id {
         rows.push(("memory", memory.to_string()));

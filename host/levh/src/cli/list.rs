@@ -38,7 +38,8 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         source: args.source,
         pinned: args.pinned.then_some(true),
         ..MemoryFilter::default()
-    };
+    }
+    .read_at(None, context.levh.now());
     let memories = context.levh.list(
         &context.scope,
         filter,

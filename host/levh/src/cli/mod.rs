@@ -177,6 +177,13 @@ impl Cli {
                 )?;
                 return benchmark::run(&context, args, self.json);
             }
+            // Doctor reports on a store that cannot be opened, rather than failing with it.
+            Command::Doctor => {
+                return match Context::open(self.home.clone(), &self.workspace) {
+                    Ok(context) => doctor::run(&context, self.json),
+                    Err(error) => doctor::run_unopened(self.home, error, self.json),
+                };
+            }
             Command::Eval(command) => {
                 let context =
                     Context::open_with_embedder(self.home, &self.workspace, command.embedder())?;
@@ -199,7 +206,6 @@ impl Cli {
             Command::Fading(args) => fading::run(&context, args, json),
             Command::Curve(args) => curve::run(&context, args, json),
             Command::Stats(args) => stats::run(&context, args, json),
-            Command::Doctor => doctor::run(&context, json),
             Command::Held(command) => held::run(&context, command, json),
             Command::AuditSecrets => secrets::audit(&context, json),
             Command::RedactSecrets => secrets::redact(&context, json),
@@ -210,6 +216,7 @@ impl Cli {
             Command::Token(command) => token::run(&context, command, json),
             Command::Models(command) => models::run(&context, command, json),
             Command::Mcp(_)
+            | Command::Doctor
             | Command::Serve(_)
             | Command::Reembed(_)
             | Command::Benchmark(_)

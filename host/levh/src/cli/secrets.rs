@@ -17,7 +17,12 @@ pub fn audit(context: &Context, json: bool) -> Result<ExitCode> {
         output::line("no stored memory holds a recognised secret");
     } else {
         for f in &findings {
-            output::line(format!("{}  {}", f.memory_id, f.kinds.join(", ")));
+            output::line(format!(
+                "{}  {}  (in {})",
+                f.memory_id,
+                f.kinds.join(", "),
+                f.fields.join(", ")
+            ));
         }
         output::line(format!(
             "{} memories hold secrets; `levh redact-secrets` strips them",
@@ -35,7 +40,12 @@ pub fn redact(context: &Context, json: bool) -> Result<ExitCode> {
         output::line("nothing to redact");
     } else {
         for f in &findings {
-            output::line(format!("redacted {}  {}", f.memory_id, f.kinds.join(", ")));
+            output::line(format!(
+                "redacted {}  {}  (in {})",
+                f.memory_id,
+                f.kinds.join(", "),
+                f.fields.join(", ")
+            ));
         }
     }
     Ok(ExitCode::SUCCESS)
