@@ -744,3 +744,46 @@ fn a_held_memory_holds_from_when_it_was_written_unless_it_retires_another_and_kn
     ]));
     assert!(knew.to_string().contains(&old), "{knew}");
 }
+
+#[test]
+fn a_synced_file_edited_into_a_copy_of_another_is_held_not_applied_and_an_invisible_body_is_dropped()
+ {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("branch.txt", "The deploy branch for atlas is main.");
+    write(
+        "days.txt",
+        "Deploys happen on Tuesdays after the standup meeting.",
+    );
+    write("blank.txt", "\u{200b}\u{200b}\u{feff}\u{200b}");
+    let sync = || {
+        json(
+            levh(home.path())
+                .args(["sync", "local_files", "--json", "--config"])
+                .arg(format!("directory={}", dir.path().display())),
+        )
+    };
+    let first = sync();
+    assert_eq!(first["failed"], 0, "{first}");
+    let listed = json(levh(home.path()).args(["list", "--json"]));
+    let all = listed.to_string();
+    assert!(
+        !all.contains('\u{200b}') && !all.contains("\\u200b"),
+        "{all}"
+    );
+
+    // days.txt now says what branch.txt says (under its own title): the gate holds the
+    // update for a person, and the memory of days.txt keeps its text meanwhile.
+    write("days.txt", "The deploy branch for atlas is main.");
+    let second = sync();
+    assert_eq!(
+        (&second["held"], &second["updated"]),
+        (&json!(1), &json!(0)),
+        "{second}"
+    );
+    let held = json(levh(home.path()).args(["held", "list", "--json"]));
+    assert!(held[0]["updates"].is_string(), "{held}");
+    let listed = json(levh(home.path()).args(["list", "--json"])).to_string();
+    assert!(listed.contains("Deploys happen on Tuesdays"), "{listed}");
+}

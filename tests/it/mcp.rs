@@ -1364,3 +1364,41 @@ fn mcp_refuses_an_unknown_session_and_invisible_content_by_name() {
         assert_eq!(listed["memories"], json!([]));
     });
 }
+
+#[test]
+fn a_secret_in_an_mcp_client_name_is_redacted_from_the_source_the_sessions_and_the_log() {
+    const NAME: &str = "bot ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let harness = Harness::new();
+    block_on(async {
+        let client = connect(
+            &harness,
+            Profile::Full,
+            TestClient::new(NAME, Person::Absent),
+        )
+        .await;
+        let stored = ok(
+            &client,
+            "store_memory",
+            json!({ "content": "The nightly export runs at 02:00" }),
+        )
+        .await;
+        assert_eq!(stored["source"], "bot [REDACTED:github-token]", "{stored}");
+        let session = ok(&client, "create_session", json!({})).await;
+        assert_eq!(
+            session["client"], "bot [REDACTED:github-token]",
+            "{session}"
+        );
+        let memory = harness.levh.get(&harness.scope, id_of(&stored)).unwrap();
+        assert_eq!(memory.source, "bot [REDACTED:github-token]");
+    });
+    let clients: Vec<String> = harness.store.with_connection(|c| {
+        let mut s = c
+            .prepare("SELECT coalesce(client, '') FROM events")
+            .unwrap();
+        s.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    });
+    assert!(clients.iter().all(|c| !c.contains("ghp_")), "{clients:?}");
+}

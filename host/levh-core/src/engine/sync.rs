@@ -112,10 +112,19 @@ impl Levh {
     ) -> Result<ItemOutcome> {
         let source = format!("connector:{connector}");
         let title = item.title.trim();
-        let content = if title.is_empty() || item.content.trim_start().starts_with(title) {
-            item.content.clone()
+        // A body with nothing visible (zero-width characters, NULs) is no body: the title
+        // must not carry it past the gate's emptiness check.
+        let body = if text::has_visible(&item.content) {
+            item.content.as_str()
         } else {
-            format!("{title}\n\n{}", item.content)
+            ""
+        };
+        let content = if title.is_empty() || body.trim_start().starts_with(title) {
+            body.to_owned()
+        } else if body.is_empty() {
+            title.to_owned()
+        } else {
+            format!("{title}\n\n{body}")
         };
         let hash = text::content_hash(&content);
         let known = self
