@@ -272,3 +272,77 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+#[test]
+fn transcripts_in_subfolders_and_upper_case_names_are_read_dated_by_their_file_and_sbv_is_refused()
+{
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("2026/march");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(
+        nested.join("planning.vtt"),
+        "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ada>We ship the atlas beta on Friday.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("RETRO.VTT"),
+        "WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Grace>The retro moves to the lake room.\n",
+    )
+    .unwrap();
+    // Same name in two folders: two meetings, not one.
+    std::fs::create_dir_all(dir.path().join("2026/april")).unwrap();
+    std::fs::write(
+        dir.path().join("2026/april/planning.vtt"),
+        "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Linus>The gamma release slips a week.\n",
+    )
+    .unwrap();
+    let report = sync(home.path(), "transcript", "transcript_dir", dir.path());
+    assert_eq!(
+        (&report["admitted"], &report["failed"]),
+        (&serde_json::json!(3), &serde_json::json!(0)),
+        "{report}"
+    );
+    let memories = json(levh(home.path()).args(["list", "--json"]));
+    let ids: Vec<&str> = memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["metadata"]["source_id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "2026/march/planning.vtt",
+        "2026/april/planning.vtt",
+        "RETRO.VTT",
+    ] {
+        assert!(ids.contains(&id), "{id} not in {ids:?}");
+    }
+    // World time: the file's modification time, not the time of the sync.
+    let stamp = std::fs::File::options()
+        .write(true)
+        .open(dir.path().join("RETRO.VTT"))
+        .unwrap();
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_600_000);
+    stamp.set_modified(when).unwrap();
+    drop(stamp);
+    let retro = tempfile::tempdir().unwrap();
+    let report = sync(
+        retro.path(),
+        "transcript",
+        "transcript_path",
+        &dir.path().join("RETRO.VTT"),
+    );
+    assert_eq!(report["admitted"], 1, "{report}");
+    let stored = json(levh(retro.path()).args(["list", "--json"]));
+    assert_eq!(stored[0]["valid_from"], "2026-01-05T08:00:00Z", "{stored}");
+
+    // A format it does not read is refused by name, not ingested as speech.
+    let sbv = dir.path().join("captions.sbv");
+    std::fs::write(&sbv, "0:00:01.000,0:00:04.000\nHello there\n").unwrap();
+    let report = sync(home.path(), "transcript", "transcript_path", &sbv);
+    let errors = errors(&report);
+    assert!(
+        errors.iter().any(|e| e.contains("unsupported format .sbv")),
+        "{errors:?}"
+    );
+}

@@ -63,16 +63,20 @@ fn an_mbox_becomes_one_memory_per_message_without_the_noise() {
     let config = [("mbox_path", mbox.display().to_string())];
     let report = sync(home.path(), &config);
     assert_eq!(report["status"], "ok", "{report}");
-    assert_eq!(report["admitted"], 7, "{report}");
-    assert_eq!(
-        errors(&report),
-        ["inbox.mbox#9: no Date header"],
-        "the draft without a Date is the one error line; the no-reply mail is no error"
+    assert_eq!(report["admitted"], 8, "{report}");
+    assert!(
+        errors(&report).is_empty(),
+        "the no-reply mail is no error: {report}"
     );
-    assert_eq!(report["failed"], 1);
+    assert_eq!(report["failed"], 0);
 
     let memories = memories(home.path());
-    assert_eq!(memories.len(), 7);
+    assert_eq!(memories.len(), 8);
+    // The draft has no Date header: its mbox postmark dates it (#17: it was dropped).
+    assert_eq!(
+        by_source_id(&memories, "draft-offsite-agenda@example.com")["valid_from"],
+        "2026-03-10T18:30:00Z"
+    );
     assert!(memories.iter().all(|m| m["kind"] == "email"));
     assert!(
         memories
@@ -159,7 +163,7 @@ fn an_mbox_becomes_one_memory_per_message_without_the_noise() {
             again["unchanged"].as_u64(),
             again["failed"].as_u64()
         ),
-        (Some(0), Some(7), Some(1)),
+        (Some(0), Some(8), Some(0)),
         "{again}"
     );
     let hits = json(levh_at_now(home.path()).args([
@@ -252,7 +256,7 @@ fn past_days_skips_old_mail_and_the_skips_are_logged_not_failed() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (report["admitted"].as_u64(), report["failed"].as_u64()),
-        (Some(6), Some(1)),
+        (Some(7), Some(0)),
         "the November 2025 mail is older than 30 days before {NOW}: {report}"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -415,4 +419,48 @@ fn two_mailboxes_synced_in_turn_each_resume_where_they_stopped() {
     );
     let stats = json(levh_at_now(home.path()).args(["stats", "--json"]));
     assert_eq!(stats["total"], 8, "{stats}");
+}
+
+#[test]
+fn a_message_without_a_date_takes_a_relay_or_postmark_date_and_an_outlook_msg_is_named() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mbox = dir.path().join("old.mbox");
+    std::fs::write(
+        &mbox,
+        "From ada@example.com Wed Mar 18 09:30:00 2026\n\
+         From: Ada <ada@example.com>\nSubject: Budget without a date\n\nThe budget is frozen until April.\n\n\
+         From grace@example.com Thu Mar 19 10:00:00 2026\n\
+         From: Grace <grace@example.com>\n\
+         Received: from mx.example.com by mail.example.org; Thu, 19 Mar 2026 11:15:00 +0000\n\
+         Subject: Relayed without a date\n\nThe offsite moves to the lake house.\n",
+    )
+    .unwrap();
+    let report = sync(home.path(), &[("mbox_path", mbox.display().to_string())]);
+    assert_eq!(
+        (&report["admitted"], &report["failed"]),
+        (&serde_json::json!(2), &serde_json::json!(0)),
+        "{report}"
+    );
+    let stored = memories(home.path());
+    let valid_from = |needle: &str| {
+        stored
+            .iter()
+            .find(|m| m["content"].as_str().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("{needle} not stored"))["valid_from"]
+            .clone()
+    };
+    assert_eq!(valid_from("frozen until April"), "2026-03-18T09:30:00Z");
+    assert_eq!(valid_from("lake house"), "2026-03-19T11:15:00Z");
+
+    let msg = dir.path().join("minutes.msg");
+    let mut bytes = vec![0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+    bytes.extend(std::iter::repeat_n(0u8, 1024));
+    std::fs::write(&msg, bytes).unwrap();
+    let report = sync(home.path(), &[("eml_path", msg.display().to_string())]);
+    let errors = errors(&report);
+    assert!(
+        errors.iter().any(|e| e.contains("Outlook message (.msg)")),
+        "{errors:?}"
+    );
 }

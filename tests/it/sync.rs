@@ -147,7 +147,7 @@ fn a_bad_item_is_skipped_with_a_clear_line_and_the_run_goes_on() {
             .any(|e| e.starts_with("image.png: ") && e.contains("binary")),
         "{errors:?}"
     );
-    // the human output shows one line per bad item
+    // the human output shows one row per bad item, naming it and why
     let text = String::from_utf8(
         ok(levh(home.path())
             .args(["sync", "local_files", "--config"])
@@ -156,9 +156,7 @@ fn a_bad_item_is_skipped_with_a_clear_line_and_the_run_goes_on() {
     )
     .unwrap();
     assert_eq!(
-        text.lines()
-            .filter(|l| l.trim_start().starts_with('✗'))
-            .count(),
+        text.lines().filter(|l| l.contains("┆ failed ┆")).count(),
         3,
         "{text}"
     );
@@ -598,4 +596,152 @@ fn each_configuration_of_a_connector_keeps_its_own_cursor() {
         ("ok".to_owned(), 1),
         "A resumed at its own cursor"
     );
+}
+
+/// The files of a directory a person syncs: a copy, a one-fact update, a file that is
+/// not text, and ordinary notes.
+fn untidy_notes(dir: &Path) {
+    for (name, text) in [
+        ("branch.txt", "The deploy branch for atlas is main."),
+        ("branch-copy.txt", "The deploy branch for atlas is main."),
+        ("branch-new.txt", "The deploy branch for atlas is prod."),
+        ("lunch.txt", "Team lunch is on Thursdays at the noodle bar."),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    // Same text as the first under another name: the titles differ, the content not.
+    std::fs::write(
+        dir.join("port-a.md"),
+        "The staging database runs on port 5432.",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("port-b.md"),
+        "The staging database runs on port 5432.",
+    )
+    .unwrap();
+    std::fs::write(dir.join("blob.txt"), [0xffu8, 0xfe, 0x00, 0x81, 0x9f, 0xc3]).unwrap();
+}
+
+#[test]
+fn every_item_a_sync_did_not_store_is_named_with_its_fate_and_reason_in_the_report_and_status() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    untidy_notes(dir.path());
+    let report = sync(home.path(), dir.path());
+    let not_stored = report["not_stored"].as_array().unwrap();
+    let count = |fate: &str| not_stored.iter().filter(|i| i["fate"] == fate).count() as u64;
+    assert_eq!(
+        (count("held"), count("rejected"), count("failed")),
+        (
+            report["held"].as_u64().unwrap(),
+            report["rejected"].as_u64().unwrap(),
+            report["failed"].as_u64().unwrap()
+        ),
+        "every item not stored is named: {report}"
+    );
+    assert!(
+        not_stored.len() >= 2,
+        "a copy and an update at least: {report}"
+    );
+    for item in not_stored {
+        assert!(
+            item["source_id"].as_str().is_some_and(|s| !s.is_empty()),
+            "{item}"
+        );
+        assert!(
+            item["reason"].as_str().is_some_and(|s| !s.is_empty()),
+            "{item}"
+        );
+        if item["fate"] == "held" {
+            assert!(item["held_id"].is_string(), "{item}");
+            assert!(item["nearest"].is_string(), "{item}");
+        }
+    }
+    // The same list, from the run record.
+    let run = report["run_id"].as_str().unwrap();
+    let again = json(levh(home.path()).args(["sync", "status", run, "--json"]));
+    assert_eq!(again["not_stored"], report["not_stored"]);
+    // And in the table a person reads.
+    let table = ok(levh(home.path()).args(["sync", "status", run]));
+    let table = String::from_utf8_lossy(&table.stdout);
+    for item in not_stored {
+        let file = Path::new(item["source_id"].as_str().unwrap())
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(table.contains(&file), "{file} missing from:\n{table}");
+    }
+}
+
+#[test]
+fn a_dry_run_judges_the_runs_own_items_as_the_real_run_does() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    untidy_notes(dir.path());
+    for n in 0..6 {
+        // A template many files share: only the first is new.
+        std::fs::write(
+            dir.path().join(format!("standup-{n}.md")),
+            "Standup notes: nothing to report, everyone is on track.",
+        )
+        .unwrap();
+    }
+    let dry = json(
+        levh(home.path())
+            .args(["sync", "local_files", "--dry-run", "--json", "--config"])
+            .arg(format!("directory={}", dir.path().display())),
+    );
+    let real = sync(home.path(), dir.path());
+    for field in ["admitted", "redacted", "held", "rejected", "failed"] {
+        assert_eq!(dry[field], real[field], "{field}: dry {dry}\nreal {real}");
+    }
+}
+
+/// A source whose second page never comes back: the process dies while fetching it.
+struct DiesOnSecondPage;
+
+impl Source for DiesOnSecondPage {
+    fn connector(&self) -> &str {
+        "scripted"
+    }
+    fn cursor_key(&self) -> String {
+        "scripted".into()
+    }
+    fn fetch(&mut self, cursor: Option<String>) -> Result<SourcePage, FetchError> {
+        match cursor {
+            None => Ok(pages().remove(0)),
+            Some(_) => panic!("killed"),
+        }
+    }
+}
+
+#[test]
+fn a_run_killed_midway_shows_as_interrupted_with_what_it_stored() {
+    let h = Harness::new();
+    let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        h.levh.sync(
+            &h.scope,
+            &mut DiesOnSecondPage,
+            SyncOptions::default(),
+            None,
+            &mut |_| {},
+        )
+    }));
+    assert!(died.is_err());
+    let runs = h.levh.sync_runs(&h.scope, None, 10).unwrap();
+    assert_eq!(runs[0].status.as_str(), "running", "{runs:?}");
+    assert_eq!(
+        (runs[0].fetched, runs[0].admitted),
+        (2, 2),
+        "the first page is recorded"
+    );
+    h.clock
+        .advance_hours((levh_core::sync::STALE_RUN_MINUTES + 1) as f64 / 60.0);
+    let runs = h.levh.sync_runs(&h.scope, None, 10).unwrap();
+    assert_eq!(runs[0].status.as_str(), "interrupted", "{runs:?}");
+    assert_eq!(runs[0].admitted, 2);
+    let one = h.levh.sync_run(&h.scope, &runs[0].run_id).unwrap().unwrap();
+    assert_eq!(one.status.as_str(), "interrupted");
 }

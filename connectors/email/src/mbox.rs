@@ -28,6 +28,8 @@ pub struct RawMessage {
     pub file_bytes: u64,
     /// True when it was larger than the cap and `bytes` holds only its start.
     pub oversized: bool,
+    /// The date its `From ` line gives (Unix seconds), when it gives one.
+    pub postmark_date: Option<i64>,
 }
 
 /// Why the mbox could not be split.
@@ -87,7 +89,7 @@ impl<R: BufRead> MboxReader<R> {
         if self.finished {
             return Ok(None);
         }
-        let (offset, _postmark) = match self.pending.take() {
+        let (offset, postmark) = match self.pending.take() {
             Some(pending) => pending,
             None => {
                 // First call: skip blank lines, then expect a postmark.
@@ -144,6 +146,7 @@ impl<R: BufRead> MboxReader<R> {
             bytes,
             file_bytes: end - offset,
             oversized,
+            postmark_date: crate::parse::postmark_date(&String::from_utf8_lossy(&postmark)),
         }))
     }
 

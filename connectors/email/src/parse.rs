@@ -75,9 +75,27 @@ pub struct Rules {
 
 /// Parses one message. Never panics, whatever the bytes.
 pub fn parse_message(raw: &[u8], rules: &Rules) -> Result<Email, Rejection> {
+    parse_message_at(raw, rules, None)
+}
+
+/// The magic number of an OLE compound file, which an Outlook `.msg` is.
+const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+
+/// [`parse_message`], with the date an mbox's `From ` line gave the message: its time
+/// when it has no `Date:` header and no `Received:` header with a date.
+pub fn parse_message_at(
+    raw: &[u8],
+    rules: &Rules,
+    postmark_date: Option<i64>,
+) -> Result<Email, Rejection> {
     let invalid = |m: &str| Rejection::Invalid(m.to_owned());
     if raw.iter().all(u8::is_ascii_whitespace) {
         return Err(invalid("empty message"));
+    }
+    if raw.starts_with(&OLE_MAGIC) {
+        return Err(invalid(
+            "an Outlook message (.msg), which levh cannot read: save it from Outlook as .eml (or export an mbox)",
+        ));
     }
     let message = MessageParser::default()
         .parse(raw)
@@ -112,7 +130,22 @@ pub fn parse_message(raw: &[u8], rules: &Rules) -> Result<Email, Rejection> {
         .iter()
         .find(|h| h.name().eq_ignore_ascii_case("date"))
     {
-        None => return Err(invalid("no Date header")),
+        // No Date: the newest time a relay stamped on it, else the mbox's postmark.
+        None => match message
+            .received_all()
+            .filter_map(|received| received.date())
+            .filter(|date| date.is_valid())
+            .map(|date| date.to_timestamp())
+            .max()
+            .or(postmark_date)
+        {
+            Some(date) => date,
+            None => {
+                return Err(invalid(
+                    "no Date header (and no Received: date or mbox postmark date)",
+                ));
+            }
+        },
         Some(header) => match header.value() {
             HeaderValue::DateTime(date) if date.is_valid() => date.to_timestamp(),
             _ => {
@@ -425,6 +458,47 @@ pub fn rfc3339_utc(unix: i64) -> String {
     )
 }
 
+/// The date of an mbox postmark, `From sender Wed Mar 18 09:30:00 2026` (asctime, UTC;
+/// an optional zone after the year is ignored), as Unix seconds.
+pub fn postmark_date(line: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    // `From`, the sender, then the weekday: the month is the first month name after it.
+    let at = tokens
+        .iter()
+        .enumerate()
+        .skip(2)
+        .find(|(_, t)| MONTHS.iter().any(|m| t.eq_ignore_ascii_case(m)))?
+        .0;
+    let month = MONTHS
+        .iter()
+        .position(|m| tokens[at].eq_ignore_ascii_case(m))? as u32
+        + 1;
+    let day: u32 = tokens.get(at + 1)?.parse().ok()?;
+    let mut clock = tokens.get(at + 2)?.split(':');
+    let hour: i64 = clock.next()?.parse().ok()?;
+    let minute: i64 = clock.next()?.parse().ok()?;
+    let second: i64 = clock.next().map_or(Some(0), |s| s.parse().ok())?;
+    let year: i64 = tokens.get(at + 3)?.parse().ok()?;
+    if !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    Some(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
+/// (year, month, day) → days since 1970-01-01, proleptic Gregorian (H. Hinnant's).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (H. Hinnant's).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -582,6 +656,37 @@ mod tests {
     }
 
     #[test]
+    fn a_message_without_a_date_takes_its_newest_received_date_then_its_postmark() {
+        let relayed = b"From: a@b.c\nReceived: from mx1 by mx2; Tue, 03 Mar 2026 10:00:00 +0000\nReceived: from laptop by mx1; Tue, 03 Mar 2026 09:59:00 +0000\nSubject: s\n\nbody\n";
+        assert_eq!(rfc3339_utc(parse(relayed).date), "2026-03-03T10:00:00Z");
+        let bare = b"From: a@b.c\nSubject: s\n\nbody\n";
+        let postmark = postmark_date("From a@b.c Wed Mar 18 09:30:05 2026");
+        assert_eq!(
+            postmark.map(rfc3339_utc).as_deref(),
+            Some("2026-03-18T09:30:05Z")
+        );
+        let email = parse_message_at(bare, &Rules::default(), postmark).unwrap();
+        assert_eq!(rfc3339_utc(email.date), "2026-03-18T09:30:05Z");
+        assert_eq!(postmark_date("From a@b.c sometime"), None);
+        assert_eq!(
+            postmark_date("From MAILER-DAEMON Thu Feb 29 23:59:59 2024 +0100").map(rfc3339_utc),
+            Some("2024-02-29T23:59:59Z".to_owned())
+        );
+    }
+
+    #[test]
+    fn an_outlook_msg_file_is_named_as_such() {
+        let mut msg = OLE_MAGIC.to_vec();
+        msg.extend_from_slice(&[0u8; 504]);
+        match parse_message(&msg, &Rules::default()) {
+            Err(Rejection::Invalid(message)) => {
+                assert!(message.contains("Outlook message (.msg)"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn dates_become_utc() {
         for (header, utc) in [
             ("Mon, 09 Mar 2026 08:05:00 -0700", "2026-03-09T15:05:00Z"),
@@ -623,7 +728,10 @@ mod tests {
             invalid(&truncated),
             "truncated MIME: multipart boundary \"q1-slides-boundary\" never closes"
         );
-        assert_eq!(invalid(&fixture(9)), "no Date header");
+        assert_eq!(
+            invalid(&fixture(9)),
+            "no Date header (and no Received: date or mbox postmark date)"
+        );
         assert_eq!(
             invalid(b"From: a@b.c\nDate: next tuesday\n\nx\n"),
             "unreadable Date header \"next tuesday\""

@@ -18,7 +18,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::mbox::{MAX_MESSAGE_BYTES, MboxError, MboxReader};
-use crate::parse::{Participant, Rejection, Rules, parse_message, rfc3339_utc, stable_hash};
+use crate::parse::{Participant, Rejection, Rules, parse_message_at, rfc3339_utc, stable_hash};
 
 /// Messages (or .eml files) read per page.
 pub const PAGE_SIZE: usize = 500;
@@ -215,12 +215,14 @@ struct Origin<'a> {
     uri: String,
     /// Its number in the file (0 for an .eml).
     position: u64,
+    /// The date of its mbox postmark, a fallback for a message without a date.
+    postmark_date: Option<i64>,
 }
 
 /// Parses one message into an item, an error, or a skip count.
 fn take(settings: &Settings, page: &mut Page, raw: &[u8], origin: Origin<'_>) {
     page.read += 1;
-    let email = match parse_message(raw, &settings.rules) {
+    let email = match parse_message_at(raw, &settings.rules, origin.postmark_date) {
         Ok(email) => email,
         Err(Rejection::Excluded) => {
             page.excluded += 1;
@@ -413,6 +415,7 @@ fn fetch_mbox(settings: &Settings, path: &Path, cursor: Option<&str>) -> Page {
                         uri: format!("file:{}#{number}", path.display()),
                         location,
                         position: number,
+                        postmark_date: message.postmark_date,
                     };
                     take(settings, &mut page, &message.bytes, origin);
                 }
@@ -497,6 +500,7 @@ fn read_eml(settings: &Settings, page: &mut Page, path: &Path, name: &str) {
         location: name.to_owned(),
         uri: format!("file:{}", path.display()),
         position: 0,
+        postmark_date: None,
     };
     take(settings, page, &bytes, origin);
 }
@@ -710,15 +714,10 @@ mod tests {
         let settings = settings("mbox_path", &fixtures().join("inbox.mbox"));
         let page = fetch(&settings, None).unwrap();
         assert!(page.done && page.next_cursor.is_none());
-        assert_eq!((page.items.len(), page.excluded, page.read), (7, 1, 9));
-        assert_eq!(
-            page.errors,
-            [Problem {
-                source_id: Some("inbox.mbox#9".into()),
-                location: "inbox.mbox#9".into(),
-                message: "no Date header".into(),
-            }]
-        );
+        // The ninth message has no Date header: its postmark dates it (#17).
+        assert_eq!((page.items.len(), page.excluded, page.read), (8, 1, 9));
+        assert_eq!(page.errors, []);
+        assert_eq!(page.items[7].occurred_at, "2026-03-10T18:30:00Z");
         let reply = &page.items[5];
         assert_eq!(reply.source_id, "re-atlas-budget-1@example.com");
         assert_eq!(reply.title, "Re: Atlas budget review moved to Thursday");
@@ -749,7 +748,7 @@ mod tests {
         let mut settings = settings("mbox_path", &fixtures().join("inbox.mbox"));
         settings.past_days = 30;
         let page = fetch(&settings, None).unwrap();
-        assert_eq!((page.items.len(), page.too_old), (6, 1));
+        assert_eq!((page.items.len(), page.too_old), (7, 1));
         assert!(
             page.items
                 .iter()

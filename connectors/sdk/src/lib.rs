@@ -81,3 +81,46 @@ pub fn integer(config: &Config, key: &str, default: u64) -> Result<u64, Error> {
 pub fn info(message: &str) {
     log(Level::Info, message);
 }
+
+/// Unix seconds → `2026-03-18T09:30:00Z`, the form `Item::occurred_at` takes.
+pub fn rfc3339_utc(unix_seconds: i64) -> String {
+    let days = unix_seconds.div_euclid(86_400);
+    let rest = unix_seconds.rem_euclid(86_400);
+    // Days → civil date, proleptic Gregorian (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// A file's modification time as RFC 3339 UTC: the world time of an item whose file says
+/// no date of its own.
+pub fn modified_at(path: &std::path::Path) -> Option<String> {
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    let seconds = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    Some(rfc3339_utc(i64::try_from(seconds).ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn unix_seconds_become_rfc3339_utc() {
+        assert_eq!(super::rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339_utc(1_709_251_199), "2024-02-29T23:59:59Z");
+        assert_eq!(super::rfc3339_utc(-1), "1969-12-31T23:59:59Z");
+    }
+}

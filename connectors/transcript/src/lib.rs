@@ -26,28 +26,51 @@ mod component {
         }
     }
 
-    fn files(config: &Config) -> Result<Vec<PathBuf>, Error> {
+    /// The transcripts to read, each with the name it is known by (its path relative to
+    /// `transcript_dir`, or its file name).
+    fn files(config: &Config) -> Result<Vec<(String, PathBuf)>, Error> {
         if let Some(path) = levh_connector_sdk::config_value(config, "transcript_path") {
-            return Ok(vec![PathBuf::from(path)]);
+            let path = PathBuf::from(path);
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Ok(vec![(name, path)]);
         }
         let Some(dir) = levh_connector_sdk::config_value(config, "transcript_dir") else {
             return Err(Error::InvalidConfig(
                 "set `transcript_path` or `transcript_dir`".into(),
             ));
         };
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| Error::InvalidConfig(format!("`transcript_dir` {dir}: {e}")))?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("vtt" | "srt" | "txt")
-                )
-            })
-            .collect();
+        let root = Path::new(dir);
+        let mut found = Vec::new();
+        walk(root, root, &mut found)
+            .map_err(|e| Error::InvalidConfig(format!("`transcript_dir` {dir}: {e}")))?;
         found.sort();
         Ok(found)
+    }
+
+    /// Every transcript under `dir`, in subfolders too (hidden ones skipped), whatever
+    /// the case of its extension.
+    fn walk(dir: &Path, root: &Path, found: &mut Vec<(String, PathBuf)>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)?.flatten() {
+            let path = entry.path();
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                // An unreadable subfolder is not the whole directory's failure.
+                let _ = walk(&path, root, found);
+            } else if crate::parse::is_transcript(&path.to_string_lossy()) {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .into_owned();
+                found.push((name, path));
+            }
+        }
+        Ok(())
     }
 
     impl Guest for Transcripts {
@@ -88,11 +111,7 @@ mod component {
             let max_chars = levh_connector_sdk::integer(&config, "max_chars", 4000)? as usize;
             let mut items = Vec::new();
             let mut errors = Vec::new();
-            for path in files(&config)? {
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+            for (name, path) in files(&config)? {
                 let location = name.clone();
                 let bytes = match std::fs::read(&path) {
                     Ok(bytes) => bytes,
@@ -106,7 +125,13 @@ mod component {
                     }
                 };
                 match parse(&name, &bytes) {
-                    Ok(meeting) => items.push(item(&name, &path, meeting, max_chars)),
+                    Ok(meeting) => {
+                        let mut item = item(&name, &path, meeting, max_chars);
+                        // The meeting's time: the file says none, its modification time
+                        // is the closest thing.
+                        item.occurred_at = levh_connector_sdk::modified_at(&path);
+                        items.push(item);
+                    }
                     Err(message) => errors.push(ItemError {
                         source_id: Some(name),
                         location,

@@ -58,14 +58,49 @@ fn timing(line: &str) -> Option<Result<(f64, f64), String>> {
     })
 }
 
-/// Splits `<v Name>text</v>` or `Name: text` into (speaker, words).
-fn speaker(line: &str) -> (Option<String>, String) {
-    if let Some(rest) = line.strip_prefix("<v ")
-        && let Some((name, words)) = rest.split_once('>')
-    {
-        let words = words.replace("</v>", "");
-        return (Some(name.trim().to_owned()), words.trim().to_owned());
+/// A cue's text without its markup: WebVTT tags (`<c.colorE5E5E5>`, `<i>`, `</v>`, inline
+/// timestamps `<00:17.500>`) removed and the character references it allows decoded.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        match rest[open..].find('>') {
+            Some(close) => rest = &rest[open + close + 1..],
+            None => {
+                out.push_str(&rest[open..]);
+                rest = "";
+            }
+        }
     }
+    out.push_str(rest);
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", " ")
+        .replace("&lrm;", "")
+        .replace("&rlm;", "")
+        .replace("&amp;", "&")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Splits `<v Name>text</v>` (classes allowed: `<v.loud Joe>`) or `Name: text` into
+/// (speaker, words), markup removed.
+fn speaker(line: &str) -> (Option<String>, String) {
+    if let Some(rest) = line.strip_prefix("<v")
+        && rest.starts_with([' ', '.'])
+        && let Some((tag, words)) = rest.split_once('>')
+    {
+        // `<v.class.other Name>`: the classes end at the first space.
+        let name = tag.split_once(' ').map_or("", |(_, name)| name).trim();
+        if !name.is_empty() {
+            return (Some(plain(name)), plain(words));
+        }
+        return (None, plain(words));
+    }
+    let line = plain(line);
+    let line = line.as_str();
     if let Some((name, words)) = line.split_once(": ")
         && !name.is_empty()
         && name.len() <= 40
@@ -77,8 +112,105 @@ fn speaker(line: &str) -> (Option<String>, String) {
     (None, line.trim().to_owned())
 }
 
+/// The longest summary kept: three sentences, not a subtitle file run together.
+const MAX_SUMMARY_CHARS: usize = 600;
+
+/// The blocks of a timed file (lines between blank lines), each line with its number.
+fn blocks(text: &str) -> Vec<Vec<(usize, &str)>> {
+    let mut blocks = Vec::new();
+    let mut current = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                blocks.push(std::mem::take(&mut current));
+            }
+        } else {
+            current.push((number + 1, line.trim()));
+        }
+    }
+    if !current.is_empty() {
+        blocks.push(current);
+    }
+    blocks
+}
+
+/// One block of a WebVTT or SubRip file. WebVTT's header (`WEBVTT` and its `Kind:` /
+/// `Language:` lines) and its `NOTE`, `STYLE` and `REGION` blocks say nothing that was
+/// spoken; a cue is an optional id (or SRT index), its timing line, and its text — each
+/// cue its own utterance, a line without a speaker continuing the cue it is in.
+fn cue(
+    block: &[(usize, &str)],
+    vtt: bool,
+    utterances: &mut Vec<(Option<String>, String)>,
+    duration: &mut Option<f64>,
+) -> Result<(), String> {
+    let first = block[0].1;
+    if vtt
+        && (first.starts_with("WEBVTT")
+            || first == "NOTE"
+            || first.starts_with("NOTE ")
+            || first == "STYLE"
+            || first == "REGION")
+    {
+        return Ok(());
+    }
+    let timing_at = block.iter().position(|(_, line)| timing(line).is_some());
+    let text = match timing_at {
+        Some(at) => {
+            let (number, line) = block[at];
+            if let Some(result) = timing(line) {
+                let (_, end) = result.map_err(|e| format!("line {number}: {e}"))?;
+                *duration = Some(end);
+            }
+            &block[at + 1..]
+        }
+        // Text outside any cue: kept as speech (files written by hand), never dropped.
+        None => block,
+    };
+    let mut in_cue = false;
+    for (_, line) in text {
+        let (who, words) = speaker(line);
+        if words.is_empty() {
+            continue;
+        }
+        match (who, utterances.last_mut()) {
+            (None, Some(last)) if in_cue => {
+                last.1.push(' ');
+                last.1.push_str(&words);
+            }
+            (who, _) => utterances.push((who, words)),
+        }
+        in_cue = true;
+    }
+    Ok(())
+}
+
+/// The formats read: WebVTT, SubRip, and plain `Name: text` lines.
+const FORMATS: [&str; 3] = ["vtt", "srt", "txt"];
+
+/// Whether a file name is one of the transcript formats (any case).
+pub fn is_transcript(name: &str) -> bool {
+    extension(name).is_some_and(|e| FORMATS.contains(&e.as_str()))
+}
+
+fn extension(name: &str) -> Option<String> {
+    let (_, extension) = name.rsplit_once('.')?;
+    (!extension.contains('/')).then(|| extension.to_ascii_lowercase())
+}
+
 /// Parses a transcript; `name` picks the format by extension. An error names the line.
 pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
+    if !is_transcript(name) {
+        return Err(match extension(name) {
+            Some(other) => {
+                format!("unsupported format .{other}: levh reads .vtt, .srt and .txt transcripts")
+            }
+            None => "unsupported format (no extension): levh reads .vtt, .srt and .txt transcripts"
+                .into(),
+        });
+    }
+    let lower = name.to_ascii_lowercase();
+    let name = lower.as_str();
     let text = std::str::from_utf8(bytes).map_err(|e| {
         format!(
             "not UTF-8 text (invalid byte at offset {})",
@@ -95,32 +227,25 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
     }
     let mut utterances: Vec<(Option<String>, String)> = Vec::new();
     let mut duration = None;
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with("WEBVTT") || line.starts_with("NOTE") {
-            continue;
+    if timed {
+        for block in blocks(text) {
+            cue(
+                &block,
+                name.ends_with(".vtt"),
+                &mut utterances,
+                &mut duration,
+            )?;
         }
-        if timed {
-            if let Some(result) = timing(line) {
-                let (_, end) = result.map_err(|e| format!("line {}: {e}", number + 1))?;
-                duration = Some(end);
+    } else {
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() {
                 continue;
             }
-            if line.chars().all(|c| c.is_ascii_digit()) {
-                continue; // an SRT index or a VTT cue id
+            let (who, words) = speaker(line);
+            if !words.is_empty() {
+                utterances.push((who, words));
             }
-        }
-        let (who, words) = speaker(line);
-        if words.is_empty() {
-            continue;
-        }
-        // A line without a speaker continues the previous utterance in timed formats.
-        match (who, utterances.last_mut()) {
-            (None, Some(last)) if timed => {
-                last.1.push(' ');
-                last.1.push_str(&words);
-            }
-            (who, _) => utterances.push((who, words)),
         }
     }
     if utterances.is_empty() {
@@ -140,13 +265,16 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let summary = summarise(
+    let mut summary = summarise(
         &utterances
             .iter()
             .map(|(_, w)| w.as_str())
             .collect::<Vec<_>>(),
         3,
     );
+    if summary.chars().count() > MAX_SUMMARY_CHARS {
+        summary = summary.chars().take(MAX_SUMMARY_CHARS).collect::<String>() + "…";
+    }
     Ok(Meeting {
         speakers,
         text,
@@ -214,6 +342,41 @@ mod tests {
         let m = parse("review.srt", srt.as_bytes()).unwrap();
         assert_eq!(m.speakers, ["Ada", "Bob"]);
         assert!(m.text.contains("Bob: I will send the numbers by Monday."));
+    }
+
+    #[test]
+    fn webvtt_is_read_by_its_structure() {
+        let vtt = "WEBVTT\nKind: captions\nLanguage: en\n\nSTYLE\n::cue { color: yellow }\n\nREGION\nid:fred width:40%\n\nNOTE this is a comment\nthat spans two lines\n\nintro\n00:00:01.000 --> 00:00:04.000 align:start\n<v.loud Joe>We <i>ship</i> on <00:00:02.500>Friday &amp; celebrate.</v>\n\n00:00:05.000 --> 00:00:07.000\n<c.colorE5E5E5>The second cue</c>\nhas two lines.\n\n00:00:08.000 --> 00:00:09.000\nA third cue.\n";
+        let m = parse("captions.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.speakers, ["Joe"]);
+        assert_eq!(
+            m.text,
+            "Joe: We ship on Friday & celebrate.\nThe second cue has two lines.\nA third cue."
+        );
+        assert_eq!(m.cues, 3);
+        assert_eq!(m.duration_seconds, Some(9.0));
+    }
+
+    #[test]
+    fn a_long_subtitle_without_speakers_keeps_its_cues_and_a_short_summary() {
+        let mut srt = String::new();
+        for n in 0..200 {
+            srt.push_str(&format!(
+                "{}\n00:{:02}:{:02},000 --> 00:{:02}:{:02},500\nThis is subtitle line number {n} about the harbour crossing.\n\n",
+                n + 1,
+                n / 60,
+                n % 60,
+                n / 60,
+                n % 60
+            ));
+        }
+        let m = parse("film.SRT", srt.as_bytes()).unwrap();
+        assert_eq!(m.cues, 200);
+        assert!(
+            m.summary.chars().count() <= MAX_SUMMARY_CHARS + 1,
+            "{}",
+            m.summary.len()
+        );
     }
 
     #[test]

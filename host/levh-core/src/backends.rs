@@ -425,6 +425,9 @@ pub trait Store: Send + Sync + fmt::Debug {
         limit: usize,
     ) -> Result<Vec<SyncReport>, StoreError>;
 
+    /// One sync run by its id.
+    fn sync_run(&self, workspace: &Workspace, id: &str) -> Result<Option<SyncReport>, StoreError>;
+
     /// Erases a memory (live or forgotten) and every copy of its content: the row, its
     /// vector and keys, its full-text entries, held candidates with the same content;
     /// then compacts the index and the write-ahead log and scans the whole database for

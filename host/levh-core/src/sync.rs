@@ -196,6 +196,9 @@ pub enum SyncStatus {
     Ok,
     /// A page could not be fetched; the report says why.
     Failed,
+    /// Left `running` by a process that died (killed, crashed): no page was recorded for
+    /// [`STALE_RUN_MINUTES`]. The counts say what it stored up to its last page.
+    Interrupted,
     /// Nothing was stored: the gate was only asked.
     DryRun,
 }
@@ -207,6 +210,7 @@ impl SyncStatus {
             Self::Running => "running",
             Self::Ok => "ok",
             Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
             Self::DryRun => "dry-run",
         }
     }
@@ -231,6 +235,9 @@ pub struct SyncReport {
     pub started_at: Option<Timestamp>,
     /// When it ended.
     pub finished_at: Option<Timestamp>,
+    /// When its record was last written (after each page).
+    #[serde(default)]
+    pub updated_at: Option<Timestamp>,
     /// Pages fetched.
     pub pages: u64,
     /// Items fetched.
@@ -251,6 +258,10 @@ pub struct SyncReport {
     pub failed: u64,
     /// One line per failure: where, and why.
     pub errors: Vec<String>,
+    /// Every item that was not stored (held, rejected, failed), with why — up to
+    /// [`MAX_NOT_STORED`]; the counts above stay exact.
+    #[serde(default)]
+    pub not_stored: Vec<NotStoredItem>,
     /// Why the run failed, when a page could not be fetched (not kept with the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FetchFailure>,
@@ -263,8 +274,57 @@ pub struct SyncOptions {
     pub dry_run: bool,
 }
 
+/// A run still `running` whose record has not been written for this long is shown as
+/// interrupted: a page (one fetch, bounded by the plugin time limit, and its items through
+/// the gate) never takes this long.
+pub const STALE_RUN_MINUTES: i64 = 15;
+
 /// At most this many error lines are kept in a run record (the counts stay exact).
 pub const MAX_ERROR_LINES: usize = 200;
+
+/// At most this many items not stored are named in a run record (the counts stay exact).
+pub const MAX_NOT_STORED: usize = 5_000;
+
+/// What became of an item that a sync did not store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ItemFate {
+    /// Waits for a person in the held queue.
+    Held,
+    /// Refused by the gate (a duplicate, empty, too long...).
+    Rejected,
+    /// Could not be read or stored.
+    Failed,
+}
+
+impl ItemFate {
+    /// Its name in reports and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Held => "held",
+            Self::Rejected => "rejected",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// An item of a sync run that did not become (or change) a memory, and why. Never
+/// carries content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotStoredItem {
+    /// The item's id at its source (a file path, a message id, an event UID).
+    pub source_id: String,
+    /// Held, rejected or failed.
+    pub fate: ItemFate,
+    /// Why, in the gate's or the connector's words.
+    pub reason: String,
+    /// The stored memory it collided with, when the gate named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<crate::MemoryId>,
+    /// The held candidate waiting for a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_id: Option<crate::HeldId>,
+}
 
 /// A sync asked for through a network surface (REST, MCP). It carries settings only:
 /// the runtime uses the grants a person stored, and a path named in `config` grants

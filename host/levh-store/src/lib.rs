@@ -881,6 +881,10 @@ impl Store for SqliteStore {
         sync::runs(&self.lock(), workspace, connector, limit)
     }
 
+    fn sync_run(&self, workspace: &Workspace, id: &str) -> Result<Option<SyncReport>, StoreError> {
+        sync::run(&self.lock(), workspace, id)
+    }
+
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn purge(
         &self,

@@ -145,6 +145,23 @@ pub(crate) fn save_run(
     Ok(())
 }
 
+pub(crate) fn run(
+    conn: &Connection,
+    workspace: &Workspace,
+    id: &str,
+) -> Result<Option<SyncReport>, StoreError> {
+    let text: Option<String> = conn
+        .query_row(
+            "SELECT report FROM sync_runs WHERE workspace = ?1 AND id = ?2",
+            params![workspace.as_str(), id],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(sqlite)?;
+    text.map(|text| serde_json::from_str(&text).map_err(StoreError::new))
+        .transpose()
+}
+
 pub(crate) fn runs(
     conn: &Connection,
     workspace: &Workspace,

@@ -14,8 +14,8 @@ use serde::Serialize;
 use crate::gate::{self, Measure, Nearest, Redaction, Verdict};
 use crate::rank::{self, HScore, Scorer};
 use crate::sync::{
-    ItemOutcome, MAX_ERROR_LINES, Source, SourceItem, SyncOptions, SyncReport, SyncStatus,
-    SyncedItem,
+    ItemFate, ItemOutcome, MAX_ERROR_LINES, MAX_NOT_STORED, NotStoredItem, Source, SourceItem,
+    SyncOptions, SyncReport, SyncStatus, SyncedItem,
 };
 use crate::time::add_hours;
 use crate::{

@@ -35,6 +35,9 @@ impl Levh {
         }
         let cursor_key = source.cursor_key();
         let mut cursor = self.store.sync_cursor(&scope.workspace, &cursor_key)?;
+        // A dry run stores nothing, so the run's own items are simulated as neighbours:
+        // the tenth copy of a template is judged against the first nine, as it would be.
+        let mut simulated = options.dry_run.then(DryRun::default);
         let mut failure = None;
         loop {
             let page = match source.fetch(cursor.clone()) {
@@ -52,26 +55,72 @@ impl Levh {
                     &mut report,
                     format!("{}: {}", error.location, error.message),
                 );
+                not_stored(
+                    &mut report,
+                    NotStoredItem {
+                        source_id: error.location.clone(),
+                        fate: ItemFate::Failed,
+                        reason: error.message.clone(),
+                        nearest: None,
+                        held_id: None,
+                    },
+                );
             }
             for item in page.items {
                 let location = item.source_id.clone();
-                match self.sync_item(scope, &connector, project.as_deref(), item, options.dry_run) {
-                    Ok(outcome) => match outcome {
-                        ItemOutcome::Admit => report.admitted += 1,
-                        ItemOutcome::Redact => report.redacted += 1,
-                        ItemOutcome::Review => report.held += 1,
-                        ItemOutcome::Reject => report.rejected += 1,
-                        ItemOutcome::Update => report.updated += 1,
-                        ItemOutcome::Unchanged => report.unchanged += 1,
-                    },
+                match self.sync_item(
+                    scope,
+                    &connector,
+                    project.as_deref(),
+                    item,
+                    simulated.as_mut(),
+                ) {
+                    Ok(synced) => {
+                        match synced.outcome {
+                            ItemOutcome::Admit => report.admitted += 1,
+                            ItemOutcome::Redact => report.redacted += 1,
+                            ItemOutcome::Review => report.held += 1,
+                            ItemOutcome::Reject => report.rejected += 1,
+                            ItemOutcome::Update => report.updated += 1,
+                            ItemOutcome::Unchanged => report.unchanged += 1,
+                        }
+                        let fate = match synced.outcome {
+                            ItemOutcome::Review => Some(ItemFate::Held),
+                            ItemOutcome::Reject => Some(ItemFate::Rejected),
+                            _ => None,
+                        };
+                        if let Some(fate) = fate {
+                            not_stored(
+                                &mut report,
+                                NotStoredItem {
+                                    source_id: location,
+                                    fate,
+                                    reason: synced.reason.unwrap_or_default(),
+                                    nearest: synced.nearest,
+                                    held_id: synced.held_id,
+                                },
+                            );
+                        }
+                    }
                     Err(error) => {
                         report.failed += 1;
                         note(&mut report, format!("{location}: {error}"));
+                        not_stored(
+                            &mut report,
+                            NotStoredItem {
+                                source_id: location,
+                                fate: ItemFate::Failed,
+                                reason: error.to_string(),
+                                nearest: None,
+                                held_id: None,
+                            },
+                        );
                     }
                 }
                 progress(&report);
             }
-            // The page is stored: only now may the cursor move past it.
+            // The page is stored: only now may the cursor move past it, and the run's
+            // record say so (a run killed later still shows what it stored).
             if !options.dry_run {
                 self.store.save_sync_cursor(
                     &scope.workspace,
@@ -79,6 +128,9 @@ impl Levh {
                     page.next_cursor.as_deref(),
                     self.clock.now(),
                 )?;
+                report.updated_at = Some(self.clock.now());
+                self.store
+                    .save_sync_run(&scope.workspace, &report, &scope.actor)?;
             }
             if page.done || page.next_cursor.is_none() || page.next_cursor == cursor {
                 break;
@@ -108,8 +160,8 @@ impl Levh {
         connector: &str,
         project: Option<&str>,
         item: SourceItem,
-        dry_run: bool,
-    ) -> Result<ItemOutcome> {
+        mut dry_run: Option<&mut DryRun>,
+    ) -> Result<SyncedOutcome> {
         let source = format!("connector:{connector}");
         let title = item.title.trim();
         // A body with nothing visible (zero-width characters, NULs) is no body: the title
@@ -131,14 +183,14 @@ impl Levh {
             .store
             .synced_item(&scope.workspace, connector, &item.source_id)?;
         if known.as_ref().is_some_and(|k| k.content_hash == hash) {
-            return Ok(ItemOutcome::Unchanged);
+            return Ok(SyncedOutcome::just(ItemOutcome::Unchanged));
         }
         let now = self.clock.now();
         if let Some(memory_id) = known.as_ref().and_then(|k| k.memory_id)
             && self.store.get(&scope.workspace, memory_id)?.is_some()
         {
-            if dry_run {
-                return Ok(ItemOutcome::Update);
+            if dry_run.is_some() {
+                return Ok(SyncedOutcome::just(ItemOutcome::Update));
             }
             // The changed item passes the gate like any update: a duplicate of another
             // memory is rejected, one close to another is held for a person.
@@ -160,7 +212,7 @@ impl Levh {
                 &record,
                 now,
             )?;
-            return Ok(verdict);
+            return Ok(SyncedOutcome::of(verdict, &update.verdict, update.held_id));
         }
 
         let mut metadata = match item.metadata {
@@ -191,8 +243,8 @@ impl Levh {
             metadata: Some(serde_json::Value::Object(metadata)),
             ..NewMemory::default()
         };
-        if dry_run {
-            return Ok(ItemOutcome::of(&self.evaluate(scope, new)?.verdict));
+        if let Some(run) = dry_run.as_mut() {
+            return self.simulate(scope, new, &item.source_id, run);
         }
         let outcome = self.capture(scope, new)?;
         let mut verdict = ItemOutcome::of(&outcome.verdict);
@@ -221,7 +273,31 @@ impl Levh {
             &record,
             now,
         )?;
-        Ok(verdict)
+        Ok(SyncedOutcome::of(
+            verdict,
+            &outcome.verdict,
+            outcome.held_id,
+        ))
+    }
+
+    /// One sync run, by its id.
+    pub fn sync_run(&self, scope: &Scope, id: &str) -> Result<Option<SyncReport>> {
+        Ok(self
+            .store
+            .sync_run(&scope.workspace, id.trim())?
+            .map(|run| self.with_liveness(run)))
+    }
+
+    /// A run left `running` with no page recorded for a while was interrupted.
+    fn with_liveness(&self, mut run: SyncReport) -> SyncReport {
+        let last = run.updated_at.or(run.started_at);
+        let stale = last.is_some_and(|at| {
+            self.clock.now().as_second() - at.as_second() > crate::sync::STALE_RUN_MINUTES * 60
+        });
+        if run.status == SyncStatus::Running && stale {
+            run.status = SyncStatus::Interrupted;
+        }
+        run
     }
 
     /// Recent sync runs, newest first.
@@ -231,7 +307,204 @@ impl Levh {
         connector: Option<&str>,
         limit: usize,
     ) -> Result<Vec<SyncReport>> {
-        Ok(self.store.sync_runs(&scope.workspace, connector, limit)?)
+        Ok(self
+            .store
+            .sync_runs(&scope.workspace, connector, limit)?
+            .into_iter()
+            .map(|run| self.with_liveness(run))
+            .collect())
+    }
+}
+
+impl Levh {
+    /// A dry run's verdict on one item: the gate against the store and against the
+    /// items of this run that would have been stored or held before it.
+    fn simulate(
+        &self,
+        scope: &Scope,
+        new: NewMemory,
+        source_id: &str,
+        run: &mut DryRun,
+    ) -> Result<SyncedOutcome> {
+        let p = self.prepare(scope, new, None)?;
+        let hash = text::content_hash(&p.content);
+        let (mut nearest, mut nearest_content) = (p.nearest, p.nearest_content.clone());
+        let mut from_run = None;
+        if let Some((index, similarity)) = run.nearest(&p, self.embedder.is_semantic())
+            && nearest.is_none_or(|n| similarity > n.similarity)
+        {
+            let earlier = &run.items[index];
+            nearest = Some(Nearest {
+                id: earlier.stand_in,
+                similarity,
+                measure: if self.embedder.is_semantic() {
+                    Measure::Cosine
+                } else {
+                    Measure::Lexical
+                },
+            });
+            nearest_content = Some(earlier.content.clone());
+            from_run = Some(earlier);
+        }
+        let mut verdict = gate::decide(
+            &self.config.gate,
+            &p.content,
+            &p.redactions,
+            nearest,
+            nearest_content.as_deref(),
+        );
+        if !matches!(verdict, Verdict::Reject { .. })
+            && let Some(first) = run.held.get(&hash)
+        {
+            verdict = Verdict::Reject {
+                reason: format!(
+                    "duplicate of item {first} of this run, which would wait for a person"
+                ),
+                nearest: None,
+            };
+        } else if !matches!(verdict, Verdict::Reject { .. })
+            && self
+                .store
+                .waiting_held(&scope.workspace, p.project.as_deref(), &hash)?
+                .is_some()
+        {
+            verdict = Verdict::Reject {
+                reason: "duplicate of a held candidate waiting for a person's decision".into(),
+                nearest: None,
+            };
+        }
+        let outcome = ItemOutcome::of(&verdict);
+        let mut synced = SyncedOutcome::of(outcome, &verdict, None);
+        if let Some(earlier) = from_run
+            && verdict.nearest().is_some()
+        {
+            // The collision is with an item of this run, not a stored memory.
+            synced.reason = synced.reason.map(|reason| {
+                reason.replace(
+                    &earlier.stand_in.to_string(),
+                    &format!("item {} of this run", earlier.source_id),
+                )
+            });
+            synced.nearest = None;
+        }
+        match outcome {
+            ItemOutcome::Admit | ItemOutcome::Redact => run.add(source_id, &p, self.clock.now()),
+            ItemOutcome::Review => {
+                run.held.entry(hash).or_insert_with(|| source_id.to_owned());
+            }
+            _ => {}
+        }
+        Ok(synced)
+    }
+}
+
+/// The items a dry run would have stored so far, for judging the next ones.
+#[derive(Debug, Default)]
+pub(super) struct DryRun {
+    items: Vec<Simulated>,
+    /// Near-duplicate key → items having it (how the store finds lexical neighbours).
+    by_key: HashMap<i64, Vec<usize>>,
+    /// Content hash of a would-be held item → its source id.
+    held: HashMap<String, String>,
+}
+
+#[derive(Debug)]
+struct Simulated {
+    source_id: String,
+    /// An id standing for the item in the gate's reasons (replaced before reporting).
+    stand_in: MemoryId,
+    content: String,
+    vector: Vec<f32>,
+}
+
+impl DryRun {
+    fn add(&mut self, source_id: &str, p: &Prepared, now: Timestamp) {
+        let index = self.items.len();
+        for key in &p.keys {
+            self.by_key.entry(*key).or_default().push(index);
+        }
+        self.items.push(Simulated {
+            source_id: source_id.to_owned(),
+            stand_in: MemoryId::new_at(now),
+            content: p.content.clone(),
+            vector: p.embedding.vector.clone(),
+        });
+    }
+
+    /// The closest earlier item that could be copied or revised by this one. Candidates
+    /// come through shared near-duplicate keys, as in the store (a paraphrase among the
+    /// run's own items is not simulated); they are scored by the gate's measure.
+    fn nearest(&self, p: &Prepared, semantic: bool) -> Option<(usize, f64)> {
+        let mut candidates: Vec<usize> = p
+            .keys
+            .iter()
+            .filter_map(|key| self.by_key.get(key))
+            .flatten()
+            .copied()
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates
+            .into_iter()
+            .filter(|&i| gate::comparable(&p.content, &self.items[i].content))
+            .map(|i| {
+                let other = &self.items[i];
+                let similarity = if semantic {
+                    cosine(&p.embedding.vector, &other.vector)
+                } else {
+                    text::shingle_similarity(&p.content, &other.content)
+                };
+                (i, similarity)
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);
+    for (x, y) in a.iter().zip(b) {
+        dot += f64::from(*x) * f64::from(*y);
+        na += f64::from(*x) * f64::from(*x);
+        nb += f64::from(*y) * f64::from(*y);
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+fn not_stored(report: &mut SyncReport, item: NotStoredItem) {
+    if report.not_stored.len() < MAX_NOT_STORED {
+        report.not_stored.push(item);
+    }
+}
+
+/// What one item came to, and (when it was not stored) why.
+pub(super) struct SyncedOutcome {
+    outcome: ItemOutcome,
+    reason: Option<String>,
+    nearest: Option<MemoryId>,
+    held_id: Option<HeldId>,
+}
+
+impl SyncedOutcome {
+    fn just(outcome: ItemOutcome) -> Self {
+        Self {
+            outcome,
+            reason: None,
+            nearest: None,
+            held_id: None,
+        }
+    }
+
+    fn of(outcome: ItemOutcome, verdict: &Verdict, held_id: Option<HeldId>) -> Self {
+        Self {
+            outcome,
+            reason: verdict.reason(),
+            nearest: verdict.nearest().map(|n| n.id),
+            held_id,
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub struct Args {
 enum Command {
     /// Recent sync runs and their tallies.
     Status {
-        /// Only this connector.
+        /// A connector (its recent runs) or a run id (that run, with every item not stored).
         id: Option<String>,
         /// How many runs.
         #[arg(long, short = 'n', default_value_t = 10)]
@@ -122,15 +122,66 @@ fn print_report(r: &SyncReport) {
         r.unchanged,
         r.failed
     ));
-    for line in &r.errors {
-        output::line(format!("  ✗ {line}"));
-    }
+    print_not_stored(r);
     if r.held > 0 {
         output::line("  held items wait for you: `levh held list`");
+    }
+    output::line(format!(
+        "  run {} (`levh sync status {0}` shows it again)",
+        r.run_id
+    ));
+}
+
+/// Every item the run did not store, with why; failures the report could not tie to an
+/// item (a page that failed) as their own lines.
+fn print_not_stored(r: &SyncReport) {
+    if !r.not_stored.is_empty() {
+        let mut table = output::table(&["item", "fate", "reason", "collided with"]);
+        for item in &r.not_stored {
+            table.add_row(vec![
+                item.source_id.clone(),
+                item.fate.as_str().to_owned(),
+                item.reason.clone(),
+                item.nearest
+                    .map(|id| id.to_string())
+                    .or_else(|| item.held_id.map(|id| format!("held {id}")))
+                    .unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        output::print_table(&table);
+        let named = r.not_stored.len() as u64;
+        let total = r.held + r.rejected + r.failed;
+        if total > named {
+            output::line(format!("  … and {} more not named here", total - named));
+        }
+    }
+    let named: Vec<&str> = r
+        .not_stored
+        .iter()
+        .filter(|i| i.fate == levh_core::sync::ItemFate::Failed)
+        .map(|i| i.source_id.as_str())
+        .collect();
+    for line in &r.errors {
+        if !named.iter().any(|id| line.starts_with(&format!("{id}: "))) {
+            output::line(format!("  ✗ {line}"));
+        }
     }
 }
 
 fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Result<ExitCode> {
+    // A run id shows that run in full, every item it did not store included.
+    if let Some(run) = id
+        .map(|id| context.levh.sync_run(&context.scope, id))
+        .transpose()?
+        .flatten()
+    {
+        if json {
+            output::json(&run)?;
+        } else {
+            print_report(&run);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let runs = context.levh.sync_runs(&context.scope, id, limit)?;
     if json {
         output::json(&runs)?;
@@ -141,6 +192,7 @@ fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Resu
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = output::table(&[
+        "run",
         "started",
         "connector",
         "status",
@@ -154,6 +206,7 @@ fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Resu
     ]);
     for r in &runs {
         table.add_row(vec![
+            r.run_id.clone(),
             r.started_at.map(output::human_time).unwrap_or_default(),
             r.connector.clone(),
             r.status.to_string(),
@@ -167,5 +220,6 @@ fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Resu
         ]);
     }
     output::print_table(&table);
+    output::line("`levh sync status RUN` shows a run with every item it did not store");
     Ok(ExitCode::SUCCESS)
 }
