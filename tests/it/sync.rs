@@ -745,3 +745,38 @@ fn a_run_killed_midway_shows_as_interrupted_with_what_it_stored() {
     let one = h.levh.sync_run(&h.scope, &runs[0].run_id).unwrap().unwrap();
     assert_eq!(one.status.as_str(), "interrupted");
 }
+
+#[test]
+fn a_note_longer_than_the_gate_admits_is_stored_cut_with_a_marker_not_dropped() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let paragraph =
+        |n: usize| format!("Paragraph {n} of the design notes. ") + &"detail ".repeat(150);
+    let long: Vec<String> = (0..60).map(paragraph).collect();
+    let long = long.join("\n\n");
+    assert!(long.chars().count() > 32_000);
+    std::fs::write(dir.path().join("design.md"), &long).unwrap();
+    let report = sync(home.path(), dir.path());
+    assert_eq!(
+        (&report["admitted"], &report["rejected"]),
+        (&serde_json::json!(1), &serde_json::json!(0)),
+        "{report}"
+    );
+    let stored = memories(home.path());
+    let content = stored[0]["content"].as_str().unwrap();
+    assert!(content.chars().count() <= 32_000);
+    assert!(content.starts_with("design.md\n\nParagraph 0 of the design notes."));
+    assert!(
+        content.contains("characters kept; the whole item is at file:"),
+        "{}",
+        &content[content.len() - 200..]
+    );
+    let truncated = &stored[0]["metadata"]["truncated"];
+    assert!(
+        truncated["chars"].as_u64().unwrap() > truncated["kept"].as_u64().unwrap(),
+        "{truncated}"
+    );
+    // Unchanged on the next run: the whole file's hash is what is compared.
+    let again = sync(home.path(), dir.path());
+    assert_eq!(again["unchanged"], 1, "{again}");
+}

@@ -1,7 +1,6 @@
 //! Walking a directory into text items, a page at a time.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::json;
@@ -84,32 +83,6 @@ fn relative(path: &Path, root: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// Days from 1970-01-01 to a civil date, and back (Howard Hinnant's algorithm): enough
-/// to print a modification time as RFC 3339 without a date library in the component.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
-fn rfc3339(seconds: u64) -> String {
-    let days = (seconds / 86_400) as i64;
-    let rest = seconds % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
 /// Reads the files after `cursor` (the last relative path of the previous page), a page
 /// at a time, in path order. Binary files (a NUL byte or invalid UTF-8) and files over the
 /// size limit are reported in `errors` and skipped.
@@ -178,11 +151,7 @@ pub fn scan(root: &Path, options: &Options, cursor: Option<&str>) -> Result<Scan
             errors.push((rel, "skipped: empty file".into()));
             continue;
         }
-        let modified = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map(|d| rfc3339(d.as_secs()));
+        let modified = levh_connector_sdk::modified_at(&path);
         let title = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -270,11 +239,5 @@ mod tests {
             )
             .is_err()
         );
-    }
-
-    #[test]
-    fn dates_print_as_rfc3339() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_772_445_600), "2026-03-02T10:00:00Z");
     }
 }

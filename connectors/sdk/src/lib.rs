@@ -122,5 +122,6 @@ mod tests {
         assert_eq!(super::rfc3339_utc(0), "1970-01-01T00:00:00Z");
         assert_eq!(super::rfc3339_utc(1_709_251_199), "2024-02-29T23:59:59Z");
         assert_eq!(super::rfc3339_utc(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(super::rfc3339_utc(1_772_445_600), "2026-03-02T10:00:00Z");
     }
 }

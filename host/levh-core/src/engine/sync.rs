@@ -178,7 +178,13 @@ impl Levh {
         } else {
             format!("{title}\n\n{body}")
         };
+        // The hash is of the whole item, so a change past the cut is still a change.
         let hash = text::content_hash(&content);
+        let (content, truncated) = fit(
+            content,
+            self.config.gate.max_chars,
+            item.source_uri.as_deref(),
+        );
         let known = self
             .store
             .synced_item(&scope.workspace, connector, &item.source_id)?;
@@ -224,6 +230,12 @@ impl Levh {
         metadata.insert("title".into(), item.title.clone().into());
         if let Some(uri) = &item.source_uri {
             metadata.insert("source_uri".into(), uri.clone().into());
+        }
+        if let Some((total, kept)) = truncated {
+            metadata.insert(
+                "truncated".into(),
+                serde_json::json!({ "chars": total, "kept": kept }),
+            );
         }
         if !item.people.is_empty() {
             metadata.insert(
@@ -474,6 +486,47 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
     }
 }
 
+/// Room left under the gate's limit for the truncation marker and for redaction markers
+/// that come out longer than the secrets they replace.
+const TRUNCATION_MARGIN: usize = 400;
+
+/// An item longer than the gate admits is cut to fit — at a paragraph, line or sentence
+/// end near the limit when there is one — with a marker saying how much was kept and
+/// where the rest is, rather than rejected whole. Returns the content and, when cut,
+/// (characters in all, characters kept).
+fn fit(
+    content: String,
+    max_chars: usize,
+    source_uri: Option<&str>,
+) -> (String, Option<(usize, usize)>) {
+    let total = content.chars().count();
+    if total <= max_chars {
+        return (content, None);
+    }
+    let budget = max_chars.saturating_sub(TRUNCATION_MARGIN).max(1);
+    let cut = content
+        .char_indices()
+        .nth(budget)
+        .map_or(content.len(), |(at, _)| at);
+    let head = &content[..cut];
+    // A natural end in the last fifth of the budget, else the hard cut.
+    let floor = head.len() * 4 / 5;
+    let end = ["\n\n", "\n", ". "]
+        .iter()
+        .filter_map(|mark| head.rfind(mark).map(|at| at + mark.len()))
+        .find(|&at| at >= floor)
+        .unwrap_or(cut);
+    let kept_text = head[..end].trim_end();
+    let kept = kept_text.chars().count();
+    let place = source_uri
+        .map(|uri| format!("; the whole item is at {uri}"))
+        .unwrap_or_default();
+    (
+        format!("{kept_text}\n\n[… cut by levh: {kept} of {total} characters kept{place}]"),
+        Some((total, kept)),
+    )
+}
+
 fn not_stored(report: &mut SyncReport, item: NotStoredItem) {
     if report.not_stored.len() < MAX_NOT_STORED {
         report.not_stored.push(item);
@@ -511,5 +564,31 @@ impl SyncedOutcome {
 fn note(report: &mut SyncReport, line: String) {
     if report.errors.len() < MAX_ERROR_LINES {
         report.errors.push(line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+
+    #[test]
+    fn a_long_item_is_cut_at_a_paragraph_near_the_limit_with_a_marker() {
+        let paragraph = "word ".repeat(199) + "end.";
+        let long = vec![paragraph.as_str(); 40].join("\n\n");
+        let total = long.chars().count();
+        let (fitted, cut) = fit(long, 32_000, Some("file:/notes/long.md"));
+        let (chars, kept) = cut.unwrap();
+        assert_eq!(chars, total);
+        assert!(fitted.chars().count() <= 32_000);
+        assert!(fitted.ends_with(&format!(
+            "[… cut by levh: {kept} of {total} characters kept; the whole item is at file:/notes/long.md]"
+        )));
+        let body = fitted.split("\n\n[… cut").next().unwrap();
+        assert!(body.ends_with("end."), "cut at a paragraph end");
+        let (short, none) = fit("short".into(), 32_000, None);
+        assert_eq!((short.as_str(), none), ("short", None));
+        // No natural end anywhere: a hard cut, still under the limit.
+        let (hard, cut) = fit("x".repeat(50_000), 32_000, None);
+        assert!(cut.is_some() && hard.chars().count() <= 32_000);
     }
 }
