@@ -14,17 +14,9 @@ use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 
-use crate::support::{Harness, json, levh, ok, serve};
+use crate::support::{Harness, json, levh, ok, runtime, serve};
 
 const T0: &str = "2026-03-02T09:00:00Z";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()

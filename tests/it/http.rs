@@ -16,17 +16,9 @@ use levh_mcp::tokio;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use crate::support::{Harness, levh, ok};
+use crate::support::{Harness, levh, ok, runtime};
 
 const OPERATOR: &str = "operator-secret-0123456789abcdef";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 fn app(harness: &Harness, operator: Option<&str>) -> Router {
     levh_http::router(AppState::new(

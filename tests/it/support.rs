@@ -146,6 +146,15 @@ pub fn serve(home: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Chi
     (server, address)
 }
 
+/// A two-thread runtime for tests that drive async clients (MCP, HTTP).
+pub fn runtime() -> levh_mcp::tokio::runtime::Runtime {
+    levh_mcp::tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// Runs a command and returns its output, failing the test with stderr when it fails.
 pub fn ok(command: &mut Command) -> Output {
     let output = command.output().unwrap();

@@ -285,6 +285,19 @@ pub const MAX_ERROR_LINES: usize = 200;
 /// At most this many items not stored are named in a run record (the counts stay exact).
 pub const MAX_NOT_STORED: usize = 5_000;
 
+impl NotStoredItem {
+    /// An item that could not be read or stored.
+    pub fn failed(source_id: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+            fate: ItemFate::Failed,
+            reason: reason.into(),
+            nearest: None,
+            held_id: None,
+        }
+    }
+}
+
 /// What became of an item that a sync did not store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -62,8 +62,9 @@ pub struct Oversize<R> {
     /// Set while the rest of a too-long line is skipped: its head, its last bytes and
     /// its size so far.
     skipping: Option<Skipped>,
-    /// Bytes ready for the reader.
-    ready: VecDeque<u8>,
+    /// Bytes ready for the reader, from `ready_at` on.
+    ready: Vec<u8>,
+    ready_at: usize,
     eof: bool,
 }
 
@@ -82,7 +83,8 @@ impl<R> Oversize<R> {
             limit,
             line: Vec::new(),
             skipping: None,
-            ready: VecDeque::new(),
+            ready: Vec::new(),
+            ready_at: 0,
             eof: false,
         }
     }
@@ -98,10 +100,11 @@ impl<R> Oversize<R> {
             bytes = rest;
             if let Some(skipped) = &mut self.skipping {
                 skipped.bytes += part.len();
-                skipped.tail.extend(part);
-                while skipped.tail.len() > ID_WINDOW {
-                    skipped.tail.pop_front();
-                }
+                skipped
+                    .tail
+                    .extend(&part[part.len().saturating_sub(ID_WINDOW)..]);
+                let excess = skipped.tail.len().saturating_sub(ID_WINDOW);
+                skipped.tail.drain(..excess);
                 if newline.is_some() {
                     self.end_skipping();
                 }
@@ -122,7 +125,7 @@ impl<R> Oversize<R> {
                     self.end_skipping();
                 }
             } else if newline.is_some() {
-                self.ready.extend(self.line.drain(..));
+                self.ready.append(&mut self.line);
             }
         }
     }
@@ -153,7 +156,7 @@ impl<R> Oversize<R> {
             "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"{TOO_LARGE_METHOD}\",\"params\":{{\"bytes\":{},\"limit\":{}}}}}\n",
             skipped.bytes, self.limit
         );
-        self.ready.extend(stand_in.as_bytes());
+        self.ready.extend_from_slice(stand_in.as_bytes());
     }
 }
 
@@ -166,13 +169,15 @@ impl<R: AsyncRead + Unpin> AsyncRead for Oversize<R> {
         let this = self.get_mut();
         let mut chunk = [0u8; 64 * 1024];
         loop {
-            if !this.ready.is_empty() {
-                let n = buf.remaining().min(this.ready.len());
-                let (front, back) = this.ready.as_slices();
-                let from_front = n.min(front.len());
-                buf.put_slice(&front[..from_front]);
-                buf.put_slice(&back[..n - from_front]);
-                this.ready.drain(..n);
+            if this.ready_at < this.ready.len() {
+                let pending = &this.ready[this.ready_at..];
+                let n = buf.remaining().min(pending.len());
+                buf.put_slice(&pending[..n]);
+                this.ready_at += n;
+                if this.ready_at == this.ready.len() {
+                    this.ready.clear();
+                    this.ready_at = 0;
+                }
                 return Poll::Ready(Ok(()));
             }
             if this.eof {
@@ -188,14 +193,10 @@ impl<R: AsyncRead + Unpin> AsyncRead for Oversize<R> {
                     if this.skipping.is_some() {
                         this.end_skipping();
                     } else {
-                        let line = std::mem::take(&mut this.line);
-                        this.ready.extend(line);
+                        this.ready.append(&mut this.line);
                     }
                 }
-                Poll::Ready(Ok(())) => {
-                    let filled = read.filled().to_vec();
-                    this.take(&filled);
-                }
+                Poll::Ready(Ok(())) => this.take(read.filled()),
             }
         }
     }

@@ -203,6 +203,33 @@ impl SqliteStore {
         })
     }
 
+    /// One change to memory `id` and its `event`, in one transaction; `change` says
+    /// whether the memory was there. A redaction then compacts the file: the old text must
+    /// leave the index segments and the log, not only the rows.
+    #[allow(clippy::too_many_arguments)]
+    fn change_memory(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+        change: impl FnOnce(&Connection) -> Result<bool, StoreError>,
+    ) -> Result<bool, StoreError> {
+        let changed = self.write(|tx| {
+            let changed = change(tx)?;
+            if changed {
+                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
+            }
+            Ok(changed)
+        })?;
+        if changed && event == EventKind::Redact {
+            purge::compact(&self.lock())?;
+        }
+        Ok(changed)
+    }
+
     /// The database file, when the store is one.
     fn file_path(&self) -> Option<&Path> {
         (self.path != ":memory:").then(|| Path::new(&self.path))
@@ -764,8 +791,8 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        let changed = self.write(|tx| {
-            let changed = tx
+        self.change_memory(workspace, id, event, detail, now, actor, |tx| {
+            Ok(tx
                 .execute(
                     "UPDATE memories SET project = ?3, source = ?4, metadata = ?5, updated_at = ?6
                      WHERE workspace = ?1 AND id = ?2",
@@ -779,16 +806,8 @@ impl Store for SqliteStore {
                     ],
                 )
                 .map_err(sqlite)?
-                > 0;
-            if changed {
-                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
-            }
-            Ok(changed)
-        })?;
-        if changed && event == EventKind::Redact {
-            purge::compact(&self.lock())?;
-        }
-        Ok(changed)
+                > 0)
+        })
     }
 
     fn replace_content(
@@ -803,8 +822,8 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        let changed = self.write(|tx| {
-            let changed = writes::replace_content(
+        self.change_memory(workspace, id, event, detail, now, actor, |tx| {
+            writes::replace_content(
                 tx,
                 workspace,
                 id,
@@ -812,17 +831,8 @@ impl Store for SqliteStore {
                 embedding,
                 near_duplicate_keys,
                 now,
-            )?;
-            if changed {
-                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
-            }
-            Ok(changed)
-        })?;
-        if changed && event == EventKind::Redact {
-            // The old text must leave the index segments and the log, not only the rows.
-            purge::compact(&self.lock())?;
-        }
-        Ok(changed)
+            )
+        })
     }
 
     fn sync_cursor(

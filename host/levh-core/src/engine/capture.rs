@@ -524,14 +524,13 @@ impl Levh {
                 continue;
             }
             let kinds: Vec<String> = scan.kinds.into_iter().map(|r| r.kind).collect();
-            if scan.fields.iter().any(|f| f == "content") {
-                let (content, _) = gate::secrets::redact(&stored.content);
-                let embedding = self.embed_one(&content)?;
-                let keys = text::near_duplicate_keys(&content);
+            if let Some(content) = &scan.content {
+                let embedding = self.embed_one(content)?;
+                let keys = text::near_duplicate_keys(content);
                 self.store.replace_content(
                     &scope.workspace,
                     stored.id,
-                    &content,
+                    content,
                     Some(&embedding),
                     &keys,
                     EventKind::Redact,
@@ -567,6 +566,8 @@ impl Levh {
 struct SecretScan {
     kinds: Vec<Redaction>,
     fields: Vec<String>,
+    /// The content redacted, when it held a secret.
+    content: Option<String>,
     project: Option<String>,
     source: String,
     metadata: serde_json::Value,
@@ -582,7 +583,9 @@ impl SecretScan {
                 kinds.extend(found);
             }
         };
-        note("content", gate::secrets::detect(&stored.content));
+        let (content, found) = gate::secrets::redact(&stored.content);
+        let content = (!found.is_empty()).then_some(content);
+        note("content", found);
         let project = stored.project.as_deref().map(|project| {
             let (redacted, found) = gate::secrets::redact(project);
             note("project", found);
@@ -595,6 +598,7 @@ impl SecretScan {
         Self {
             kinds,
             fields,
+            content,
             project,
             source,
             metadata,

@@ -57,13 +57,7 @@ impl Levh {
                 );
                 not_stored(
                     &mut report,
-                    NotStoredItem {
-                        source_id: error.location.clone(),
-                        fate: ItemFate::Failed,
-                        reason: error.message.clone(),
-                        nearest: None,
-                        held_id: None,
-                    },
+                    NotStoredItem::failed(&error.location, &error.message),
                 );
             }
             for item in page.items {
@@ -107,13 +101,7 @@ impl Levh {
                         note(&mut report, format!("{location}: {error}"));
                         not_stored(
                             &mut report,
-                            NotStoredItem {
-                                source_id: location,
-                                fate: ItemFate::Failed,
-                                reason: error.to_string(),
-                                nearest: None,
-                                held_id: None,
-                            },
+                            NotStoredItem::failed(location, error.to_string()),
                         );
                     }
                 }
@@ -469,20 +457,6 @@ impl DryRun {
                 (i, similarity)
             })
             .max_by(|a, b| a.1.total_cmp(&b.1))
-    }
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);
-    for (x, y) in a.iter().zip(b) {
-        dot += f64::from(*x) * f64::from(*y);
-        na += f64::from(*x) * f64::from(*x);
-        nb += f64::from(*y) * f64::from(*y);
-    }
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na.sqrt() * nb.sqrt())
     }
 }
 
