@@ -289,3 +289,181 @@ fn config_mistakes_name_the_key() {
         "{said}"
     );
 }
+
+/// What `levh list` stored for each source id, by source id.
+fn stored(home: &Path) -> std::collections::HashMap<String, Value> {
+    json(
+        levh(home)
+            .env("LEVH_NOW", NOW)
+            .args(["list", "--json", "-n", "1000"]),
+    )
+    .as_array()
+    .unwrap()
+    .iter()
+    .map(|m| {
+        (
+            m["metadata"]["source_id"].as_str().unwrap().to_owned(),
+            m.clone(),
+        )
+    })
+    .collect()
+}
+
+#[test]
+fn zones_defined_by_the_file_offsets_in_names_periods_and_a_malformed_line_keep_every_event_right()
+{
+    let home = tempfile::tempdir().unwrap();
+    let world = crate::support::repository_root()
+        .join("fixtures")
+        .join("calendar-world");
+    let report = json(&mut sync(home.path(), &[ics_path(&world)]));
+    assert_eq!(report["status"], "ok", "{report}");
+    let errors = errors(&report);
+    // One line for the event whose SUMMARY lost its colon, in the file's terms (the
+    // calendar-level line without a colon is not an event's and costs nothing).
+    assert_eq!(
+        errors,
+        [
+            "malformed-line.ics#sync-meeting@kestrel.example: not valid iCalendar: line 7 (\"SUMMARY Weekly sync\"): not a property line (NAME:value, or NAME;PARAM=value:value)"
+        ],
+        "{report}"
+    );
+    assert_eq!(report["fetched"], 8, "{report}");
+    let stored = stored(home.path());
+    for (source_id, valid_from) in [
+        // Exchange's zone from its VTIMEZONE: +01:00 before the last Sunday of March,
+        // +02:00 after.
+        (
+            "exchange.ics#exchange-winter@kestrel.example",
+            "2026-03-24T08:30:00Z",
+        ),
+        (
+            "exchange.ics#exchange-summer@kestrel.example",
+            "2026-04-07T07:30:00Z",
+        ),
+        (
+            "lotus.ics#lotus-board@kestrel.example",
+            "2026-04-01T12:00:00Z",
+        ),
+        // An unquoted TZID with a colon in it, defined as -03:00.
+        (
+            "named-offsets.ics#brasilia-visit@kestrel.example",
+            "2026-03-25T13:00:00Z",
+        ),
+        // No definition: the offset in the name, and a known name behind a prefix.
+        (
+            "named-offsets.ics#sydney-call@kestrel.example",
+            "2026-03-25T22:00:00Z",
+        ),
+        (
+            "named-offsets.ics#custom-ny@kestrel.example",
+            "2026-03-27T13:00:00Z",
+        ),
+        ("periods.ics#clinic@kestrel.example", "2026-03-23T10:00:00Z"),
+        (
+            "malformed-line.ics#retro@kestrel.example",
+            "2026-03-31T10:00:00Z",
+        ),
+    ] {
+        let memory = stored
+            .get(source_id)
+            .unwrap_or_else(|| panic!("{source_id} not stored: {report}"));
+        assert_eq!(memory["valid_from"], valid_from, "{source_id}");
+    }
+    // Each RDATE period lasts as long as it says, not as the one-hour event does.
+    let clinic = stored["periods.ics#clinic@kestrel.example"]["content"]
+        .as_str()
+        .unwrap();
+    for line in [
+        "- Mon 2026-03-23 10:00 – 11:00 (UTC)",
+        "- Wed 2026-03-25 15:00 – 17:00 (UTC)",
+        "- Wed 2026-04-01 15:00 – 18:00 (UTC)",
+    ] {
+        assert!(clinic.contains(line), "{line}: {clinic}");
+    }
+    let summer = stored["exchange.ics#exchange-summer@kestrel.example"]["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        summer.contains("Local time: Tue 2026-04-07 09:30 – 10:30"),
+        "the local time is the file's wall clock: {summer}"
+    );
+}
+
+/// One VEVENT, CRLF-terminated, `minutes` long.
+fn generated_event(uid: &str, start: jiff::Timestamp, extra: &str) -> String {
+    format!(
+        "BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{}\r\nDURATION:PT1H\r\nSUMMARY:Generated {uid} at {}\r\n{extra}END:VEVENT\r\n",
+        start.strftime("%Y%m%dT%H%M%SZ"),
+        start.strftime("%A %H:%M")
+    )
+}
+
+#[test]
+fn a_10000_event_calendar_and_a_40_mb_one_sync_whole_beside_a_good_file() {
+    use jiff::{Timestamp, ToSpan};
+    let at = |text: &str| text.parse::<Timestamp>().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let window = (at("2026-02-18T12:00:00Z"), at("2026-04-19T12:00:00Z"));
+    // 10,000 events six hours apart from 2024 on: those inside the window are stored.
+    let origin = at("2024-01-01T00:00:00Z");
+    let mut ten_thousand = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n");
+    let mut inside = 0;
+    for n in 0..10_000 {
+        let start = origin + (6 * n).hours();
+        if start + 1.hour() >= window.0 && start <= window.1 {
+            inside += 1;
+        }
+        ten_thousand.push_str(&generated_event(&format!("ten-{n}"), start, ""));
+    }
+    ten_thousand.push_str("END:VCALENDAR\r\n");
+    std::fs::write(dir.path().join("ten-thousand.ics"), &ten_thousand).unwrap();
+
+    // 40 MB: a weekly series opened in 2010 whose one change comes at the very end of the
+    // file, and hourly one-offs of 2010–2022 with long descriptions, all outside the window.
+    let old = at("2010-01-04T09:00:00Z");
+    let mut large = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n");
+    large.push_str(&generated_event(
+        "weekly-review",
+        old,
+        "RRULE:FREQ=WEEKLY\r\n",
+    ));
+    let description = format!(
+        "DESCRIPTION:{}\r\n",
+        "Minutes of the old meeting. ".repeat(12)
+    );
+    let mut n = 0;
+    while large.len() < 40 << 20 {
+        let start = old + (n + 1).hours();
+        large.push_str(&generated_event(&format!("old-{n}"), start, &description));
+        n += 1;
+    }
+    large.push_str(
+        "BEGIN:VEVENT\r\nUID:weekly-review\r\nRECURRENCE-ID:20260323T090000Z\r\nDTSTART:20260324T150000Z\r\nDURATION:PT1H\r\nSUMMARY:Weekly review, moved to Tuesday\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+    );
+    std::fs::write(dir.path().join("large.ics"), &large).unwrap();
+    std::fs::copy(fixtures().join("travel.ics"), dir.path().join("travel.ics")).unwrap();
+
+    let home = tempfile::tempdir().unwrap();
+    let report = json(&mut sync(home.path(), &[ics_path(dir.path())]));
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(errors(&report), Vec::<String>::new(), "{report}");
+    // ten-thousand.ics's events inside the window, the large file's series, travel.ics's
+    // three.
+    assert_eq!(report["fetched"], inside + 1 + 3, "{report}");
+    let stored = stored(home.path());
+    let weekly = &stored["large.ics#weekly-review"];
+    let content = weekly["content"].as_str().unwrap();
+    assert!(
+        content.contains("- Tue 2026-03-24 15:00 – 16:00 (UTC) — Weekly review, moved to Tuesday"),
+        "the change at the end of the file reached its series: {content}"
+    );
+    assert!(
+        !content.contains("Mon 2026-03-23 09:00"),
+        "the moved occurrence is not also at its old time: {content}"
+    );
+    assert!(
+        stored.contains_key("travel.ics#flight-lh400-20260402@travel.example"),
+        "{report}"
+    );
+}

@@ -3,9 +3,12 @@
 //! the window (one item per series, listing its occurrences), time zones converted to
 //! UTC, and each bad file or event is one error.
 
+pub mod generate;
 pub mod parse;
+pub mod scan;
 pub mod series;
 pub mod time;
+pub mod zones;
 
 use std::path::{Path, PathBuf};
 
@@ -53,9 +56,165 @@ pub fn ics_files(path: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     Ok(found)
 }
 
+/// Events read per page (per call into the plugin): a page's time and memory stay
+/// bounded whatever the size of the file, which may span many pages.
+pub const PAGE_EVENTS: usize = 10_000;
+
+/// Where the next page starts: a file, and the first of its event groups not yet read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Position {
+    pub file: String,
+    pub group: usize,
+}
+
+/// What one page gave.
+#[derive(Debug, Default)]
+pub struct PageOf {
+    pub occurrences: Vec<parse::Occurrence>,
+    pub errors: Vec<parse::EventError>,
+    /// `None` when every file has been read.
+    pub next: Option<Position>,
+}
+
+/// Reads events from `files` (as [`ics_files`] lists them) starting at `from`, until about
+/// `budget` events have been read: whole files while they fit, and a file too large for
+/// one page in parts (never splitting a series). Each file that cannot be read is one
+/// error, and the next file is read.
+pub fn read_page(
+    files: &[(String, PathBuf)],
+    from: Option<&Position>,
+    window: &parse::Window,
+    budget: usize,
+) -> PageOf {
+    let mut page = PageOf::default();
+    let mut read = 0;
+    let first = from.map_or(0, |at| files.partition_point(|(name, _)| *name < at.file));
+    for (index, (name, path)) in files.iter().enumerate().skip(first) {
+        let start = match from {
+            Some(at) if index == first && *name == at.file => at.group,
+            _ => 0,
+        };
+        if read >= budget {
+            page.next = Some(Position {
+                file: name.clone(),
+                group: start,
+            });
+            return page;
+        }
+        let fail = |message: String| parse::EventError {
+            location: name.clone(),
+            message,
+        };
+        let scanned = match std::fs::File::open(path)
+            .map_err(|e| e.to_string())
+            .and_then(|file| scan::scan(std::io::BufReader::new(file)))
+        {
+            Ok(scanned) => scanned,
+            Err(message) => {
+                page.errors.push(fail(message));
+                continue;
+            }
+        };
+        // Whole groups, at least one, until the budget is spent.
+        let mut end = start;
+        while end < scanned.groups.len()
+            && (end == start || read + scanned.groups[end].events.len() <= budget)
+        {
+            read += scanned.groups[end].events.len();
+            end += 1;
+        }
+        let mut source = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) => {
+                page.errors.push(fail(e.to_string()));
+                continue;
+            }
+        };
+        let parsed = parse::read_groups(name, &mut source, &scanned, start..end, window);
+        page.occurrences.extend(parsed.occurrences);
+        page.errors.extend(parsed.errors);
+        if end < scanned.groups.len() {
+            page.next = Some(Position {
+                file: name.clone(),
+                group: end,
+            });
+            return page;
+        }
+    }
+    page
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_cover_every_event_once_split_large_files_by_series_and_skip_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let now: chrono::DateTime<chrono::Utc> = "2026-03-20T12:00:00Z".parse().unwrap();
+        // All 40 one-offs inside the window; the big file's series changes one occurrence
+        // in an event far from its master, so a page must not split them.
+        let mut big = String::from("BEGIN:VCALENDAR\nVERSION:2.0\n");
+        big.push_str("BEGIN:VEVENT\nUID:series\nDTSTART:20260316T090000Z\nRRULE:FREQ=DAILY;COUNT=5\nSUMMARY:Daily\nEND:VEVENT\n");
+        for n in 0..30 {
+            big.push_str(&format!(
+                "BEGIN:VEVENT\nUID:one-{n}\nDTSTART:202603{:02}T1{}0000Z\nSUMMARY:Big {n}\nEND:VEVENT\n",
+                1 + n % 28,
+                n % 10
+            ));
+        }
+        big.push_str("BEGIN:VEVENT\nUID:series\nRECURRENCE-ID:20260318T090000Z\nDTSTART:20260318T150000Z\nSUMMARY:Daily, moved\nEND:VEVENT\nEND:VCALENDAR\n");
+        std::fs::write(dir.path().join("b-big.ics"), big).unwrap();
+        std::fs::write(
+            dir.path().join("c-broken.ics"),
+            "BEGIN:VCALENDAR\nBEGIN:VEVENT\n",
+        )
+        .unwrap();
+        let mut small = String::from("BEGIN:VCALENDAR\n");
+        for n in 0..10 {
+            small.push_str(&format!(
+                "BEGIN:VEVENT\nUID:small-{n}\nDTSTART:202603{:02}T080000Z\nSUMMARY:Small {n}\nEND:VEVENT\n",
+                10 + n
+            ));
+        }
+        small.push_str("END:VCALENDAR\n");
+        std::fs::write(dir.path().join("a-small.ics"), &small).unwrap();
+        std::fs::write(
+            dir.path().join("d-small.ics"),
+            small.replace("small-", "d-"),
+        )
+        .unwrap();
+
+        let files = ics_files(dir.path()).unwrap();
+        let window = parse::Window::around(now, 30, 30).unwrap();
+        let mut from: Option<Position> = None;
+        let mut pages = 0;
+        let mut ids = Vec::new();
+        let mut errors = Vec::new();
+        loop {
+            let page = read_page(&files, from.as_ref(), &window, 12);
+            pages += 1;
+            let series = page
+                .occurrences
+                .iter()
+                .filter(|o| o.uid == "series")
+                .count();
+            assert!(series == 0 || series == 5, "a series split over pages");
+            ids.extend(page.occurrences.iter().map(|o| o.source_id.clone()));
+            errors.extend(page.errors.iter().map(|e| e.location.clone()));
+            match page.next {
+                Some(next) => from = Some(next),
+                None => break,
+            }
+            assert!(pages < 20, "pages never end");
+        }
+        assert!(pages >= 4, "{pages} pages");
+        let unique: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "an event read twice: {ids:?}");
+        assert_eq!(ids.len(), 10 + 5 + 30 + 10, "{ids:?}");
+        assert!(ids.contains(&"b-big.ics#series@2026-03-18T09:00:00Z".to_owned()));
+        assert_eq!(errors, ["c-broken.ics"]);
+    }
 
     #[test]
     fn a_directory_is_walked_for_ics_files_and_a_file_is_taken_as_given() {
@@ -96,8 +255,9 @@ mod component {
         Capability, Config, ConfigType, Error, Guest, Item, ItemError, Manifest, Page, Person,
     };
 
-    use crate::parse::{Window, parse, rfc3339};
+    use crate::parse::{Window, rfc3339};
     use crate::series::{Entry, entries};
+    use crate::{PAGE_EVENTS, Position, read_page};
 
     struct Calendar;
 
@@ -137,7 +297,7 @@ mod component {
             }
         }
 
-        fn sync(config: Config, _cursor: Option<String>) -> Result<Page, Error> {
+        fn sync(config: Config, cursor: Option<String>) -> Result<Page, Error> {
             let path = levh_connector_sdk::required(&config, "ics_path")?;
             let past_days = levh_connector_sdk::integer(&config, "past_days", 30)?;
             let future_days = levh_connector_sdk::integer(&config, "future_days", 30)?;
@@ -145,47 +305,50 @@ mod component {
             let now: DateTime<Utc> = std::time::SystemTime::now().into();
             let window =
                 Window::around(now, past_days, future_days).map_err(Error::InvalidConfig)?;
-            let files = crate::ics_files(std::path::Path::new(path))
+            let root = std::path::Path::new(path);
+            let files = crate::ics_files(root)
                 .map_err(|e| Error::InvalidConfig(format!("`ics_path` {e}")))?;
-            let mut items = Vec::new();
-            let mut errors = Vec::new();
-            for (name, file) in files {
-                let fail = |message: String| ItemError {
-                    source_id: Some(name.clone()),
-                    location: name.clone(),
-                    message,
+            // A cursor from an older version, or none: start at the first file.
+            let from: Option<Position> =
+                cursor.as_deref().and_then(|c| serde_json::from_str(c).ok());
+            let page = read_page(&files, from.as_ref(), &window, PAGE_EVENTS);
+            let uri = |file: &str| {
+                let full = if root.is_dir() {
+                    root.join(file)
+                } else {
+                    root.to_path_buf()
                 };
-                let bytes = match std::fs::read(&file) {
-                    Ok(bytes) => bytes,
-                    Err(e) => {
-                        errors.push(fail(e.to_string()));
-                        continue;
-                    }
-                };
-                match parse(&name, &bytes, &window) {
-                    Ok(parsed) => {
-                        let uri = format!("file:{}", file.display());
-                        items.extend(entries(parsed.occurrences).iter().map(|e| item(e, &uri)));
-                        errors.extend(parsed.errors.into_iter().map(|e| ItemError {
-                            source_id: Some(e.location.clone()),
-                            location: e.location,
-                            message: e.message,
-                        }));
-                    }
-                    Err(message) => errors.push(fail(message)),
-                }
-            }
+                format!("file:{}", full.display())
+            };
+            let items: Vec<Item> = entries(page.occurrences)
+                .iter()
+                .map(|e| item(e, &uri(&e.file)))
+                .collect();
             levh_connector_sdk::info(&format!(
-                "{} events between {} and {}",
+                "{} events between {} and {}{}",
                 items.len(),
                 rfc3339(window.start),
-                rfc3339(window.end)
+                rfc3339(window.end),
+                match &page.next {
+                    Some(next) => format!("; next page from {} group {}", next.file, next.group),
+                    None => String::new(),
+                }
             ));
             Ok(Page {
                 items,
-                errors,
-                next_cursor: None,
-                done: true,
+                errors: page
+                    .errors
+                    .into_iter()
+                    .map(|e| ItemError {
+                        source_id: Some(e.location.clone()),
+                        location: e.location,
+                        message: e.message,
+                    })
+                    .collect(),
+                done: page.next.is_none(),
+                next_cursor: page
+                    .next
+                    .map(|next| serde_json::to_string(&next).unwrap_or_default()),
             })
         }
     }

@@ -7,13 +7,17 @@
 //! naming every problem so one bad event never costs the rest of its file.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, SecondsFormat, Utc};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, Property, read_components, unfold};
 use rrule::{RRule, RRuleError, RRuleSet, Unvalidated};
 
+use crate::scan::{Block, Scan, clip, scan};
 use crate::time::{Length, Stamp, local};
+use crate::zones::Zones;
 
 /// The most days `past_days` or `future_days` may reach back or ahead (a century).
 pub const MAX_WINDOW_DAYS: u64 = 36_525;
@@ -227,47 +231,97 @@ pub struct Parsed {
 /// whole file (not UTF-8, empty, truncated, not iCalendar) is `Err`; a bad event is
 /// one entry of [`Parsed::errors`] and the others are still read.
 pub fn parse(file: &str, bytes: &[u8], window: &Window) -> Result<Parsed, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        format!(
-            "not UTF-8 (invalid byte at offset {}); iCalendar files are UTF-8",
-            e.valid_up_to()
-        )
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.trim().is_empty() {
-        return Err("empty file".into());
-    }
-    let unfolded = unfold(text).replace("\r\n", "\n");
-    let mut lines = unfolded.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or_default();
-    if !first.eq_ignore_ascii_case("BEGIN:VCALENDAR") {
-        return Err(format!(
-            "not an iCalendar file: it starts with {:?}, not BEGIN:VCALENDAR",
-            clip(first)
-        ));
-    }
-    let last = lines.next_back().unwrap_or(first);
-    if !last.eq_ignore_ascii_case("END:VCALENDAR") {
-        return Err(format!(
-            "truncated: the file ends with {:?} and never reaches END:VCALENDAR",
-            clip(last)
-        ));
-    }
-    let roots = read_components(&unfolded)
-        .map_err(|e| format!("not valid iCalendar: {}", nom_error(&e, text)))?;
+    let scanned = scan(bytes)?;
+    Ok(read_groups(
+        file,
+        &mut std::io::Cursor::new(bytes),
+        &scanned,
+        0..scanned.groups.len(),
+        window,
+    ))
+}
 
-    let events: Vec<&Component> = roots
+/// The largest event read; a bigger one (an attachment written inline, most likely) is
+/// one error line rather than the plugin's memory.
+pub const MAX_EVENT_BYTES: u64 = 4 << 20;
+
+/// Reads the events of some of a scanned file's groups (`range`) from `source`, the file
+/// the scan read: their occurrences inside `window`, and an error for each event that
+/// cannot be read. A group is a whole series, so its changed occurrences are never apart
+/// from it.
+pub fn read_groups<R: Read + Seek>(
+    file: &str,
+    source: &mut R,
+    scanned: &Scan,
+    range: Range<usize>,
+    window: &Window,
+) -> Parsed {
+    let zones = Zones::read(&scanned.zones);
+    let mut parsed = Parsed::default();
+    if range.start == 0 {
+        for (line, message) in &scanned.skipped {
+            parsed.errors.push(EventError {
+                location: format!("{file} line {line}"),
+                message: message.clone(),
+            });
+        }
+    }
+    let place = |uid: Option<&str>, block: &Block| match uid {
+        Some(uid) => format!("{file}#{uid}"),
+        None => format!("{file} line {}", block.line),
+    };
+    // Each event's own text beside the block it came from.
+    let mut texts: Vec<(String, &Block, Option<&str>)> = Vec::new();
+    for group in scanned.groups.get(range).unwrap_or_default() {
+        let uid = group.uid.as_deref();
+        for block in &group.events {
+            if block.len > MAX_EVENT_BYTES {
+                parsed.errors.push(EventError {
+                    location: place(uid, block),
+                    message: format!(
+                        "the event on line {} is {:.1} MiB (over {} MiB: an attachment written inline?); not read",
+                        block.line,
+                        block.len as f64 / f64::from(1 << 20),
+                        MAX_EVENT_BYTES >> 20
+                    ),
+                });
+                continue;
+            }
+            match read_block(source, block) {
+                Ok(text) => texts.push((text, block, uid)),
+                Err(message) => parsed.errors.push(EventError {
+                    location: place(uid, block),
+                    message,
+                }),
+            }
+        }
+    }
+    let unfolded: Vec<String> = texts
         .iter()
-        .filter(|root| root.name.as_str().eq_ignore_ascii_case("VCALENDAR"))
-        .flat_map(|root| root.components.iter())
-        .filter(|c| c.name.as_str().eq_ignore_ascii_case("VEVENT"))
+        .map(|(text, _, _)| unfold(text).replace("\r\n", "\n"))
         .collect();
+    let mut events: Vec<Component> = Vec::new();
+    for ((text, block, uid), unfolded) in texts.iter().zip(&unfolded) {
+        match read_components(unfolded) {
+            Ok(components) => events.extend(
+                components
+                    .into_iter()
+                    .filter(|c| c.name.as_str().eq_ignore_ascii_case("VEVENT")),
+            ),
+            Err(report) => parsed.errors.push(EventError {
+                location: place(*uid, block),
+                message: format!(
+                    "not valid iCalendar: {}",
+                    nom_error(&report, text, block.line)
+                ),
+            }),
+        }
+    }
 
     // Group by UID: the series' master (no RECURRENCE-ID) and its overrides.
     let mut series: Vec<Series> = Vec::new();
     let mut by_uid: HashMap<String, usize> = HashMap::new();
-    let mut parsed = Parsed::default();
-    for event in events {
+    for event in &events {
         let uid = uid(event);
         let index = *by_uid.entry(uid.clone()).or_insert_with(|| {
             series.push(Series {
@@ -292,7 +346,7 @@ pub fn parse(file: &str, bytes: &[u8], window: &Window) -> Result<Parsed, String
     }
     for s in &series {
         let location = format!("{file}#{}", s.uid);
-        match s.occurrences(file, window) {
+        match s.occurrences(file, window, &zones) {
             Ok((mut occurrences, warnings)) => {
                 parsed.occurrences.append(&mut occurrences);
                 parsed
@@ -305,22 +359,30 @@ pub fn parse(file: &str, bytes: &[u8], window: &Window) -> Result<Parsed, String
             Err(message) => parsed.errors.push(EventError { location, message }),
         }
     }
-    Ok(parsed)
+    parsed
 }
 
-/// At most 60 characters of a line, for messages.
-fn clip(line: &str) -> String {
-    if line.chars().count() <= 60 {
-        line.to_owned()
-    } else {
-        format!("{}…", line.chars().take(60).collect::<String>())
-    }
+/// One block's bytes from the file (UTF-8: the scan checked every line).
+fn read_block<R: Read + Seek>(source: &mut R, block: &Block) -> Result<String, String> {
+    let mut bytes = vec![0; block.len as usize];
+    source
+        .seek(SeekFrom::Start(block.offset))
+        .and_then(|_| source.read_exact(&mut bytes))
+        .map_err(|e| format!("the event on line {} cannot be read: {e}", block.line))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "the event on line {} changed while it was read (not UTF-8 at byte {})",
+            block.line,
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// nom's report is a stack of frames (`0: at line 3, in Tag:` then the line and a
 /// caret). The innermost frame with a named context says what was wrong; its line
-/// number counts unfolded lines, so it is mapped back to the file's own lines.
-fn nom_error(report: &str, original: &str) -> String {
+/// number counts unfolded lines of `original` (one event's text), so it is mapped back to
+/// the file's own lines, `original` starting on line `first_line`.
+fn nom_error(report: &str, original: &str, first_line: usize) -> String {
     let lines: Vec<&str> = report.lines().collect();
     let mut frames = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -339,7 +401,8 @@ fn nom_error(report: &str, original: &str) -> String {
         let text = lines.get(i + 1).map(|l| l.trim()).unwrap_or_default();
         frames.push((number, context, text));
     }
-    // Contexts the parser names are lower case; nom's own error kinds are CamelCase.
+    // Contexts the parser names are lower case; nom's own error kinds are CamelCase
+    // (`Many0`, `Tag`) and say nothing in the file's terms.
     let Some(&(number, context, text)) = frames
         .iter()
         .find(|(_, context, _)| context.starts_with(|c: char| c.is_lowercase()))
@@ -351,22 +414,20 @@ fn nom_error(report: &str, original: &str) -> String {
         "mismatching end" => "this END does not close the component that is open",
         "property cannot be END or BEGIN" => "a BEGIN or END where a property should be",
         "component" => "a component that is never closed",
-        "property" => "a line that is not a property",
-        "Eof" => "text after the end of the calendar",
-        other => other,
+        _ => "not a property line (NAME:value, or NAME;PARAM=value:value)",
     };
-    // Unfolded line n is the n-th line of the file that is not a continuation.
+    // Unfolded line n is the n-th line of the text that is not a continuation.
     let line = original
         .split('\n')
         .enumerate()
         .filter(|(_, l)| !l.starts_with([' ', '\t']))
         .nth(number.saturating_sub(1))
         .map_or(number, |(index, _)| index + 1);
-    format!("line {line} ({:?}): {what}", clip(text))
+    format!("line {} ({:?}): {what}", first_line + line - 1, clip(text))
 }
 
 /// The first property of this name (names are case-insensitive).
-fn find<'c>(component: &'c Component<'c>, name: &str) -> Option<&'c Property<'c>> {
+pub(crate) fn find<'c>(component: &'c Component<'c>, name: &str) -> Option<&'c Property<'c>> {
     component
         .properties
         .iter()
@@ -490,23 +551,29 @@ struct Timing {
     length: Length,
 }
 
-fn stamp(property: &Property, name: &str) -> Result<Stamp, String> {
-    Stamp::parse(
-        property.val.as_str(),
-        param(property, "TZID"),
-        param(property, "VALUE"),
-    )
-    .map_err(|e| format!("bad {name}: {e}"))
+fn stamp(property: &Property, name: &str, zones: &Zones) -> Result<Stamp, String> {
+    let tzid = param(property, "TZID");
+    let value = property.val.as_str();
+    // `TZID=(UTC-03:00) Brasília:20260325T100000`: a zone name with a colon, unquoted
+    // as RFC 5545 asks, ends at the parser's first colon; the value's last colon is the
+    // real one.
+    let (tzid, value) = match (tzid, value.rsplit_once(':')) {
+        (Some(zone), Some((rest, value))) => (Some(format!("{zone}:{rest}")), value),
+        (zone, _) => (zone.map(str::to_owned), value),
+    };
+    Stamp::read(value, tzid.as_deref(), param(property, "VALUE"), zones)
+        .map_err(|e| format!("bad {name}: {e}"))
 }
 
 impl Timing {
-    fn read(event: &Component) -> Result<Timing, String> {
+    fn read(event: &Component, zones: &Zones) -> Result<Timing, String> {
         let start = stamp(
             find(event, "DTSTART").ok_or("no DTSTART: the event has no start")?,
             "DTSTART",
+            zones,
         )?;
         let length = if let Some(end) = find(event, "DTEND") {
-            let end = stamp(end, "DTEND")?;
+            let end = stamp(end, "DTEND", zones)?;
             let (from, to) = (start.instant(), end.instant());
             if to < from {
                 return Err(format!(
@@ -554,13 +621,14 @@ impl Series<'_> {
         &self,
         file: &str,
         window: &Window,
+        zones: &Zones,
     ) -> Result<(Vec<Occurrence>, Vec<String>), String> {
         let mut warnings = Vec::new();
         let (series_details, recurring, single, mut slots) = match self.master {
             Some(master) => {
                 let details = Details::read(master, None);
-                let timing = Timing::read(master)?;
-                let (recurring, slots, cut) = expand(master, &timing, window)?;
+                let timing = Timing::read(master, zones)?;
+                let (recurring, slots, cut) = expand(master, &timing, window, zones)?;
                 if cut {
                     warnings.push(format!(
                         "more than {MAX_OCCURRENCES} occurrences in the window; kept the first {MAX_OCCURRENCES}"
@@ -580,7 +648,7 @@ impl Series<'_> {
             let Some(id) = find(event, "RECURRENCE-ID") else {
                 continue;
             };
-            match stamp(id, "RECURRENCE-ID") {
+            match stamp(id, "RECURRENCE-ID", zones) {
                 Ok(original) => {
                     let sequence = text(event, "SEQUENCE")
                         .and_then(|s| s.parse().ok())
@@ -607,7 +675,7 @@ impl Series<'_> {
             if cancelled {
                 continue;
             }
-            let timing = match Timing::read(event) {
+            let timing = match Timing::read(event, zones) {
                 Ok(timing) => timing,
                 Err(message) => {
                     warnings.push(format!(
@@ -678,6 +746,7 @@ fn expand(
     master: &Component,
     timing: &Timing,
     window: &Window,
+    zones: &Zones,
 ) -> Result<(bool, Vec<Slot>, bool), String> {
     let zone = timing.start.zone();
     let first = timing.start.instant();
@@ -704,29 +773,51 @@ fn expand(
     for rule in rules {
         set = set.rrule(recurrence_rule(rule.val.as_str(), &timing.start, dt_start)?);
     }
+    // A PERIOD (RFC 5545 §3.3.9) says how long that occurrence lasts: its own end, by the
+    // instant it starts.
+    let mut periods: HashMap<i64, DateTime<Utc>> = HashMap::new();
     for rdate in rdates {
         let period = param(rdate, "VALUE").is_some_and(|v| v.eq_ignore_ascii_case("PERIOD"));
+        let tzid = param(rdate, "TZID");
         for value in rdate.val.as_str().split(',') {
-            // A PERIOD's own length is not kept: the occurrence lasts as the event does.
-            let value = if period {
-                value.split('/').next().unwrap_or(value)
-            } else {
-                value
+            let (value, until) = match value.split_once('/') {
+                Some((start, until)) if period => (start, Some(until)),
+                _ => (value, None),
             };
-            let at = Stamp::parse(
+            let at = Stamp::read(
                 value,
-                param(rdate, "TZID"),
+                tzid,
                 if period { None } else { param(rdate, "VALUE") },
+                zones,
             )
             .map_err(|e| format!("bad RDATE: {e}"))?;
-            set = set.rdate(at.instant().with_timezone(&rzone));
+            let start = at.instant();
+            if let Some(until) = until {
+                let end = if until.trim_start().starts_with(['P', 'p', '+']) {
+                    Length::parse(until)
+                        .map_err(|e| format!("bad RDATE period {value}/{until}: {e}"))?
+                        .after(start)
+                } else {
+                    Stamp::read(until, tzid, None, zones)
+                        .map_err(|e| format!("bad RDATE period {value}/{until}: {e}"))?
+                        .instant()
+                        .with_timezone(&Utc)
+                };
+                if end < start.with_timezone(&Utc) {
+                    return Err(format!(
+                        "bad RDATE period {value}/{until}: it ends before it starts"
+                    ));
+                }
+                periods.insert(start.timestamp(), end);
+            }
+            set = set.rdate(start.with_timezone(&rzone));
         }
     }
     // An EXDATE that is a date on a timed series removes that day's occurrence.
     let mut excluded_days: BTreeSet<NaiveDate> = BTreeSet::new();
     for exdate in all(master, "EXDATE") {
         for value in exdate.val.as_str().split(',') {
-            let at = Stamp::parse(value, param(exdate, "TZID"), param(exdate, "VALUE"))
+            let at = Stamp::read(value, param(exdate, "TZID"), param(exdate, "VALUE"), zones)
                 .map_err(|e| format!("bad EXDATE: {e}"))?;
             match at {
                 Stamp::Date(day) if !all_day => {
@@ -755,7 +846,10 @@ fn expand(
         if !seen.insert(at.timestamp()) || excluded_days.contains(&at.date_naive()) {
             continue;
         }
-        let candidate = slot(at);
+        let mut candidate = slot(at);
+        if let Some(end) = periods.get(&at.timestamp()) {
+            candidate.end = *end;
+        }
         if window.overlaps(candidate.start.with_timezone(&Utc), candidate.end) {
             if slots.len() == MAX_OCCURRENCES {
                 cut = true;

@@ -15,6 +15,8 @@ use crate::parse::{Attendee, Occurrence, rfc3339};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub source_id: String,
+    /// The file it came from, relative to the configured path.
+    pub file: String,
     pub title: String,
     pub content: String,
     /// The (first, for a series) start inside the window: the item's occurred-at.
@@ -55,6 +57,7 @@ pub fn entries(occurrences: Vec<Occurrence>) -> Vec<Entry> {
 fn single(o: &Occurrence) -> Entry {
     Entry {
         source_id: o.source_id.clone(),
+        file: o.file.clone(),
         title: o.title.clone(),
         content: o.content(),
         start: o.start,
@@ -98,6 +101,7 @@ fn series(mut group: Vec<Occurrence>) -> Entry {
         .collect();
     Entry {
         source_id: format!("{}#{}", base.file, base.uid),
+        file: base.file.clone(),
         title: base.title.clone(),
         content: base.content_with(&when),
         start: base.start,

@@ -1,8 +1,8 @@
 //! iCalendar date and time values (RFC 5545 §3.3.4, §3.3.5, §3.3.6) turned into instants.
 //!
-//! Zones come from the IANA database in `chrono-tz` (the one `rrule` computes in), not
-//! from the file's `VTIMEZONE` blocks: every calendar program writes IANA names in
-//! `TZID` except Outlook, whose Windows names are mapped below. DST is the database's.
+//! Zones come from the IANA database in `chrono-tz` (the one `rrule` computes in): most
+//! calendar programs write IANA names in `TZID`, Outlook Windows names, mapped below. Other
+//! names are resolved through the file's own `VTIMEZONE` (`zones`). DST is the database's.
 
 use std::str::FromStr;
 
@@ -10,6 +10,8 @@ use chrono::{
     DateTime, Duration, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
 };
 use chrono_tz::Tz;
+
+use crate::zones::Zones;
 
 /// A DATE or DATE-TIME value as written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +35,16 @@ impl Stamp {
         tzid: Option<&str>,
         value_type: Option<&str>,
     ) -> Result<Self, String> {
+        Self::read(value, tzid, value_type, &Zones::default())
+    }
+
+    /// Parses one value whose `TZID` may name a zone the file defines.
+    pub fn read(
+        value: &str,
+        tzid: Option<&str>,
+        value_type: Option<&str>,
+        zones: &Zones,
+    ) -> Result<Self, String> {
         let value = value.trim();
         let is_date = value_type.is_some_and(|v| v.eq_ignore_ascii_case("DATE"))
             || (value.len() == 8 && value.bytes().all(|b| b.is_ascii_digit()));
@@ -51,7 +63,7 @@ impl Stamp {
             return Ok(Stamp::Utc(naive));
         }
         match tzid {
-            Some(name) => Ok(Stamp::Zoned(naive, zone(name)?)),
+            Some(name) => Ok(Stamp::Zoned(naive, zones.resolve(name)?)),
             None => Ok(Stamp::Floating(naive)),
         }
     }
@@ -120,47 +132,73 @@ pub fn zone(tzid: &str) -> Result<Tz, String> {
     Err(format!("unknown time zone {tzid:?}"))
 }
 
+/// The zones most calendars are written in, first the busiest, then every zone a Windows
+/// name maps to: the preferred answers when a `VTIMEZONE` matches several zones alike.
+pub fn major_zones() -> Vec<Tz> {
+    let mut zones: Vec<Tz> = [
+        "Europe/Berlin",
+        "Europe/London",
+        "America/New_York",
+        "America/Chicago",
+        "America/Denver",
+        "America/Los_Angeles",
+        "America/Sao_Paulo",
+        "Asia/Kolkata",
+        "Asia/Shanghai",
+        "Asia/Tokyo",
+        "Australia/Sydney",
+    ]
+    .iter()
+    .chain(WINDOWS_ZONES.iter().map(|(_, iana)| iana))
+    .filter_map(|name| Tz::from_str(name).ok())
+    .collect();
+    let mut seen = std::collections::HashSet::new();
+    zones.retain(|tz| seen.insert(*tz));
+    zones
+}
+
 /// The Windows zone names Outlook and Exchange write in `TZID`, to their IANA zone
 /// (the "001" territory of CLDR's windowsZones table).
 fn windows_zone(name: &str) -> Option<&'static str> {
-    const ZONES: &[(&str, &str)] = &[
-        ("AUS Eastern Standard Time", "Australia/Sydney"),
-        ("Alaskan Standard Time", "America/Anchorage"),
-        ("Arabian Standard Time", "Asia/Dubai"),
-        ("Atlantic Standard Time", "America/Halifax"),
-        ("Canada Central Standard Time", "America/Regina"),
-        ("Central Europe Standard Time", "Europe/Budapest"),
-        ("Central European Standard Time", "Europe/Warsaw"),
-        ("Central Standard Time", "America/Chicago"),
-        ("China Standard Time", "Asia/Shanghai"),
-        ("E. Europe Standard Time", "Europe/Chisinau"),
-        ("E. South America Standard Time", "America/Sao_Paulo"),
-        ("Eastern Standard Time", "America/New_York"),
-        ("FLE Standard Time", "Europe/Kiev"),
-        ("GMT Standard Time", "Europe/London"),
-        ("GTB Standard Time", "Europe/Bucharest"),
-        ("Greenwich Standard Time", "Atlantic/Reykjavik"),
-        ("Hawaiian Standard Time", "Pacific/Honolulu"),
-        ("India Standard Time", "Asia/Kolkata"),
-        ("Israel Standard Time", "Asia/Jerusalem"),
-        ("Korea Standard Time", "Asia/Seoul"),
-        ("Mountain Standard Time", "America/Denver"),
-        ("New Zealand Standard Time", "Pacific/Auckland"),
-        ("Pacific Standard Time", "America/Los_Angeles"),
-        ("Romance Standard Time", "Europe/Paris"),
-        ("Russian Standard Time", "Europe/Moscow"),
-        ("Singapore Standard Time", "Asia/Singapore"),
-        ("South Africa Standard Time", "Africa/Johannesburg"),
-        ("Tokyo Standard Time", "Asia/Tokyo"),
-        ("Turkey Standard Time", "Europe/Istanbul"),
-        ("US Mountain Standard Time", "America/Phoenix"),
-        ("W. Europe Standard Time", "Europe/Berlin"),
-    ];
-    ZONES
+    WINDOWS_ZONES
         .iter()
         .find(|(windows, _)| windows.eq_ignore_ascii_case(name))
         .map(|(_, iana)| *iana)
 }
+
+const WINDOWS_ZONES: &[(&str, &str)] = &[
+    ("AUS Eastern Standard Time", "Australia/Sydney"),
+    ("Alaskan Standard Time", "America/Anchorage"),
+    ("Arabian Standard Time", "Asia/Dubai"),
+    ("Atlantic Standard Time", "America/Halifax"),
+    ("Canada Central Standard Time", "America/Regina"),
+    ("Central Europe Standard Time", "Europe/Budapest"),
+    ("Central European Standard Time", "Europe/Warsaw"),
+    ("Central Standard Time", "America/Chicago"),
+    ("China Standard Time", "Asia/Shanghai"),
+    ("E. Europe Standard Time", "Europe/Chisinau"),
+    ("E. South America Standard Time", "America/Sao_Paulo"),
+    ("Eastern Standard Time", "America/New_York"),
+    ("FLE Standard Time", "Europe/Kiev"),
+    ("GMT Standard Time", "Europe/London"),
+    ("GTB Standard Time", "Europe/Bucharest"),
+    ("Greenwich Standard Time", "Atlantic/Reykjavik"),
+    ("Hawaiian Standard Time", "Pacific/Honolulu"),
+    ("India Standard Time", "Asia/Kolkata"),
+    ("Israel Standard Time", "Asia/Jerusalem"),
+    ("Korea Standard Time", "Asia/Seoul"),
+    ("Mountain Standard Time", "America/Denver"),
+    ("New Zealand Standard Time", "Pacific/Auckland"),
+    ("Pacific Standard Time", "America/Los_Angeles"),
+    ("Romance Standard Time", "Europe/Paris"),
+    ("Russian Standard Time", "Europe/Moscow"),
+    ("Singapore Standard Time", "Asia/Singapore"),
+    ("South Africa Standard Time", "Africa/Johannesburg"),
+    ("Tokyo Standard Time", "Asia/Tokyo"),
+    ("Turkey Standard Time", "Europe/Istanbul"),
+    ("US Mountain Standard Time", "America/Phoenix"),
+    ("W. Europe Standard Time", "Europe/Berlin"),
+];
 
 /// An event's length (RFC 5545 §3.3.6): days and weeks are nominal (a day is 23 or 25
 /// hours across a DST change), hours, minutes and seconds exact.

@@ -655,3 +655,105 @@ fn the_override_with_the_higher_sequence_wins_and_ids_stay_unique() {
         ]
     );
 }
+
+/// Fixtures of both folders, each mutated by byte flips, a cut, or a range copied
+/// elsewhere: the reader never panics, and whatever it cannot read is an error with a
+/// message (the whole file's, or an event's with its place).
+mod mutated {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fixtures() -> Vec<(String, Vec<u8>)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let mut all = Vec::new();
+        for folder in ["calendar", "calendar-world"] {
+            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "ics") {
+                    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                    all.push((name, std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        all.sort();
+        all
+    }
+
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        Flip { at: usize, byte: u8 },
+        Cut { at: usize },
+        Copy { from: usize, len: usize, to: usize },
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            (
+                any::<usize>(),
+                prop_oneof![
+                    Just(b':'),
+                    Just(b';'),
+                    Just(b'\n'),
+                    Just(b' '),
+                    Just(b'='),
+                    Just(b'"'),
+                    Just(0xff),
+                    any::<u8>()
+                ]
+            )
+                .prop_map(|(at, byte)| Mutation::Flip { at, byte }),
+            any::<usize>().prop_map(|at| Mutation::Cut { at }),
+            (any::<usize>(), 1usize..400, any::<usize>())
+                .prop_map(|(from, len, to)| Mutation::Copy { from, len, to }),
+        ]
+    }
+
+    fn apply(bytes: &mut Vec<u8>, mutation: &Mutation) {
+        if bytes.is_empty() {
+            return;
+        }
+        match *mutation {
+            Mutation::Flip { at, byte } => {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            Mutation::Cut { at } => bytes.truncate(at % bytes.len()),
+            Mutation::Copy { from, len, to } => {
+                let from = from % bytes.len();
+                let end = (from + len).min(bytes.len());
+                let piece = bytes[from..end].to_vec();
+                let to = to % bytes.len();
+                bytes.splice(to..to, piece);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn never_panic_and_every_failure_is_a_message(
+            file in any::<prop::sample::Index>(),
+            mutations in prop::collection::vec(mutation(), 1..6),
+        ) {
+            let all = fixtures();
+            let (name, original) = &all[file.index(all.len())];
+            let mut bytes = original.clone();
+            for m in &mutations {
+                apply(&mut bytes, m);
+            }
+            match parse(name, &bytes, &window()) {
+                Ok(parsed) => {
+                    for error in &parsed.errors {
+                        prop_assert!(error.location.starts_with(name.as_str()), "{error:?}");
+                        prop_assert!(!error.message.trim().is_empty());
+                        prop_assert!(!error.message.contains("Many0"), "{error:?}");
+                    }
+                }
+                Err(message) => {
+                    prop_assert!(!message.trim().is_empty());
+                    prop_assert!(!message.contains('\n'), "{message}");
+                }
+            }
+        }
+    }
+}
