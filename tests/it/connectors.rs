@@ -199,7 +199,7 @@ fn obsidian_links_through_a_tables_escaped_pipe_takes_no_tags_from_code_and_keep
         "vault_path",
         &fixtures("vault-edge"),
     );
-    assert_eq!(report["failed"], 0, "{report}");
+    assert_eq!(report["status"], "ok", "{report}");
     let note = memories_by_note(home.path());
 
     let table = note("Table links.md");
