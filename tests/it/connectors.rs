@@ -138,6 +138,97 @@ fn an_obsidian_vault_keeps_front_matter_tags_and_links_and_skips_settings() {
     );
 }
 
+/// The memories of a synced home, each found by its note's path.
+fn memories_by_note(home: &Path) -> impl Fn(&str) -> Value {
+    let memories = json(levh(home).args(["list", "--json"]));
+    move |note: &str| {
+        memories
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metadata"]["source_id"] == note)
+            .unwrap_or_else(|| panic!("{note} not stored: {memories}"))
+            .clone()
+    }
+}
+
+#[test]
+fn obsidian_dates_a_note_by_its_own_date_else_by_when_its_file_changed() {
+    // A copy, so the test can set a file's modification time.
+    let vault = tempfile::tempdir().unwrap();
+    let edge = fixtures("vault-edge");
+    for file in walk(&edge) {
+        let copy = vault.path().join(file.strip_prefix(&edge).unwrap());
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &copy).unwrap();
+    }
+    let undated = std::fs::File::options()
+        .write(true)
+        .open(vault.path().join("Undated.md"))
+        .unwrap();
+    undated
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_600_000))
+        .unwrap();
+    drop(undated);
+
+    let home = tempfile::tempdir().unwrap();
+    let report = sync(home.path(), "obsidian", "vault_path", vault.path());
+    assert_eq!(
+        (&report["admitted"], &report["failed"]),
+        (&serde_json::json!(5), &serde_json::json!(0)),
+        "an unreadable date drops no note: {report}"
+    );
+    let note = memories_by_note(home.path());
+    for (path, valid_from) in [
+        ("Typed properties.md", "2024-03-05T14:30:00Z"), // date: 2024-03-05 14:30
+        ("Table links.md", "2024-03-06T08:15:00Z"),      // date: "…T09:15:00+01:00"
+        ("Callout code.md", "2024-03-07T00:00:00Z"),     // created: 2024-03-07
+        ("daily/2024-03-08.md", "2024-03-08T00:00:00Z"), // a daily note's name
+        ("Undated.md", "2026-01-05T08:00:00Z"),          // date: sometime in spring
+    ] {
+        assert_eq!(note(path)["valid_from"], valid_from, "{path}");
+    }
+}
+
+#[test]
+fn obsidian_links_through_a_tables_escaped_pipe_takes_no_tags_from_code_and_keeps_property_types() {
+    let home = tempfile::tempdir().unwrap();
+    let report = sync(
+        home.path(),
+        "obsidian",
+        "vault_path",
+        &fixtures("vault-edge"),
+    );
+    assert_eq!(report["status"], "ok", "{report}");
+    let note = memories_by_note(home.path());
+
+    let table = note("Table links.md");
+    assert_eq!(
+        table["metadata"]["links"],
+        serde_json::json!(["Tags", "Roadmap"])
+    );
+    assert!(
+        table["content"].as_str().unwrap().contains("tag list"),
+        "{table}"
+    );
+
+    let callout = note("Callout code.md");
+    assert_eq!(callout["metadata"]["tags"], serde_json::json!(["design"]));
+    assert_eq!(callout["metadata"]["links"], serde_json::json!([]));
+
+    let typed = note("Typed properties.md");
+    let front_matter = &typed["metadata"]["front_matter"];
+    assert_eq!(front_matter["draft"], true, "{front_matter}");
+    assert_eq!(front_matter["rating"], 4, "{front_matter}");
+    assert_eq!(front_matter["ratio"], 0.5, "{front_matter}");
+    assert_eq!(
+        front_matter["status"], "4",
+        "quoted stays text: {front_matter}"
+    );
+    assert_eq!(front_matter["tags"], serde_json::json!(["pricing"]));
+    assert_eq!(typed["metadata"]["tags"], serde_json::json!(["pricing"]));
+}
+
 #[test]
 fn a_plugins_log_lines_reach_the_hosts_log_tagged_with_its_id() {
     let home = tempfile::tempdir().unwrap();

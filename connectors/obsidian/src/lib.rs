@@ -38,7 +38,8 @@ mod component {
             let mut items = Vec::new();
             let mut errors = Vec::new();
             for relative in paths {
-                let bytes = match std::fs::read(Path::new(vault).join(&relative)) {
+                let path = Path::new(vault).join(&relative);
+                let bytes = match std::fs::read(&path) {
                     Ok(bytes) => bytes,
                     Err(e) => {
                         errors.push(ItemError {
@@ -55,7 +56,12 @@ mod component {
                         title: note.title.clone(),
                         content: note.body.clone(),
                         kind: "note".into(),
-                        occurred_at: note.date.clone(),
+                        // The note's own date, else when the file was last changed
+                        // (as `local_files` dates a file), never the time of the sync.
+                        occurred_at: note
+                            .date
+                            .clone()
+                            .or_else(|| levh_connector_sdk::modified_at(&path)),
                         people: Vec::new(),
                         source_uri: Some(format!("obsidian:{relative}")),
                         metadata: note.metadata().to_string(),

@@ -13,6 +13,8 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "mutations")]
+pub mod mutations;
 
 /// The generated bindings of the `connector` world.
 #[doc(hidden)]

@@ -432,3 +432,80 @@ mod tests {
         );
     }
 }
+
+/// The parser on damaged copies of the fixture transcripts: never a panic (a panic aborts
+/// the whole sync in the component), every failure one error message.
+#[cfg(test)]
+mod mutated {
+    use levh_connector_sdk::mutations::mutated;
+    use proptest::prelude::*;
+
+    use super::parse;
+
+    macro_rules! fixture {
+        ($name:literal) => {
+            (
+                $name,
+                include_bytes!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../fixtures/transcripts/",
+                    $name
+                )) as &[u8],
+            )
+        };
+    }
+
+    static FIXTURES: &[(&str, &[u8])] = &[
+        fixture!("standup.vtt"),
+        fixture!("budget-review.srt"),
+        fixture!("atlas-call.txt"),
+        fixture!("bad-timestamps.vtt"),
+        fixture!("truncated.vtt"),
+        fixture!("empty.vtt"),
+        fixture!("not-utf8.txt"),
+    ];
+
+    /// The formats' delimiters, and text that is more than one byte a character (a slice at
+    /// a byte offset inside one panics).
+    static TOKENS: &[&str] = &[
+        "WEBVTT\n",
+        "\n\n",
+        "\r\n",
+        " --> ",
+        "-->",
+        "00:00:01.000",
+        "00:00:01,000",
+        ":",
+        ".",
+        ",",
+        "<v ",
+        "<v.loud ",
+        ">",
+        "<",
+        "</v>",
+        "&amp;",
+        "&",
+        "NOTE ",
+        "STYLE\n",
+        ": ",
+        "1\n",
+        "\u{feff}",
+        "é",
+        "日本",
+        "🦀",
+        "99:99:99.999",
+        "-1:00.000",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn damaged_transcripts_never_panic((name, bytes) in mutated(FIXTURES, TOKENS)) {
+            match parse(name, &bytes) {
+                Ok(meeting) => prop_assert!(meeting.cues > 0),
+                Err(message) => prop_assert!(!message.trim().is_empty()),
+            }
+        }
+    }
+}
