@@ -175,8 +175,8 @@ fn obsidian_dates_a_note_by_its_own_date_else_by_when_its_file_changed() {
     let report = sync(home.path(), "obsidian", "vault_path", vault.path());
     assert_eq!(
         (&report["admitted"], &report["failed"]),
-        (&serde_json::json!(5), &serde_json::json!(0)),
-        "an unreadable date drops no note: {report}"
+        (&serde_json::json!(6), &serde_json::json!(0)),
+        "an unreadable date or broken properties drop no note: {report}"
     );
     let note = memories_by_note(home.path());
     for (path, valid_from) in [
@@ -201,6 +201,17 @@ fn obsidian_links_through_a_tables_escaped_pipe_takes_no_tags_from_code_and_keep
     );
     assert_eq!(report["status"], "ok", "{report}");
     let note = memories_by_note(home.path());
+
+    // Properties that are not YAML cost the note its properties, not its text, and say
+    // why on their line.
+    let broken = note("Broken properties.md");
+    assert!(
+        broken["content"].as_str().unwrap().contains("Borealis Hydraulics"),
+        "{broken}"
+    );
+    assert_eq!(broken["metadata"]["front_matter"], serde_json::json!({}));
+    let why = broken["metadata"]["front_matter_error"].as_str().unwrap();
+    assert!(why.starts_with("front matter line "), "{why}");
 
     let table = note("Table links.md");
     assert_eq!(
