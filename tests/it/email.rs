@@ -228,7 +228,7 @@ fn an_eml_directory_stores_the_good_files_and_reports_each_bad_one_once() {
     );
     let slides = by_source_id(&memories, "slides-q1@example.com");
     assert_eq!(
-        slides["metadata"]["truncated"],
+        slides["metadata"]["incomplete"],
         "multipart boundary \"q1-slides-boundary\" never closes"
     );
     assert_eq!(
@@ -341,7 +341,7 @@ fn damaged_mime_keeps_what_is_there_prefers_the_plain_part_and_hides_the_html_he
     // Cut off inside its last part: was one error line, the whole message lost.
     let notes = by_source_id(&memories, "vendor-call-notes@example.org");
     assert_eq!(
-        notes["metadata"]["truncated"],
+        notes["metadata"]["incomplete"],
         "multipart boundary \"notes-outer\" never closes"
     );
     assert!(

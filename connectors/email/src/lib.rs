@@ -8,7 +8,7 @@
 //! older than `past_days` is skipped and counted, not reported as errors; a message that
 //! cannot be read is one error line (`inbox.mbox#7: no Date header`). A message cut off
 //! before its closing MIME boundary is kept as far as it goes, with
-//! `"truncated": "multipart boundary \"b\" never closes"` in its metadata.
+//! `"incomplete": "multipart boundary \"b\" never closes"` in its metadata.
 //!
 //! Charsets: UTF-8/7/16, the ISO-8859 and windows-125x families, KOI8-R/U and the other
 //! single-byte ones, and GB2312/GBK/GB18030, Big5, Shift_JIS, EUC-JP, ISO-2022-JP and

@@ -317,9 +317,10 @@ impl Email {
             "attachments": self.attachments,
             "has_html": self.has_html,
         });
-        // Only on the rare message that is cut off, so that it stands out.
+        // Only on the rare message that is cut off, so that it stands out. Not
+        // `truncated`: the host sets that key when it cuts an item's content to fit.
         if let Some(truncated) = &self.truncated {
-            metadata["truncated"] = truncated.as_str().into();
+            metadata["incomplete"] = truncated.as_str().into();
         }
         metadata
     }
@@ -881,7 +882,7 @@ mod tests {
         assert_eq!(email.attachments, ["q1-review.pptx"]);
         let note = "multipart boundary \"q1-slides-boundary\" never closes";
         assert_eq!(email.truncated.as_deref(), Some(note));
-        assert_eq!(email.metadata()["truncated"], note);
+        assert_eq!(email.metadata()["incomplete"], note);
 
         // Cut inside a quoted-printable text part, two multiparts deep: the cut part is
         // text up to the cut, decoded, not an unnamed attachment.
@@ -895,7 +896,7 @@ mod tests {
             email.truncated.as_deref(),
             Some("multipart boundary \"notes-outer\" never closes")
         );
-        assert!(parse(&fixture(2)).metadata().get("truncated").is_none());
+        assert!(parse(&fixture(2)).metadata().get("incomplete").is_none());
     }
 
     #[test]

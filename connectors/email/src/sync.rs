@@ -877,7 +877,7 @@ mod tests {
         );
         let truncated: serde_json::Value = serde_json::from_str(&page.items[2].metadata).unwrap();
         assert_eq!(
-            truncated["truncated"],
+            truncated["incomplete"],
             "multipart boundary \"q1-slides-boundary\" never closes"
         );
         let parking = &page.items[1];
