@@ -3,13 +3,14 @@
 //! them; both follow what mainstream readers do with such mail.
 //!
 //! - **A header section that runs into its body.** A line in a header section that is
-//!   neither a field (`Name: value`) nor a continuation (it starts with a space or a tab)
-//!   means the blank line before the body is missing, or holds whitespace and so reads as
-//!   a folded continuation. mail-parser skips such lines and reads on for headers, through
-//!   the body and into the next part: the text/plain part of a multipart/alternative
-//!   vanished and its HTML sibling became the body (#17). Python's `email` package starts
-//!   the body at that line instead (its `MissingHeaderBodySeparatorDefect`); so does this,
-//!   by inserting the missing blank line.
+//!   neither a field (`Name: value`) nor a continuation (it starts with a space or a tab),
+//!   in a section that then reaches a boundary line or the end of the message, means the
+//!   blank line before the body is missing, or holds whitespace and so reads as a folded
+//!   continuation. mail-parser skips such lines and reads on for headers, through the
+//!   body and into the next part: the text/plain part of a multipart/alternative vanished
+//!   and its HTML sibling became the body (#17). Python's `email` package starts the body
+//!   at that line instead (its `MissingHeaderBodySeparatorDefect`); so does this, by
+//!   inserting the missing blank line.
 //! - **A multipart cut off before its closing boundary** (a message saved half-way, a
 //!   truncated download). Mail readers show what is there. mail-parser keeps the complete
 //!   parts but turns the cut one into an unnamed attachment, so its text is lost; with
@@ -38,7 +39,11 @@ const MAX_ROUNDS: usize = 8;
 pub(super) fn needed(message: &Message<'_>) -> Option<Repaired> {
     let raw = message.raw_message();
     let layout = Layout::of(message);
-    if let Some(at) = layout.sections.iter().find_map(|&at| run_on_line(raw, at)) {
+    if let Some(at) = layout
+        .sections
+        .iter()
+        .find_map(|&at| layout.run_on_line(raw, at))
+    {
         return Some(Repaired {
             bytes: insert_blank_line(raw, at),
             truncated: None,
@@ -78,6 +83,8 @@ struct Layout<'m> {
     /// Boundaries whose closing line (`--b--`) never comes after their multipart's
     /// start, outermost first.
     open: Vec<&'m str>,
+    /// The boundaries of the multiparts mail-parser recognised.
+    boundaries: HashSet<&'m [u8]>,
 }
 
 impl<'m> Layout<'m> {
@@ -124,32 +131,57 @@ impl<'m> Layout<'m> {
             })
             .map(|(_, boundary)| boundary)
             .collect();
-        Self { sections, open }
+        Self {
+            sections,
+            open,
+            boundaries,
+        }
     }
-}
 
-/// In the header section at `start`, the start of the first line that is neither a field
-/// nor a continuation: the body, run on without its blank line.
-fn run_on_line(raw: &[u8], start: usize) -> Option<usize> {
-    let mut at = start;
-    for (index, line) in raw
-        .get(start..)?
-        .split_inclusive(|&b| b == b'\n')
-        .enumerate()
-    {
-        let text = line.strip_suffix(b"\n").unwrap_or(line);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
-        if text.is_empty() {
-            return None;
-        }
-        // An mbox postmark left on a saved message.
-        let postmark = start == 0 && index == 0 && text.starts_with(b"From ");
-        if !(postmark || is_field(text) || text.starts_with(b" ") || text.starts_with(b"\t")) {
-            return Some(at);
-        }
-        at += line.len();
+    /// Whether `line` is a boundary line (`--b` or `--b--`) of one of the multiparts.
+    fn is_boundary_line(&self, line: &[u8]) -> bool {
+        line.strip_prefix(b"--").is_some_and(|rest| {
+            let rest = rest.trim_ascii_end();
+            self.boundaries.contains(rest)
+                || rest
+                    .strip_suffix(b"--")
+                    .is_some_and(|name| self.boundaries.contains(name))
+        })
     }
-    None
+
+    /// In the header section at `start`, where its body starts when it ran on into it:
+    /// the first line that is neither a field nor a continuation, if the section then
+    /// reaches a boundary line or the end of the message without its blank line. A stray
+    /// line between fields that a blank line ends (an unindented continuation from a
+    /// careless mailer) is left as mail-parser reads it, dropped, so that the fields
+    /// after it are kept.
+    fn run_on_line(&self, raw: &[u8], start: usize) -> Option<usize> {
+        let mut at = start;
+        let mut stray = None;
+        for (index, line) in raw
+            .get(start..)?
+            .split_inclusive(|&b| b == b'\n')
+            .enumerate()
+        {
+            let text = line.strip_suffix(b"\n").unwrap_or(line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            if text.is_empty() {
+                return None;
+            }
+            if self.is_boundary_line(text) {
+                return Some(stray.unwrap_or(at));
+            }
+            // An mbox postmark left on a saved message.
+            let postmark = start == 0 && index == 0 && text.starts_with(b"From ");
+            let header =
+                postmark || is_field(text) || text.starts_with(b" ") || text.starts_with(b"\t");
+            if !header && stray.is_none() {
+                stray = Some(at);
+            }
+            at += line.len();
+        }
+        stray
+    }
 }
 
 /// `Name: value` (or the obsolete `Name : value`): a name of printable ASCII without a
@@ -224,6 +256,8 @@ mod tests {
             "From a@b.c Mon Mar  2 08:15:00 2026\nFrom: a@b.c\nSubject : old style\n  folded\n\nbody\n",
             "From: a@b.c\nContent-Type: multipart/mixed; boundary=m\n\n--m\nContent-Type: text/plain\n\nx\n--m--\n",
             "From: a@b.c\r\nSubject: s\r\n\r\nNo: headers here\r\n",
+            // an unindented continuation: the Date after it is kept
+            "From: a@b.c\nTo: x@y.z,\nw@v.u\nDate: Mon, 02 Mar 2026 09:15:00 +0100\n\nbody\n",
         ] {
             assert!(repaired(raw).is_none(), "{raw:?}");
         }
