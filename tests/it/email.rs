@@ -186,13 +186,13 @@ fn an_eml_directory_stores_the_good_files_and_reports_each_bad_one_once() {
     let config = [("eml_dir", fixtures().join("eml").display().to_string())];
     let report = sync(home.path(), &config);
     assert_eq!(report["status"], "ok", "{report}");
-    assert_eq!(report["admitted"], 2, "{report}");
+    // truncated.eml is cut off before its closing boundary: kept as far as it goes (#17).
+    assert_eq!(report["admitted"], 3, "{report}");
     let errors = errors(&report);
-    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert_eq!(errors.len(), 2, "{errors:?}");
     for (file, words) in [
         ("empty.eml", "empty file"),
         ("garbage.eml", "not an email: no headers"),
-        ("truncated.eml", "truncated MIME"),
     ] {
         assert!(
             errors
@@ -226,13 +226,154 @@ fn an_eml_directory_stores_the_good_files_and_reports_each_bad_one_once() {
             .unwrap()
             .contains("20 parking spaces")
     );
+    let slides = by_source_id(&memories, "slides-q1@example.com");
+    assert_eq!(
+        slides["metadata"]["incomplete"],
+        "multipart boundary \"q1-slides-boundary\" never closes"
+    );
+    assert_eq!(
+        slides["metadata"]["attachments"],
+        serde_json::json!(["q1-review.pptx"])
+    );
 
     let again = sync(home.path(), &config);
     assert_eq!(
         (again["admitted"].as_u64(), again["unchanged"].as_u64()),
-        (Some(0), Some(2)),
+        (Some(0), Some(3)),
         "{again}"
     );
+}
+
+#[test]
+fn legacy_charsets_decode_in_headers_as_in_bodies() {
+    let home = tempfile::tempdir().unwrap();
+    let mbox = fixtures().join("charsets.mbox");
+    let report = sync(home.path(), &[("mbox_path", mbox.display().to_string())]);
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(
+        (report["failed"].as_u64(), errors(&report).len()),
+        (Some(0), 0),
+        "{report}"
+    );
+    let memories = memories(home.path());
+    for (id, subject, sender, body) in [
+        // GB2312 encoded words over a UTF-8 body: the headers were U+FFFD (#17)
+        (
+            "gb2312-subject@example.cn",
+            "阿特拉斯项目周报",
+            "李伟",
+            "本周阿特拉斯项目完成了搜索接口的压力测试。",
+        ),
+        (
+            "gbk-quotes@example.cn",
+            "供应商报价",
+            "张敏",
+            "供应商报价已经收到，请在周四前确认预算。",
+        ),
+        (
+            "big5-offsite@example.tw",
+            "研討會場地確認",
+            "陳宇",
+            "研討會改在台北舉行。",
+        ),
+        (
+            "sjis-launch@example.jp",
+            "ローンチの準備について",
+            "佐藤健二",
+            "ローンチは三月二十四日です。",
+        ),
+        (
+            "euckr-contract@example.kr",
+            "계약서 서명 완료",
+            "김지수",
+            "계약서에 서명했습니다.",
+        ),
+        (
+            "koi8-budget@example.ru",
+            "Бюджет на второй квартал",
+            "Иван Петров",
+            "Бюджет утверждён до апреля.",
+        ),
+        (
+            "cp1250-travel@example.cz",
+            "Cestovní příkaz – Brno",
+            "Jan Novák",
+            "Cestovní příkaz pro cestu do Brna je schválen.",
+        ),
+    ] {
+        let content = by_source_id(&memories, id)["content"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            content.starts_with(&format!("{subject}\n\nFrom: {sender} <")),
+            "{id}: {content}"
+        );
+        assert!(
+            content.contains(&format!("\nSubject: {subject}\n")),
+            "{id}: {content}"
+        );
+        assert!(content.ends_with(body), "{id}: {content}");
+        assert!(!content.contains('\u{fffd}'), "{id}: {content}");
+    }
+}
+
+#[test]
+fn damaged_mime_keeps_what_is_there_prefers_the_plain_part_and_hides_the_html_head() {
+    let home = tempfile::tempdir().unwrap();
+    let config = [("eml_dir", fixtures().join("damaged").display().to_string())];
+    let report = sync(home.path(), &config);
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(
+        (report["admitted"].as_u64(), report["failed"].as_u64()),
+        (Some(3), Some(0)),
+        "{report}"
+    );
+    assert!(errors(&report).is_empty(), "{report}");
+    let memories = memories(home.path());
+    let content = |id: &str| {
+        by_source_id(&memories, id)["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+
+    // Cut off inside its last part: was one error line, the whole message lost.
+    let notes = by_source_id(&memories, "vendor-call-notes@example.org");
+    assert_eq!(
+        notes["metadata"]["incomplete"],
+        "multipart boundary \"notes-outer\" never closes"
+    );
+    assert!(
+        content("vendor-call-notes@example.org").ends_with(
+            "Subject: Vendor call notes\n\n\
+             Ada, my notes from the vendor call are below.\n\n\
+             The vendor agreed to a € 3,900 cap for the first year. Delivery of the racks slips to"
+        ),
+        "{notes}"
+    );
+
+    // The plain part's separator line holds a space: its text was read as headers and
+    // the HTML, title glued on, stored instead.
+    let weekly = content("atlas-weekly-12@example.com");
+    assert!(
+        weekly.ends_with(
+            "Subject: Atlas weekly, week 12\n\nThe search API passed its load test at twice the peak."
+        ),
+        "{weekly}"
+    );
+
+    // HTML only, an unclosed <HEAD> with attributes: no title, style or script text.
+    let invite = content("offsite-invite@example.se");
+    assert!(
+        invite.ends_with(
+            "Subject: Offsite invitation\n\nThe offsite is at the lake house on 2 April."
+        ),
+        "{invite}"
+    );
+    for hidden in ["Invitation", "font-family", "track()"] {
+        assert!(!invite.contains(hidden), "{hidden}: {invite}");
+    }
 }
 
 #[test]

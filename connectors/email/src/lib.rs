@@ -6,7 +6,13 @@
 //! text otherwise), sender / recipients / cc as people, the Date header as world time,
 //! the Message-ID as source id. Mail from automated senders (`exclude_senders`) and mail
 //! older than `past_days` is skipped and counted, not reported as errors; a message that
-//! cannot be read is one error line (`inbox.mbox#7: no Date header`).
+//! cannot be read is one error line (`inbox.mbox#7: no Date header`). A message cut off
+//! before its closing MIME boundary is kept as far as it goes, with
+//! `"incomplete": "multipart boundary \"b\" never closes"` in its metadata.
+//!
+//! Charsets: UTF-8/7/16, the ISO-8859 and windows-125x families, KOI8-R/U and the other
+//! single-byte ones, and GB2312/GBK/GB18030, Big5, Shift_JIS, EUC-JP, ISO-2022-JP and
+//! EUC-KR, in bodies and in RFC 2047 encoded-word headers alike.
 //!
 //! Large mailboxes are read a page at a time ([`sync::PAGE_SIZE`] messages), with a cursor
 //! at the byte offset of the next message, so memory stays bounded and a sync that was

@@ -1,11 +1,16 @@
 //! One message's bytes → the fields levh keeps: decoded headers, people, the date in UTC,
 //! a readable body excerpt, attachment names. MIME, RFC 2047 encoded words, charsets and
 //! transfer encodings are mail-parser's; the choices (which part, how much text, what is
-//! an error) are here.
+//! an error) are here, and so are two repairs of damaged MIME that mail-parser does not
+//! make itself ([`repair`]): a header section that runs into its body, and a multipart
+//! cut off before its closing boundary.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use mail_parser::{Addr, Address, HeaderValue, MessageParser, MimeHeaders, PartType};
+
+mod repair;
 
 /// A person on a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +60,9 @@ pub struct Email {
     pub attachments: Vec<String>,
     /// Whether the message has an HTML body.
     pub has_html: bool,
+    /// Why the message is incomplete, when it is (it is kept as far as it goes):
+    /// `multipart boundary "b" never closes`.
+    pub truncated: Option<String>,
 }
 
 /// Why a message is not turned into an item.
@@ -97,9 +105,28 @@ pub fn parse_message_at(
             "an Outlook message (.msg), which levh cannot read: save it from Outlook as .eml (or export an mbox)",
         ));
     }
-    let message = MessageParser::default()
-        .parse(raw)
-        .ok_or_else(|| invalid("not an email: no headers"))?;
+    let parser = MessageParser::default();
+    let message = parser.parse(raw);
+    // Damaged MIME is rare: the repaired copy is parsed only when the first parse shows
+    // damage, so well-formed mail is parsed once.
+    if let Some(repaired) = message.as_ref().and_then(|m| repair::needed(m)) {
+        drop(message);
+        let repaired = repair::complete(&parser, repaired);
+        let message = parser.parse(&repaired.bytes);
+        return read(message, rules, postmark_date, repaired.truncated);
+    }
+    read(message, rules, postmark_date, None)
+}
+
+/// The fields of a parsed message; `truncated` says why it is incomplete, if it is.
+fn read(
+    message: Option<mail_parser::Message<'_>>,
+    rules: &Rules,
+    postmark_date: Option<i64>,
+    truncated: Option<String>,
+) -> Result<Email, Rejection> {
+    let invalid = |m: &str| Rejection::Invalid(m.to_owned());
+    let message = message.ok_or_else(|| invalid("not an email: no headers"))?;
     let root = message.root_part();
     let has_mail_header = root.headers.iter().any(|h| {
         matches!(
@@ -122,8 +149,6 @@ pub fn parse_message_at(
             return Err(Rejection::Excluded);
         }
     }
-
-    check_boundaries(&message)?;
 
     let date = match root
         .headers
@@ -221,6 +246,7 @@ pub fn parse_message_at(
         body,
         attachments,
         has_html,
+        truncated,
     })
 }
 
@@ -279,7 +305,7 @@ impl Email {
         let list = |people: &[Participant]| -> Vec<String> {
             people.iter().map(Participant::display).collect()
         };
-        serde_json::json!({
+        let mut metadata = serde_json::json!({
             "message_id": self.message_id,
             "in_reply_to": self.in_reply_to,
             "references": self.references,
@@ -290,7 +316,13 @@ impl Email {
             "date": rfc3339_utc(self.date),
             "attachments": self.attachments,
             "has_html": self.has_html,
-        })
+        });
+        // Only on the rare message that is cut off, so that it stands out. Not
+        // `truncated`: the host sets that key when it cuts an item's content to fit.
+        if let Some(truncated) = &self.truncated {
+            metadata["incomplete"] = truncated.as_str().into();
+        }
+        metadata
     }
 
     /// Everyone on the message: sender, recipients, cc.
@@ -314,35 +346,6 @@ fn people(address: Option<&Address<'_>>, role: &'static str) -> Vec<Participant>
             (name.is_some() || email.is_some()).then_some(Participant { name, email, role })
         })
         .collect()
-}
-
-/// Every multipart must close its boundary (`--boundary--`); a message cut off in the
-/// middle does not, and mail-parser would silently keep what it got.
-fn check_boundaries(message: &mail_parser::Message<'_>) -> Result<(), Rejection> {
-    let raw = message.raw_message();
-    for part in &message.parts {
-        if !matches!(part.body, PartType::Multipart(_)) {
-            continue;
-        }
-        let Some(boundary) = part.content_type().and_then(|c| c.attribute("boundary")) else {
-            continue;
-        };
-        let mut closing = Vec::with_capacity(boundary.len() + 4);
-        closing.extend_from_slice(b"--");
-        closing.extend_from_slice(boundary.as_bytes());
-        closing.extend_from_slice(b"--");
-        let start = (part.offset_body as usize).min(raw.len());
-        if !contains(&raw[start..], &closing) {
-            return Err(Rejection::Invalid(format!(
-                "truncated MIME: multipart boundary {boundary:?} never closes"
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// One line of header text: whitespace runs (folding, tabs) become one space.
@@ -390,8 +393,12 @@ pub fn excerpt(text: &str, chars: usize) -> String {
     }
 }
 
-/// Readable text from HTML: mail-parser's converter (entities, no head/style/script),
-/// after block elements were given line breaks it does not give them itself.
+/// Readable text from HTML: mail-parser's converter (entities, tags), after block
+/// elements were given line breaks it does not give them itself, and after what a reader
+/// never sees was dropped: `<head>` (with its `<title>`), `<style>`, `<script>`,
+/// `<template>`. mail-parser drops those only when the tag has no attributes and its
+/// `<head>` is closed, so `<head lang="en"><title>Foo</title>` glued "Foo" to the text
+/// and an unclosed `<head>` lost all of it (#17).
 pub fn html_to_text(html: &str) -> String {
     const BLOCKS: &[&str] = &[
         "div",
@@ -415,17 +422,31 @@ pub fn html_to_text(html: &str) -> String {
         "header",
         "footer",
     ];
+    const HIDDEN: &[&str] = &["head", "title", "style", "script", "template"];
+    let mut hidden = Hidden::default();
     let mut marked = String::with_capacity(html.len() + html.len() / 16);
     let mut rest = html;
     while let Some(lt) = rest.find('<') {
         marked.push_str(&rest[..lt]);
         let tag = &rest[lt + 1..];
+        if tag.starts_with("!--") {
+            // A comment goes to mail-parser whole: tags inside it are not tags.
+            let end = tag.find("-->").map_or(tag.len(), |end| end + 3);
+            marked.push('<');
+            marked.push_str(&tag[..end]);
+            rest = &tag[end..];
+            continue;
+        }
         let name: String = tag
             .trim_start_matches('/')
             .chars()
             .take_while(char::is_ascii_alphanumeric)
             .collect::<String>()
             .to_ascii_lowercase();
+        if !tag.starts_with('/') && HIDDEN.contains(&name.as_str()) {
+            rest = &html[hidden.end(html, html.len() - tag.len(), &name)..];
+            continue;
+        }
         if BLOCKS.contains(&name.as_str()) {
             marked.push_str("<br>");
             if name == "li" && !tag.starts_with('/') {
@@ -443,6 +464,56 @@ pub fn html_to_text(html: &str) -> String {
         .filter(|l| !l.trim().is_empty())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Where hidden elements end. The next closing tag of each name is remembered, so that
+/// a page of a thousand unclosed `<title>`s is still read in one pass.
+#[derive(Default)]
+struct Hidden {
+    /// Per searched tag (`</title`, `<body`): where it was found last (from where), or
+    /// that there is none after that point.
+    found: HashMap<String, Option<usize>>,
+}
+
+impl Hidden {
+    /// Where reading goes on after the hidden element `name` whose tag starts at `at`
+    /// (after its `<`): at its closing tag, which is left for mail-parser. An unclosed
+    /// `<head>` ends where `<body>` starts, or is only its tag (like an unclosed
+    /// `<title>`); an unclosed `<style>`, `<script>` or `<template>` runs to the end, as it
+    /// does in a browser.
+    fn end(&mut self, html: &str, at: usize, name: &str) -> usize {
+        let closing = self.find(html, at, &format!("</{name}"));
+        let end = match name {
+            "head" => closing.or_else(|| self.find(html, at, "<body")),
+            _ => closing,
+        };
+        match end {
+            Some(end) => end,
+            None if name == "head" || name == "title" => {
+                html[at..].find('>').map_or(html.len(), |gt| at + gt + 1)
+            }
+            None => html.len(),
+        }
+    }
+
+    /// The first `open` (`<name` or `</name`, any case, a whole tag name: `</head` is
+    /// not in `</header>`) at or after `at`.
+    fn find(&mut self, html: &str, at: usize, open: &str) -> Option<usize> {
+        match self.found.get(open) {
+            Some(None) => return None,
+            Some(Some(found)) if *found >= at => return Some(*found),
+            _ => {}
+        }
+        let (bytes, tag) = (html.as_bytes(), open.as_bytes());
+        let found = (at..bytes.len().saturating_sub(tag.len() - 1)).find(|&i| {
+            bytes[i..i + tag.len()].eq_ignore_ascii_case(tag)
+                && !bytes
+                    .get(i + tag.len())
+                    .is_some_and(u8::is_ascii_alphanumeric)
+        });
+        self.found.insert(open.to_owned(), found);
+        found
+    }
 }
 
 /// Unix seconds → `2026-03-18T09:30:00Z`.
@@ -715,19 +786,10 @@ mod tests {
 
     #[test]
     fn unreadable_messages_are_clear_errors() {
-        let truncated = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/email/eml/truncated.eml"
-        ))
-        .unwrap();
         let invalid = |raw: &[u8]| match parse_message(raw, &Rules::default()) {
             Err(Rejection::Invalid(message)) => message,
             other => panic!("{other:?}"),
         };
-        assert_eq!(
-            invalid(&truncated),
-            "truncated MIME: multipart boundary \"q1-slides-boundary\" never closes"
-        );
         assert_eq!(
             invalid(&fixture(9)),
             "no Date header (and no Received: date or mbox postmark date)"
@@ -746,6 +808,152 @@ mod tests {
             invalid(b"X-Thing: 1\nColor: blue\n\nbody\n"),
             "not an email: no headers"
         );
+    }
+
+    /// A fixture file under `fixtures/email/`, as bytes.
+    fn fixture_file(path: &str) -> Vec<u8> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/email/");
+        std::fs::read(format!("{root}{path}")).unwrap()
+    }
+
+    /// The messages of `fixtures/email/charsets.mbox`.
+    fn charset_fixtures() -> Vec<Email> {
+        let bytes = fixture_file("charsets.mbox");
+        let mut reader = crate::mbox::MboxReader::new(&bytes[..], 0);
+        let mut messages = Vec::new();
+        while let Some(m) = reader.next_message().unwrap() {
+            messages.push(parse(&m.bytes));
+        }
+        messages
+    }
+
+    #[test]
+    fn legacy_charsets_decode_in_encoded_word_headers_as_in_bodies() {
+        let decoded: Vec<(String, String, String)> = charset_fixtures()
+            .into_iter()
+            .map(|e| (e.subject, e.from[0].name.clone().unwrap(), e.body))
+            .collect();
+        let expected = [
+            // GB2312 headers over a UTF-8 body: the headers were U+FFFD, the body not (#17)
+            (
+                "阿特拉斯项目周报",
+                "李伟",
+                "本周阿特拉斯项目完成了搜索接口的压力测试。",
+            ),
+            (
+                "供应商报价",
+                "张敏",
+                "供应商报价已经收到，请在周四前确认预算。",
+            ),
+            ("研討會場地確認", "陳宇", "研討會改在台北舉行。"),
+            (
+                "ローンチの準備について",
+                "佐藤健二",
+                "ローンチは三月二十四日です。",
+            ),
+            // Outlook's label for EUC-KR
+            ("계약서 서명 완료", "김지수", "계약서에 서명했습니다."),
+            (
+                "Бюджет на второй квартал",
+                "Иван Петров",
+                "Бюджет утверждён до апреля.",
+            ),
+            (
+                "Cestovní příkaz – Brno",
+                "Jan Novák",
+                "Cestovní příkaz pro cestu do Brna je schválen.",
+            ),
+        ];
+        assert_eq!(decoded.len(), expected.len());
+        for ((subject, name, body), expected) in decoded.iter().zip(expected) {
+            assert_eq!((subject.as_str(), name.as_str(), body.as_str()), expected);
+        }
+        let inline = "From: =?EUC-JP?B?u7PFxA==?= <y@example.jp>\nDate: Mon, 02 Mar 2026 09:15:00 +0900\nSubject: =?ISO-2022-JP?B?GyRCJUYlOSVIGyhC?= =?gb18030?B?suLK1A==?=\n\nx\n";
+        let email = parse(inline.as_bytes());
+        assert_eq!(email.subject, "テスト测试");
+        assert_eq!(email.from[0].name.as_deref(), Some("山田"));
+    }
+
+    #[test]
+    fn a_cut_off_multipart_keeps_its_parts_and_says_so() {
+        let email = parse(&fixture_file("eml/truncated.eml"));
+        assert_eq!(email.subject, "Q1 review slides");
+        assert_eq!(email.body, "Slides for the Q1 review are attached.");
+        assert_eq!(email.attachments, ["q1-review.pptx"]);
+        let note = "multipart boundary \"q1-slides-boundary\" never closes";
+        assert_eq!(email.truncated.as_deref(), Some(note));
+        assert_eq!(email.metadata()["incomplete"], note);
+
+        // Cut inside a quoted-printable text part, two multiparts deep: the cut part is
+        // text up to the cut, decoded, not an unnamed attachment.
+        let email = parse(&fixture_file("damaged/cut-off-mid-part.eml"));
+        assert_eq!(
+            email.body,
+            "Ada, my notes from the vendor call are below.\n\nThe vendor agreed to a € 3,900 cap for the first year. Delivery of the racks slips to"
+        );
+        assert_eq!(email.attachments, Vec::<String>::new());
+        assert_eq!(
+            email.truncated.as_deref(),
+            Some("multipart boundary \"notes-outer\" never closes")
+        );
+        assert!(parse(&fixture(2)).metadata().get("incomplete").is_none());
+    }
+
+    #[test]
+    fn the_plain_part_wins_even_when_its_headers_run_into_its_text() {
+        // A separator line of whitespace reads as a folded header line: the plain part's
+        // text was taken for headers up to the HTML part, which became the body,
+        // "Atlas weekly" title and all (#17).
+        let email = parse(&fixture_file("damaged/alternative-run-on.eml"));
+        assert_eq!(
+            email.body,
+            "The search API passed its load test at twice the peak."
+        );
+        assert!(email.has_html);
+        let html = "<html><head><title>Foo</title></head><body>HTML here</body></html>";
+        for plain_part in [
+            "--b1\nPlaintext here.\n",
+            "--b1\nContent-Type: text/plain; charset=\"utf-8\"\n\t\nPlaintext here.\n",
+            "--b1 \nContent-Type: text/plain\nContent-Disposition: inline\n\nPlaintext here.\n",
+        ] {
+            for crlf in [false, true] {
+                let raw = format!(
+                    "From: a@b.c\nDate: Mon, 02 Mar 2026 09:15:00 +0100\nSubject: s\nContent-Type: multipart/alternative; boundary=\"b1\"\n\n{plain_part}--b1\nContent-Type: text/html\n\n{html}\n--b1--\n"
+                );
+                let raw = if crlf { raw.replace('\n', "\r\n") } else { raw };
+                assert_eq!(parse(raw.as_bytes()).body, "Plaintext here.", "{raw:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn html_text_never_includes_the_head_style_or_script() {
+        let email = parse(&fixture_file("damaged/html-head.eml"));
+        assert_eq!(email.body, "The offsite is at the lake house on 2 April.");
+        for (html, text) in [
+            (
+                "<html><head lang=\"en\"><title>Foo</title></head><body>HTML here</body></html>",
+                "HTML here",
+            ),
+            ("<title>Foo</title>HTML here", "HTML here"),
+            (
+                "<html><head><title>Foo</title><body>HTML here</body>",
+                "HTML here",
+            ),
+            ("<head><title>Foo</title>HTML here", "HTML here"),
+            ("<title>Foo HTML here", "Foo HTML here"),
+            (
+                "<style type=\"text/css\">p {}</style><p>a</p><script async>x()</script><p>b</p>",
+                "a\nb",
+            ),
+            ("<p>kept</p><style>never closed", "kept"),
+            ("<header>Top</header><p>Body</p>", "Top\nBody"),
+            ("<!-- <style> --><p>after a comment</p>", "after a comment"),
+        ] {
+            assert_eq!(html_to_text(html), text, "{html}");
+        }
+        let many = "<title>".repeat(20_000) + "<p>still read</p>";
+        assert_eq!(html_to_text(&many), "still read");
     }
 
     #[test]
