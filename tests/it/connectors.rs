@@ -206,7 +206,10 @@ fn obsidian_links_through_a_tables_escaped_pipe_takes_no_tags_from_code_and_keep
     // why on their line.
     let broken = note("Broken properties.md");
     assert!(
-        broken["content"].as_str().unwrap().contains("Borealis Hydraulics"),
+        broken["content"]
+            .as_str()
+            .unwrap()
+            .contains("Borealis Hydraulics"),
         "{broken}"
     );
     assert_eq!(broken["metadata"]["front_matter"], serde_json::json!({}));

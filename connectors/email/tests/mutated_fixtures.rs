@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use levh_connector_email::mbox::MboxReader;
 use levh_connector_email::parse::{Rejection, Rules, parse_message_at};
 use levh_connector_email::sync::{self, Settings};
+use levh_connector_sdk::mutations::mutation;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -45,72 +46,25 @@ fn fixture_files() -> Vec<(bool, Vec<u8>)> {
 
 /// Pieces of mail syntax to insert, so that mutations reach the MIME and charset paths
 /// and not only the "no headers" one.
-const PIECES: &[&[u8]] = &[
-    b"\n",
-    b"\r\n",
-    b"\n\n",
-    b" \n",
-    b"--",
-    b"Content-Type: multipart/mixed; boundary=\"m\"\n\n--m\n",
-    b"Content-Type: text/html; charset=gb2312\n",
-    b"Content-Transfer-Encoding: base64\n",
-    b"Content-Transfer-Encoding: quoted-printable\n",
-    b"Content-Type: message/rfc822\n\n",
-    b"=?GB2312?B?xOO6w8rAvec=?=",
-    b"=?Shift_JIS?Q?=83n?=",
-    b"=\n",
-    b"=E9",
-    b"<head><title>",
-    b"<style>",
-    b"\xff\xfe\x00",
-    b"From a@b.c Mon Mar  2 08:15:00 2026\n",
+const PIECES: &[&str] = &[
+    "\n",
+    "\r\n",
+    "\n\n",
+    " \n",
+    "--",
+    "Content-Type: multipart/mixed; boundary=\"m\"\n\n--m\n",
+    "Content-Type: text/html; charset=gb2312\n",
+    "Content-Transfer-Encoding: base64\n",
+    "Content-Transfer-Encoding: quoted-printable\n",
+    "Content-Type: message/rfc822\n\n",
+    "=?GB2312?B?xOO6w8rAvec=?=",
+    "=?Shift_JIS?Q?=83n?=",
+    "=\n",
+    "=E9",
+    "<head><title>",
+    "<style>",
+    "From a@b.c Mon Mar  2 08:15:00 2026\n",
 ];
-
-#[derive(Debug, Clone)]
-enum Mutation {
-    Flip { at: Index, byte: u8 },
-    Truncate { at: Index },
-    Duplicate { from: Index, len: usize, to: Index },
-    Delete { from: Index, len: usize },
-    Insert { at: Index, piece: Index },
-}
-
-fn mutation() -> impl Strategy<Value = Mutation> {
-    prop_oneof![
-        (any::<Index>(), any::<u8>()).prop_map(|(at, byte)| Mutation::Flip { at, byte }),
-        any::<Index>().prop_map(|at| Mutation::Truncate { at }),
-        (any::<Index>(), 1usize..512, any::<Index>())
-            .prop_map(|(from, len, to)| Mutation::Duplicate { from, len, to }),
-        (any::<Index>(), 1usize..256).prop_map(|(from, len)| Mutation::Delete { from, len }),
-        (any::<Index>(), any::<Index>()).prop_map(|(at, piece)| Mutation::Insert { at, piece }),
-    ]
-}
-
-fn apply(bytes: &mut Vec<u8>, mutation: &Mutation) {
-    if bytes.is_empty() {
-        return;
-    }
-    let len = bytes.len();
-    match mutation {
-        Mutation::Flip { at, byte } => bytes[at.index(len)] ^= byte,
-        Mutation::Truncate { at } => bytes.truncate(at.index(len)),
-        Mutation::Duplicate { from, len: n, to } => {
-            let from = from.index(len);
-            let range = bytes[from..(from + n).min(len)].to_vec();
-            let to = to.index(len);
-            bytes.splice(to..to, range);
-        }
-        Mutation::Delete { from, len: n } => {
-            let from = from.index(len);
-            bytes.drain(from..(from + n).min(len));
-        }
-        Mutation::Insert { at, piece } => {
-            let at = at.index(len);
-            let piece = PIECES[piece.index(PIECES.len())];
-            bytes.splice(at..at, piece.iter().copied());
-        }
-    }
-}
 
 fn check_message(raw: &[u8], postmark: Option<i64>) -> Result<(), TestCaseError> {
     let rules = Rules {
@@ -142,7 +96,7 @@ proptest! {
         let (is_mbox, original) = &files[file.index(files.len())];
         let mut bytes = original.clone();
         for mutation in &mutations {
-            apply(&mut bytes, mutation);
+            mutation.apply(&mut bytes, PIECES);
         }
 
         // What the component does: read the file through `fetch`.
