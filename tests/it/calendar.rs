@@ -467,3 +467,39 @@ fn a_10000_event_calendar_and_a_40_mb_one_sync_whole_beside_a_good_file() {
         "{report}"
     );
 }
+
+#[test]
+fn a_weekday_series_over_years_is_one_summarised_memory_not_a_cut_or_dropped_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("standup.ics"),
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:weekday-standup\r\nDTSTART:20250101T090000Z\r\nDURATION:PT15M\r\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR\r\nSUMMARY:Kestrel standup\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let report = json(&mut sync(
+        home.path(),
+        &[
+            ics_path(dir.path()),
+            "past_days=300".into(),
+            "future_days=1000".into(),
+        ],
+    ));
+    assert_eq!(report["admitted"], 1, "{report}");
+    let stored = stored(home.path());
+    let standup = &stored["standup.ics#weekday-standup"];
+    let content = standup["content"].as_str().unwrap();
+    assert!(
+        content.contains("Recurring every week on weekdays: 929 occurrences in the window (UTC)"),
+        "{content}"
+    );
+    assert!(content.contains("(899 more in the window, not listed)"), "{content}");
+    assert!(
+        standup["metadata"].get("truncated").is_none(),
+        "summarised, not cut: {standup}"
+    );
+    assert_eq!(
+        standup["metadata"]["occurrences"].as_array().unwrap().len(),
+        929
+    );
+}

@@ -320,7 +320,7 @@ mod component {
                 };
                 format!("file:{}", full.display())
             };
-            let items: Vec<Item> = entries(page.occurrences)
+            let items: Vec<Item> = entries(page.occurrences, now)
                 .iter()
                 .map(|e| item(e, &uri(&e.file)))
                 .collect();

@@ -105,6 +105,8 @@ pub struct Occurrence {
     pub attendees: Vec<Attendee>,
     /// Part of a series (`RRULE` or `RDATE`).
     pub recurring: bool,
+    /// The series' `RRULE` as written, when it has one.
+    pub rule: Option<String>,
     /// `STATUS` (confirmed, tentative, cancelled), lowercased.
     pub status: Option<String>,
 }
@@ -731,6 +733,10 @@ impl Series<'_> {
                         organizer: details.organizer,
                         attendees: details.attendees,
                         recurring,
+                        rule: self
+                            .master
+                            .and_then(|m| find(m, "RRULE"))
+                            .map(|r| r.val.as_str().trim().to_owned()),
                         status: details.status,
                     }
                 })
