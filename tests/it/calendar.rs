@@ -493,7 +493,10 @@ fn a_weekday_series_over_years_is_one_summarised_memory_not_a_cut_or_dropped_one
         content.contains("Recurring every week on weekdays: 929 occurrences in the window (UTC)"),
         "{content}"
     );
-    assert!(content.contains("(899 more in the window, not listed)"), "{content}");
+    assert!(
+        content.contains("(899 more in the window, not listed)"),
+        "{content}"
+    );
     assert!(
         standup["metadata"].get("truncated").is_none(),
         "summarised, not cut: {standup}"

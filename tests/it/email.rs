@@ -415,6 +415,52 @@ fn past_days_skips_old_mail_and_the_skips_are_logged_not_failed() {
 }
 
 #[test]
+fn every_message_the_connector_skips_is_named_in_the_report_with_why() {
+    let home = tempfile::tempdir().unwrap();
+    let mbox = fixtures().join("inbox.mbox");
+    let report = sync(
+        home.path(),
+        &[
+            ("mbox_path", mbox.display().to_string()),
+            ("past_days", "30".into()),
+        ],
+    );
+    assert_eq!(report["skipped"], 2, "{report}");
+    let skipped: Vec<(&str, &str)> = report["not_stored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["fate"] == "skipped")
+        .map(|i| {
+            (
+                i["source_id"].as_str().unwrap(),
+                i["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(skipped.len(), 2, "{report}");
+    assert!(
+        skipped
+            .iter()
+            .any(|(_, why)| why.contains("which exclude_senders") && why.contains("no")),
+        "the no-reply sender and the pattern that matched it: {skipped:?}"
+    );
+    assert!(
+        skipped
+            .iter()
+            .any(|(_, why)| why.starts_with("dated 2025-11-")
+                && why.ends_with("older than past_days (30 days)")),
+        "the old mail and its date: {skipped:?}"
+    );
+    assert!(skipped.iter().all(|(id, _)| !id.is_empty()), "{skipped:?}");
+    // `levh sync status RUN` names them again later.
+    let run = report["run_id"].as_str().unwrap();
+    let status = json(levh_at_now(home.path()).args(["sync", "status", run, "--json"]));
+    let again = status.to_string();
+    assert!(again.contains("older than past_days (30 days)"), "{again}");
+}
+
+#[test]
 fn config_mistakes_fail_the_sync_naming_the_key() {
     let home = tempfile::tempdir().unwrap();
     let mbox = fixtures().join("inbox.mbox");

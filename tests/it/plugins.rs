@@ -101,7 +101,7 @@ fn the_builtin_local_files_connector_reads_a_granted_directory() {
     let bytes = levh_builtins::connector("local_files").unwrap();
     let connector = host.load_connector("local_files", bytes).unwrap();
     assert_eq!(connector.manifest.id, "local_files");
-    assert_eq!(connector.manifest.api_version, "0.1.0");
+    assert_eq!(connector.manifest.api_version, "0.1.1");
     let config = vec![("directory".to_owned(), dir.path().display().to_string())];
     let grants = Grants {
         read_paths: vec![dir.path().to_path_buf()],
@@ -258,4 +258,17 @@ fn files_that_are_not_connectors_are_refused_with_a_reason() {
     let core_module = b"\0asm\x01\0\0\0";
     let err = host.load_connector("core.wasm", core_module).unwrap_err();
     assert!(err.to_string().contains("core WebAssembly module"), "{err}");
+}
+
+#[test]
+fn a_guest_of_the_older_0_1_0_package_loads_on_the_0_1_1_bindings() {
+    // The built-in scorers are built against `wit/levh-plugin@0.1.0` (scorers gained
+    // nothing in 0.1.1): their import of `levh:plugin/host@0.1.0` links to the host's
+    // 0.1.1 interface by semver; the recall tests with `--scorer recency` run them.
+    let cache = tempfile::tempdir().unwrap();
+    let host = PluginHost::new(Some(cache.path().to_path_buf())).unwrap();
+    let scorer = host
+        .load_scorer("recency", levh_builtins::scorer("recency").unwrap())
+        .unwrap();
+    assert_eq!(scorer.manifest.api_version, "0.1.0");
 }

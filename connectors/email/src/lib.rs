@@ -134,6 +134,10 @@ mod component {
                     page.too_old, settings.past_days
                 ));
             }
+            // Each one named in the sync report, not only counted here.
+            for (source_id, reason) in &page.skipped {
+                levh_connector_sdk::skipped(source_id, reason);
+            }
             Ok(Page {
                 items: page
                     .items

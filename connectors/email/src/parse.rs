@@ -68,8 +68,12 @@ pub struct Email {
 /// Why a message is not turned into an item.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejection {
-    /// The sender matched `exclude_senders`: noise, skipped and counted, not an error.
-    Excluded,
+    /// The sender matched `exclude_senders`: noise, skipped and named in the report, not
+    /// an error. `reason` says which sender and pattern.
+    Excluded {
+        message_id: Option<String>,
+        reason: String,
+    },
     /// A message that cannot be read: one error line.
     Invalid(String),
 }
@@ -141,12 +145,15 @@ fn read(
     let from = people(message.from(), "sender");
     if let Some(address) = from.first().and_then(|p| p.email.as_deref()) {
         let address = address.to_ascii_lowercase();
-        if rules
+        if let Some(pattern) = rules
             .exclude_senders
             .iter()
-            .any(|pattern| address.contains(pattern.as_str()))
+            .find(|pattern| address.contains(pattern.as_str()))
         {
-            return Err(Rejection::Excluded);
+            return Err(Rejection::Excluded {
+                message_id: message.message_id().map(str::to_owned),
+                reason: format!("from {address}, which exclude_senders {pattern:?} skips"),
+            });
         }
     }
 
@@ -777,9 +784,15 @@ mod tests {
         let rules = Rules {
             exclude_senders: vec!["no-reply".into(), "mailer-daemon".into()],
         };
-        assert_eq!(parse_message(&fixture(6), &rules), Err(Rejection::Excluded));
+        assert!(matches!(
+            parse_message(&fixture(6), &rules),
+            Err(Rejection::Excluded { reason, .. }) if reason.contains("exclude_senders")
+        ));
         let shouting = b"From: Alerts <NO-REPLY@Example.COM>\nDate: Mon, 02 Mar 2026 09:15:00 +0100\nSubject: x\n\ny\n";
-        assert_eq!(parse_message(shouting, &rules), Err(Rejection::Excluded));
+        assert!(matches!(
+            parse_message(shouting, &rules),
+            Err(Rejection::Excluded { .. })
+        ));
         assert!(parse_message(&fixture(1), &rules).is_ok());
         assert!(parse_message(&fixture(6), &Rules::default()).is_ok());
     }

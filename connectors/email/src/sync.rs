@@ -171,6 +171,8 @@ pub struct Page {
     pub excluded: u64,
     /// Messages skipped because of `past_days`.
     pub too_old: u64,
+    /// Every message skipped on purpose (excluded or too old): its source id and why.
+    pub skipped: Vec<(String, String)>,
     /// Messages (or files) read from the mailbox in this call, whatever became of them.
     pub read: u64,
     /// The saved cursor did not fit the mailbox; this page starts from the top.
@@ -224,8 +226,10 @@ fn take(settings: &Settings, page: &mut Page, raw: &[u8], origin: Origin<'_>) {
     page.read += 1;
     let email = match parse_message_at(raw, &settings.rules, origin.postmark_date) {
         Ok(email) => email,
-        Err(Rejection::Excluded) => {
+        Err(Rejection::Excluded { message_id, reason }) => {
             page.excluded += 1;
+            let source_id = message_id.unwrap_or_else(|| origin.location.clone());
+            page.skipped.push((source_id, reason));
             return;
         }
         Err(Rejection::Invalid(message)) => {
@@ -237,10 +241,6 @@ fn take(settings: &Settings, page: &mut Page, raw: &[u8], origin: Origin<'_>) {
             return;
         }
     };
-    if settings.oldest().is_some_and(|oldest| email.date < oldest) {
-        page.too_old += 1;
-        return;
-    }
     let source_id = email.message_id.clone().unwrap_or_else(|| {
         let hash = stable_hash(&[
             origin.file.as_bytes(),
@@ -249,6 +249,18 @@ fn take(settings: &Settings, page: &mut Page, raw: &[u8], origin: Origin<'_>) {
         ]);
         format!("no-message-id:{hash:016x}")
     });
+    if settings.oldest().is_some_and(|oldest| email.date < oldest) {
+        page.too_old += 1;
+        page.skipped.push((
+            source_id,
+            format!(
+                "dated {}, older than past_days ({} days)",
+                rfc3339_utc(email.date),
+                settings.past_days
+            ),
+        ));
+        return;
+    }
     page.items.push(Item {
         source_id,
         title: email.title(),

@@ -75,7 +75,9 @@ fn check_message(raw: &[u8], postmark: Option<i64>) -> Result<(), TestCaseError>
             let _ = email.content(200);
             let _ = email.metadata();
         }
-        Err(Rejection::Excluded) => {}
+        Err(Rejection::Excluded { reason, .. }) => {
+            prop_assert!(!reason.trim().is_empty(), "a skip without a reason");
+        }
         Err(Rejection::Invalid(message)) => {
             prop_assert!(!message.trim().is_empty(), "an error without a message");
         }

@@ -21,21 +21,21 @@ pub mod mutations;
 pub mod bindings {
     wit_bindgen::generate!({
         world: "connector",
-        path: "../../wit/levh-plugin@0.1.0",
+        path: "../../wit/levh-plugin@0.1.1",
         default_bindings_module: "levh_connector_sdk::bindings",
         pub_export_macro: true,
         export_macro_name: "export_connector",
     });
 }
 
-pub use bindings::levh::plugin::host::{Level, log};
+pub use bindings::levh::plugin::host::{Level, log, skipped};
 pub use bindings::levh::plugin::types::{
     Capability, Config, ConfigKey, ConfigType, Error, Item, ItemError, Manifest, Page, Person,
 };
 pub use bindings::{Guest, export_connector};
 
 /// The plugin API version this SDK implements; stamped into every manifest.
-pub const API_VERSION: &str = "0.1.0";
+pub const API_VERSION: &str = "0.1.1";
 
 /// A setting for a manifest's `config` list.
 pub fn setting(

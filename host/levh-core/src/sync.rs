@@ -51,6 +51,15 @@ pub struct SourceItemError {
     pub message: String,
 }
 
+/// An item a source passed over on purpose (a no-reply sender, older than the window).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceSkip {
+    /// The item.
+    pub source_id: String,
+    /// Why, in the source's words.
+    pub reason: String,
+}
+
 /// One page from a source.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SourcePage {
@@ -58,6 +67,8 @@ pub struct SourcePage {
     pub items: Vec<SourceItem>,
     /// Items that could not be read.
     pub errors: Vec<SourceItemError>,
+    /// Items the source passed over on purpose, each with its reason.
+    pub skipped: Vec<SourceSkip>,
     /// Where the next page starts.
     pub next_cursor: Option<String>,
     /// Nothing more for now.
@@ -256,9 +267,12 @@ pub struct SyncReport {
     pub unchanged: u64,
     /// Could not be read or stored.
     pub failed: u64,
+    /// Passed over by the connector on purpose (reported by connectors of API 0.1.1).
+    #[serde(default)]
+    pub skipped: u64,
     /// One line per failure: where, and why.
     pub errors: Vec<String>,
-    /// Every item that was not stored (held, rejected, failed), with why — up to
+    /// Every item that was not stored (held, rejected, failed, skipped), with why — up to
     /// [`MAX_NOT_STORED`]; the counts above stay exact.
     #[serde(default)]
     pub not_stored: Vec<NotStoredItem>,
@@ -308,6 +322,8 @@ pub enum ItemFate {
     Rejected,
     /// Could not be read or stored.
     Failed,
+    /// Passed over by the connector on purpose (a no-reply sender, too old).
+    Skipped,
 }
 
 impl ItemFate {
@@ -317,6 +333,7 @@ impl ItemFate {
             Self::Held => "held",
             Self::Rejected => "rejected",
             Self::Failed => "failed",
+            Self::Skipped => "skipped",
         }
     }
 }

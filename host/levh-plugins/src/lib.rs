@@ -132,6 +132,14 @@ pub struct ItemError {
     pub message: String,
 }
 
+/// An item a connector passed over on purpose, with its reason in the connector's words
+/// (`from no-reply@example.com, excluded by exclude_senders`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedItem {
+    pub source_id: String,
+    pub reason: String,
+}
+
 /// One page of a sync.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SyncPage {
@@ -139,6 +147,9 @@ pub struct SyncPage {
     pub items: Vec<SyncItem>,
     /// Items that could not be read.
     pub errors: Vec<ItemError>,
+    /// Items the connector passed over on purpose (reported through the host's
+    /// `skipped` import, API 0.1.1).
+    pub skipped: Vec<SkippedItem>,
     /// Where the next call continues.
     pub next_cursor: Option<String>,
     /// Nothing more to fetch now.
@@ -366,7 +377,7 @@ impl PluginHost {
         // WasiCtx (empty but for granted preopens). HTTP is never linked here.
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| PluginError::Host(format!("linking WASI: {e}")))?;
-        wit::v0_1_0::levh::plugin::host::add_to_linker::<PluginState, sandbox::HasState>(
+        wit::v0_1::levh::plugin::host::add_to_linker::<PluginState, sandbox::HasState>(
             &mut linker,
             |s| s,
         )
@@ -477,9 +488,9 @@ impl PluginHost {
         component: &Component,
         prepared: &Prepared,
         linker: &Linker<PluginState>,
-    ) -> Result<(Store<PluginState>, wit::v0_1_0::Connector), PluginError> {
+    ) -> Result<(Store<PluginState>, wit::v0_1::Connector), PluginError> {
         let mut store = self.new_store(prepared)?;
-        let instance = wit::v0_1_0::Connector::instantiate_async(&mut store, component, linker)
+        let instance = wit::v0_1::Connector::instantiate_async(&mut store, component, linker)
             .await
             .map_err(|e| sandbox::trapped(prepared, &store, e))?;
         Ok((store, instance))
@@ -533,7 +544,11 @@ impl PluginHost {
                 .map(|d| d.clone())
                 .unwrap_or_default();
             match result {
-                Ok(page) => Ok(page.into()),
+                Ok(page) => {
+                    let mut page: SyncPage = page.into();
+                    page.skipped = std::mem::take(&mut store.data_mut().skipped);
+                    Ok(page)
+                }
                 // Whatever the plugin made of a refused request, the host says what it was.
                 Err(_) if !denied.is_empty() => Err(PluginError::Denied {
                     plugin: m.id.clone(),

@@ -11,7 +11,7 @@ use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, HostWallClock, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use crate::wit::v0_1_0::levh::plugin::host;
+use crate::wit::v0_1::levh::plugin::host;
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::http::{Credential, HttpPolicy, Origin};
@@ -55,6 +55,8 @@ pub(crate) struct PluginState {
     plugin: String,
     stderr: MemoryOutputPipe,
     log_lines: usize,
+    /// What the guest reported through `skipped` during this call.
+    pub(crate) skipped: Vec<crate::SkippedItem>,
     http_ctx: WasiHttpCtx,
     pub(crate) http: HttpPolicy,
 }
@@ -96,6 +98,7 @@ impl PluginState {
             plugin: prepared.plugin.clone(),
             stderr,
             log_lines: 0,
+            skipped: Vec::new(),
             http_ctx: WasiHttpCtx::new(),
             http: match &prepared.http {
                 Some((allowed, credential)) => HttpPolicy::new(allowed.clone(), credential.clone()),
@@ -124,7 +127,20 @@ impl WasiHttpView for PluginState {
     }
 }
 
+/// Skipped items kept per call; a connector that passes over more is summarised by its
+/// own counts.
+const SKIPPED_PER_CALL: usize = 10_000;
+
 impl host::Host for PluginState {
+    fn skipped(&mut self, source_id: String, reason: String) {
+        if self.skipped.len() < SKIPPED_PER_CALL {
+            self.skipped.push(crate::SkippedItem {
+                source_id: source_id.chars().take(1_000).collect(),
+                reason: reason.chars().take(2_000).collect(),
+            });
+        }
+    }
+
     fn log(&mut self, level: host::Level, message: String) {
         self.log_lines += 1;
         if self.log_lines > LOG_LINES {

@@ -12,8 +12,8 @@ use wasmtime::Store;
 use wasmtime::component::Component;
 
 use crate::sandbox::{self, PluginState, Prepared};
-use crate::wit::v0_1_0::levh::plugin::types::Candidate;
-use crate::wit::v0_1_0::scorer::Scorer as ScorerWorld;
+use crate::wit::v0_1::levh::plugin::types::Candidate;
+use crate::wit::v0_1::scorer::Scorer as ScorerWorld;
 use crate::{Limits, Manifest, PluginError, PluginHost, SCORER, check_manifest, not_a};
 
 /// The longest a scorer may take over one recall: it sits on the user's critical path.

@@ -3,6 +3,7 @@
 use levh_core::Timestamp;
 use levh_core::sync::{
     FetchError, FetchFailure, ItemPerson, Source, SourceItem, SourceItemError, SourcePage,
+    SourceSkip,
 };
 use sha2::{Digest, Sha256};
 
@@ -137,6 +138,14 @@ pub(crate) fn convert(page: SyncPage) -> SourcePage {
     SourcePage {
         items,
         errors,
+        skipped: page
+            .skipped
+            .into_iter()
+            .map(|s| SourceSkip {
+                source_id: s.source_id,
+                reason: s.reason,
+            })
+            .collect(),
         next_cursor: page.next_cursor,
         done: page.done,
     }
@@ -189,6 +198,7 @@ mod tests {
                 item("no-metadata", None, ""),
             ],
             errors: Vec::new(),
+            skipped: Vec::new(),
             next_cursor: None,
             done: true,
         };

@@ -12,7 +12,9 @@
 //! levh_scorer_sdk::export_scorer!(Recency);
 //! ```
 
-/// The generated bindings of the `scorer` world.
+/// The generated bindings of the `scorer` world. Deliberately of the 0.1.0 package: 0.1.1
+/// added nothing a scorer uses, and scorers built against it show that a guest of an older
+/// 0.1 release runs on this host's 0.1.1 bindings.
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({

@@ -60,6 +60,19 @@ impl Levh {
                     NotStoredItem::failed(&error.location, &error.message),
                 );
             }
+            for skip in &page.skipped {
+                report.skipped += 1;
+                not_stored(
+                    &mut report,
+                    NotStoredItem {
+                        source_id: skip.source_id.clone(),
+                        fate: ItemFate::Skipped,
+                        reason: skip.reason.clone(),
+                        nearest: None,
+                        held_id: None,
+                    },
+                );
+            }
             for item in page.items {
                 let location = item.source_id.clone();
                 match self.sync_item(

@@ -1,10 +1,10 @@
-//! Host bindings for `levh:plugin@0.1.0`. The generated types never leave this module:
+//! Host bindings for `levh:plugin@0.1.x` (the newest 0.1 package, 0.1.1). The generated types never leave this module:
 //! they are converted to the crate's own types at the boundary, so a future API version
 //! gets its own module and `From` conversions, and nothing else changes.
 
-pub(crate) mod v0_1_0 {
+pub(crate) mod v0_1 {
     wasmtime::component::bindgen!({
-        path: "../../wit/levh-plugin@0.1.0",
+        path: "../../wit/levh-plugin@0.1.1",
         world: "connector",
         exports: { default: async },
     });
@@ -12,7 +12,7 @@ pub(crate) mod v0_1_0 {
     /// The scorer world shares the connector world's types and host interface.
     pub(crate) mod scorer {
         wasmtime::component::bindgen!({
-            path: "../../wit/levh-plugin@0.1.0",
+            path: "../../wit/levh-plugin@0.1.1",
             world: "scorer",
             exports: { default: async },
             with: {
@@ -23,7 +23,7 @@ pub(crate) mod v0_1_0 {
     }
 }
 
-use v0_1_0::levh::plugin::types as wit;
+use v0_1::levh::plugin::types as wit;
 
 use crate::{Capability, ConfigKey, ItemError, Manifest, Person, SyncItem, SyncPage};
 
@@ -35,7 +35,7 @@ use crate::{Capability, ConfigKey, ItemError, Manifest, Person, SyncItem, SyncPa
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ApiVersion {
-    /// `levh:plugin@0.1.x` (bindings from `wit/levh-plugin@0.1.0`).
+    /// `levh:plugin@0.1.x` (bindings from `wit/levh-plugin@0.1.1`).
     V0_1,
 }
 
@@ -133,6 +133,7 @@ impl From<wit::Page> for SyncPage {
                     metadata: i.metadata,
                 })
                 .collect(),
+            skipped: Vec::new(),
             errors: p
                 .errors
                 .into_iter()

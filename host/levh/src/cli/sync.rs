@@ -122,6 +122,13 @@ fn print_report(r: &SyncReport) {
         r.unchanged,
         r.failed
     ));
+    // Only connectors of plugin API 0.1.1 report skips; the line stays as it was otherwise.
+    if r.skipped > 0 {
+        output::line(format!(
+            "  skipped {} on purpose by the connector (listed below)",
+            r.skipped
+        ));
+    }
     print_not_stored(r);
     if r.held > 0 {
         output::line("  held items wait for you: `levh held list`");
@@ -150,7 +157,7 @@ fn print_not_stored(r: &SyncReport) {
         }
         output::print_table(&table);
         let named = r.not_stored.len() as u64;
-        let total = r.held + r.rejected + r.failed;
+        let total = r.held + r.rejected + r.failed + r.skipped;
         if total > named {
             output::line(format!("  … and {} more not named here", total - named));
         }
