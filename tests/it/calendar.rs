@@ -506,3 +506,31 @@ fn a_weekday_series_over_years_is_one_summarised_memory_not_a_cut_or_dropped_one
         929
     );
 }
+
+#[test]
+fn a_second_event_with_the_same_uid_is_reported_not_dropped_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("twice.ics"),
+        "BEGIN:VCALENDAR\nVERSION:2.0\nBEGIN:VEVENT\nUID:kestrel-review\nDTSTART:20260324T100000Z\nSUMMARY:Kestrel design review\nEND:VEVENT\nBEGIN:VEVENT\nUID:kestrel-review\nDTSTART:20260326T150000Z\nSUMMARY:Kestrel budget sign-off\nEND:VEVENT\nEND:VCALENDAR\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let report = json(&mut sync(home.path(), &[ics_path(dir.path())]));
+    assert_eq!(report["admitted"], 1, "{report}");
+    assert_eq!(
+        errors(&report),
+        [
+            "twice.ics#kestrel-review: another event in this file has the same UID; only the first was read"
+        ],
+        "{report}"
+    );
+    let failed: Vec<&Value> = report["not_stored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["fate"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{report}");
+    assert_eq!(failed[0]["source_id"], "twice.ics#kestrel-review");
+}

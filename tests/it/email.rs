@@ -651,3 +651,32 @@ fn a_message_without_a_date_takes_a_relay_or_postmark_date_and_an_outlook_msg_is
         "{errors:?}"
     );
 }
+
+#[test]
+fn a_saved_message_with_no_date_of_its_own_is_dated_by_its_file() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let eml = dir.path().join("undated.eml");
+    std::fs::write(
+        &eml,
+        "From: Ada <ada@example.com>\nTo: Grace <grace@example.com>\nSubject: Kestrel pump order\n\nThe pump order goes out on Friday.\n",
+    )
+    .unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&eml)
+        .unwrap()
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_835_200))
+        .unwrap();
+    let report = sync(home.path(), &[("eml_path", eml.display().to_string())]);
+    assert_eq!(
+        (&report["admitted"], &report["failed"]),
+        (&serde_json::json!(1), &serde_json::json!(0)),
+        "no Date, no Received: the file's time, not a dropped message: {report}"
+    );
+    let stored = memories(home.path());
+    assert_eq!(
+        stored[0]["valid_from"], "2026-03-18T12:00:00Z",
+        "{stored:?}"
+    );
+}

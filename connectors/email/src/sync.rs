@@ -217,7 +217,8 @@ struct Origin<'a> {
     uri: String,
     /// Its number in the file (0 for an .eml).
     position: u64,
-    /// The date of its mbox postmark, a fallback for a message without a date.
+    /// The date of its mbox postmark (for an `.eml`, its file's modification time): the
+    /// last fallback for a message with neither `Date:` nor `Received:`.
     postmark_date: Option<i64>,
 }
 
@@ -477,8 +478,8 @@ enum Stop {
 // ---- .eml ---------------------------------------------------------------------------
 
 fn read_eml(settings: &Settings, page: &mut Page, path: &Path, name: &str) {
-    let size = match std::fs::metadata(path) {
-        Ok(meta) => meta.len(),
+    let (size, modified) = match std::fs::metadata(path) {
+        Ok(meta) => (meta.len(), meta.modified().ok()),
         Err(e) => {
             page.errors.push(problem(name, e.to_string()));
             return;
@@ -512,7 +513,11 @@ fn read_eml(settings: &Settings, page: &mut Page, path: &Path, name: &str) {
         location: name.to_owned(),
         uri: format!("file:{}", path.display()),
         position: 0,
-        postmark_date: None,
+        // A saved message with neither Date nor Received is dated by its file, as the
+        // other connectors date what carries no date of its own.
+        postmark_date: modified
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok()),
     };
     take(settings, page, &bytes, origin);
 }
