@@ -6,6 +6,7 @@ mod calendar;
 mod cli;
 mod concurrency;
 mod connectors;
+mod dashboard;
 mod email;
 mod embed;
 mod gate;

@@ -169,6 +169,11 @@ pub(crate) async fn authenticate(
     if request.method() == axum::http::Method::OPTIONS {
         return next.run(request).await;
     }
+    // The dashboard's pages and files hold no data; what they show comes from /api.
+    let path = request.uri().path();
+    if state.pages.is_some() && !path.starts_with("/api") && !path.starts_with("/mcp") {
+        return next.run(request).await;
+    }
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()

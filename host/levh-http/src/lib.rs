@@ -48,6 +48,8 @@ pub struct AppState {
     pub(crate) connectors: Option<Arc<dyn Connectors>>,
     pub(crate) feed: feed::Feed,
     pub(crate) mcp: Option<Router>,
+    /// The dashboard's pages and files (served without a token: they hold no data).
+    pub(crate) pages: Option<Router>,
     pub(crate) shutdown: CancellationToken,
 }
 
@@ -71,6 +73,7 @@ impl AppState {
             auth: Arc::new(auth::Auth::new(auth)),
             connectors: None,
             mcp: None,
+            pages: None,
             shutdown: CancellationToken::new(),
         }
     }
@@ -93,6 +96,14 @@ impl AppState {
         self
     }
 
+    /// Serves `pages` (the dashboard) beside the API, behind the same Host/Origin guard.
+    /// Its paths need no token: the files hold no data, and every call they make is an
+    /// `/api` request that does.
+    pub fn with_pages(mut self, pages: Router) -> Self {
+        self.pages = Some(pages);
+        self
+    }
+
     /// The hosts an `/mcp` service should accept (DNS-rebinding guard): `None` keeps the
     /// service's loopback-only default; an empty list allows every host (a public server
     /// behind a token).
@@ -112,6 +123,9 @@ pub fn router(state: AppState) -> Router {
     let mut app = routes::api().into_router().with_state(state.clone());
     if let Some(mcp) = state.mcp.clone() {
         app = app.merge(mcp);
+    }
+    if let Some(pages) = state.pages.clone() {
+        app = app.merge(pages);
     }
     app.fallback(no_route)
         .method_not_allowed_fallback(wrong_method)

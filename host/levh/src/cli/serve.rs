@@ -81,7 +81,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         state.mcp_allowed_hosts(),
         state.shutdown_token().child_token(),
     );
-    let state = state.with_mcp(mcp);
+    let state = state.with_mcp(mcp).with_pages(levh_dashboard::router());
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -94,7 +94,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         let address = listener.local_addr()?;
         // One line on stdout that scripts (and tests) can read the port from.
         crate::output::line(format!(
-            "levh serve: listening on http://{address} (REST /api, feed /api/ws, MCP /mcp)"
+            "levh serve: listening on http://{address} (dashboard /, REST /api, feed /api/ws, MCP /mcp)"
         ));
         levh_http::serve(listener, state, shutdown_signal())
             .await

@@ -1,0 +1,53 @@
+// The dashboard's router: the path names the page; links are followed without a reload
+// and every page is a URL that survives one.
+
+import { get } from "./api.js";
+import { pages, setRole } from "./pages.js";
+
+const main = document.getElementById("main");
+let leave = null;
+
+function route(path) {
+  if (path === "/") return ["home", {}];
+  const memory = path.match(/^\/memories\/([^/]+)$/);
+  if (memory) return ["memory", { id: decodeURIComponent(memory[1]) }];
+  const name = path.slice(1);
+  return [name in pages ? name : "missing", { path }];
+}
+
+let role = null;
+
+async function show() {
+  if (role === null) {
+    // Asks for a token first when the server needs one; the role decides the buttons.
+    role = await get("/api/health").then((health) => health.role, () => "viewer");
+    setRole(role);
+  }
+  if (leave) leave();
+  leave = null;
+  const [name, params] = route(location.pathname);
+  for (const link of document.querySelectorAll("nav a")) {
+    const here = link.getAttribute("href") === location.pathname;
+    if (here) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  main.replaceChildren();
+  try {
+    leave = (await pages[name](main, params, new URLSearchParams(location.search))) || null;
+  } catch (error) {
+    const box = document.createElement("p");
+    box.className = "error";
+    box.textContent = error.message;
+    main.replaceChildren(box);
+  }
+}
+
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a");
+  if (!link || link.origin !== location.origin || link.target || event.ctrlKey || event.metaKey) return;
+  event.preventDefault();
+  history.pushState({}, "", link.href);
+  show();
+});
+window.addEventListener("popstate", show);
+show();

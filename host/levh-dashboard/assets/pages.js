@@ -1,0 +1,242 @@
+// One function per page: it draws into `main` and may return a function that undoes what
+// keeps running (the feed's socket). Everything read from the API is put in the page as
+// text, never as HTML.
+
+import { call, get, post, feedUrl } from "./api.js";
+
+/// An element: `h("p", {class: "muted"}, "text", child, ...)`.
+function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else if (value !== undefined && value !== null && value !== false) element.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+const percent = (x) => `${Math.round(x * 100)}%`;
+const short = (text, n = 160) => (text.length > n ? `${text.slice(0, n)}…` : text);
+const memoryLink = (m) => h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, short(m.content));
+const empty = (text) => h("p", { class: "empty" }, text);
+
+/// Whether the caller may change things (`/api/health` says its role): a viewer sees no
+/// write buttons at all, rather than buttons that fail.
+let canWrite = true;
+export function setRole(role) {
+  canWrite = role !== "viewer";
+}
+
+/// A button that runs `action`, shows the API's error beside itself, then `done`; nothing
+/// for a viewer.
+function action(label, run, done, kind) {
+  if (!canWrite) return null;
+  const note = h("span", { class: "muted", role: "status" });
+  const button = h("button", {
+    class: kind,
+    async onclick() {
+      button.disabled = true;
+      try {
+        await run();
+        note.textContent = "";
+        if (done) await done();
+      } catch (error) {
+        note.textContent = error.message;
+        note.className = "error";
+      } finally {
+        button.disabled = false;
+      }
+    },
+  }, label);
+  return h("span", {}, button, note);
+}
+
+function chart(target, labels, series, title) {
+  if (!window.uPlot) return;
+  const width = Math.min(target.clientWidth || 600, 900);
+  new window.uPlot(
+    { title, width, height: 220, scales: { x: { time: false }, y: { range: [0, 1] } },
+      series: [{ label: labels.name }, { label: series.name, stroke: "#2456c9", width: 2 }],
+      axes: [{ label: labels.name }, { label: series.name }] },
+    [labels.values, series.values],
+    target,
+  );
+}
+
+export const pages = {
+  async home(main) {
+    const [stats, fading, held, runs] = await Promise.all([
+      get("/api/stats"),
+      get("/api/memories/fading?limit=5"),
+      get("/api/memories/held"),
+      get("/api/connectors/sync-state"),
+    ]);
+    main.append(h("h1", {}, "Home"));
+    if (stats.total === 0) {
+      main.append(h("div", { class: "card" },
+        h("p", {}, "No memories yet — capture one or run a connector."),
+        h("p", {}, h("code", {}, 'levh capture "The deploy branch is main"'), " in a terminal, a connector on the ",
+          h("a", { href: "/connectors" }, "Connectors"), " page, or an agent over MCP (configs on ",
+          h("a", { href: "/settings" }, "Settings"), ").")));
+    }
+    main.append(h("div", { class: "grid" },
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.total), "memories"),
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.pinned), "pinned"),
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.fading), h("a", { href: "/fading" }, "fading")),
+      h("div", { class: "card" }, h("div", { class: "count" }, held.held.length), h("a", { href: "/held" }, "held for review")),
+      h("div", { class: "card" }, h("div", { class: "count" }, percent(stats.average_retention)), "average retention"),
+    ));
+    const counts = (title, map) => h("div", { class: "card" }, h("h2", {}, title),
+      Object.keys(map).length === 0 ? empty("none") :
+        h("table", {}, Object.entries(map).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v)))));
+    main.append(h("div", { class: "grid" },
+      counts("Projects", stats.by_project), counts("Sources", stats.by_source), counts("Kinds", stats.by_kind)));
+    main.append(h("h2", {}, "Fading"), fading.memories.length === 0 ? empty("Nothing is fading.") :
+      h("ul", {}, fading.memories.map((m) => h("li", {}, memoryLink(m), " ", h("span", { class: "muted" }, percent(m.retention))))));
+    const recent = (runs.runs || runs || []).slice ? (runs.runs || runs).slice(0, 5) : [];
+    main.append(h("h2", {}, "Recent syncs"), recent.length === 0 ? empty("No sync yet.") :
+      h("table", {}, recent.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
+        h("td", {}, `${r.admitted} stored, ${r.held} held, ${r.failed} failed`), h("td", { class: "optional muted" }, r.started_at)))));
+  },
+
+  feed(main) {
+    main.append(h("h1", {}, "Feed"), h("p", { class: "muted" }, "Every change in this workspace, as it happens."));
+    const list = h("ul", { class: "feed" });
+    const state = h("p", { class: "muted", role: "status" }, "connecting…");
+    main.append(state, list);
+    const socket = new WebSocket(feedUrl());
+    socket.onopen = () => (state.textContent = "live");
+    socket.onclose = () => (state.textContent = "disconnected — reload to reconnect");
+    socket.onmessage = (message) => {
+      const event = JSON.parse(message.data);
+      const target = event.memory_id ? h("a", { href: `/memories/${encodeURIComponent(event.memory_id)}` }, event.memory_id) : "";
+      list.prepend(h("li", {}, h("strong", {}, event.kind), " ", target, " ",
+        h("span", { class: "muted" }, [event.surface, event.at].filter(Boolean).join(" · "))));
+    };
+    return () => socket.close();
+  },
+
+  async search(main, _, query) {
+    main.append(h("h1", {}, "Search"));
+    const form = h("form", { class: "search", role: "search" },
+      h("input", { name: "query", type: "search", placeholder: "What do you want to find?", value: query.get("q") || "", "aria-label": "Query", required: true }),
+      h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
+      h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
+      h("button", { class: "primary", value: "search" }, "Search"),
+      h("button", { value: "recall", title: "Recall reinforces what it returns" }, "Recall"));
+    const results = h("div");
+    main.append(form, results);
+    const run = async (mode) => {
+      const data = new FormData(form);
+      const body = { query: data.get("query"), limit: 20 };
+      for (const key of ["project", "kind"]) if (data.get(key)) body[key] = data.get(key);
+      const answer = await post(mode === "recall" ? "/api/recall" : "/api/search", body);
+      results.replaceChildren(answer.results.length === 0 ? empty("Nothing matches.") :
+        h("table", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "score"), h("th", { class: "optional" }, "why")),
+          answer.results.map((hit) => h("tr", {},
+            h("td", {}, memoryLink(hit.memory)),
+            h("td", {}, hit.score.toFixed(3)),
+            h("td", { class: "optional terms" },
+              `relevance ${hit.relevance.toFixed(2)} (cosine ${hit.similarity.toFixed(2)}, lexical ${hit.lexical.toFixed(2)}) · retention ${percent(hit.memory.retention)} · importance ${hit.memory.importance}`)))));
+      if (mode === "recall" && answer.reinforced.length) results.prepend(h("p", { class: "muted" }, `Reinforced ${answer.reinforced.length} memories.`));
+    };
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const mode = event.submitter && event.submitter.value;
+      history.replaceState({}, "", `/search?q=${encodeURIComponent(new FormData(form).get("query"))}`);
+      try { await run(mode); } catch (error) { results.replaceChildren(h("p", { class: "error" }, error.message)); }
+    });
+    if (query.get("q")) await run("search");
+  },
+
+  async memory(main, { id }) {
+    const path = `/api/memories/${encodeURIComponent(id)}`;
+    const draw = async () => {
+      const [memory, curve, related] = await Promise.all([
+        get(path), get(`${path}/forgetting-curve`), get(`${path}/related`).catch(() => ({ memories: [] })),
+      ]);
+      main.replaceChildren(h("h1", {}, short(memory.content, 80)));
+      main.append(h("p", { class: "content card" }, memory.content));
+      main.append(h("div", { class: "actions" },
+        action("Reinforce", () => post(`${path}/reinforce`), draw, "primary"),
+        action("Helpful", () => post(`${path}/feedback`, { helpful: true }), draw),
+        action("Wrong", () => post(`${path}/feedback`, { helpful: false }), draw),
+        memory.pinned ? action("Unpin", () => post(`${path}/unpin`), draw) : action("Pin", () => post(`${path}/pin`), draw),
+        action("Forget", async () => { if (confirm("Forget this memory? It will no longer be recalled.")) await call("DELETE", path); }, draw, "danger")));
+      const fields = ["id", "project", "kind", "source", "importance", "pinned", "stability_hours", "retention", "frequency"];
+      main.append(h("table", {}, fields.map((f) => h("tr", {}, h("th", {}, f), h("td", {}, String(memory[f] ?? "—"))))));
+      const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
+      main.append(h("h2", {}, "Forgetting curve (30 days)"), plot);
+      chart(plot, { name: "day", values: curve.points.map((p) => p.day) }, { name: "retention", values: curve.points.map((p) => p.retention) });
+      const near = related.memories || related.related || [];
+      main.append(h("h2", {}, "Related"), near.length === 0 ? empty("Nothing close.") : h("ul", {}, near.map((m) => h("li", {}, memoryLink(m.memory || m)))));
+    };
+    await draw();
+  },
+
+  async fading(main) {
+    const draw = async () => {
+      const fading = await get("/api/memories/fading?limit=100");
+      main.replaceChildren(h("h1", {}, "Fading"));
+      if (fading.memories.length === 0) { main.append(empty("Nothing is fading.")); return; }
+      main.append(h("table", {}, fading.memories.map((m) => {
+        const path = `/api/memories/${encodeURIComponent(m.id)}`;
+        return h("tr", {}, h("td", {}, memoryLink(m)), h("td", {}, percent(m.retention)),
+          h("td", {}, h("div", { class: "actions" },
+            action("Reinforce", () => post(`${path}/reinforce`), draw, "primary"),
+            action("Weaken", () => post(`${path}/feedback`, { helpful: false }), draw),
+            action("Pin", () => post(`${path}/pin`), draw),
+            action("Forget", () => call("DELETE", path), draw, "danger"))));
+      })));
+    };
+    await draw();
+  },
+
+  async held(main) {
+    const draw = async () => {
+      const held = await get("/api/memories/held");
+      main.replaceChildren(h("h1", {}, "Held for review"));
+      if (held.held.length === 0) { main.append(empty("Nothing waits for a decision.")); return; }
+      main.append(h("p", { class: "muted" }, held.how_to_decide));
+      for (const candidate of held.held) {
+        const path = `/api/memories/held/${encodeURIComponent(candidate.id)}`;
+        main.append(h("div", { class: "card" },
+          h("p", { class: "content" }, candidate.content),
+          h("p", { class: "muted" }, candidate.reason),
+          candidate.nearest ? h("p", {}, "Resembles ", h("a", { href: `/memories/${encodeURIComponent(candidate.nearest.id)}` }, candidate.nearest.id)) : null,
+          h("div", { class: "actions" },
+            action("Admit", () => post(`${path}/admit`, {}), draw, "primary"),
+            candidate.nearest ? action("Admit as replacement", () => post(`${path}/admit`, { supersede: true }), draw) : null,
+            action("Discard", () => post(`${path}/discard`), draw, "danger"))));
+      }
+    };
+    await draw();
+  },
+
+  async connectors(main) {
+    const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state")]);
+    main.append(h("h1", {}, "Connectors"));
+    const connectors = list.connectors || list;
+    main.append(h("table", {}, connectors.map((c) => h("tr", {},
+      h("td", {}, h("strong", {}, c.id || (c.manifest && c.manifest.id))),
+      h("td", { class: "optional muted" }, c.description || (c.manifest && c.manifest.description) || "")))));
+    const recent = runs.runs || runs;
+    main.append(h("h2", {}, "Sync history"), !recent.length ? empty("No sync yet.") :
+      h("table", {}, recent.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
+        h("td", {}, `${r.fetched} fetched, ${r.admitted} stored, ${r.held} held, ${r.failed} failed`)))));
+  },
+
+  async settings(main) {
+    const health = await get("/api/health");
+    main.append(h("h1", {}, "Settings"),
+      h("table", {}, Object.entries(health).map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v))))),
+      h("h2", {}, "Connect an agent"),
+      h("p", {}, "Print a client's MCP configuration with ", h("code", {}, "levh mcp config"), "."));
+  },
+
+  missing(main, { path }) {
+    main.append(h("h1", {}, "No such page"), h("p", {}, `${path} is not a page of the dashboard. `, h("a", { href: "/" }, "Home")));
+  },
+};
