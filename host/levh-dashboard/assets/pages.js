@@ -135,11 +135,12 @@ export const pages = {
       const answer = await post(mode === "recall" ? "/api/recall" : "/api/search", body);
       results.replaceChildren(answer.results.length === 0 ? empty("Nothing matches.") :
         h("table", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "score"), h("th", { class: "optional" }, "why")),
+          // A hit is the memory's fields with what ranked it beside them.
           answer.results.map((hit) => h("tr", {},
-            h("td", {}, memoryLink(hit.memory)),
+            h("td", {}, memoryLink(hit)),
             h("td", {}, hit.score.toFixed(3)),
             h("td", { class: "optional terms" },
-              `relevance ${hit.relevance.toFixed(2)} (cosine ${hit.similarity.toFixed(2)}, lexical ${hit.lexical.toFixed(2)}) · retention ${percent(hit.memory.retention)} · importance ${hit.memory.importance}`)))));
+              `relevance ${hit.relevance.toFixed(2)} (cosine ${hit.similarity.toFixed(2)}, lexical ${hit.lexical.toFixed(2)}) · retention ${percent(hit.retention)} · importance ${hit.importance}`)))));
       if (mode === "recall" && answer.reinforced.length) results.prepend(h("p", { class: "muted" }, `Reinforced ${answer.reinforced.length} memories.`));
     };
     form.addEventListener("submit", async (event) => {
