@@ -105,10 +105,16 @@ pub fn read_page(
             location: name.clone(),
             message,
         };
-        let scanned = match std::fs::File::open(path)
-            .map_err(|e| e.to_string())
-            .and_then(|file| scan::scan(std::io::BufReader::new(file)))
-        {
+        // One handle for the scan and the reads after it: the events are read from the
+        // file that was scanned.
+        let file = match std::fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) => {
+                page.errors.push(fail(e.to_string()));
+                continue;
+            }
+        };
+        let scanned = match scan::scan(std::io::BufReader::new(&file)) {
             Ok(scanned) => scanned,
             Err(message) => {
                 page.errors.push(fail(message));
@@ -123,13 +129,7 @@ pub fn read_page(
             read += scanned.groups[end].events.len();
             end += 1;
         }
-        let mut source = match std::fs::File::open(path) {
-            Ok(file) => file,
-            Err(e) => {
-                page.errors.push(fail(e.to_string()));
-                continue;
-            }
-        };
+        let mut source = &file;
         let parsed = parse::read_groups(name, &mut source, &scanned, start..end, window);
         page.occurrences.extend(parsed.occurrences);
         page.errors.extend(parsed.errors);

@@ -17,8 +17,10 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use levh_connector_sdk::rfc3339_utc;
+
 use crate::mbox::{MAX_MESSAGE_BYTES, MboxError, MboxReader};
-use crate::parse::{Participant, Rejection, Rules, parse_message_at, rfc3339_utc, stable_hash};
+use crate::parse::{Participant, Rejection, Rules, parse_message_at, stable_hash};
 
 /// Messages (or .eml files) read per page.
 pub const PAGE_SIZE: usize = 500;

@@ -394,9 +394,12 @@ pub fn date_time(text: &str) -> Option<String> {
         && minute <= 59
         && second <= 59;
     valid.then(|| {
-        let seconds =
-            days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
-                - offset;
+        // `month` and `day` were checked above: 1..=12 and 1..=31.
+        let seconds = levh_connector_sdk::days_from_civil(year, month as u32, day as u32) * 86_400
+            + hour * 3600
+            + minute * 60
+            + second
+            - offset;
         levh_connector_sdk::rfc3339_utc(seconds)
     })
 }
@@ -415,17 +418,6 @@ fn digits(rest: &mut &[u8], count: usize) -> Option<i64> {
 fn after(rest: &mut &[u8], separator: &[u8]) -> Option<()> {
     *rest = rest.strip_prefix(separator)?;
     Some(())
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`,
-/// the inverse of the SDK's `rfc3339_utc`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year.rem_euclid(400);
-    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 /// What the body's Markdown says besides its text.
@@ -735,33 +727,21 @@ mod tests {
 /// reads.
 #[cfg(test)]
 mod mutated {
+    use levh_connector_sdk::fixture;
     use levh_connector_sdk::mutations::mutated;
     use proptest::prelude::*;
 
     use super::parse;
 
-    macro_rules! fixture {
-        ($path:literal) => {
-            (
-                $path,
-                include_bytes!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/../../fixtures/",
-                    $path
-                )) as &[u8],
-            )
-        };
-    }
-
     static FIXTURES: &[(&str, &[u8])] = &[
-        fixture!("vault/Atlas launch.md"),
-        fixture!("vault/broken.md"),
-        fixture!("vault/home.md"),
-        fixture!("vault/daily/2026-03-02.md"),
-        fixture!("vault-edge/Typed properties.md"),
-        fixture!("vault-edge/Table links.md"),
-        fixture!("vault-edge/Callout code.md"),
-        fixture!("vault-edge/Undated.md"),
+        fixture!("vault", "Atlas launch.md"),
+        fixture!("vault", "broken.md"),
+        fixture!("vault", "home.md"),
+        fixture!("vault", "daily/2026-03-02.md"),
+        fixture!("vault-edge", "Typed properties.md"),
+        fixture!("vault-edge", "Table links.md"),
+        fixture!("vault-edge", "Callout code.md"),
+        fixture!("vault-edge", "Undated.md"),
     ];
 
     /// Markdown's and YAML's delimiters, and text that is more than one byte a character

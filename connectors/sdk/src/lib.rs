@@ -106,6 +106,20 @@ pub fn rfc3339_utc(unix_seconds: i64) -> String {
     )
 }
 
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`,
+/// the inverse of the civil date [`rfc3339_utc`] computes): `days_from_civil(y, m, d) *
+/// 86_400` plus the time of day is the Unix time a parsed date needs.
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year.rem_euclid(400);
+    let month = i64::from(month);
+    let day_of_year =
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
 /// A file's modification time as RFC 3339 UTC: the world time of an item whose file says
 /// no date of its own.
 pub fn modified_at(path: &std::path::Path) -> Option<String> {
@@ -119,6 +133,18 @@ pub fn modified_at(path: &std::path::Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn days_from_civil_is_the_inverse_of_rfc3339_utc() {
+        for days in (-800_000..800_000).step_by(997) {
+            let text = super::rfc3339_utc(days * 86_400);
+            let (year, rest) = text[..text.len() - 10].rsplit_once('-').unwrap();
+            let (year, month) = year.rsplit_once('-').unwrap();
+            let (year, month, day): (i64, u32, u32) =
+                (year.parse().unwrap(), month.parse().unwrap(), rest.parse().unwrap());
+            assert_eq!(super::days_from_civil(year, month, day), days, "{text}");
+        }
+    }
+
     #[test]
     fn unix_seconds_become_rfc3339_utc() {
         assert_eq!(super::rfc3339_utc(0), "1970-01-01T00:00:00Z");

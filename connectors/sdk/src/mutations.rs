@@ -10,6 +10,26 @@
 use proptest::prelude::*;
 use proptest::sample::Index;
 
+/// One of the repository's fixtures, embedded: `fixture!("calendar", "team.ics")` is
+/// `("team.ics", bytes of fixtures/calendar/team.ics)`, the pair [`mutated`] takes. The
+/// path is the calling crate's (`connectors/<name>`), two levels below the repository.
+#[macro_export]
+macro_rules! fixture {
+    ($folder:literal, $name:literal) => {
+        (
+            $name,
+            include_bytes!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../fixtures/",
+                $folder,
+                "/",
+                $name
+            ))
+            .as_slice(),
+        )
+    };
+}
+
 /// One change to a file's bytes. Positions are fractions of the length at the time the
 /// change is applied, so any mutation fits any file.
 #[derive(Debug, Clone)]

@@ -437,32 +437,20 @@ mod tests {
 /// the whole sync in the component), every failure one error message.
 #[cfg(test)]
 mod mutated {
+    use levh_connector_sdk::fixture;
     use levh_connector_sdk::mutations::mutated;
     use proptest::prelude::*;
 
     use super::parse;
 
-    macro_rules! fixture {
-        ($name:literal) => {
-            (
-                $name,
-                include_bytes!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/../../fixtures/transcripts/",
-                    $name
-                )) as &[u8],
-            )
-        };
-    }
-
     static FIXTURES: &[(&str, &[u8])] = &[
-        fixture!("standup.vtt"),
-        fixture!("budget-review.srt"),
-        fixture!("atlas-call.txt"),
-        fixture!("bad-timestamps.vtt"),
-        fixture!("truncated.vtt"),
-        fixture!("empty.vtt"),
-        fixture!("not-utf8.txt"),
+        fixture!("transcripts", "standup.vtt"),
+        fixture!("transcripts", "budget-review.srt"),
+        fixture!("transcripts", "atlas-call.txt"),
+        fixture!("transcripts", "bad-timestamps.vtt"),
+        fixture!("transcripts", "truncated.vtt"),
+        fixture!("transcripts", "empty.vtt"),
+        fixture!("transcripts", "not-utf8.txt"),
     ];
 
     /// The formats' delimiters, and text that is more than one byte a character (a slice at

@@ -661,26 +661,11 @@ fn the_override_with_the_higher_sequence_wins_and_ids_stay_unique() {
 /// and whatever it cannot read is an error with a message — the whole file's, on one
 /// line, or an event's with its place.
 mod mutated {
+    use levh_connector_sdk::fixture;
     use levh_connector_sdk::mutations::mutated;
     use proptest::prelude::*;
 
     use super::*;
-
-    macro_rules! fixture {
-        ($folder:literal, $name:literal) => {
-            (
-                $name,
-                include_bytes!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/../../fixtures/",
-                    $folder,
-                    "/",
-                    $name
-                ))
-                .as_slice(),
-            )
-        };
-    }
 
     const FIXTURES: &[(&str, &[u8])] = &[
         fixture!("calendar", "team.ics"),
