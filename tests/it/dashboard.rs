@@ -3,6 +3,10 @@
 //! content security policy, no page or file needs a token while the API still does, and
 //! the Host guard covers the pages too.
 
+use fantoccini::Locator;
+use levh_mcp::tokio;
+
+use crate::browser::Browser;
 use crate::support::serve;
 
 fn agent() -> ureq::Agent {
@@ -86,6 +90,235 @@ fn every_page_is_the_shell_its_files_are_served_and_only_the_api_needs_the_token
     // A page asked for under a foreign Host is refused like the API (DNS rebinding).
     let (status, _, _, body) = fetch(&format!("{base}/"), Some("evil.example"));
     assert_eq!(status, 403, "{body}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+const OPERATOR: &str = "operator-secret-1234567890";
+const MAIN: &str = "The deploy branch for atlas is main.";
+const PROD: &str = "The deploy branch for atlas is prod.";
+
+/// Where the test run leaves its screenshots (not committed): `target/tmp/dashboard/`.
+fn screenshots() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard")
+}
+
+/// `levh capture TEXT --json` in `home`, as a person in a terminal would.
+fn capture(home: &std::path::Path, text: &str) -> serde_json::Value {
+    crate::support::json(crate::support::levh(home).args(["capture", text, "--json"]))
+}
+
+/// The main element's text once its heading is `title`.
+async fn page(browser: &Browser, url: &str, title: &str) -> String {
+    browser.client.goto(url).await.unwrap();
+    browser
+        .until(
+            &format!("the page {title:?} at {url}"),
+            &format!(
+                "const h = document.querySelector('main h1'); return h && h.textContent === {title:?}"
+            ),
+        )
+        .await;
+    browser.text("main").await
+}
+
+/// One broad walk through the dashboard in a real headless Chromium against a real
+/// `levh serve` that wants a token, with a second `levh` process writing beside it: the
+/// token prompt; the live feed; a search's breakdown; reinforce on a memory's page; a held
+/// candidate admitted from the queue (recorded as the dashboard's); every page at 1280 and
+/// 390 px without a console error or a sideways scroll; and a viewer token that sees no
+/// write button.
+#[test]
+fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_reads() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let first = capture(home, MAIN);
+    let first_id = first["memory_id"].as_str().unwrap().to_owned();
+    let (mut server, address) = serve(home, &[("LEVH_TOKEN", OPERATOR)]);
+    let base = format!("http://{address}");
+    let shots = screenshots();
+
+    crate::support::runtime().block_on(async {
+        let Some(browser) = Browser::start(1280).await else {
+            return;
+        };
+
+        // A token-protected server without a token shows the prompt; the only console
+        // error is the 401 that made it ask.
+        browser.client.goto(&base).await.unwrap();
+        browser
+            .until("the token prompt", "return document.getElementById('token').open")
+            .await;
+        browser.screenshot(&shots.join("1280"), "token-prompt").await;
+        let errors: Vec<_> = browser
+            .console()
+            .await
+            .into_iter()
+            .filter(|(level, _)| level == "SEVERE")
+            .collect();
+        assert!(
+            !errors.is_empty() && errors.iter().all(|(_, m)| m.contains("401")),
+            "{errors:#?}"
+        );
+        let input = browser
+            .client
+            .find(Locator::Css("#token input"))
+            .await
+            .unwrap();
+        input.send_keys(OPERATOR).await.unwrap();
+        browser
+            .client
+            .find(Locator::Css("#token button"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        browser
+            .until(
+                "the home page after the token",
+                "return document.querySelector('main h1')?.textContent === 'Home'",
+            )
+            .await;
+        browser.assert_no_console_error("/ after the token").await;
+
+        // The feed is live: a capture by another process appears in it.
+        page(&browser, &format!("{base}/feed"), "Feed").await;
+        browser
+            .until("the feed's socket", "return document.querySelector('main [role=status]').textContent === 'live'")
+            .await;
+        let second = capture(home, "Grafana dashboards for atlas live in the ops folder.");
+        let second_id = second["memory_id"].as_str().unwrap().to_owned();
+        browser
+            .until(
+                "the capture in the feed",
+                &format!("return document.querySelector('ul.feed').textContent.includes({second_id:?})"),
+            )
+            .await;
+        browser.assert_no_console_error("/feed").await;
+
+        // A search shows what ranked each hit.
+        page(&browser, &format!("{base}/search?q=deploy%20branch"), "Search").await;
+        let why = browser
+            .until(
+                "a hit with its breakdown",
+                "return document.querySelector('td.terms')?.textContent",
+            )
+            .await;
+        let why = why.as_str().unwrap();
+        for term in ["relevance", "cosine", "lexical", "retention", "importance"] {
+            assert!(why.contains(term), "{term} missing from {why:?}");
+        }
+
+        // Reinforce on the memory's page raises its stability.
+        let stability = "return [...document.querySelectorAll('main th')].find(th => th.textContent === 'stability_hours')?.nextElementSibling.textContent";
+        page(&browser, &format!("{base}/memories/{first_id}"), MAIN).await;
+        let before = browser.until("the stability", stability).await;
+        browser.click_button("Reinforce").await;
+        browser
+            .until(
+                "a higher stability",
+                &format!("const now = (() => {{ {stability} }})(); return now && Number(now) > Number({before})"),
+            )
+            .await;
+
+        // A near-duplicate is held; the person admits it from the queue and it leaves it.
+        let held = capture(home, PROD);
+        assert_eq!(held["verdict"], "review", "{held}");
+        let text = page(&browser, &format!("{base}/held"), "Held for review").await;
+        assert!(text.contains(PROD) && text.contains(MAIN), "{text}");
+        // Beside the memory it resembles, with the words that change marked.
+        let changed = browser
+            .until(
+                "the word diff",
+                "return [...document.querySelectorAll('.diff del, .diff ins')].map(e => e.tagName + ':' + e.textContent).join(' ')",
+            )
+            .await;
+        assert_eq!(changed, "DEL:main. INS:prod.", "{text}");
+        browser.screenshot(&shots.join("1280"), "held-candidate").await;
+        browser.click_button("Admit").await;
+        browser
+            .until(
+                "the queue without the candidate",
+                &format!("return !document.querySelector('main').textContent.includes({PROD:?}) && document.querySelector('main .empty')"),
+            )
+            .await;
+        let store = rusqlite::Connection::open(home.join("levh.db")).unwrap();
+        let surface: String = store
+            .query_row(
+                "SELECT surface FROM events WHERE kind = 'admit' ORDER BY seq DESC LIMIT 1",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(surface, "dashboard");
+
+        // Every page, at both widths: no console error, no sideways scroll, a screenshot.
+        let pages = [
+            ("home", "/".to_owned(), "Home"),
+            ("feed", "/feed".to_owned(), "Feed"),
+            ("search", "/search?q=deploy%20branch".to_owned(), "Search"),
+            ("memory", format!("/memories/{first_id}"), MAIN),
+            ("fading", "/fading".to_owned(), "Fading"),
+            ("held", "/held".to_owned(), "Held for review"),
+            ("connectors", "/connectors".to_owned(), "Connectors"),
+            ("settings", "/settings".to_owned(), "Settings"),
+        ];
+        for width in [1280, 390] {
+            browser.client.set_window_size(width, 900).await.unwrap();
+            for (name, path, title) in &pages {
+                page(&browser, &format!("{base}{path}"), title).await;
+                // Let charts and tables settle before the picture.
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                browser.assert_no_console_error(path).await;
+                let overflow = browser
+                    .client
+                    .execute(
+                        "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+                        vec![],
+                    )
+                    .await
+                    .unwrap();
+                assert!(
+                    overflow.as_f64().unwrap() <= 0.0,
+                    "{path} at {width} px scrolls sideways by {overflow} px"
+                );
+                browser
+                    .screenshot(&shots.join(width.to_string()), name)
+                    .await;
+            }
+        }
+        browser.client.set_window_size(1280, 900).await.unwrap();
+
+        // A viewer token sees what there is and no button that would change it.
+        let viewer = crate::support::json(crate::support::levh(home).args([
+            "token", "create", "--role", "viewer", "--label", "browser", "--json",
+        ]));
+        let secret = viewer["secret"].as_str().unwrap();
+        browser
+            .client
+            .execute(
+                "sessionStorage.setItem('levh-token', arguments[0])",
+                vec![serde_json::Value::from(secret)],
+            )
+            .await
+            .unwrap();
+        for (path, title) in [
+            (format!("/memories/{first_id}"), MAIN),
+            ("/fading".to_owned(), "Fading"),
+            (format!("/memories/{second_id}"), "Grafana dashboards for atlas live in the ops folder."),
+        ] {
+            let text = page(&browser, &format!("{base}{path}"), title).await;
+            let buttons = browser
+                .client
+                .find_all(Locator::Css("main button"))
+                .await
+                .unwrap();
+            assert!(buttons.is_empty(), "{path}: a viewer sees {} buttons\n{text}", buttons.len());
+        }
+        browser.assert_no_console_error("viewer pages").await;
+        browser.close().await;
+    });
     server.kill().unwrap();
     server.wait().unwrap();
 }

@@ -139,8 +139,11 @@ mod tests {
             let text = super::rfc3339_utc(days * 86_400);
             let (year, rest) = text[..text.len() - 10].rsplit_once('-').unwrap();
             let (year, month) = year.rsplit_once('-').unwrap();
-            let (year, month, day): (i64, u32, u32) =
-                (year.parse().unwrap(), month.parse().unwrap(), rest.parse().unwrap());
+            let (year, month, day): (i64, u32, u32) = (
+                year.parse().unwrap(),
+                month.parse().unwrap(),
+                rest.parse().unwrap(),
+            );
             assert_eq!(super::days_from_civil(year, month, day), days, "{text}");
         }
     }

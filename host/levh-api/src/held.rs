@@ -8,7 +8,7 @@ use crate::views::{AdmitView, EvaluationView, HeldList, HeldView};
 use crate::{Error, Result};
 
 /// Where a person decides held candidates, on every surface (agents cannot).
-pub const HOW_TO_DECIDE: &str = "a person decides held candidates: `levh held list`, `levh held show ID`, `levh held admit ID [--supersede]`, `levh held discard ID`; POST /api/memories/held/{id}/admit or /discard with an admin token; the dashboard's Review page (`levh serve`); over MCP only through decide_held_memory in a client that supports elicitation";
+pub const HOW_TO_DECIDE: &str = "a person decides held candidates: `levh held list`, `levh held show ID`, `levh held admit ID [--supersede]`, `levh held discard ID`; POST /api/memories/held/{id}/admit or /discard with an admin token; the dashboard's Held page (/held on `levh serve`); over MCP only through decide_held_memory in a client that supports elicitation";
 
 /// [`Operation::EvaluateAdmission`](crate::Operation::EvaluateAdmission): stores nothing.
 pub fn evaluate(levh: &Levh, scope: &Scope, args: EvaluateArgs) -> Result<EvaluationView> {

@@ -22,6 +22,27 @@ const short = (text, n = 160) => (text.length > n ? `${text.slice(0, n)}…` : t
 const memoryLink = (m) => h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, short(m.content));
 const empty = (text) => h("p", { class: "empty" }, text);
 
+/// A word-level diff of `before` → `after` (longest common subsequence over words and the
+/// spaces between them): removed words in <del>, added ones in <ins>.
+function wordDiff(before, after) {
+  const a = before.split(/(\s+)/), b = after.split(/(\s+)/);
+  // Quadratic in words: a held candidate and its neighbour are a few hundred at most.
+  if (a.length * b.length > 4e6) return [h("del", {}, before), " ", h("ins", {}, after)];
+  const lcs = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const out = [];
+  let i = 0, j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) { out.push(a[i]); i++; j++; }
+    // On a tie the removed words come first, as diffs read.
+    else if (i < a.length && (j === b.length || lcs[i + 1][j] >= lcs[i][j + 1])) out.push(h("del", {}, a[i++]));
+    else out.push(h("ins", {}, b[j++]));
+  }
+  return out;
+}
+
 /// Whether the caller may change things (`/api/health` says its role): a viewer sees no
 /// write buttons at all, rather than buttons that fail.
 let canWrite = true;
@@ -55,7 +76,8 @@ function action(label, run, done, kind) {
 
 function chart(target, labels, series, title) {
   if (!window.uPlot) return;
-  const width = Math.min(target.clientWidth || 600, 900);
+  // clientWidth includes the card's padding; the plot fits inside it.
+  const width = Math.min((target.clientWidth || 600) - 32, 900);
   new window.uPlot(
     { title, width, height: 220, scales: { x: { time: false }, y: { range: [0, 1] } },
       series: [{ label: labels.name }, { label: series.name, stroke: "#2456c9", width: 2 }],
@@ -105,15 +127,31 @@ export const pages = {
     main.append(h("h1", {}, "Feed"), h("p", { class: "muted" }, "Every change in this workspace, as it happens."));
     const list = h("ul", { class: "feed" });
     const state = h("p", { class: "muted", role: "status" }, "connecting…");
-    main.append(state, list);
+    const kinds = ["", "store", "update", "importance", "recall-reinforce", "reinforce", "feedback", "pin", "unpin",
+      "forget", "purge", "interfere", "supersede", "hold", "admit", "discard", "expire", "redact", "sync-run"];
+    const surfaces = ["", "cli", "mcp", "http", "dashboard", "sync"];
+    const select = (name, values) => h("select", { name, "aria-label": name },
+      values.map((v) => h("option", { value: v }, v || `any ${name}`)));
+    const filters = h("form", { class: "search" }, select("kind", kinds), select("surface", surfaces));
+    // Filtering hides rows rather than dropping events, so widening it again shows them.
+    const apply = () => {
+      const data = new FormData(filters);
+      for (const row of list.children) {
+        row.hidden = (data.get("kind") && row.dataset.kind !== data.get("kind")) ||
+          (data.get("surface") && row.dataset.surface !== data.get("surface"));
+      }
+    };
+    filters.addEventListener("change", apply);
+    main.append(filters, state, list);
     const socket = new WebSocket(feedUrl());
     socket.onopen = () => (state.textContent = "live");
     socket.onclose = () => (state.textContent = "disconnected — reload to reconnect");
     socket.onmessage = (message) => {
       const event = JSON.parse(message.data);
       const target = event.memory_id ? h("a", { href: `/memories/${encodeURIComponent(event.memory_id)}` }, event.memory_id) : "";
-      list.prepend(h("li", {}, h("strong", {}, event.kind), " ", target, " ",
-        h("span", { class: "muted" }, [event.surface, event.at].filter(Boolean).join(" · "))));
+      list.prepend(h("li", { "data-kind": event.kind, "data-surface": event.surface }, h("strong", {}, event.kind), " ", target, " ",
+        h("span", { class: "muted" }, [event.surface, event.client, event.at].filter(Boolean).join(" · "))));
+      apply();
     };
     return () => socket.close();
   },
@@ -124,6 +162,9 @@ export const pages = {
       h("input", { name: "query", type: "search", placeholder: "What do you want to find?", value: query.get("q") || "", "aria-label": "Query", required: true }),
       h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
       h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
+      h("input", { name: "source", placeholder: "source", value: query.get("source") || "", "aria-label": "Source" }),
+      h("label", { class: "muted" }, "as of ", h("input", { name: "as_of", type: "datetime-local", value: query.get("as_of") || "", title: "What was true then (world time)" })),
+      h("label", { class: "muted" }, "known at ", h("input", { name: "known_at", type: "datetime-local", value: query.get("known_at") || "", title: "What levh knew then" })),
       h("button", { class: "primary", value: "search" }, "Search"),
       h("button", { value: "recall", title: "Recall reinforces what it returns" }, "Recall"));
     const results = h("div");
@@ -131,7 +172,9 @@ export const pages = {
     const run = async (mode) => {
       const data = new FormData(form);
       const body = { query: data.get("query"), limit: 20 };
-      for (const key of ["project", "kind"]) if (data.get(key)) body[key] = data.get(key);
+      for (const key of ["project", "kind", "source"]) if (data.get(key)) body[key] = data.get(key);
+      // datetime-local is the person's local time; the API wants an instant.
+      for (const key of ["as_of", "known_at"]) if (data.get(key)) body[key] = new Date(data.get(key)).toISOString();
       const answer = await post(mode === "recall" ? "/api/recall" : "/api/search", body);
       results.replaceChildren(answer.results.length === 0 ? empty("Nothing matches.") :
         h("table", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "score"), h("th", { class: "optional" }, "why")),
@@ -146,7 +189,9 @@ export const pages = {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const mode = event.submitter && event.submitter.value;
-      history.replaceState({}, "", `/search?q=${encodeURIComponent(new FormData(form).get("query"))}`);
+      const keep = new URLSearchParams();
+      for (const [key, value] of new FormData(form)) if (value) keep.set(key === "query" ? "q" : key, value);
+      history.replaceState({}, "", `/search?${keep}`);
       try { await run(mode); } catch (error) { results.replaceChildren(h("p", { class: "error" }, error.message)); }
     });
     if (query.get("q")) await run("search");
@@ -165,7 +210,36 @@ export const pages = {
         action("Helpful", () => post(`${path}/feedback`, { helpful: true }), draw),
         action("Wrong", () => post(`${path}/feedback`, { helpful: false }), draw),
         memory.pinned ? action("Unpin", () => post(`${path}/unpin`), draw) : action("Pin", () => post(`${path}/pin`), draw),
-        action("Forget", async () => { if (confirm("Forget this memory? It will no longer be recalled.")) await call("DELETE", path); }, draw, "danger")));
+        action("Forget", async () => { if (confirm("Forget this memory? It will no longer be recalled.")) await call("DELETE", path); }, draw, "danger"),
+        action("Purge", async () => {
+          if (!confirm("Purge this memory? Its content and every trace of it are erased; this cannot be undone.")) return;
+          await post(`${path}/purge`);
+          history.pushState({}, "", "/");
+          window.dispatchEvent(new PopStateEvent("popstate"));
+        }, null, "danger")));
+      if (canWrite) {
+        // An edit goes through the gate like a capture: the answer says what it decided.
+        const verdict = h("p", { class: "muted", role: "status" });
+        const editor = h("form", { class: "edit" },
+          h("label", {}, "Content", h("textarea", { name: "content", rows: 4 }, memory.content)),
+          h("label", {}, "Importance ", h("input", { name: "importance", type: "number", min: 0, max: 1, step: 0.05, value: memory.importance })),
+          h("button", { class: "primary" }, "Save through the gate"), verdict);
+        editor.addEventListener("submit", async (event) => {
+          event.preventDefault();
+          const data = new FormData(editor);
+          const body = {};
+          if (data.get("content") !== memory.content) body.content = data.get("content");
+          if (Number(data.get("importance")) !== memory.importance) body.importance = Number(data.get("importance"));
+          if (Object.keys(body).length === 0) { verdict.textContent = "Nothing changed."; return; }
+          try {
+            const answer = await call("PATCH", path, body);
+            verdict.className = "muted";
+            verdict.textContent = answer.reason ? `${answer.verdict || "done"}: ${answer.reason}` : (answer.verdict || "saved");
+            if (!answer.verdict || answer.verdict === "admit" || answer.applied) await draw();
+          } catch (error) { verdict.className = "error"; verdict.textContent = error.message; }
+        });
+        main.append(h("details", {}, h("summary", {}, "Edit"), editor));
+      }
       const fields = ["id", "project", "kind", "source", "importance", "pinned", "stability_hours", "retention", "frequency"];
       main.append(h("table", {}, fields.map((f) => h("tr", {}, h("th", {}, f), h("td", {}, String(memory[f] ?? "—"))))));
       const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
@@ -201,17 +275,25 @@ export const pages = {
       main.replaceChildren(h("h1", {}, "Held for review"));
       if (held.held.length === 0) { main.append(empty("Nothing waits for a decision.")); return; }
       main.append(h("p", { class: "muted" }, held.how_to_decide));
-      for (const candidate of held.held) {
+      const neighbours = await Promise.all(held.held.map((c) =>
+        c.nearest ? get(`/api/memories/${encodeURIComponent(c.nearest.id)}`).catch(() => null) : null));
+      held.held.forEach((candidate, n) => {
         const path = `/api/memories/held/${encodeURIComponent(candidate.id)}`;
+        const near = neighbours[n];
         main.append(h("div", { class: "card" },
           h("p", { class: "content" }, candidate.content),
           h("p", { class: "muted" }, candidate.reason),
-          candidate.nearest ? h("p", {}, "Resembles ", h("a", { href: `/memories/${encodeURIComponent(candidate.nearest.id)}` }, candidate.nearest.id)) : null,
+          near ? h("div", { class: "pair" },
+            h("div", {}, h("h3", {}, "Held candidate"), h("p", { class: "content" }, candidate.content)),
+            h("div", {}, h("h3", {}, "Resembles ", h("a", { href: `/memories/${encodeURIComponent(near.id)}` }, "this memory"),
+              ` (${candidate.nearest.measure} similarity ${candidate.nearest.similarity.toFixed(2)})`),
+              h("p", { class: "content" }, near.content)),
+            h("div", { class: "diff" }, h("h3", {}, "What changes"), h("p", { class: "content" }, wordDiff(near.content, candidate.content)))) : null,
           h("div", { class: "actions" },
             action("Admit", () => post(`${path}/admit`, {}), draw, "primary"),
             candidate.nearest ? action("Admit as replacement", () => post(`${path}/admit`, { supersede: true }), draw) : null,
             action("Discard", () => post(`${path}/discard`), draw, "danger"))));
-      }
+      });
     };
     await draw();
   },
@@ -220,9 +302,23 @@ export const pages = {
     const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state")]);
     main.append(h("h1", {}, "Connectors"));
     const connectors = list.connectors || list;
-    main.append(h("table", {}, connectors.map((c) => h("tr", {},
-      h("td", {}, h("strong", {}, c.id || (c.manifest && c.manifest.id))),
-      h("td", { class: "optional muted" }, c.description || (c.manifest && c.manifest.description) || "")))));
+    main.append(h("table", {}, connectors.map((c) => {
+      const id = c.id || (c.manifest && c.manifest.id);
+      const progress = h("span", { class: "muted", role: "status" });
+      // A sync runs with the grants a person stored (`levh connector grant`); the API's
+      // refusal names the grant that is missing.
+      const sync = action("Sync now", async () => {
+        progress.textContent = "syncing…";
+        const report = await post(`/api/connectors/${encodeURIComponent(id)}/sync`, {});
+        const r = report.report || report;
+        progress.textContent = ["fetched", "admitted", "held", "rejected", "failed", "skipped"]
+          .filter((k) => r[k] !== undefined).map((k) => `${r[k]} ${k}`).join(", ") || "done";
+      }, null);
+      return h("tr", {},
+        h("td", {}, h("strong", {}, id)),
+        h("td", { class: "optional muted" }, c.description || (c.manifest && c.manifest.description) || ""),
+        h("td", {}, sync, " ", progress));
+    })));
     const recent = runs.runs || runs;
     main.append(h("h2", {}, "Sync history"), !recent.length ? empty("No sync yet.") :
       h("table", {}, recent.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),

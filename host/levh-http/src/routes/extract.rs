@@ -68,10 +68,22 @@ where
 /// The caller, as the auth layer established.
 pub(crate) type Caller = Extension<Principal>;
 
-/// The scope of a REST call: surface `http`, client as the caller names itself.
+/// The scope of a REST call: surface `http`, client as the caller names itself — or
+/// surface `dashboard` for the dashboard's own calls, so that a person's decision in the
+/// held queue is recorded as a person's. The name is attribution, not authority: the
+/// token still decides what the call may do, whoever claims to be the dashboard.
 pub(crate) fn scope(principal: &Principal, headers: &HeaderMap) -> Scope {
-    principal.scope(Surface::Http, client(headers))
+    let client = client(headers);
+    let surface = if client.as_deref() == Some(DASHBOARD_CLIENT) {
+        Surface::Dashboard
+    } else {
+        Surface::Http
+    };
+    principal.scope(surface, client)
 }
+
+/// What the dashboard sends as `X-LEVH-Client`.
+const DASHBOARD_CLIENT: &str = "dashboard";
 
 /// The client name a caller gives in `X-LEVH-Client` (recorded as the source).
 pub(crate) fn client(headers: &HeaderMap) -> Option<String> {

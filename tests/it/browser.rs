@@ -1,0 +1,207 @@
+//! A real headless Chromium for the dashboard tests: Debian's `chromium` driven over
+//! WebDriver by its `chromedriver` (both installed by `.ci/run`), through `fantoccini`.
+//!
+//! Each [`Browser`] starts its own chromedriver on a free loopback port and one Chromium
+//! with an empty profile and no background networking (this machine's network is closed,
+//! and Chromium would otherwise keep trying Google's hosts). The browser's console is read
+//! back through chromedriver's log endpoint, so a test can say "no console error" and mean
+//! every error the page or the network caused, not only the ones a script caught.
+//!
+//! Without chromedriver the tests say why on stderr and pass — unless
+//! `LEVH_REQUIRE_TEST_ASSETS` is set (as `.ci/run` does), when they fail.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::wd::{Capabilities, WebDriverCompatibleCommand};
+use fantoccini::{Client, ClientBuilder, Locator};
+use levh_mcp::tokio;
+use serde_json::{Value, json};
+
+/// chromedriver and chromium, if installed (`LEVH_CHROMEDRIVER`, `LEVH_CHROMIUM` name
+/// others).
+fn installed() -> Option<(PathBuf, PathBuf)> {
+    let driver = std::env::var_os("LEVH_CHROMEDRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/usr/bin/chromedriver".into());
+    let chromium = std::env::var_os("LEVH_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
+    if driver.is_file() && chromium.is_file() {
+        return Some((driver, chromium));
+    }
+    crate::support::skip(&format!(
+        "dashboard browser tests: no {} or {} (install Debian's chromium and chromium-driver \
+         packages, as .ci/run does, or set LEVH_CHROMEDRIVER and LEVH_CHROMIUM)",
+        driver.display(),
+        chromium.display()
+    ));
+    None
+}
+
+/// One Chromium behind its own chromedriver.
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+/// chromedriver's `POST /session/{id}/se/log`: the console entries since the last call.
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(r#"{"type":"browser"}"#.to_owned()))
+    }
+}
+
+impl Browser {
+    /// A browser with a window of `width` × 900, or `None` when none is installed.
+    pub async fn start(width: u32) -> Option<Self> {
+        let (driver_path, chromium) = installed()?;
+        let mut driver = Command::new(&driver_path)
+            .args(["--port=0", "--allowed-ips=127.0.0.1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {}: {e}", driver_path.display()));
+        // "ChromeDriver was started successfully on port 46201."
+        let mut port = None;
+        for line in std::io::BufReader::new(driver.stdout.take().unwrap()).lines() {
+            let line = line.unwrap();
+            if let Some(rest) = line.split("successfully on port ").nth(1) {
+                port = Some(rest.trim_end_matches('.').trim().to_owned());
+                break;
+            }
+        }
+        let port = port.expect("chromedriver printed no port");
+        let profile = tempfile::tempdir().unwrap();
+        let mut capabilities = Capabilities::new();
+        capabilities.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--disable-quic", "--no-first-run",
+                    "--disable-features=Translate,OptimizationHints,MediaRouter",
+                    format!("--user-data-dir={}", profile.path().display()),
+                    format!("--window-size={width},900"),
+                ],
+            }),
+        );
+        capabilities.insert("goog:loggingPrefs".into(), json!({ "browser": "ALL" }));
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a chromedriver session");
+        Some(Self {
+            client,
+            driver,
+            _profile: profile,
+        })
+    }
+
+    /// Console entries logged since the last call: (level, message).
+    pub async fn console(&self) -> Vec<(String, String)> {
+        let entries = self.client.issue_cmd(BrowserLog).await.unwrap();
+        entries
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|entry| {
+                (
+                    entry["level"].as_str().unwrap_or_default().to_owned(),
+                    entry["message"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// Fails the test if anything was logged at error level since the last call.
+    pub async fn assert_no_console_error(&self, page: &str) {
+        let errors: Vec<_> = self
+            .console()
+            .await
+            .into_iter()
+            .filter(|(level, _)| level == "SEVERE")
+            .collect();
+        assert!(errors.is_empty(), "{page}: console errors {errors:#?}");
+    }
+
+    /// Runs `script` (a function body) until it returns something truthy, for up to ten
+    /// seconds; its value.
+    pub async fn until(&self, what: &str, script: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let value = self.client.execute(script, vec![]).await.unwrap();
+            let truthy = match &value {
+                Value::Null | Value::Bool(false) => false,
+                Value::String(s) => !s.is_empty(),
+                Value::Number(n) => n.as_f64() != Some(0.0),
+                _ => true,
+            };
+            if truthy {
+                return value;
+            }
+            if Instant::now() > deadline {
+                let text = self.text("main").await;
+                panic!("waited 10 s for {what}; the page says:\n{text}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The visible text of the first element `css` matches ("" when none does).
+    pub async fn text(&self, css: &str) -> String {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(element) => element.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// Clicks the first button in `main` whose label is `label`.
+    pub async fn click_button(&self, label: &str) {
+        let buttons = self
+            .client
+            .find_all(Locator::Css("main button"))
+            .await
+            .unwrap();
+        for button in buttons {
+            if button.text().await.unwrap_or_default().trim() == label {
+                button.click().await.unwrap();
+                return;
+            }
+        }
+        panic!(
+            "no button {label:?} on the page:\n{}",
+            self.text("main").await
+        );
+    }
+
+    /// A PNG of the window, written to `dir/name.png`.
+    pub async fn screenshot(&self, dir: &Path, name: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    pub async fn close(mut self) {
+        self.client.close().await.unwrap();
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
