@@ -131,14 +131,19 @@ impl Browser {
             .collect()
     }
 
-    /// Fails the test if anything was logged at error level since the last call.
-    pub async fn assert_no_console_error(&self, page: &str) {
-        let errors: Vec<_> = self
-            .console()
+    /// Console errors (network failures included) logged since the last call.
+    pub async fn console_errors(&self) -> Vec<String> {
+        self.console()
             .await
             .into_iter()
             .filter(|(level, _)| level == "SEVERE")
-            .collect();
+            .map(|(_, message)| message)
+            .collect()
+    }
+
+    /// Fails the test if anything was logged at error level since the last call.
+    pub async fn assert_no_console_error(&self, page: &str) {
+        let errors = self.console_errors().await;
         assert!(errors.is_empty(), "{page}: console errors {errors:#?}");
     }
 

@@ -150,14 +150,9 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .until("the token prompt", "return document.getElementById('token').open")
             .await;
         browser.screenshot(&shots.join("1280"), "token-prompt").await;
-        let errors: Vec<_> = browser
-            .console()
-            .await
-            .into_iter()
-            .filter(|(level, _)| level == "SEVERE")
-            .collect();
+        let errors = browser.console_errors().await;
         assert!(
-            !errors.is_empty() && errors.iter().all(|(_, m)| m.contains("401")),
+            !errors.is_empty() && errors.iter().all(|m| m.contains("401")),
             "{errors:#?}"
         );
         let input = browser

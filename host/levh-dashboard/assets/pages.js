@@ -117,7 +117,7 @@ export const pages = {
       counts("Projects", stats.by_project), counts("Sources", stats.by_source), counts("Kinds", stats.by_kind)));
     main.append(h("h2", {}, "Fading"), fading.memories.length === 0 ? empty("Nothing is fading.") :
       h("ul", {}, fading.memories.map((m) => h("li", {}, memoryLink(m), " ", h("span", { class: "muted" }, percent(m.retention))))));
-    const recent = (runs.runs || runs || []).slice ? (runs.runs || runs).slice(0, 5) : [];
+    const recent = runs.slice(0, 5);
     main.append(h("h2", {}, "Recent syncs"), recent.length === 0 ? empty("No sync yet.") :
       h("table", {}, recent.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
         h("td", {}, `${r.admitted} stored, ${r.held} held, ${r.failed} failed`), h("td", { class: "optional muted" }, r.started_at)))));
@@ -201,7 +201,8 @@ export const pages = {
     const path = `/api/memories/${encodeURIComponent(id)}`;
     const draw = async () => {
       const [memory, curve, related] = await Promise.all([
-        get(path), get(`${path}/forgetting-curve`), get(`${path}/related`).catch(() => ({ memories: [] })),
+        // A failure here costs the Related list, not the page: it says the API's message.
+        get(path), get(`${path}/forgetting-curve`), get(`${path}/related`).catch((error) => ({ error })),
       ]);
       main.replaceChildren(h("h1", {}, short(memory.content, 80)));
       main.append(h("p", { class: "content card" }, memory.content));
@@ -234,8 +235,8 @@ export const pages = {
           try {
             const answer = await call("PATCH", path, body);
             verdict.className = "muted";
-            verdict.textContent = answer.reason ? `${answer.verdict || "done"}: ${answer.reason}` : (answer.verdict || "saved");
-            if (!answer.verdict || answer.verdict === "admit" || answer.applied) await draw();
+            verdict.textContent = answer.reason ? `${answer.verdict}: ${answer.reason}` : answer.verdict;
+            if (answer.applied) await draw();
           } catch (error) { verdict.className = "error"; verdict.textContent = error.message; }
         });
         main.append(h("details", {}, h("summary", {}, "Edit"), editor));
@@ -245,8 +246,9 @@ export const pages = {
       const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
       main.append(h("h2", {}, "Forgetting curve (30 days)"), plot);
       chart(plot, { name: "day", values: curve.points.map((p) => p.day) }, { name: "retention", values: curve.points.map((p) => p.retention) });
-      const near = related.memories || related.related || [];
-      main.append(h("h2", {}, "Related"), near.length === 0 ? empty("Nothing close.") : h("ul", {}, near.map((m) => h("li", {}, memoryLink(m.memory || m)))));
+      main.append(h("h2", {}, "Related"), related.error ? h("p", { class: "error" }, related.error.message) :
+        related.related.length === 0 ? empty("Nothing close.") :
+        h("ul", {}, related.related.map((m) => h("li", {}, memoryLink(m)))));
     };
     await draw();
   },
@@ -281,7 +283,7 @@ export const pages = {
         const path = `/api/memories/held/${encodeURIComponent(candidate.id)}`;
         const near = neighbours[n];
         main.append(h("div", { class: "card" },
-          h("p", { class: "content" }, candidate.content),
+          near ? null : h("p", { class: "content" }, candidate.content),
           h("p", { class: "muted" }, candidate.reason),
           near ? h("div", { class: "pair" },
             h("div", {}, h("h3", {}, "Held candidate"), h("p", { class: "content" }, candidate.content)),
@@ -301,27 +303,24 @@ export const pages = {
   async connectors(main) {
     const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state")]);
     main.append(h("h1", {}, "Connectors"));
-    const connectors = list.connectors || list;
-    main.append(h("table", {}, connectors.map((c) => {
-      const id = c.id || (c.manifest && c.manifest.id);
+    main.append(h("table", {}, list.connectors.map((c) => {
+      const id = c.id;
       const progress = h("span", { class: "muted", role: "status" });
       // A sync runs with the grants a person stored (`levh connector grant`); the API's
       // refusal names the grant that is missing.
       const sync = action("Sync now", async () => {
         progress.textContent = "syncing…";
         const report = await post(`/api/connectors/${encodeURIComponent(id)}/sync`, {});
-        const r = report.report || report;
         progress.textContent = ["fetched", "admitted", "held", "rejected", "failed", "skipped"]
-          .filter((k) => r[k] !== undefined).map((k) => `${r[k]} ${k}`).join(", ") || "done";
+          .map((k) => `${report[k]} ${k}`).join(", ");
       }, null);
       return h("tr", {},
         h("td", {}, h("strong", {}, id)),
-        h("td", { class: "optional muted" }, c.description || (c.manifest && c.manifest.description) || ""),
+        h("td", { class: "optional muted" }, c.description),
         h("td", {}, sync, " ", progress));
     })));
-    const recent = runs.runs || runs;
-    main.append(h("h2", {}, "Sync history"), !recent.length ? empty("No sync yet.") :
-      h("table", {}, recent.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
+    main.append(h("h2", {}, "Sync history"), runs.length === 0 ? empty("No sync yet.") :
+      h("table", {}, runs.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
         h("td", {}, `${r.fetched} fetched, ${r.admitted} stored, ${r.held} held, ${r.failed} failed`)))));
   },
 
