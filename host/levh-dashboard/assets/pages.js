@@ -310,7 +310,9 @@ export const pages = {
       // refusal names the grant that is missing.
       const sync = action("Sync now", async () => {
         progress.textContent = "syncing…";
-        const report = await post(`/api/connectors/${encodeURIComponent(id)}/sync`, {});
+        // On a refusal the button's note says the API's message; "syncing…" must not stay.
+        const report = await post(`/api/connectors/${encodeURIComponent(id)}/sync`, {})
+          .finally(() => (progress.textContent = ""));
         progress.textContent = ["fetched", "admitted", "held", "rejected", "failed", "skipped"]
           .map((k) => `${report[k]} ${k}`).join(", ");
       }, null);
