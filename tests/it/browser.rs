@@ -66,6 +66,28 @@ impl WebDriverCompatibleCommand for BrowserLog {
     }
 }
 
+/// chromedriver's `POST /session/{id}/goog/cdp/execute`: one DevTools command, for what
+/// WebDriver has no command for (emulating the dark colour scheme).
+#[derive(Debug)]
+struct DevTools(Value);
+
+impl WebDriverCompatibleCommand for DevTools {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
+    }
+}
+
 impl Browser {
     /// A browser with a window of `width` × 900, or `None` when none is installed.
     pub async fn start(width: u32) -> Option<Self> {
@@ -195,6 +217,42 @@ impl Browser {
             "no button {label:?} on the page:\n{}",
             self.text("main").await
         );
+    }
+
+    /// Presses and releases `key` wherever the focus is, as a person at the keyboard does.
+    pub async fn press(&self, key: fantoccini::key::Key) {
+        use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+        let value = char::from(key);
+        let keys = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down { value })
+            .then(KeyAction::Up { value });
+        self.client.perform_actions(keys).await.unwrap();
+    }
+
+    /// What the focused element is, as `TAG` or `TAG "its text"` (for a keyboard walk).
+    pub async fn focused(&self) -> String {
+        let value = self
+            .client
+            .execute(
+                "const e = document.activeElement; const t = (e.textContent || '').trim(); \
+                 return e.tagName + (t && e.tagName !== 'MAIN' && e.tagName !== 'BODY' ? ` \"${t}\"` : '')",
+                vec![],
+            )
+            .await
+            .unwrap();
+        value.as_str().unwrap_or_default().to_owned()
+    }
+
+    /// Makes the page see `prefers-color-scheme: dark` (or light again).
+    pub async fn prefer_dark(&self, dark: bool) {
+        let scheme = if dark { "dark" } else { "light" };
+        self.client
+            .issue_cmd(DevTools(json!({
+                "cmd": "Emulation.setEmulatedMedia",
+                "params": { "features": [{ "name": "prefers-color-scheme", "value": scheme }] },
+            })))
+            .await
+            .unwrap();
     }
 
     /// A PNG of the window, written to `dir/name.png`.

@@ -4,6 +4,7 @@
 //! the Host guard covers the pages too.
 
 use fantoccini::Locator;
+use fantoccini::key::Key;
 use levh_mcp::tokio;
 
 use crate::browser::Browser;
@@ -177,6 +178,41 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         browser.assert_no_console_error("/ after the token").await;
 
+        // The keyboard alone: the skip link comes first and moves the focus to the page;
+        // the navigation is next, and a search runs from the keyboard.
+        browser.client.refresh().await.unwrap();
+        browser
+            .until("the home page", "return document.querySelector('main h1')?.textContent === 'Home'")
+            .await;
+        browser.press(Key::Tab).await;
+        assert_eq!(browser.focused().await, "A \"Skip to content\"");
+        browser.press(Key::Enter).await;
+        assert_eq!(browser.focused().await, "MAIN", "the skip link moves the focus to the page");
+        browser.client.refresh().await.unwrap();
+        browser
+            .until("the home page", "return document.querySelector('main h1')?.textContent === 'Home'")
+            .await;
+        let mut walk = Vec::new();
+        for _ in 0..5 {
+            browser.press(Key::Tab).await;
+            walk.push(browser.focused().await);
+        }
+        assert_eq!(walk, ["A \"Skip to content\"", "A \"levh\"", "A \"Home\"", "A \"Feed\"", "A \"Search\""]);
+        browser.press(Key::Enter).await;
+        browser
+            .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
+            .await;
+        for _ in 0..5 {
+            browser.press(Key::Tab).await;
+        }
+        assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");
+        browser.client.active_element().await.unwrap().send_keys("deploy branch").await.unwrap();
+        browser.press(Key::Enter).await;
+        browser
+            .until("results of a search typed at the keyboard", "return document.querySelector('td.terms')")
+            .await;
+        browser.assert_no_console_error("the keyboard walk").await;
+
         // The feed is live: a capture by another process appears in it.
         page(&browser, &format!("{base}/feed"), "Feed").await;
         browser
@@ -184,10 +220,11 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         let second = capture(home, "Grafana dashboards for atlas live in the ops folder.");
         let second_id = second["memory_id"].as_str().unwrap().to_owned();
+        // Shown by its content (events carry only ids), linked to its page.
         browser
             .until(
-                "the capture in the feed",
-                &format!("return document.querySelector('ul.feed').textContent.includes({second_id:?})"),
+                "the capture in the feed, by its content",
+                &format!("return document.querySelector('ul.feed a[href=\"/memories/{second_id}\"]')?.textContent.startsWith('Grafana dashboards')"),
             )
             .await;
         browser.assert_no_console_error("/feed").await;
@@ -206,7 +243,7 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         }
 
         // Reinforce on the memory's page raises its stability.
-        let stability = "return [...document.querySelectorAll('main th')].find(th => th.textContent === 'stability_hours')?.nextElementSibling.textContent";
+        let stability = "return [...document.querySelectorAll('main th')].find(th => th.textContent === 'stability_hours')?.nextElementSibling.title";
         page(&browser, &format!("{base}/memories/{first_id}"), MAIN).await;
         let before = browser.until("the stability", stability).await;
         browser.click_button("Reinforce").await;
@@ -216,6 +253,15 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
                 &format!("const now = (() => {{ {stability} }})(); return now && Number(now) > Number({before})"),
             )
             .await;
+        // Its history, from the event log: stored at a terminal, reinforced here.
+        let history = browser
+            .until(
+                "the reinforcement in the history",
+                "const rows = [...document.querySelectorAll('table.history tr')].map(r => [...r.children].slice(1, 3).map(c => c.textContent).join(' ')); return rows.length >= 2 && rows",
+            )
+            .await;
+        assert_eq!(history[0], "reinforce dashboard", "{history}");
+        assert_eq!(history[history.as_array().unwrap().len() - 1], "store cli", "{history}");
 
         // A near-duplicate is held; the person admits it from the queue and it leaves it.
         let held = capture(home, PROD);
@@ -285,11 +331,92 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         }
         browser.client.set_window_size(1280, 900).await.unwrap();
 
-        // A viewer token sees what there is and no button that would change it.
-        let viewer = crate::support::json(crate::support::levh(home).args([
-            "token", "create", "--role", "viewer", "--label", "browser", "--json",
-        ]));
-        let secret = viewer["secret"].as_str().unwrap();
+        // Dark, as a system set to dark shows it: every page again, on a dark background.
+        browser.prefer_dark(true).await;
+        for (name, path, title) in &pages {
+            page(&browser, &format!("{base}{path}"), title).await;
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            let background = browser
+                .client
+                .execute("return getComputedStyle(document.body).backgroundColor", vec![])
+                .await
+                .unwrap();
+            assert_eq!(background, "rgb(21, 23, 26)", "{path} in dark mode");
+            browser.assert_no_console_error(path).await;
+            browser.screenshot(&shots.join("dark"), name).await;
+        }
+        browser.prefer_dark(false).await;
+
+        // Settings: what doctor checks, a configuration per MCP client, and the tokens —
+        // issued here (the secret shown once), revoked here.
+        let text = page(&browser, &format!("{base}/settings"), "Settings").await;
+        for wanted in ["journal", "wal", "Embedder", "hash-v1", "built-in H-score", "claude_code", "vscode", "/mcp"] {
+            assert!(text.contains(wanted), "{wanted} missing from Settings:\n{text}");
+        }
+        let issue = |role: &'static str, label: &'static str| {
+            let browser = &browser;
+            async move {
+                browser
+                    .client
+                    .find(Locator::Css("main select[name=role]"))
+                    .await
+                    .unwrap()
+                    .select_by_value(role)
+                    .await
+                    .unwrap();
+                let input = browser.client.find(Locator::Css("main input[name=label]")).await.unwrap();
+                input.send_keys(label).await.unwrap();
+                browser.click_button("Create token").await;
+                let secret = browser
+                    .until(
+                        "the new token's secret",
+                        &format!("const box = document.querySelector('main [role=status] .card'); return box && box.textContent.includes('({role})') && box.querySelector('pre').textContent"),
+                    )
+                    .await;
+                browser
+                    .until(
+                        "the new token in the list",
+                        &format!("return [...document.querySelectorAll('table.tokens td')].some(td => td.textContent === {label:?})"),
+                    )
+                    .await;
+                secret.as_str().unwrap().to_owned()
+            }
+        };
+        let secret = issue("viewer", "browser").await;
+        let doomed = issue("editor", "revoke me").await;
+        assert!(secret.starts_with("levh_") && doomed.starts_with("levh_") && secret != doomed);
+        let health = |token: &str| {
+            agent()
+                .get(&format!("{base}/api/health"))
+                .header("Authorization", &format!("Bearer {token}"))
+                .call()
+                .unwrap()
+                .status()
+                .as_u16()
+        };
+        assert_eq!(health(&doomed), 200);
+        browser
+            .client
+            .execute(
+                "[...document.querySelectorAll('table.tokens tr')].find(r => r.textContent.includes('revoke me')).querySelector('button').click()",
+                vec![],
+            )
+            .await
+            .unwrap();
+        browser.client.accept_alert().await.unwrap();
+        browser
+            .until(
+                "the revoked token marked so",
+                "return [...document.querySelectorAll('table.tokens tr')].find(r => r.textContent.includes('revoke me'))?.textContent.includes('revoked')",
+            )
+            .await;
+        assert_eq!(health(&doomed), 401, "a token revoked on the page is refused at once");
+        browser.assert_no_console_error("/settings tokens").await;
+
+        // A viewer token (the one issued on the page) sees what there is and no button
+        // that would change it.
+        assert_eq!(health(&secret), 200);
+        let secret = secret.as_str();
         browser
             .client
             .execute(

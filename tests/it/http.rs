@@ -1105,6 +1105,11 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/connectors/sync-state",
         "GET /api/connectors/{id}",
         "POST /api/connectors/{id}/sync",
+        "GET /api/memories/{id}/history",
+        "GET /api/settings",
+        "GET /api/tokens",
+        "POST /api/tokens",
+        "DELETE /api/tokens/{id}",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -1572,5 +1577,286 @@ fn rest_names_what_was_wrong_instead_of_failing_or_guessing() {
         let id = body["memory_id"].as_str().unwrap();
         let (_, memory) = get(&app, &format!("/api/memories/{id}")).await;
         assert_eq!(memory["content"], "Deploys happen on Fridays after the standup");
+    });
+}
+
+/// A memory's page shows what happened to it: its events from the log, newest first, with
+/// the surface and the content-free detail, inside the caller's workspace only.
+#[test]
+fn rest_shows_a_memorys_history_from_the_event_log() {
+    let harness = Harness::new();
+    let app = app(&harness, Some(OPERATOR));
+    runtime().block_on(async {
+        let call = |method: Method, uri: String, body: Option<Value>| {
+            let app = app.clone();
+            async move { send(&app, method, &uri, Some(OPERATOR), body).await }
+        };
+        let (status, created) = call(
+            Method::POST,
+            "/api/memories".into(),
+            Some(json!({"content": "The atlas release train leaves every second Tuesday"})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        let id = created["memory_id"].as_str().unwrap().to_owned();
+        let uri = format!("/api/memories/{id}");
+        for action in ["reinforce", "pin"] {
+            assert_eq!(
+                call(Method::POST, format!("{uri}/{action}"), Some(json!({})))
+                    .await
+                    .0,
+                StatusCode::OK
+            );
+        }
+        let (status, _) = call(Method::PATCH, uri.clone(), Some(json!({"importance": 0.8}))).await;
+        assert_eq!(status, StatusCode::OK);
+
+        let (status, history) = call(Method::GET, format!("{uri}/history"), None).await;
+        assert_eq!(status, StatusCode::OK, "{history}");
+        assert_eq!(history["memory_id"], id.as_str());
+        let kinds: Vec<&str> = history["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            ["importance", "pin", "reinforce", "store"],
+            "{history}"
+        );
+        let seqs: Vec<i64> = history["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["seq"].as_i64().unwrap())
+            .collect();
+        assert!(
+            seqs.windows(2).all(|w| w[0] > w[1]),
+            "newest first: {seqs:?}"
+        );
+        for event in history["events"].as_array().unwrap() {
+            assert_eq!(event["surface"], "http", "{event}");
+            assert!(event["detail"].is_object(), "{event}");
+            assert!(
+                !event.to_string().contains("release train"),
+                "no content in the history: {event}"
+            );
+        }
+        let (_, one) = call(Method::GET, format!("{uri}/history?limit=1"), None).await;
+        assert_eq!(one["events"].as_array().unwrap().len(), 1);
+        assert_eq!(one["events"][0]["kind"], "importance");
+
+        for (bad, status) in [
+            (format!("{uri}/history?limit=0"), StatusCode::BAD_REQUEST),
+            (format!("{uri}/history?color=red"), StatusCode::BAD_REQUEST),
+            (
+                "/api/memories/nope/history".to_owned(),
+                StatusCode::BAD_REQUEST,
+            ),
+            (
+                format!("/api/memories/{MISSING}/history"),
+                StatusCode::NOT_FOUND,
+            ),
+        ] {
+            let (got, body) = call(Method::GET, bad.clone(), None).await;
+            assert_eq!(got, status, "{bad}: {body}");
+        }
+
+        // Another workspace's admin finds no such memory, and so no history.
+        let other = harness
+            .store
+            .create_token(
+                &Workspace::new("other").unwrap(),
+                Role::Admin,
+                None,
+                harness.levh.now(),
+            )
+            .unwrap()
+            .secret;
+        let (status, body) = send(
+            &app,
+            Method::GET,
+            &format!("{uri}/history"),
+            Some(&other),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    });
+}
+
+/// An admin manages the workspace's tokens over REST, as the Settings page does: the secret
+/// is in the creating answer only, the token works at once and stops at revocation, and
+/// another workspace's tokens are neither listed nor revocable. Settings name the store,
+/// the embedder and a configuration per MCP client.
+#[test]
+fn rest_issues_lists_and_revokes_the_workspaces_tokens_and_shows_the_settings() {
+    let harness = Harness::new();
+    let app = app(&harness, Some(OPERATOR));
+    runtime().block_on(async {
+        let admin = |method: Method, uri: &str, body: Option<Value>| {
+            let (app, uri) = (app.clone(), uri.to_owned());
+            async move { send(&app, method, &uri, Some(OPERATOR), body).await }
+        };
+        let (status, issued) = admin(
+            Method::POST,
+            "/api/tokens",
+            Some(json!({"role": "viewer", "label": "grafana password=hunter2secret"})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{issued}");
+        let secret = issued["secret"].as_str().unwrap().to_owned();
+        let id = issued["id"].as_str().unwrap().to_owned();
+        assert!(
+            secret.starts_with("levh_") && id.starts_with("tok_"),
+            "{issued}"
+        );
+        assert_eq!(
+            (issued["role"].as_str(), issued["workspace"].as_str()),
+            (Some("viewer"), Some("default"))
+        );
+        assert!(
+            !issued["label"].as_str().unwrap().contains("hunter2secret"),
+            "a label is redacted: {issued}"
+        );
+
+        // The secret works at once, as the role it was issued with.
+        let (status, health) = send(&app, Method::GET, "/api/health", Some(&secret), None).await;
+        assert_eq!(
+            (status, health["role"].as_str()),
+            (StatusCode::OK, Some("viewer")),
+            "{health}"
+        );
+        let (status, body) = send(&app, Method::GET, "/api/tokens", Some(&secret), None).await;
+        assert_eq!(
+            status,
+            StatusCode::FORBIDDEN,
+            "a viewer does not see tokens: {body}"
+        );
+        let (status, body) = send(
+            &app,
+            Method::POST,
+            "/api/tokens",
+            Some(&secret),
+            Some(json!({"role": "admin"})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "nor issue one: {body}");
+
+        // Another workspace's token is not listed and cannot be revoked from here.
+        let foreign = harness
+            .store
+            .create_token(
+                &Workspace::new("other").unwrap(),
+                Role::Admin,
+                Some("theirs"),
+                harness.levh.now(),
+            )
+            .unwrap();
+        let (status, list) = admin(Method::GET, "/api/tokens", None).await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        let ids: Vec<&str> = list["tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, [id.as_str()], "{list}");
+        assert!(
+            !list.to_string().contains(&secret) && list["tokens"][0].get("secret").is_none(),
+            "{list}"
+        );
+        let (status, body) = admin(
+            Method::DELETE,
+            &format!("/api/tokens/{}", foreign.info.id),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+        let (status, _) = send(
+            &app,
+            Method::GET,
+            "/api/health",
+            Some(&foreign.secret),
+            None,
+        )
+        .await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "the other workspace's token still works"
+        );
+
+        // Refusals name the field and store nothing.
+        for (body, field) in [
+            (json!({"role": "owner"}), "role"),
+            (json!({"role": "viewer", "label": "x".repeat(201)}), "label"),
+            (json!({"role": "viewer", "workspace": "other"}), "workspace"),
+            (json!({}), "role"),
+        ] {
+            let (status, answer) = admin(Method::POST, "/api/tokens", Some(body.clone())).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+            assert!(error_text(&answer).contains(field), "{body}: {answer}");
+        }
+        assert_eq!(
+            admin(Method::GET, "/api/tokens", None).await.1["tokens"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+
+        // Revoked: it stops working at once, and is listed as revoked.
+        let (status, list) = admin(Method::DELETE, &format!("/api/tokens/{id}"), None).await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        assert!(list["tokens"][0]["revoked_at"].is_string(), "{list}");
+        assert_eq!(
+            send(&app, Method::GET, "/api/health", Some(&secret), None)
+                .await
+                .0,
+            StatusCode::UNAUTHORIZED
+        );
+        assert_eq!(
+            admin(Method::DELETE, &format!("/api/tokens/{id}"), None)
+                .await
+                .0,
+            StatusCode::NOT_FOUND
+        );
+
+        let (status, settings) = admin(Method::GET, "/api/settings", None).await;
+        assert_eq!(status, StatusCode::OK, "{settings}");
+        assert_eq!(settings["store"]["journal_mode"], "wal");
+        assert_eq!(settings["store"]["full_text_in_step"], true);
+        assert_eq!(
+            settings["embedder"]["model"],
+            harness.levh.embedder().model_id()
+        );
+        assert_eq!(settings["mcp"]["http_path"], "/mcp");
+        let clients: Vec<&str> = settings["mcp"]["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["client"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            clients,
+            [
+                "claude",
+                "claude_code",
+                "cursor",
+                "windsurf",
+                "vscode",
+                "cline"
+            ]
+        );
+        let vscode = &settings["mcp"]["clients"][4]["config"]["servers"]["levh"];
+        assert_eq!(
+            vscode["args"],
+            json!(["mcp", "stdio", "--profile", "work"]),
+            "{vscode}"
+        );
+        // Whole-file facts only: no counts that would span workspaces.
+        assert!(settings["store"].get("memories").is_none(), "{settings}");
     });
 }

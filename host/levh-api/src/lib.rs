@@ -13,7 +13,8 @@
 //!   MCP's tool list both read their roles from it, and tests check both against it.
 //! - [`requests`] and [`views`]: what callers send and what they get back.
 //! - the operation functions, by area: [`memories`], [`recall`], [`held`], [`secrets`],
-//!   [`sessions`], [`workspace`], [`connectors`], [`server`].
+//!   [`sessions`], [`workspace`], [`connectors`], [`server`], [`settings`],
+//!   [`tokens`].
 //! - [`Error`]: what went wrong, in words that name the field or item at fault; each
 //!   surface maps its kind to a status (REST) or an `isError` result (MCP).
 
@@ -30,6 +31,8 @@ pub mod requests;
 pub mod secrets;
 pub mod server;
 pub mod sessions;
+pub mod settings;
+pub mod tokens;
 pub mod views;
 pub mod workspace;
 

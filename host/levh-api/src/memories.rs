@@ -273,3 +273,28 @@ pub fn score(levh: &Levh, scope: &Scope, id: &str, query: Option<&str>) -> Resul
         ]),
     })
 }
+
+/// How many events a memory's history shows when no limit is given.
+pub const DEFAULT_HISTORY_LIMIT: usize = 100;
+
+/// [`Operation::MemoryHistory`](crate::Operation::MemoryHistory): what happened to a live
+/// memory of the workspace, newest first, from the event log (never content).
+pub fn history(
+    levh: &Levh,
+    store: &dyn levh_core::ServerStore,
+    scope: &Scope,
+    id: &str,
+    query: crate::requests::HistoryQuery,
+) -> Result<crate::views::HistoryView> {
+    let id = memory_id("id", id)?;
+    let limit = limit(query.limit, DEFAULT_HISTORY_LIMIT)?;
+    // Only a memory the caller can read has a history to show.
+    levh.get(scope, id)?;
+    let events = store
+        .memory_events(&scope.workspace, id, limit)
+        .map_err(Error::internal)?;
+    Ok(crate::views::HistoryView {
+        memory_id: id.to_string(),
+        events: events.iter().map(crate::views::EventView::from).collect(),
+    })
+}

@@ -33,6 +33,8 @@ pub enum Operation {
     PurgeMemory,
     /// Memories closest to one memory.
     RelatedMemories,
+    /// What happened to one memory, from the event log.
+    MemoryHistory,
     /// Memories below the fading threshold.
     ListFadingMemories,
     /// Predicted retention for the coming days.
@@ -94,6 +96,15 @@ pub enum Operation {
     DescribeApi,
     /// The live feed of every mutation.
     WatchFeed,
+    /// The store's checks, the embedder, the scorer and MCP client configurations.
+    GetSettings,
+    // -- tokens of the workspace
+    /// The workspace's tokens (never their secrets).
+    ListTokens,
+    /// Issue a token in the caller's workspace (its secret shown once).
+    CreateToken,
+    /// Revoke one of the workspace's tokens.
+    RevokeToken,
 }
 
 use Operation as O;
@@ -113,6 +124,7 @@ impl Operation {
         O::MemoryFeedback,
         O::PurgeMemory,
         O::RelatedMemories,
+        O::MemoryHistory,
         O::ListFadingMemories,
         O::ForgettingCurve,
         O::ScoreBreakdown,
@@ -140,16 +152,21 @@ impl Operation {
         O::Health,
         O::DescribeApi,
         O::WatchFeed,
+        O::GetSettings,
+        O::ListTokens,
+        O::CreateToken,
+        O::RevokeToken,
     ];
 
     /// The weakest role that may call it. Reading is for viewers; recall writes
     /// (it reinforces), so it is for editors; purging and deciding held candidates are
-    /// for admins (SPEC §8).
+    /// for admins (SPEC §8), and so are tokens.
     pub fn role(self) -> Role {
         match self {
             O::ListMemories
             | O::GetMemory
             | O::RelatedMemories
+            | O::MemoryHistory
             | O::ListFadingMemories
             | O::ForgettingCurve
             | O::ScoreBreakdown
@@ -168,7 +185,8 @@ impl Operation {
             | O::ConnectorSyncStatus
             | O::Health
             | O::DescribeApi
-            | O::WatchFeed => Role::Viewer,
+            | O::WatchFeed
+            | O::GetSettings => Role::Viewer,
             O::StoreMemory
             | O::UpdateMemory
             | O::SetImportance
@@ -182,9 +200,14 @@ impl Operation {
             | O::CreateSession
             | O::EndSession
             | O::SyncConnector => Role::Editor,
-            O::PurgeMemory | O::AdmitHeldMemory | O::DiscardHeldMemory | O::DecideHeldMemory => {
-                Role::Admin
-            }
+            // A token's list names who holds access; issuing one grants it.
+            O::PurgeMemory
+            | O::AdmitHeldMemory
+            | O::DiscardHeldMemory
+            | O::DecideHeldMemory
+            | O::ListTokens
+            | O::CreateToken
+            | O::RevokeToken => Role::Admin,
         }
     }
 
@@ -208,6 +231,7 @@ impl Operation {
             O::MemoryFeedback => "memory_feedback",
             O::PurgeMemory => "purge_memory",
             O::RelatedMemories => "related_memories",
+            O::MemoryHistory => "memory_history",
             O::ListFadingMemories => "list_fading_memories",
             O::ForgettingCurve => "forgetting_curve",
             O::ScoreBreakdown => "score_breakdown",
@@ -235,6 +259,10 @@ impl Operation {
             O::Health => "health",
             O::DescribeApi => "describe_api",
             O::WatchFeed => "watch_feed",
+            O::GetSettings => "get_settings",
+            O::ListTokens => "list_tokens",
+            O::CreateToken => "create_token",
+            O::RevokeToken => "revoke_token",
         }
     }
 
@@ -266,7 +294,7 @@ mod tests {
     }
 
     #[test]
-    fn only_purging_and_deciding_held_candidates_need_an_admin() {
+    fn only_purging_deciding_held_candidates_and_tokens_need_an_admin() {
         let admin: Vec<_> = Operation::ALL
             .iter()
             .filter(|op| op.role() == Role::Admin)
@@ -278,7 +306,10 @@ mod tests {
                 "purge_memory",
                 "admit_held_memory",
                 "discard_held_memory",
-                "decide_held_memory"
+                "decide_held_memory",
+                "list_tokens",
+                "create_token",
+                "revoke_token"
             ]
         );
         // Recall reinforces what it returns: it writes.

@@ -380,3 +380,22 @@ pub struct RelatedQuery {
     /// At most this many (default 5).
     pub limit: Option<usize>,
 }
+
+/// Memory-history query.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryQuery {
+    /// At most this many events, newest first (1..1000, default 100).
+    pub limit: Option<usize>,
+}
+
+/// A token to issue in the caller's workspace.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenBody {
+    /// `viewer` (reads), `editor` (reads and writes) or `admin` (also purges and decides
+    /// held candidates).
+    pub role: String,
+    /// What the token is for (who or which client holds it).
+    pub label: Option<String>,
+}

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Actor, Workspace};
+use crate::{Actor, Timestamp, Workspace};
 
 /// Who is calling and in which workspace. Every engine call is scoped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,4 +138,30 @@ impl std::fmt::Display for Surface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// A stored token, without its secret.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TokenInfo {
+    /// Short public id (`tok_…`), for listing and revoking.
+    pub id: String,
+    /// The workspace it is bound to.
+    pub workspace: Workspace,
+    /// What it may do there.
+    pub role: Role,
+    /// A person's note on what it is for.
+    pub label: Option<String>,
+    /// When it was issued.
+    pub created_at: Timestamp,
+    /// When it was revoked; a revoked token authenticates nothing.
+    pub revoked_at: Option<Timestamp>,
+}
+
+/// A token just issued: the only time its secret exists outside the caller.
+#[derive(Debug, Clone)]
+pub struct IssuedToken {
+    /// The stored part.
+    pub info: TokenInfo,
+    /// The secret to hand to the client (`levh_` + 40 hex digits).
+    pub secret: String,
 }

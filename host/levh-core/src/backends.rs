@@ -523,6 +523,9 @@ pub struct LoggedEvent {
     pub client: Option<String>,
     /// The actor's role, as recorded.
     pub role: String,
+    /// What the event changed, content-free: ids, counts, similarities, kinds of secret
+    /// (`{}` when there is nothing to add).
+    pub detail: serde_json::Value,
 }
 
 /// What a server reads besides memories: API tokens, a cheap liveness check and the
@@ -540,4 +543,33 @@ pub trait ServerStore: Send + Sync + fmt::Debug {
 
     /// Events after `seq`, oldest first, at most `limit`.
     fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError>;
+
+    /// The newest `limit` events of one memory of the workspace, newest first: its history.
+    fn memory_events(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, StoreError>;
+
+    /// Issues a token bound to `workspace` with `role`; its secret exists only in the
+    /// answer.
+    fn issue_token(
+        &self,
+        workspace: &Workspace,
+        role: crate::Role,
+        label: Option<&str>,
+        now: Timestamp,
+    ) -> Result<crate::IssuedToken, StoreError>;
+
+    /// The workspace's tokens (revoked ones too), newest first, never their secrets.
+    fn workspace_tokens(&self, workspace: &Workspace) -> Result<Vec<crate::TokenInfo>, StoreError>;
+
+    /// Revokes one of the workspace's tokens; false when it has no live token of that id.
+    fn revoke_workspace_token(
+        &self,
+        workspace: &Workspace,
+        id: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
 }

@@ -25,7 +25,7 @@ pub mod temporal;
 pub mod text;
 mod time;
 
-pub use access::{Principal, Role, Scope, Surface};
+pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
     EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter, MemorySummary, Page, PurgeReport,
     ServerStore, StaleEmbedding, Store, StoreError, StoreHealth, StoredText, VectorIndex,

@@ -45,6 +45,9 @@ async function show() {
 document.addEventListener("click", (event) => {
   const link = event.target.closest("a");
   if (!link || link.origin !== location.origin || link.target || event.ctrlKey || event.metaKey) return;
+  // A link within the page (the skip link to #main) is the browser's to follow: it moves
+  // the focus there, which a re-render would not.
+  if (link.pathname === location.pathname && link.hash) return;
   event.preventDefault();
   history.pushState({}, "", link.href);
   show();

@@ -46,8 +46,45 @@ function wordDiff(before, after) {
 /// Whether the caller may change things (`/api/health` says its role): a viewer sees no
 /// write buttons at all, rather than buttons that fail.
 let canWrite = true;
+let isAdmin = true;
 export function setRole(role) {
   canWrite = role !== "viewer";
+  isAdmin = role === "admin";
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const when = (at) => new Date(at).toLocaleString();
+/// The surface an event came through, and its client when that says more.
+const via = (event) => [event.surface, event.client !== event.surface && event.client].filter(Boolean).join(" · ");
+
+/// An event's detail as words: `by <memory>, similarity 0.82, stability_hours 31.2`; a
+/// memory id links to its page.
+function detail(object) {
+  return Object.entries(object || {}).flatMap(([key, value], i) => {
+    const shown = typeof value === "number" ? String(Math.round(value * 1000) / 1000)
+      : typeof value === "string" ? value : JSON.stringify(value);
+    const item = key === "by" && UUID.test(shown)
+      ? [`${key} `, h("a", { href: `/memories/${encodeURIComponent(shown)}` }, shown.slice(0, 8))]
+      : [`${key} ${shown}`];
+    return i === 0 ? item : [", ", ...item];
+  });
+}
+
+/// A warning paragraph per message given (none for none: `append` would print "null").
+const warnings = (...messages) => messages.filter(Boolean).map((m) => h("p", { class: "warning" }, m));
+
+/// A JSON block with a button that copies it.
+function copyable(value) {
+  const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const note = h("span", { class: "muted", role: "status" });
+  const button = h("button", {
+    type: "button",
+    async onclick() {
+      try { await navigator.clipboard.writeText(text); note.textContent = "copied"; }
+      catch { note.textContent = "select the text and copy it (the clipboard is not available here)"; }
+    },
+  }, "Copy");
+  return h("div", { class: "copy" }, h("pre", { tabindex: 0 }, text), button, " ", note);
 }
 
 /// A button that runs `action`, shows the API's error beside itself, then `done`; nothing
@@ -78,10 +115,14 @@ function chart(target, labels, series, title) {
   if (!window.uPlot) return;
   // clientWidth includes the card's padding; the plot fits inside it.
   const width = Math.min((target.clientWidth || 600) - 32, 900);
+  // A canvas takes colours, not CSS variables: read the theme's (light or dark) once.
+  const style = getComputedStyle(document.documentElement);
+  const color = (name) => style.getPropertyValue(name).trim();
+  const axis = (label) => ({ label, stroke: color("--muted"), grid: { stroke: color("--line") }, ticks: { stroke: color("--line") } });
   new window.uPlot(
     { title, width, height: 220, scales: { x: { time: false }, y: { range: [0, 1] } },
-      series: [{ label: labels.name }, { label: series.name, stroke: "#2456c9", width: 2 }],
-      axes: [{ label: labels.name }, { label: series.name }] },
+      series: [{ label: labels.name }, { label: series.name, stroke: color("--accent"), width: 2 }],
+      axes: [axis(labels.name), axis(series.name)] },
     [labels.values, series.values],
     target,
   );
@@ -146,11 +187,20 @@ export const pages = {
     const socket = new WebSocket(feedUrl());
     socket.onopen = () => (state.textContent = "live");
     socket.onclose = () => (state.textContent = "disconnected — reload to reconnect");
+    // Events carry ids, never content: each memory's text is read once, for its link. A
+    // memory forgotten or purged has none to read, and keeps its id.
+    const contents = new Map();
+    const label = (link, id, kind) => {
+      if (kind === "forget" || kind === "purge") return;
+      if (!contents.has(id)) contents.set(id, get(`/api/memories/${encodeURIComponent(id)}`).then((m) => short(m.content, 100), () => null));
+      contents.get(id).then((text) => { if (text) link.textContent = text; });
+    };
     socket.onmessage = (message) => {
       const event = JSON.parse(message.data);
       const target = event.memory_id ? h("a", { href: `/memories/${encodeURIComponent(event.memory_id)}` }, event.memory_id) : "";
+      if (event.memory_id) label(target, event.memory_id, event.kind);
       list.prepend(h("li", { "data-kind": event.kind, "data-surface": event.surface }, h("strong", {}, event.kind), " ", target, " ",
-        h("span", { class: "muted" }, [event.surface, event.client, event.at].filter(Boolean).join(" · "))));
+        h("span", { class: "muted" }, [via(event), when(event.at)].join(" · "))));
       apply();
     };
     return () => socket.close();
@@ -200,9 +250,10 @@ export const pages = {
   async memory(main, { id }) {
     const path = `/api/memories/${encodeURIComponent(id)}`;
     const draw = async () => {
-      const [memory, curve, related] = await Promise.all([
+      const [memory, curve, related, events] = await Promise.all([
         // A failure here costs the Related list, not the page: it says the API's message.
         get(path), get(`${path}/forgetting-curve`), get(`${path}/related`).catch((error) => ({ error })),
+        get(`${path}/history?limit=50`).catch((error) => ({ error })),
       ]);
       main.replaceChildren(h("h1", {}, short(memory.content, 80)));
       main.append(h("p", { class: "content card" }, memory.content));
@@ -242,13 +293,22 @@ export const pages = {
         main.append(h("details", {}, h("summary", {}, "Edit"), editor));
       }
       const fields = ["id", "project", "kind", "source", "importance", "pinned", "stability_hours", "retention", "frequency"];
-      main.append(h("table", {}, fields.map((f) => h("tr", {}, h("th", {}, f), h("td", {}, String(memory[f] ?? "—"))))));
+      // Shown rounded; the exact value is the cell's title.
+      const shown = { retention: (x) => `${(x * 100).toFixed(1)}%`, stability_hours: (x) => x.toFixed(1), frequency: (x) => x.toFixed(3) };
+      main.append(h("table", {}, fields.map((f) => h("tr", {}, h("th", {}, f),
+        h("td", { title: shown[f] ? String(memory[f]) : undefined }, memory[f] === null || memory[f] === undefined ? "—" : shown[f] ? shown[f](memory[f]) : String(memory[f]))))));
       const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
       main.append(h("h2", {}, "Forgetting curve (30 days)"), plot);
       chart(plot, { name: "day", values: curve.points.map((p) => p.day) }, { name: "retention", values: curve.points.map((p) => p.retention) });
       main.append(h("h2", {}, "Related"), related.error ? h("p", { class: "error" }, related.error.message) :
         related.related.length === 0 ? empty("Nothing close.") :
         h("ul", {}, related.related.map((m) => h("li", {}, memoryLink(m)))));
+      main.append(h("h2", {}, "History"), events.error ? h("p", { class: "error" }, events.error.message) :
+        h("table", { class: "history" }, events.events.map((e) => h("tr", {},
+          h("td", { class: "optional muted" }, when(e.at)),
+          h("td", {}, h("strong", {}, e.kind)),
+          h("td", {}, via(e)),
+          h("td", { class: "terms" }, detail(e.detail))))));
     };
     await draw();
   },
@@ -327,11 +387,79 @@ export const pages = {
   },
 
   async settings(main) {
-    const health = await get("/api/health");
+    const settings = await get("/api/settings");
+    const { store, embedder, scorer, mcp } = settings;
+    const row = (name, ...value) => h("tr", {}, h("th", {}, name), h("td", {}, ...value));
+    const check = (ok) => h("span", { class: ok ? "good" : "bad" }, ok ? "✓ " : "✗ ");
     main.append(h("h1", {}, "Settings"),
-      h("table", {}, Object.entries(health).map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v))))),
-      h("h2", {}, "Connect an agent"),
-      h("p", {}, "Print a client's MCP configuration with ", h("code", {}, "levh mcp config"), "."));
+      h("p", { class: "muted" }, `levh ${settings.version} · workspace ${settings.workspace} · you are ${settings.role}`));
+    main.append(h("h2", {}, "Store"), h("table", {},
+      row("file", store.path),
+      row("schema", check(store.schema_version === store.latest_schema_version),
+        `version ${store.schema_version} (this levh writes ${store.latest_schema_version})`),
+      row("journal", check(store.journal_mode.toLowerCase() === "wal"), store.journal_mode),
+      row("full-text index", check(store.full_text_in_step), store.full_text_in_step ? "in step with memories" : "out of step: run levh doctor")));
+    main.append(h("h2", {}, "Embedder"), h("table", {},
+      row("mode", embedder.mode, embedder.automatic ? h("span", { class: "muted" }, " (default; LEVH_EMBEDDER chooses another)") : ""),
+      row("model", embedder.model),
+      row("vectors", embedder.dimension ? `${embedder.dimension} dimensions` : "dimension known after the first embed",
+        embedder.semantic ? ", semantic" : ", lexical fallback, not semantic")),
+      ...warnings(embedder.warning));
+    main.append(h("h2", {}, "Ranking"), h("p", {}, scorer.active
+      ? ["Recall is ranked by the scorer component ", h("strong", {}, scorer.active), "."]
+      : "Recall is ranked by the built-in H-score (levh scorer use ID installs another)."),
+      ...warnings(scorer.warning));
+
+    main.append(h("h2", {}, "Connect an agent"),
+      h("p", {}, "Over HTTP, an MCP client connects to ", h("code", {}, `${location.origin}${mcp.http_path}`),
+        ` (tool profile ${mcp.profile})`, sessionStorage.getItem("levh-token") ? ", sending a token as Authorization: Bearer." : "."),
+      copyable({ mcpServers: { levh: { type: "http", url: `${location.origin}${mcp.http_path}` } } }),
+      h("p", {}, "Or a client spawns levh itself over stdio — paste its configuration:"));
+    for (const client of mcp.clients) {
+      main.append(h("details", {}, h("summary", {}, h("strong", {}, client.client), h("span", { class: "muted" }, ` — ${client.file}`)),
+        copyable(client.config)));
+    }
+
+    main.append(h("h2", {}, "Tokens"));
+    if (!isAdmin) {
+      main.append(h("p", { class: "muted" }, "An admin of this workspace issues and revokes its tokens."));
+      return;
+    }
+    const list = h("div");
+    const issued = h("div", { role: "status" });
+    const drawTokens = async () => {
+      const { tokens } = await get("/api/tokens");
+      list.replaceChildren(tokens.length === 0 ? empty("No token yet: without LEVH_TOKEN, this server trusts the local person.") :
+        h("table", { class: "tokens" }, h("tr", {}, h("th", {}, "id"), h("th", {}, "role"), h("th", {}, "label"),
+          h("th", { class: "optional" }, "issued"), h("th", {}, "")),
+          tokens.map((t) => h("tr", { class: t.revoked_at ? "muted" : undefined },
+            h("td", {}, h("code", {}, t.id)), h("td", {}, t.role), h("td", {}, t.label || ""),
+            h("td", { class: "optional" }, when(t.created_at)),
+            h("td", {}, t.revoked_at ? `revoked ${when(t.revoked_at)}` :
+              action("Revoke", async () => {
+                if (confirm(`Revoke ${t.id}${t.label ? ` (${t.label})` : ""}? Clients using it are refused at once.`))
+                  await call("DELETE", `/api/tokens/${encodeURIComponent(t.id)}`);
+              }, drawTokens, "danger"))))));
+    };
+    const form = h("form", { class: "search" },
+      h("select", { name: "role", "aria-label": "Role" }, ["viewer", "editor", "admin"].map((r) => h("option", { value: r }, r))),
+      h("input", { name: "label", placeholder: "what it is for", "aria-label": "Label", maxlength: 200 }),
+      h("button", { class: "primary" }, "Create token"));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      try {
+        const token = await post("/api/tokens", { role: data.get("role"), label: data.get("label") || null });
+        // The one time the secret exists outside the client that will hold it.
+        issued.replaceChildren(h("div", { class: "card" },
+          h("p", {}, `Token ${token.id} (${token.role}) — copy the secret now; it is not shown again:`),
+          copyable(token.secret)));
+        form.reset();
+        await drawTokens();
+      } catch (error) { issued.replaceChildren(h("p", { class: "error" }, error.message)); }
+    });
+    main.append(form, issued, list);
+    await drawTokens();
   },
 
   missing(main, { path }) {

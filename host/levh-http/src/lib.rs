@@ -50,6 +50,8 @@ pub struct AppState {
     pub(crate) mcp: Option<Router>,
     /// The dashboard's pages and files (served without a token: they hold no data).
     pub(crate) pages: Option<Router>,
+    /// How the server was started, for the Settings page.
+    pub(crate) facts: Arc<levh_api::settings::ServerFacts>,
     pub(crate) shutdown: CancellationToken,
 }
 
@@ -74,6 +76,7 @@ impl AppState {
             connectors: None,
             mcp: None,
             pages: None,
+            facts: Arc::default(),
             shutdown: CancellationToken::new(),
         }
     }
@@ -101,6 +104,13 @@ impl AppState {
     /// `/api` request that does.
     pub fn with_pages(mut self, pages: Router) -> Self {
         self.pages = Some(pages);
+        self
+    }
+
+    /// What the Settings page says about how the server was started (its binary, home,
+    /// embedder mode, scorer, MCP profile).
+    pub fn with_facts(mut self, facts: levh_api::settings::ServerFacts) -> Self {
+        self.facts = Arc::new(facts);
         self
     }
 

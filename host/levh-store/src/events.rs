@@ -1,7 +1,10 @@
 //! Reading the event log back, for the live feed: every process on the store appends
 //! to `events`, and a `levh serve` process tails it by sequence number.
 
-use levh_core::{LoggedEvent, Principal, ServerStore, StoreError, Timestamp, Workspace};
+use levh_core::{
+    IssuedToken, LoggedEvent, MemoryId, Principal, Role, ServerStore, StoreError, Timestamp,
+    TokenInfo, Workspace,
+};
 use rusqlite::params;
 
 use crate::{SqliteStore, SqliteStoreError};
@@ -32,41 +35,78 @@ impl SqliteStore {
         limit: usize,
     ) -> Result<Vec<LoggedEvent>, SqliteStoreError> {
         let connection = self.read();
-        let mut statement = connection.prepare_cached(
-            "SELECT seq, at, kind, workspace, memory_id, surface, client, role
-             FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2",
-        )?;
-        let rows = statement.query_map(params![seq, limit as i64], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, Option<String>>(4)?,
-                row.get::<_, String>(5)?,
-                row.get::<_, Option<String>>(6)?,
-                row.get::<_, String>(7)?,
-            ))
-        })?;
-        let mut events = Vec::new();
-        for row in rows {
-            let (seq, at, kind, workspace, memory_id, surface, client, role) = row?;
-            let corrupt = |what: &str| SqliteStoreError::Corrupt(format!("event {seq}: {what}"));
-            events.push(LoggedEvent {
-                seq,
-                at: Timestamp::from_microsecond(at).map_err(|_| corrupt("time"))?,
-                kind,
-                workspace: Workspace::new(&workspace).map_err(|_| corrupt("workspace"))?,
-                memory_id: memory_id
-                    .map(|id| id.parse().map_err(|_| corrupt("memory id")))
-                    .transpose()?,
-                surface,
-                client,
-                role,
-            });
-        }
-        Ok(events)
+        let mut statement =
+            connection.prepare_cached(&format!("{SELECT} WHERE seq > ?1 ORDER BY seq LIMIT ?2"))?;
+        let rows = statement.query_map(params![seq, limit as i64], read_row)?;
+        rows.map(|row| logged_event(row?)).collect()
     }
+
+    /// The newest `limit` events of one memory of the workspace, newest first (by the
+    /// `events_by_memory` index).
+    pub fn memory_events(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, SqliteStoreError> {
+        let connection = self.read();
+        let mut statement = connection.prepare_cached(&format!(
+            "{SELECT} WHERE memory_id = ?1 AND workspace = ?2 ORDER BY seq DESC LIMIT ?3"
+        ))?;
+        let rows = statement.query_map(
+            params![id.to_string(), workspace.as_str(), limit as i64],
+            read_row,
+        )?;
+        rows.map(|row| logged_event(row?)).collect()
+    }
+}
+
+const SELECT: &str =
+    "SELECT seq, at, kind, workspace, memory_id, surface, client, role, detail FROM events";
+
+type Row = (
+    i64,
+    i64,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    String,
+    String,
+);
+
+fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+        row.get(7)?,
+        row.get(8)?,
+    ))
+}
+
+fn logged_event(
+    (seq, at, kind, workspace, memory_id, surface, client, role, detail): Row,
+) -> Result<LoggedEvent, SqliteStoreError> {
+    let corrupt = |what: &str| SqliteStoreError::Corrupt(format!("event {seq}: {what}"));
+    Ok(LoggedEvent {
+        seq,
+        at: Timestamp::from_microsecond(at).map_err(|_| corrupt("time"))?,
+        kind,
+        workspace: Workspace::new(&workspace).map_err(|_| corrupt("workspace"))?,
+        memory_id: memory_id
+            .map(|id| id.parse().map_err(|_| corrupt("memory id")))
+            .transpose()?,
+        surface,
+        client,
+        role,
+        detail: serde_json::from_str(&detail).map_err(|_| corrupt("detail"))?,
+    })
 }
 
 impl ServerStore for SqliteStore {
@@ -88,5 +128,39 @@ impl ServerStore for SqliteStore {
 
     fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError> {
         Ok(SqliteStore::events_after(self, seq, limit)?)
+    }
+
+    fn memory_events(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, StoreError> {
+        Ok(SqliteStore::memory_events(self, workspace, id, limit)?)
+    }
+
+    fn issue_token(
+        &self,
+        workspace: &Workspace,
+        role: Role,
+        label: Option<&str>,
+        now: Timestamp,
+    ) -> Result<IssuedToken, StoreError> {
+        Ok(self.create_token(workspace, role, label, now)?)
+    }
+
+    fn workspace_tokens(&self, workspace: &Workspace) -> Result<Vec<TokenInfo>, StoreError> {
+        Ok(self.list_workspace_tokens(workspace)?)
+    }
+
+    fn revoke_workspace_token(
+        &self,
+        workspace: &Workspace,
+        id: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        Ok(SqliteStore::revoke_workspace_token(
+            self, workspace, id, now,
+        )?)
     }
 }

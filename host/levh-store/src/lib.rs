@@ -24,7 +24,8 @@ mod writes;
 
 pub use ann::{AnnConfig, AnnIndex, AnnStats};
 pub use levh_core::LoggedEvent;
-pub use tokens::{IssuedToken, TokenInfo, secret_hash};
+pub use levh_core::{IssuedToken, TokenInfo};
+pub use tokens::secret_hash;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};

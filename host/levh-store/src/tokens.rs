@@ -1,39 +1,12 @@
 //! API tokens for `levh serve`: each binds one workspace and one role. The secret is
 //! shown once, at creation; the store keeps only its SHA-256.
 
-use levh_core::{Role, Timestamp, Workspace};
+use levh_core::{IssuedToken, Role, Timestamp, TokenInfo, Workspace};
 use rusqlite::{OptionalExtension, params};
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::rows::micros;
 use crate::{SqliteStore, SqliteStoreError};
-
-/// A stored token, without its secret.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TokenInfo {
-    /// Short public id (`tok_…`), for listing and revoking.
-    pub id: String,
-    /// The workspace it is bound to.
-    pub workspace: Workspace,
-    /// What it may do there.
-    pub role: Role,
-    /// A person's note on what it is for.
-    pub label: Option<String>,
-    /// When it was issued.
-    pub created_at: Timestamp,
-    /// When it was revoked; a revoked token authenticates nothing.
-    pub revoked_at: Option<Timestamp>,
-}
-
-/// A token just issued: the only time its secret exists outside the caller.
-#[derive(Debug, Clone)]
-pub struct IssuedToken {
-    /// The stored part.
-    pub info: TokenInfo,
-    /// The secret to hand to the client (`levh_` + 40 hex digits).
-    pub secret: String,
-}
 
 /// The SHA-256 of a secret, hex.
 pub fn secret_hash(secret: &str) -> String {
@@ -106,6 +79,35 @@ impl SqliteStore {
             connection.prepare_cached(&format!("{SELECT} ORDER BY created_at DESC, id"))?;
         let rows = statement.query_map([], read_row)?;
         rows.map(|row| token_info(row?)).collect()
+    }
+
+    /// Tokens bound to one workspace, newest first (what a workspace's admin may see).
+    pub fn list_workspace_tokens(
+        &self,
+        workspace: &Workspace,
+    ) -> Result<Vec<TokenInfo>, SqliteStoreError> {
+        let connection = self.read();
+        let mut statement = connection.prepare_cached(&format!(
+            "{SELECT} WHERE workspace = ?1 ORDER BY created_at DESC, id"
+        ))?;
+        let rows = statement.query_map(params![workspace.as_str()], read_row)?;
+        rows.map(|row| token_info(row?)).collect()
+    }
+
+    /// Revokes a token of one workspace by id. False when that workspace has no live
+    /// token with that id (a token of another workspace is not found, not revoked).
+    pub fn revoke_workspace_token(
+        &self,
+        workspace: &Workspace,
+        id: &str,
+        now: Timestamp,
+    ) -> Result<bool, SqliteStoreError> {
+        let changed = self.lock().execute(
+            "UPDATE tokens SET revoked_at = ?3
+             WHERE id = ?1 AND workspace = ?2 AND revoked_at IS NULL",
+            params![id, workspace.as_str(), micros(now)],
+        )?;
+        Ok(changed == 1)
     }
 
     /// Revokes a token by id. False when no live token has that id.

@@ -7,15 +7,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, HeldListArgs,
-    ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery, ScoreQuery, SessionBody,
-    StoreArgs, SyncBody, SyncStatusArgs, UpdateBody, held_id,
+    HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery, ScoreQuery,
+    SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody, held_id,
 };
 use levh_api::views::{
     AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
-    HeldList, HeldView, MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList,
-    ScoreView, SecretsView, SessionView, SourceList, StatsView, UpdateView,
+    HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList, MemoryView, ProjectList,
+    PurgeView, RecallView, RelatedList, ScoreView, SecretsView, SessionView, SettingsView,
+    SourceList, StatsView, TokenList, UpdateView,
 };
-use levh_api::{connectors, held, memories, recall, secrets, sessions, workspace};
+use levh_api::{connectors, held, memories, recall, secrets, sessions, tokens, workspace};
 use levh_core::sync::{Connectors, SyncRequest};
 use levh_core::{Levh, Scope};
 
@@ -484,4 +485,72 @@ pub(super) async fn sync_state(
     })
     .await
     .map(|output| Json(output.result))
+}
+
+pub(super) async fn memory_history(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Params(query): Params<HistoryQuery>,
+) -> Result<Json<HistoryView>, ApiError> {
+    let server = state.server.clone();
+    run(&state, scope, move |levh, scope| {
+        memories::history(levh, server.as_ref(), scope, &id, query)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn get_settings(
+    State(state): State<AppState>,
+    Extension(principal): Caller,
+) -> Result<Json<SettingsView>, ApiError> {
+    let facts = state.facts.clone();
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    run(&state, scope, move |levh, _| {
+        levh_api::settings::settings(levh, &facts, &principal)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn list_tokens(
+    State(state): State<AppState>,
+    Extension(principal): Caller,
+) -> Result<Json<TokenList>, ApiError> {
+    let server = state.server.clone();
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    run(&state, scope, move |_, _| {
+        tokens::list(server.as_ref(), &principal)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn create_token(
+    State(state): State<AppState>,
+    Extension(principal): Caller,
+    Body(body): Body<TokenBody>,
+) -> Result<(StatusCode, Json<IssuedTokenView>), ApiError> {
+    let server = state.server.clone();
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    run(&state, scope, move |levh, _| {
+        tokens::create(server.as_ref(), &principal, body, levh.now())
+    })
+    .await
+    .map(|view| (StatusCode::CREATED, Json(view)))
+}
+
+pub(super) async fn revoke_token(
+    State(state): State<AppState>,
+    Extension(principal): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<TokenList>, ApiError> {
+    let server = state.server.clone();
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    run(&state, scope, move |levh, _| {
+        tokens::revoke(server.as_ref(), &principal, &id, levh.now())
+    })
+    .await
+    .map(Json)
 }

@@ -14,13 +14,14 @@ use axum::routing::{MethodFilter, on};
 use levh_api::Operation;
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, HeldListArgs,
-    ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery, SessionBody, StoreArgs, SyncBody,
-    SyncStatusArgs, UpdateBody,
+    HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery, SessionBody,
+    StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
 };
 use levh_api::views::{
     AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
-    HeldList, HeldView, MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList,
-    ScoreView, SecretsView, SessionView, SourceList, StatsView, UpdateView,
+    HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList, MemoryView, ProjectList,
+    PurgeView, RecallView, RelatedList, ScoreView, SecretsView, SessionView, SettingsView,
+    SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_core::Role;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -338,6 +339,13 @@ pub(crate) fn api() -> Api {
             handlers::related,
         )
         .route(
+            Route::new(M::GET, "/api/memories/{id}/history", O::MemoryHistory, "What happened to the memory, newest first, from the event log (never content)")
+                .query::<HistoryQuery>()
+                .ok::<HistoryView>(200)
+                .errors(&[404]),
+            handlers::memory_history,
+        )
+        .route(
             Route::new(M::GET, "/api/context", O::GetContext, "Pinned rules, then the project's essentials, within a token budget (what an agent loads at the start of a session)")
                 .query::<ContextArgs>()
                 .ok::<ContextView>(200),
@@ -367,5 +375,27 @@ pub(crate) fn api() -> Api {
                 .ok::<serde_json::Value>(200)
                 .errors(&[403, 404, 422, 503]),
             handlers::sync_connector,
+        )
+        .route(
+            Route::new(M::GET, "/api/settings", O::GetSettings, "The store's checks, the embedder and model, the active scorer, and an MCP configuration per client")
+                .ok::<SettingsView>(200),
+            handlers::get_settings,
+        )
+        .route(
+            Route::new(M::GET, "/api/tokens", O::ListTokens, "The workspace's API tokens, newest first (never their secrets)")
+                .ok::<TokenList>(200),
+            handlers::list_tokens,
+        )
+        .route(
+            Route::new(M::POST, "/api/tokens", O::CreateToken, "Issue a token bound to the caller's workspace; the answer carries its secret, shown this once")
+                .body::<TokenBody>()
+                .ok::<IssuedTokenView>(201),
+            handlers::create_token,
+        )
+        .route(
+            Route::new(M::DELETE, "/api/tokens/{id}", O::RevokeToken, "Revoke one of the workspace's tokens: it stops working at once")
+                .ok::<TokenList>(200)
+                .errors(&[404]),
+            handlers::revoke_token,
         )
 }

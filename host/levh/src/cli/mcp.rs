@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow};
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
+use levh_api::settings::McpClient;
 use levh_mcp::{LevhMcp, Profile};
 use serde_json::json;
 
@@ -26,30 +27,14 @@ pub enum Command {
     Profiles,
     /// Print a config that makes a client spawn this levh.
     Config {
-        /// The client.
-        client: Client,
+        /// The client: claude, claude_code, cursor, windsurf, vscode or cline (the
+        /// dashboard's Settings page shows where each one's configuration goes).
+        #[arg(value_parser = clap::builder::PossibleValuesParser::new(McpClient::ALL.map(McpClient::name)))]
+        client: String,
         /// The tool band it should see.
         #[arg(long, default_value = "work")]
         profile: Profile,
     },
-}
-
-/// Clients `levh mcp config` knows.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-#[value(rename_all = "snake_case")]
-pub enum Client {
-    /// Claude Desktop (claude_desktop_config.json).
-    Claude,
-    /// Claude Code (.mcp.json in a project, or `claude mcp add-json levh '<the levh entry>'`).
-    ClaudeCode,
-    /// Cursor (~/.cursor/mcp.json or .cursor/mcp.json).
-    Cursor,
-    /// Windsurf (~/.codeium/windsurf/mcp_config.json).
-    Windsurf,
-    /// VS Code (.vscode/mcp.json).
-    Vscode,
-    /// Cline (cline_mcp_settings.json).
-    Cline,
 }
 
 /// Runs an `mcp` command. Only `stdio` opens the store.
@@ -62,7 +47,11 @@ pub fn run(
     match command {
         Command::Stdio { profile } => stdio(home, workspace, profile),
         Command::Profiles => profiles(json),
-        Command::Config { client, profile } => config(home, workspace, client, profile),
+        Command::Config { client, profile } => {
+            let client = McpClient::named(&client)
+                .ok_or_else(|| anyhow!("unknown MCP client {client:?}"))?;
+            config(home, workspace, client, profile)
+        }
     }
 }
 
@@ -112,40 +101,25 @@ fn profiles(json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The running `levh` binary, as clients should spawn it.
+pub fn this_binary() -> Result<PathBuf> {
+    let binary = std::env::current_exe().context("finding the levh binary")?;
+    Ok(binary.canonicalize().unwrap_or(binary))
+}
+
 fn config(
     home: Option<PathBuf>,
     workspace: &str,
-    client: Client,
+    client: McpClient,
     profile: Profile,
 ) -> Result<ExitCode> {
-    let binary = std::env::current_exe().context("finding the levh binary")?;
-    let binary = binary.canonicalize().unwrap_or(binary);
-    let mut env = serde_json::Map::new();
-    if let Some(home) = home {
-        let home = home.canonicalize().unwrap_or(home);
-        env.insert("LEVH_HOME".into(), home.display().to_string().into());
-    }
-    if workspace != "default" {
-        env.insert("LEVH_WORKSPACE".into(), workspace.into());
-    }
-    let args = json!(["mcp", "stdio", "--profile", profile.as_str()]);
-    let command = binary.display().to_string();
-    let value = match client {
-        Client::Vscode => json!({
-            "servers": { "levh": { "type": "stdio", "command": command, "args": args, "env": env } }
-        }),
-        Client::Cline => json!({
-            "mcpServers": { "levh": {
-                "command": command, "args": args, "env": env, "disabled": false, "autoApprove": []
-            } }
-        }),
-        Client::ClaudeCode => json!({
-            "mcpServers": { "levh": { "type": "stdio", "command": command, "args": args, "env": env } }
-        }),
-        Client::Claude | Client::Cursor | Client::Windsurf => json!({
-            "mcpServers": { "levh": { "command": command, "args": args, "env": env } }
-        }),
-    };
+    let home = home.map(|home| home.canonicalize().unwrap_or(home));
+    let value = client.config(
+        &this_binary()?,
+        home.as_deref(),
+        workspace,
+        profile.as_str(),
+    );
     output::json(&value)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -56,11 +56,21 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
     // a LAN name): every other Host is refused, against DNS rebinding.
     let allowed_hosts = comma_list("LEVH_ALLOWED_HOSTS");
 
-    let context = Arc::new(Context::open(home, workspace)?);
-    let (levh, warning) = context.levh_for_recall();
-    if let Some(warning) = warning {
+    let context = Arc::new(Context::open(home.clone(), workspace)?);
+    let (levh, scorer_warning) = context.levh_for_recall();
+    if let Some(warning) = &scorer_warning {
         tracing::warn!("{warning}");
     }
+    let facts = levh_api::settings::ServerFacts {
+        home: home.map(|home| home.canonicalize().unwrap_or(home)),
+        binary: crate::cli::mcp::this_binary()?,
+        embedder_mode: context.embedder.mode.name().into(),
+        embedder_automatic: context.embedder.automatic,
+        embedder_warning: context.embedder.warning.clone(),
+        scorer: context.scorers().active(),
+        scorer_warning,
+        mcp_profile: args.mcp_profile.as_str().into(),
+    };
     let connectors = Arc::new(OnDemandConnectors(context.clone()));
     let state = AppState::new(
         levh.clone(),
@@ -72,7 +82,8 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
             allowed_hosts,
         },
     )
-    .with_connectors(connectors.clone());
+    .with_connectors(connectors.clone())
+    .with_facts(facts);
     // MCP over streamable HTTP at /mcp, behind the same authentication as /api.
     let mcp = levh_mcp::http_service(
         levh,

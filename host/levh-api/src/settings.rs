@@ -1,0 +1,197 @@
+//! The server's settings, as the dashboard's Settings page and `levh mcp config` show them:
+//! the store's checks, the embedder, the scorer, and a configuration per MCP client.
+
+use std::path::{Path, PathBuf};
+
+use levh_core::{Levh, Principal};
+use serde_json::json;
+
+use crate::Result;
+use crate::views::{
+    EmbedderView, McpClientConfigView, McpSettingsView, ScorerView, SettingsView, StoreSettingsView,
+};
+
+/// What the host knows about how it was started, which the engine does not: handed to the
+/// server once by `levh serve`.
+#[derive(Debug, Clone)]
+pub struct ServerFacts {
+    /// `LEVH_HOME`, when one was given (clients are configured with it).
+    pub home: Option<PathBuf>,
+    /// The `levh` binary clients should spawn.
+    pub binary: PathBuf,
+    /// The embedder's mode name (`local`, `ollama`, `openai`, `hash`).
+    pub embedder_mode: String,
+    /// Whether the mode was chosen by default.
+    pub embedder_automatic: bool,
+    /// Why a better embedder is not in use.
+    pub embedder_warning: Option<String>,
+    /// The active scorer component, if one is chosen.
+    pub scorer: Option<String>,
+    /// Why the chosen scorer is not in use.
+    pub scorer_warning: Option<String>,
+    /// The tool band `/mcp` serves.
+    pub mcp_profile: String,
+}
+
+impl Default for ServerFacts {
+    /// A server whose host said nothing: clients spawn `levh` from their PATH and see the
+    /// `work` tools.
+    fn default() -> Self {
+        Self {
+            home: None,
+            binary: PathBuf::from("levh"),
+            embedder_mode: "unknown".into(),
+            embedder_automatic: false,
+            embedder_warning: None,
+            scorer: None,
+            scorer_warning: None,
+            mcp_profile: "work".into(),
+        }
+    }
+}
+
+/// An MCP client levh writes a configuration for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpClient {
+    /// Claude Desktop.
+    Claude,
+    /// Claude Code.
+    ClaudeCode,
+    /// Cursor.
+    Cursor,
+    /// Windsurf.
+    Windsurf,
+    /// VS Code.
+    Vscode,
+    /// Cline.
+    Cline,
+}
+
+impl McpClient {
+    /// Every client, in the order the Settings page lists them.
+    pub const ALL: [McpClient; 6] = [
+        Self::Claude,
+        Self::ClaudeCode,
+        Self::Cursor,
+        Self::Windsurf,
+        Self::Vscode,
+        Self::Cline,
+    ];
+
+    /// Its name in `levh mcp config NAME`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Claude => "claude",
+            Self::ClaudeCode => "claude_code",
+            Self::Cursor => "cursor",
+            Self::Windsurf => "windsurf",
+            Self::Vscode => "vscode",
+            Self::Cline => "cline",
+        }
+    }
+
+    /// The client of this name.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|client| client.name() == name)
+    }
+
+    /// Where its configuration goes.
+    pub fn file(self) -> &'static str {
+        match self {
+            Self::Claude => "claude_desktop_config.json",
+            Self::ClaudeCode => {
+                ".mcp.json in a project (or `claude mcp add-json levh '<the levh entry>'`)"
+            }
+            Self::Cursor => "~/.cursor/mcp.json or .cursor/mcp.json",
+            Self::Windsurf => "~/.codeium/windsurf/mcp_config.json",
+            Self::Vscode => ".vscode/mcp.json",
+            Self::Cline => "cline_mcp_settings.json",
+        }
+    }
+
+    /// The configuration that makes this client spawn `binary` over stdio, with the store
+    /// at `home` (default when `None`), in `workspace`, showing the `profile` tool band.
+    pub fn config(
+        self,
+        binary: &Path,
+        home: Option<&Path>,
+        workspace: &str,
+        profile: &str,
+    ) -> serde_json::Value {
+        let mut env = serde_json::Map::new();
+        if let Some(home) = home {
+            env.insert("LEVH_HOME".into(), home.display().to_string().into());
+        }
+        if workspace != "default" {
+            env.insert("LEVH_WORKSPACE".into(), workspace.into());
+        }
+        let args = json!(["mcp", "stdio", "--profile", profile]);
+        let command = binary.display().to_string();
+        match self {
+            Self::Vscode => json!({
+                "servers": { "levh": { "type": "stdio", "command": command, "args": args, "env": env } }
+            }),
+            Self::Cline => json!({
+                "mcpServers": { "levh": {
+                    "command": command, "args": args, "env": env, "disabled": false, "autoApprove": []
+                } }
+            }),
+            Self::ClaudeCode => json!({
+                "mcpServers": { "levh": { "type": "stdio", "command": command, "args": args, "env": env } }
+            }),
+            Self::Claude | Self::Cursor | Self::Windsurf => json!({
+                "mcpServers": { "levh": { "command": command, "args": args, "env": env } }
+            }),
+        }
+    }
+}
+
+/// [`Operation::GetSettings`](crate::Operation::GetSettings): the store's checks are
+/// whole-file facts (no counts: those would span every workspace); the MCP configurations
+/// put the caller in its own workspace.
+pub fn settings(levh: &Levh, facts: &ServerFacts, principal: &Principal) -> Result<SettingsView> {
+    let health = levh.health()?;
+    let embedder = levh.embedder();
+    let workspace = principal.workspace.as_str();
+    Ok(SettingsView {
+        version: env!("CARGO_PKG_VERSION").into(),
+        store: StoreSettingsView {
+            path: health.path,
+            schema_version: health.schema_version,
+            latest_schema_version: health.latest_schema_version,
+            journal_mode: health.journal_mode,
+            full_text_in_step: health.fts5 && health.fts_in_step,
+        },
+        embedder: EmbedderView {
+            mode: facts.embedder_mode.clone(),
+            automatic: facts.embedder_automatic,
+            model: embedder.model_id().to_owned(),
+            dimension: embedder.dimension(),
+            semantic: embedder.is_semantic(),
+            warning: facts.embedder_warning.clone(),
+        },
+        scorer: ScorerView {
+            active: facts.scorer.clone(),
+            warning: facts.scorer_warning.clone(),
+        },
+        mcp: McpSettingsView {
+            profile: facts.mcp_profile.clone(),
+            http_path: "/mcp".into(),
+            clients: McpClient::ALL
+                .iter()
+                .map(|client| McpClientConfigView {
+                    client: client.name().into(),
+                    file: client.file().into(),
+                    config: client.config(
+                        &facts.binary,
+                        facts.home.as_deref(),
+                        workspace,
+                        &facts.mcp_profile,
+                    ),
+                })
+                .collect(),
+        },
+        workspace: workspace.into(),
+        role: principal.role.into(),
+    })
+}
