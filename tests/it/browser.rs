@@ -172,7 +172,14 @@ impl Browser {
     /// Runs `script` (a function body) until it returns something truthy, for up to ten
     /// seconds; its value.
     pub async fn until(&self, what: &str, script: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        self.until_within(what, script, Duration::from_secs(10))
+            .await
+    }
+
+    /// [`Browser::until`] with a longer wait, for what takes longer on a cold machine (the
+    /// first sync compiles its connector component).
+    pub async fn until_within(&self, what: &str, script: &str, wait: Duration) -> Value {
+        let deadline = Instant::now() + wait;
         loop {
             let value = self.client.execute(script, vec![]).await.unwrap();
             let truthy = match &value {
@@ -186,7 +193,7 @@ impl Browser {
             }
             if Instant::now() > deadline {
                 let text = self.text("main").await;
-                panic!("waited 10 s for {what}; the page says:\n{text}");
+                panic!("waited {wait:?} for {what}; the page says:\n{text}");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

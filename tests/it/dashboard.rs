@@ -294,6 +294,46 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .unwrap();
         assert_eq!(surface, "dashboard");
 
+        // Connectors: the person grants a directory on the page, syncs it with the form
+        // the connector's settings make, sees each item's outcome, and revokes the grant.
+        let notes = tempfile::tempdir().unwrap();
+        std::fs::write(notes.path().join("rotation.txt"), "The atlas on-call rotation changes every Monday at nine.").unwrap();
+        std::fs::write(notes.path().join("again.txt"), MAIN).unwrap();
+        let directory = notes.path().canonicalize().unwrap().display().to_string();
+        page(&browser, &format!("{base}/connectors"), "Connectors").await;
+        let card = "section[aria-label=local_files]";
+        browser
+            .until("local_files's grants", &format!("return document.querySelector('{card} .empty')?.textContent === 'Nothing granted yet.'"))
+            .await;
+        let field = browser.client.find(Locator::Css(&format!("{card} input[name=directory]"))).await.unwrap();
+        field.send_keys(&directory).await.unwrap();
+        browser.client.find(Locator::Css(&format!("{card} form.search button"))).await.unwrap().click().await.unwrap();
+        browser
+            .until("the granted directory", &format!("return document.querySelector('{card} ul.grants')?.textContent.includes({directory:?})"))
+            .await;
+        browser.client.find(Locator::Css(&format!("{card} details summary"))).await.unwrap().click().await.unwrap();
+        let setting = browser.client.find(Locator::Css(&format!("{card} form.sync input[name=directory]"))).await.unwrap();
+        setting.send_keys(&directory).await.unwrap();
+        browser.client.find(Locator::Css(&format!("{card} form.sync button"))).await.unwrap().click().await.unwrap();
+        let outcome = browser
+            .until_within("the sync's report", &format!("const r = document.querySelector('{card} .report'); return r?.querySelector('table.outcomes') && r.textContent"), std::time::Duration::from_secs(60))
+            .await;
+        let outcome = outcome.as_str().unwrap();
+        assert!(outcome.contains("1 admitted") && outcome.contains("1 held"), "{outcome}");
+        assert!(outcome.contains("again.txt"), "the held item is named: {outcome}");
+        browser.screenshot(&shots.join("1280"), "connectors-sync").await;
+        browser
+            .client
+            .execute(&format!("document.querySelector('{card} ul.grants button').click()"), vec![])
+            .await
+            .unwrap();
+        browser
+            .until("the grant revoked", &format!("return document.querySelector('{card} .empty')?.textContent === 'Nothing granted yet.'"))
+            .await;
+        let grants = crate::support::json(crate::support::levh(home).args(["connector", "inspect", "local_files", "--json"]));
+        assert_eq!(grants["grants"]["read_paths"], serde_json::json!([]), "{grants}");
+        browser.assert_no_console_error("/connectors").await;
+
         // Every page, at both widths: no console error, no sideways scroll, a screenshot.
         let pages = [
             ("home", "/".to_owned(), "Home"),
@@ -443,4 +483,105 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
     });
     server.kill().unwrap();
     server.wait().unwrap();
+}
+
+/// On a terminal, `levh serve` prints the dashboard's address and opens it in the browser
+/// when Enter is pressed (`$BROWSER` here: a script that writes down what it was asked to
+/// open). The terminal is a real pseudo-terminal, from util-linux's `script`.
+#[test]
+fn serve_on_a_terminal_offers_to_open_the_dashboard_and_opens_it_on_enter() {
+    use std::io::{BufRead, Write};
+    if !std::path::Path::new("/usr/bin/script").is_file() {
+        crate::support::skip("no /usr/bin/script (util-linux) for a pseudo-terminal");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let opened = home.path().join("opened");
+    let browser = home.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &browser,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let levh = crate::support::levh_binary();
+    let mut command = std::process::Command::new("/usr/bin/script");
+    command
+        .args([
+            "-qfec",
+            &format!("'{}' serve --port 0", levh.display()),
+            "/dev/null",
+        ])
+        .env("LEVH_HOME", home.path())
+        .env("BROWSER", &browser)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    for (key, _) in std::env::vars() {
+        if key.starts_with("LEVH_") && key != "LEVH_HOME" {
+            command.env_remove(key);
+        }
+    }
+    let mut terminal = command.spawn().unwrap();
+    // Read on a thread, so that a missing line fails the test instead of hanging it.
+    let (sender, lines) = std::sync::mpsc::channel();
+    let stdout = terminal.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = sender.send(line);
+        }
+    });
+    let next = || {
+        lines
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("levh serve on a terminal printed no further line")
+    };
+    let listening = next();
+    let offer = next();
+    let address = listening
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    let url = format!("http://{address}/");
+    assert!(
+        offer.contains(&url) && offer.contains("press Enter"),
+        "{offer}"
+    );
+    assert!(!opened.exists(), "nothing opens before Enter");
+    terminal.stdin.as_mut().unwrap().write_all(b"\n").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !opened.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let asked = std::fs::read_to_string(&opened).unwrap_or_default();
+    let _ = terminal.kill();
+    let _ = terminal.wait();
+    assert_eq!(asked.trim(), url);
+
+    // Without a terminal (a pipe, as a service manager runs it) there is no offer.
+    let mut server = crate::support::levh(home.path())
+        .args(["serve", "--port", "0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut output = std::io::BufReader::new(server.stdout.take().unwrap());
+    let mut first = String::new();
+    output.read_line(&mut first).unwrap();
+    assert!(first.contains("listening on http://"), "{first}");
+    let _ = server.kill();
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut output, &mut rest);
+    let _ = server.wait();
+    assert!(!rest.contains("press Enter"), "{rest}");
 }

@@ -1110,6 +1110,8 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/tokens",
         "POST /api/tokens",
         "DELETE /api/tokens/{id}",
+        "POST /api/connectors/{id}/grants",
+        "POST /api/connectors/{id}/revoke",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -1859,4 +1861,131 @@ fn rest_issues_lists_and_revokes_the_workspaces_tokens_and_shows_the_settings() 
         // Whole-file facts only: no counts that would span workspaces.
         assert!(settings["store"].get("memories").is_none(), "{settings}");
     });
+}
+
+/// Grants are the machine's, not a workspace's: over REST only the operator (or the local
+/// person without a token) gives or takes them, as the dashboard's Connectors page does; a
+/// workspace's own admin token is refused. What is granted is what a sync may then read.
+#[test]
+fn rest_grants_and_revokes_a_connectors_directory_for_the_operator_only() {
+    let home = tempfile::tempdir().unwrap();
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        notes.path().join("plan.txt"),
+        "The migration runs on Saturday night",
+    )
+    .unwrap();
+    let directory = notes.path().canonicalize().unwrap().display().to_string();
+    let (mut server, address) = crate::support::serve(home.path(), &[("LEVH_TOKEN", OPERATOR)]);
+    let workspace_admin = crate::support::json(
+        levh(home.path()).args(["token", "create", "--role", "admin", "--json"]),
+    )["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let call = |token: &str, path: &str, body: Value| {
+        let mut response = agent
+            .post(format!("http://{address}{path}"))
+            .header("Authorization", &format!("Bearer {token}"))
+            .send_json(body)
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.body_mut().read_json::<Value>().unwrap())
+    };
+    let sync = || {
+        call(
+            OPERATOR,
+            "/api/connectors/local_files/sync",
+            json!({"config": {"directory": directory}}),
+        )
+    };
+    let grant = json!({"directory": directory});
+
+    let (status, body) = call(
+        &workspace_admin,
+        "/api/connectors/local_files/grants",
+        grant.clone(),
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(error_text(&body).contains("machine's"), "{body}");
+    assert_eq!(sync().0, 403, "the refused grant stored nothing");
+
+    for (body, status, words) in [
+        (json!({"directory": "notes"}), 400, "absolute"),
+        (
+            json!({"directory": "/no/such/dir/here"}),
+            400,
+            "not a directory",
+        ),
+        (
+            json!({"directory": directory, "host": "example.org"}),
+            400,
+            "exactly one",
+        ),
+        (json!({}), 400, "exactly one"),
+        (json!({"path": directory}), 400, "path"),
+    ] {
+        let (got, answer) = call(OPERATOR, "/api/connectors/local_files/grants", body.clone());
+        assert_eq!(got, status, "{body}: {answer}");
+        assert!(error_text(&answer).contains(words), "{body}: {answer}");
+    }
+    let (status, body) = call(OPERATOR, "/api/connectors/nope/grants", grant.clone());
+    assert_eq!(status, 404, "{body}");
+
+    let (status, help) = call(
+        OPERATOR,
+        "/api/connectors/local_files/grants",
+        grant.clone(),
+    );
+    assert_eq!(status, 200, "{help}");
+    assert_eq!(help["granted_paths"], json!([directory]), "{help}");
+    let (status, report) = sync();
+    assert_eq!(
+        (status, report["admitted"].as_u64()),
+        (200, Some(1)),
+        "{report}"
+    );
+
+    let (status, body) = call(
+        &workspace_admin,
+        "/api/connectors/local_files/revoke",
+        grant.clone(),
+    );
+    assert_eq!(status, 403, "{body}");
+    let (status, help) = call(
+        OPERATOR,
+        "/api/connectors/local_files/revoke",
+        grant.clone(),
+    );
+    assert_eq!(status, 200, "{help}");
+    assert_eq!(help["granted_paths"], json!([]), "{help}");
+    assert_eq!(sync().0, 403, "revoked: the sync is denied again");
+    let (status, body) = call(OPERATOR, "/api/connectors/local_files/revoke", grant);
+    assert_eq!(status, 404, "{body}");
+
+    // A host grant, for a connector that asks for one.
+    let (status, help) = call(
+        OPERATOR,
+        "/api/connectors/github/grants",
+        json!({"host": "https://api.github.com"}),
+    );
+    assert_eq!(status, 200, "{help}");
+    assert_eq!(
+        help["granted_hosts"].as_array().map(Vec::len),
+        Some(1),
+        "{help}"
+    );
+    let (status, help) = call(
+        OPERATOR,
+        "/api/connectors/github/revoke",
+        json!({"host": "api.github.com"}),
+    );
+    assert_eq!(status, 200, "{help}");
+    assert_eq!(help["granted_hosts"], json!([]), "{help}");
+    let _ = server.kill();
+    let _ = server.wait();
 }

@@ -2,9 +2,9 @@
 //! the stored grants only, and the record of past runs.
 
 use levh_core::sync::{Connectors, FetchFailure, SyncReport, SyncRequest};
-use levh_core::{Levh, Scope};
+use levh_core::{Levh, Principal, Scope};
 
-use crate::requests::SyncStatusArgs;
+use crate::requests::{GrantBody, SyncStatusArgs};
 use crate::views::ConnectorOutput;
 use crate::{Error, Result};
 
@@ -54,5 +54,55 @@ pub fn status(levh: &Levh, scope: &Scope, args: SyncStatusArgs) -> Result<Connec
     let runs = levh.sync_runs(scope, args.id.as_deref(), args.limit.unwrap_or(10))?;
     Ok(ConnectorOutput {
         result: serde_json::to_value(&runs).map_err(Error::internal)?,
+    })
+}
+
+/// Grants live with the connector on the server's machine, not in a workspace: only the
+/// local person or the operator may change them.
+fn host_wide(principal: &Principal) -> Result<()> {
+    if principal.speaks_for_the_host() {
+        return Ok(());
+    }
+    Err(Error::Denied(
+        "a connector's grants are the machine's, not a workspace's: only the operator token \
+         (LEVH_TOKEN) or the local person without a token may change them, or a person with \
+         `levh connector grant` at a terminal (nothing was changed)"
+            .into(),
+    ))
+}
+
+/// [`Operation::GrantConnector`](crate::Operation::GrantConnector): the connector's help
+/// with the grant in it.
+pub fn grant(
+    connectors: &dyn Connectors,
+    principal: &Principal,
+    id: &str,
+    body: GrantBody,
+) -> Result<ConnectorOutput> {
+    host_wide(principal)?;
+    let grant = body.into_grant(true)?;
+    let result = connectors.grant(id, &grant)?;
+    tracing::info!(connector = id, ?grant, principal = ?principal.name, "grant stored");
+    Ok(ConnectorOutput { result })
+}
+
+/// [`Operation::RevokeConnector`](crate::Operation::RevokeConnector): the connector's
+/// help without the grant.
+pub fn revoke(
+    connectors: &dyn Connectors,
+    principal: &Principal,
+    id: &str,
+    body: GrantBody,
+) -> Result<ConnectorOutput> {
+    host_wide(principal)?;
+    let grant = body.into_grant(false)?;
+    if !connectors.revoke(id, &grant)? {
+        return Err(Error::NotFound(format!(
+            "{id} has no such grant (nothing was changed)"
+        )));
+    }
+    tracing::info!(connector = id, ?grant, principal = ?principal.name, "grant revoked");
+    Ok(ConnectorOutput {
+        result: connectors.help(id)?,
     })
 }

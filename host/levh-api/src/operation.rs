@@ -87,6 +87,10 @@ pub enum Operation {
     GetConnectorHelp,
     /// Run a connector with its stored grants.
     SyncConnector,
+    /// Let a connector read a directory or reach a host (a person's decision).
+    GrantConnector,
+    /// Take a connector's grant back.
+    RevokeConnector,
     /// Recent sync runs.
     ConnectorSyncStatus,
     // -- the server itself
@@ -148,6 +152,8 @@ impl Operation {
         O::ListConnectors,
         O::GetConnectorHelp,
         O::SyncConnector,
+        O::GrantConnector,
+        O::RevokeConnector,
         O::ConnectorSyncStatus,
         O::Health,
         O::DescribeApi,
@@ -160,7 +166,7 @@ impl Operation {
 
     /// The weakest role that may call it. Reading is for viewers; recall writes
     /// (it reinforces), so it is for editors; purging and deciding held candidates are
-    /// for admins (SPEC §8), and so are tokens.
+    /// for admins (SPEC §8), and so are grants and tokens.
     pub fn role(self) -> Role {
         match self {
             O::ListMemories
@@ -207,7 +213,9 @@ impl Operation {
             | O::DecideHeldMemory
             | O::ListTokens
             | O::CreateToken
-            | O::RevokeToken => Role::Admin,
+            | O::RevokeToken
+            | O::GrantConnector
+            | O::RevokeConnector => Role::Admin,
         }
     }
 
@@ -255,6 +263,8 @@ impl Operation {
             O::ListConnectors => "list_connectors",
             O::GetConnectorHelp => "get_connector_help",
             O::SyncConnector => "sync_connector",
+            O::GrantConnector => "grant_connector",
+            O::RevokeConnector => "revoke_connector",
             O::ConnectorSyncStatus => "connector_sync_status",
             O::Health => "health",
             O::DescribeApi => "describe_api",
@@ -294,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn only_purging_deciding_held_candidates_and_tokens_need_an_admin() {
+    fn only_purging_deciding_held_candidates_grants_and_tokens_need_an_admin() {
         let admin: Vec<_> = Operation::ALL
             .iter()
             .filter(|op| op.role() == Role::Admin)
@@ -307,6 +317,8 @@ mod tests {
                 "admit_held_memory",
                 "discard_held_memory",
                 "decide_held_memory",
+                "grant_connector",
+                "revoke_connector",
                 "list_tokens",
                 "create_token",
                 "revoke_token"

@@ -399,3 +399,45 @@ pub struct TokenBody {
     /// What the token is for (who or which client holds it).
     pub label: Option<String>,
 }
+
+/// A grant to give a connector, or take back: one directory or one host.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrantBody {
+    /// An absolute path of a directory on the server's machine: the connector may read it
+    /// and everything under it.
+    pub directory: Option<String>,
+    /// A host it may connect to (`api.github.com`, `host:port` or a URL), if its manifest
+    /// asks for one too.
+    pub host: Option<String>,
+}
+
+impl GrantBody {
+    /// The grant, checked: exactly one of the two; a directory absolute, and (when
+    /// granting) one that exists.
+    pub fn into_grant(self, granting: bool) -> Result<levh_core::sync::Grant, Error> {
+        match (self.directory, self.host) {
+            (Some(directory), None) => {
+                let path = std::path::PathBuf::from(directory.trim());
+                if !path.is_absolute() {
+                    return Err(Error::invalid(format!(
+                        "invalid directory: '{}' is not an absolute path",
+                        path.display()
+                    )));
+                }
+                if granting && !path.is_dir() {
+                    return Err(Error::invalid(format!(
+                        "invalid directory: {} is not a directory on this machine",
+                        path.display()
+                    )));
+                }
+                Ok(levh_core::sync::Grant::Directory(path))
+            }
+            (None, Some(host)) if !host.trim().is_empty() => {
+                Ok(levh_core::sync::Grant::Host(host.trim().to_owned()))
+            }
+            (None, Some(_)) => Err(Error::invalid("invalid host: it is empty")),
+            _ => Err(Error::invalid("give exactly one of directory and host")),
+        }
+    }
+}

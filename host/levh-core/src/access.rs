@@ -46,6 +46,23 @@ impl Principal {
         }
     }
 
+    /// The operator (`LEVH_TOKEN`'s holder): admin of the default workspace.
+    pub fn operator() -> Self {
+        Self {
+            workspace: Workspace::default(),
+            role: Role::Admin,
+            name: Some("operator".into()),
+        }
+    }
+
+    /// Whether it speaks for the machine levh runs on — the local person or the operator —
+    /// rather than for one workspace (a token issued for a workspace never does). What is
+    /// not kept per workspace, such as a connector's grants on the host's files, is theirs
+    /// to change.
+    pub fn speaks_for_the_host(&self) -> bool {
+        *self == Self::local() || *self == Self::operator()
+    }
+
     /// The engine scope of a call by this principal through `surface`. The client's name
     /// is the client's to choose and lands in the event log: secrets in it are redacted.
     pub fn scope(&self, surface: Surface, client: Option<String>) -> Scope {

@@ -391,6 +391,16 @@ pub enum ConnectorError {
     Engine(#[from] crate::Error),
 }
 
+/// A person's grant to a connector: a directory it may read (and everything under it), or
+/// a host it may connect to (if its manifest asks for one too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grant {
+    /// An existing directory, absolute.
+    Directory(std::path::PathBuf),
+    /// `host`, `host:port` or a URL.
+    Host(String),
+}
+
 /// The connector runtime as the surfaces see it. levh-plugins implements it over one
 /// wasmtime engine per process; REST and MCP reach connectors only through it.
 pub trait Connectors: Send + Sync + std::fmt::Debug {
@@ -398,6 +408,10 @@ pub trait Connectors: Send + Sync + std::fmt::Debug {
     fn list(&self) -> Result<serde_json::Value, ConnectorError>;
     /// One connector's settings, requested capabilities and stored grants.
     fn help(&self, id: &str) -> Result<serde_json::Value, ConnectorError>;
+    /// Stores a grant (idempotent); the connector's help, as [`Connectors::help`], after.
+    fn grant(&self, id: &str, grant: &Grant) -> Result<serde_json::Value, ConnectorError>;
+    /// Takes a grant back; false when the connector had no such grant.
+    fn revoke(&self, id: &str, grant: &Grant) -> Result<bool, ConnectorError>;
     /// Runs a sync with the stored grants only, through `levh`'s gate.
     fn sync(
         &self,

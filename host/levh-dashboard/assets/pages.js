@@ -128,6 +128,126 @@ function chart(target, labels, series, title) {
   );
 }
 
+/// A sync report's counts, in words.
+const counts = (r) => ["fetched", "admitted", "redacted", "updated", "unchanged", "held", "rejected", "failed", "skipped"]
+  .filter((k) => r[k]).map((k) => `${r[k]} ${k}`).join(", ") || "nothing fetched";
+
+/// What became of each item a run did not store (held, rejected, failed, skipped), and its
+/// error lines.
+function outcomes(report) {
+  const items = report.not_stored || [];
+  const parts = [];
+  if (items.length) {
+    parts.push(h("table", { class: "outcomes" }, items.map((item) => h("tr", {},
+      h("td", {}, h("strong", {}, item.fate)),
+      h("td", {}, h("code", {}, item.source_id)),
+      h("td", { class: "terms" }, item.reason,
+        item.held_id ? [" — ", h("a", { href: "/held" }, "decide on Held")] : "",
+        item.nearest ? [" — like ", h("a", { href: `/memories/${encodeURIComponent(item.nearest)}` }, "this memory")] : "")))));
+  }
+  const lines = (report.errors || []).filter((line) => !items.some((item) => line.includes(item.source_id)));
+  if (lines.length) parts.push(h("ul", { class: "errors" }, lines.map((line) => h("li", {}, line))));
+  return parts.length ? parts : [h("p", { class: "muted" }, "Every item was stored or already known.")];
+}
+
+/// One connector: what it asks for, what it was granted (grant / revoke), and a sync form
+/// from its settings, showing the run's progress and each item's outcome.
+function connectorCard(c) {
+  const id = c.id;
+  const base = `/api/connectors/${encodeURIComponent(id)}`;
+  const card = h("section", { class: "card connector", "aria-label": id });
+  if (c.error) {
+    card.append(h("h2", {}, id), h("p", { class: "error" }, c.error));
+    return card;
+  }
+  const grants = h("div");
+  const form = h("form", { class: "sync" });
+  const report = h("div", { class: "report", role: "status" });
+  const asks = c.capabilities.map((cap) => cap.kind === "read-path" ? `read the path in ${cap.value}` : `reach the host in ${cap.value}`);
+  card.append(h("h2", {}, id, h("span", { class: "muted" }, ` ${c.version} · ${c.origin}`)),
+    h("p", {}, c.description),
+    h("p", { class: "muted" }, `Asks to ${asks.join("; ") || "nothing"}.`),
+    grants, h("details", {}, h("summary", {}, "Sync now…"), form, report));
+
+  const wantsHosts = c.capabilities.some((cap) => cap.kind === "http-host");
+  const wantsPaths = c.capabilities.some((cap) => cap.kind === "read-path");
+  const drawGrants = (help) => {
+    const given = [...help.granted_paths.map((p) => ["directory", p]), ...help.granted_hosts.map((x) => ["host", x])];
+    grants.replaceChildren(
+      given.length === 0 ? h("p", { class: "empty" }, "Nothing granted yet.") :
+        h("ul", { class: "grants" }, given.map(([kind, value]) => h("li", {}, `${kind} `, h("code", {}, value), " ",
+          isAdmin ? action("Revoke", async () => drawGrants(await post(`${base}/revoke`, { [kind]: value })), null, "danger") : null))));
+    if (isAdmin && (wantsPaths || wantsHosts)) {
+      const kind = wantsPaths ? "directory" : "host";
+      const input = h("input", { name: kind, placeholder: kind === "directory" ? "/absolute/path/to/a/directory" : "api.example.com", "aria-label": `${kind} to grant ${id}`, required: true });
+      const note = h("span", { class: "muted", role: "status" });
+      const add = h("form", { class: "search" }, input, h("button", {}, `Grant ${kind}`), note);
+      add.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try { drawGrants(await post(`${base}/grants`, { [kind]: input.value })); }
+        catch (error) { note.className = "error"; note.textContent = error.message; }
+      });
+      grants.append(add);
+    }
+    drawForm(help);
+  };
+
+  const drawForm = (help) => {
+    const granted = [...help.granted_paths, ...help.granted_hosts];
+    const list = `granted-${id}`;
+    form.replaceChildren(h("datalist", { id: list }, granted.map((g) => h("option", { value: g }))),
+      ...help.manifest.config.map((key) => {
+        const attributes = { name: key.name, "aria-label": key.name, required: key.required || undefined };
+        const field = key.value_type === "boolean"
+          ? h("input", { ...attributes, type: "checkbox", checked: key.default_value === "true" || undefined })
+          : h("input", { ...attributes, type: key.value_type === "integer" ? "number" : "text",
+            list: key.value_type === "path" ? list : undefined,
+            placeholder: key.default_value || { path: "a granted path, or a file under one", "text-list": "comma-separated" }[key.value_type] || key.value_type });
+        return h("label", {}, h("span", {}, h("code", {}, key.name), key.required ? " (required)" : ""), field, h("span", { class: "terms" }, key.help));
+      }),
+      h("label", {}, "project ", h("input", { name: "project", placeholder: "optional" })),
+      h("label", {}, h("input", { name: "dry_run", type: "checkbox" }), " dry run (ask the gate, store nothing)"),
+      canWrite ? h("button", { class: "primary" }, "Sync") : null);
+  };
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const config = {};
+    for (const input of form.querySelectorAll("input[name]")) {
+      if (input.name === "project" || input.name === "dry_run") continue;
+      if (input.type === "checkbox") { if (input.checked) config[input.name] = "true"; }
+      else if (input.value.trim()) config[input.name] = input.value.trim();
+    }
+    const body = { config, dry_run: data.get("dry_run") === "on" };
+    if (data.get("project")) body.project = data.get("project");
+    const button = form.querySelector("button");
+    button.disabled = true;
+    // The run's record is written after each page: read it while the sync runs.
+    const progress = h("p", { class: "muted" }, "syncing…");
+    report.replaceChildren(progress);
+    const started = Date.now();
+    const timer = setInterval(async () => {
+      const [run] = await get(`/api/connectors/sync-state?id=${encodeURIComponent(id)}&limit=1`).catch(() => []);
+      if (run && run.status === "running" && Date.parse(run.started_at) >= started - 5000)
+        progress.textContent = `syncing… page ${run.pages}: ${counts(run)}`;
+    }, 500);
+    try {
+      const result = await post(`${base}/sync`, body);
+      report.replaceChildren(h("p", {}, h("strong", {}, result.status), ` — ${counts(result)}`), ...outcomes(result));
+    } catch (error) {
+      report.replaceChildren(h("p", { class: "error" }, error.message));
+    } finally {
+      clearInterval(timer);
+      button.disabled = false;
+    }
+  });
+
+  // The settings and grants come with the connector's help.
+  get(base).then(drawGrants, (error) => grants.replaceChildren(h("p", { class: "error" }, error.message)));
+  return card;
+}
+
 export const pages = {
   async home(main) {
     const [stats, fading, held, runs] = await Promise.all([
@@ -361,29 +481,16 @@ export const pages = {
   },
 
   async connectors(main) {
-    const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state")]);
-    main.append(h("h1", {}, "Connectors"));
-    main.append(h("table", {}, list.connectors.map((c) => {
-      const id = c.id;
-      const progress = h("span", { class: "muted", role: "status" });
-      // A sync runs with the grants a person stored (`levh connector grant`); the API's
-      // refusal names the grant that is missing.
-      const sync = action("Sync now", async () => {
-        progress.textContent = "syncing…";
-        // On a refusal the button's note says the API's message; "syncing…" must not stay.
-        const report = await post(`/api/connectors/${encodeURIComponent(id)}/sync`, {})
-          .finally(() => (progress.textContent = ""));
-        progress.textContent = ["fetched", "admitted", "held", "rejected", "failed", "skipped"]
-          .map((k) => `${report[k]} ${k}`).join(", ");
-      }, null);
-      return h("tr", {},
-        h("td", {}, h("strong", {}, id)),
-        h("td", { class: "optional muted" }, c.description),
-        h("td", {}, sync, " ", progress));
-    })));
+    const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state?limit=20")]);
+    main.append(h("h1", {}, "Connectors"),
+      h("p", { class: "muted" }, "A connector reads only what a person granted it: a directory on this machine, or a host. ",
+        "A sync goes through the admission gate like any capture."));
+    for (const c of list.connectors) main.append(connectorCard(c));
     main.append(h("h2", {}, "Sync history"), runs.length === 0 ? empty("No sync yet.") :
-      h("table", {}, runs.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
-        h("td", {}, `${r.fetched} fetched, ${r.admitted} stored, ${r.held} held, ${r.failed} failed`)))));
+      h("div", {}, runs.map((r) => h("details", { class: "run" },
+        h("summary", {}, h("strong", {}, r.connector), ` ${r.status} · ${counts(r)}`,
+          h("span", { class: "muted" }, ` · ${r.started_at ? when(r.started_at) : ""}`)),
+        outcomes(r)))));
   },
 
   async settings(main) {

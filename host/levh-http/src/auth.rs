@@ -14,7 +14,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use levh_core::{Principal, Role, Workspace};
+use levh_core::{Principal, Role};
 use subtle::ConstantTimeEq;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -190,11 +190,7 @@ pub(crate) async fn authenticate(
         unauthorized(message)
     };
     let principal = match presented(&request) {
-        Presented::Token(secret) if auth.is_operator(&secret) => Principal {
-            workspace: Workspace::default(),
-            role: Role::Admin,
-            name: Some("operator".into()),
-        },
+        Presented::Token(secret) if auth.is_operator(&secret) => Principal::operator(),
         Presented::Token(secret) => {
             let server = state.server.clone();
             let found =

@@ -8,7 +8,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use levh_core::sync::{
-    ConnectorError, Connectors, FetchError, FetchFailure, SyncOptions, SyncReport, SyncRequest,
+    ConnectorError, Connectors, FetchError, FetchFailure, Grant, SyncOptions, SyncReport,
+    SyncRequest,
 };
 use levh_core::{Levh, Scope};
 use serde_json::json;
@@ -192,6 +193,15 @@ pub fn check_config(manifest: &Manifest, config: &[(String, String)]) -> Result<
 }
 
 /// A plugin error as the sync's typed failure.
+/// A grant the registry refused (a host that does not parse, a path that cannot be
+/// resolved): the caller's to fix.
+fn invalid_grant(error: &PluginError) -> ConnectorError {
+    ConnectorError::Fetch(FetchError::new(
+        FetchFailure::InvalidConfig,
+        error.to_string(),
+    ))
+}
+
 pub(crate) fn fetch_error(error: &PluginError) -> ConnectorError {
     ConnectorError::Fetch(FetchError::new(
         crate::source::failure_of(error),
@@ -232,6 +242,26 @@ impl Connectors for ConnectorRuntime {
             "token_stored": grants.credential.is_some(),
             "how_to_grant": format!("a person runs `levh connector grant {id} DIR` (or --host HOST); agents cannot grant"),
         }))
+    }
+
+    fn grant(&self, id: &str, grant: &Grant) -> Result<serde_json::Value, ConnectorError> {
+        // Only a connector there is can be granted anything.
+        self.load(id)?;
+        match grant {
+            Grant::Directory(path) => self.registry.grant(id, path).map(|_| ()),
+            Grant::Host(host) => self.registry.grant_host(id, host).map(|_| ()),
+        }
+        .map_err(|e| invalid_grant(&e))?;
+        self.help(id)
+    }
+
+    fn revoke(&self, id: &str, grant: &Grant) -> Result<bool, ConnectorError> {
+        self.load(id)?;
+        match grant {
+            Grant::Directory(path) => self.registry.revoke(id, path),
+            Grant::Host(host) => self.registry.revoke_host(id, host),
+        }
+        .map_err(|e| invalid_grant(&e))
     }
 
     fn sync(

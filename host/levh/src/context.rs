@@ -371,6 +371,18 @@ impl Connectors for OnDemandConnectors {
         self.runtime()?.help(id)
     }
 
+    fn grant(
+        &self,
+        id: &str,
+        grant: &levh_core::sync::Grant,
+    ) -> Result<serde_json::Value, ConnectorError> {
+        self.runtime()?.grant(id, grant)
+    }
+
+    fn revoke(&self, id: &str, grant: &levh_core::sync::Grant) -> Result<bool, ConnectorError> {
+        self.runtime()?.revoke(id, grant)
+    }
+
     fn sync(
         &self,
         levh: &Levh,

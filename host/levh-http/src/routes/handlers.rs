@@ -6,9 +6,9 @@ use axum::extract::{Extension, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use levh_api::requests::{
-    AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, HeldListArgs,
-    HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery, ScoreQuery,
-    SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody, held_id,
+    AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
+    HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery,
+    ScoreQuery, SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody, held_id,
 };
 use levh_api::views::{
     AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
@@ -553,4 +553,32 @@ pub(super) async fn revoke_token(
     })
     .await
     .map(Json)
+}
+
+pub(super) async fn grant_connector(
+    State(state): State<AppState>,
+    Extension(principal): Caller,
+    Path(id): Path<String>,
+    Body(body): Body<GrantBody>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    with_runtime(&state, scope, move |_, _, runtime| {
+        connectors::grant(runtime, &principal, &id, body)
+    })
+    .await
+    .map(|output| Json(output.result))
+}
+
+pub(super) async fn revoke_connector(
+    State(state): State<AppState>,
+    Extension(principal): Caller,
+    Path(id): Path<String>,
+    Body(body): Body<GrantBody>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    with_runtime(&state, scope, move |_, _, runtime| {
+        connectors::revoke(runtime, &principal, &id, body)
+    })
+    .await
+    .map(|output| Json(output.result))
 }

@@ -13,9 +13,9 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, on};
 use levh_api::Operation;
 use levh_api::requests::{
-    AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, HeldListArgs,
-    HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery, SessionBody,
-    StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
+    AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
+    HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery,
+    SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
 };
 use levh_api::views::{
     AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
@@ -375,6 +375,20 @@ pub(crate) fn api() -> Api {
                 .ok::<serde_json::Value>(200)
                 .errors(&[403, 404, 422, 503]),
             handlers::sync_connector,
+        )
+        .route(
+            Route::new(M::POST, "/api/connectors/{id}/grants", O::GrantConnector, "Let a connector read a directory (and everything under it) or reach a host; only the operator or the local person, since grants are the machine's")
+                .body::<GrantBody>()
+                .ok::<serde_json::Value>(200)
+                .errors(&[403, 404, 422, 503]),
+            handlers::grant_connector,
+        )
+        .route(
+            Route::new(M::POST, "/api/connectors/{id}/revoke", O::RevokeConnector, "Take a connector's grant of a directory or a host back")
+                .body::<GrantBody>()
+                .ok::<serde_json::Value>(200)
+                .errors(&[403, 404, 422, 503]),
+            handlers::revoke_connector,
         )
         .route(
             Route::new(M::GET, "/api/settings", O::GetSettings, "The store's checks, the embedder and model, the active scorer, and an MCP configuration per client")

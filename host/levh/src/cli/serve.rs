@@ -107,6 +107,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         crate::output::line(format!(
             "levh serve: listening on http://{address} (dashboard /, REST /api, feed /api/ws, MCP /mcp)"
         ));
+        offer_to_open(address);
         levh_http::serve(listener, state, shutdown_signal())
             .await
             .context("serving")?;
@@ -114,6 +115,39 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// On a terminal, offers to open the dashboard: Enter opens it in the default browser
+/// (`$BROWSER` when set). Not on a pipe, a service manager or a test harness, where nobody
+/// would press it and stdin may be something else's.
+fn offer_to_open(address: SocketAddr) {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return;
+    }
+    // A server on every interface is still this machine's at the loopback address.
+    let ip = if address.ip().is_unspecified() {
+        IpAddr::from([127, 0, 0, 1])
+    } else {
+        address.ip()
+    };
+    let url = format!("http://{}/", SocketAddr::new(ip, address.port()));
+    crate::output::line(format!(
+        "Dashboard: {url} — press Enter to open it in your browser (Ctrl-C stops levh)."
+    ));
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        // End of input (Ctrl-D) or an error: the offer lapses, the server runs on.
+        if std::io::stdin().read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        match webbrowser::open(&url) {
+            Ok(()) => crate::output::line(format!("opened {url}")),
+            Err(error) => {
+                crate::output::line(format!("could not open a browser ({error}); open {url}"))
+            }
+        }
+    });
 }
 
 /// Ctrl-C, or SIGTERM on Unix (what service managers send).
