@@ -177,6 +177,11 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             )
             .await;
         browser.assert_no_console_error("/ after the token").await;
+        // Home's retention chart: the one memory, just captured, in the top tenth.
+        let chart = browser
+            .until("the retention chart", "return document.querySelector('main .bars[role=img]')?.getAttribute('aria-label')")
+            .await;
+        assert!(chart.as_str().unwrap().contains("90–100%: 1") && chart.as_str().unwrap().contains("0–10%: 0"), "{chart}");
 
         // The keyboard alone: the skip link comes first and moves the focus to the page;
         // the navigation is next, and a search runs from the keyboard.

@@ -401,6 +401,7 @@ impl From<levh_core::Stats> for StatsView {
             pinned: s.pinned,
             fading: s.fading,
             average_retention: s.average_retention,
+            retention_histogram: s.retention_histogram.to_vec(),
             recalls: s.recalls,
             by_project: s.by_project,
             without_project: s.without_project,
@@ -471,6 +472,8 @@ pub struct StatsView {
     pub fading: u64,
     /// Mean retention now.
     pub average_retention: f64,
+    /// Memories per tenth of retention now: `[0]` is 0–10%, `[9]` 90–100%.
+    pub retention_histogram: Vec<u64>,
     /// Sum of recall counts.
     pub recalls: u64,
     /// Count per project.

@@ -70,6 +70,13 @@ function detail(object) {
   });
 }
 
+/// `element` with a height in percent, set through the CSSOM: the content security policy
+/// refuses inline style attributes.
+function sized(element, percent) {
+  element.style.height = `${percent}%`;
+  return element;
+}
+
 /// A warning paragraph per message given (none for none: `append` would print "null").
 const warnings = (...messages) => messages.filter(Boolean).map((m) => h("p", { class: "warning" }, m));
 
@@ -271,6 +278,16 @@ export const pages = {
       h("div", { class: "card" }, h("div", { class: "count" }, held.held.length), h("a", { href: "/held" }, "held for review")),
       h("div", { class: "card" }, h("div", { class: "count" }, percent(stats.average_retention)), "average retention"),
     ));
+    // Retention now, per tenth: an HTML bar chart (it reads in light and dark, and a
+    // screen reader gets the numbers from its label).
+    const bins = stats.retention_histogram;
+    const top = Math.max(1, ...bins);
+    const label = bins.map((n, i) => `${i * 10}–${i * 10 + 10}%: ${n}`).join(", ");
+    main.append(h("h2", {}, "Retention now"), h("div", { class: "card" },
+      h("div", { class: "bars", role: "img", "aria-label": `Memories by retention — ${label}` },
+        bins.map((n, i) => h("div", { class: "bar", title: `${n} memories at ${i * 10}–${i * 10 + 10}% retention` },
+          h("span", { class: "n" }, n || ""), sized(h("span", { class: "fill" }), (n / top) * 100)))),
+      h("div", { class: "bars axis", "aria-hidden": "true" }, bins.map((_, i) => h("span", {}, `${i * 10}%`)))));
     const counts = (title, map) => h("div", { class: "card" }, h("h2", {}, title),
       Object.keys(map).length === 0 ? empty("none") :
         h("table", {}, Object.entries(map).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v)))));
@@ -412,11 +429,20 @@ export const pages = {
         });
         main.append(h("details", {}, h("summary", {}, "Edit"), editor));
       }
-      const fields = ["id", "project", "kind", "source", "importance", "pinned", "stability_hours", "retention", "frequency"];
-      // Shown rounded; the exact value is the cell's title.
+      // Every field but the content (shown above); numbers rounded with the exact value as
+      // the cell's title, times in local time, objects as JSON.
       const shown = { retention: (x) => `${(x * 100).toFixed(1)}%`, stability_hours: (x) => x.toFixed(1), frequency: (x) => x.toFixed(3) };
-      main.append(h("table", {}, fields.map((f) => h("tr", {}, h("th", {}, f),
-        h("td", { title: shown[f] ? String(memory[f]) : undefined }, memory[f] === null || memory[f] === undefined ? "—" : shown[f] ? shown[f](memory[f]) : String(memory[f]))))));
+      const times = new Set(["fades_at", "last_recalled_at", "created_at", "valid_from", "valid_to"]);
+      const cell = (f, v) => {
+        if (v === null || v === undefined) return h("td", {}, "—");
+        if (shown[f]) return h("td", { title: String(v) }, shown[f](v));
+        if (times.has(f)) return h("td", { title: v }, when(v));
+        if (f === "superseded_by") return h("td", {}, h("a", { href: `/memories/${encodeURIComponent(v)}` }, v));
+        if (typeof v === "object") return h("td", {}, h("code", {}, JSON.stringify(v)));
+        return h("td", {}, String(v));
+      };
+      main.append(h("table", { class: "fields" }, Object.entries(memory).filter(([f]) => f !== "content")
+        .map(([f, v]) => h("tr", {}, h("th", {}, f), cell(f, v)))));
       const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
       main.append(h("h2", {}, "Forgetting curve (30 days)"), plot);
       chart(plot, { name: "day", values: curve.points.map((p) => p.day) }, { name: "retention", values: curve.points.map((p) => p.retention) });

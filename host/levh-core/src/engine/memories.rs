@@ -157,6 +157,7 @@ impl Levh {
             pinned: 0,
             fading: 0,
             average_retention: 0.0,
+            retention_histogram: [0; 10],
             recalls: 0,
             by_project: BTreeMap::new(),
             without_project: 0,
@@ -168,6 +169,8 @@ impl Levh {
         for s in &summaries {
             let retention = model::retention(&s.state, now);
             retention_sum += retention;
+            // Truncation is the bucket: 0.37 is in the fourth tenth; 1.0 joins the last.
+            stats.retention_histogram[((retention * 10.0) as usize).min(9)] += 1;
             stats.pinned += u64::from(s.state.pinned);
             stats.fading += u64::from(retention < config.fading_threshold);
             stats.recalls += u64::from(s.state.recall_count);

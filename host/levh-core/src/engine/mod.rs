@@ -265,6 +265,8 @@ pub struct Stats {
     pub fading: u64,
     /// Mean retention now.
     pub average_retention: f64,
+    /// How many memories' retention now falls in each tenth of 0..1 (the last one holds 1).
+    pub retention_histogram: [u64; 10],
     /// Sum of recall counts.
     pub recalls: u64,
     /// Count per project.
