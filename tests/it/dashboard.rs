@@ -590,3 +590,65 @@ fn serve_on_a_terminal_offers_to_open_the_dashboard_and_opens_it_on_enter() {
     let _ = server.wait();
     assert!(!rest.contains("press Enter"), "{rest}");
 }
+
+/// The Fading page with something fading (a memory captured eleven months ago, through
+/// `LEVH_NOW`): a viewer sees the row and no button; the person keeps it — a confirmation,
+/// which reinforces — and it leaves the list, logged as the dashboard's feedback.
+#[test]
+fn in_a_real_browser_a_fading_memory_is_kept_and_a_viewer_sees_it_without_buttons() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let old = crate::support::json(
+        crate::support::levh(home)
+            .env("LEVH_NOW", "2026-01-05T09:00:00Z")
+            .args([
+                "capture",
+                "The atlas staging database lives on db-stage-2.",
+                "--json",
+            ]),
+    );
+    let id = old["memory_id"].as_str().unwrap().to_owned();
+    let viewer = crate::support::json(
+        crate::support::levh(home).args(["token", "create", "--role", "viewer", "--json"]),
+    );
+    let (mut server, address) = serve(home, &[]);
+    let base = format!("http://{address}");
+    crate::support::runtime().block_on(async {
+        let Some(browser) = Browser::start(1280).await else {
+            return;
+        };
+        browser.client.goto(&base).await.unwrap();
+        browser
+            .client
+            .execute("sessionStorage.setItem('levh-token', arguments[0])", vec![viewer["secret"].clone()])
+            .await
+            .unwrap();
+        let row = format!("return [...document.querySelectorAll('main tr')].find(r => r.querySelector('a[href=\"/memories/{id}\"]'))");
+        page(&browser, &format!("{base}/fading"), "Fading").await;
+        browser.until("the fading row", &row).await;
+        let buttons = browser.client.find_all(Locator::Css("main button")).await.unwrap();
+        assert!(buttons.is_empty(), "a viewer sees {} buttons on Fading", buttons.len());
+
+        // The local person (no token) keeps it.
+        browser.client.execute("sessionStorage.removeItem('levh-token')", vec![]).await.unwrap();
+        page(&browser, &format!("{base}/fading"), "Fading").await;
+        browser.until("the fading row", &row).await;
+        browser.click_button("Keep").await;
+        browser
+            .until("the kept memory gone from the list", &format!("return !document.querySelector('main a[href=\"/memories/{id}\"]')"))
+            .await;
+        browser.assert_no_console_error("/fading").await;
+        browser.close().await;
+    });
+    let store = rusqlite::Connection::open(home.join("levh.db")).unwrap();
+    let (kind, surface): (String, String) = store
+        .query_row(
+            "SELECT kind, surface FROM events WHERE memory_id = ?1 ORDER BY seq DESC LIMIT 1",
+            [&id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((kind.as_str(), surface.as_str()), ("feedback", "dashboard"));
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

@@ -30,8 +30,9 @@ pub fn create(
     now: Timestamp,
 ) -> Result<IssuedTokenView> {
     let role: Role = body.role.trim().parse().map_err(|_| {
+        // Debug-quoted: an invisible character in the role is shown, not hidden.
         Error::invalid(format!(
-            "invalid role: '{}' is not viewer, editor or admin",
+            "invalid role: {:?} is not viewer, editor or admin",
             body.role
         ))
     })?;

@@ -237,7 +237,7 @@ function connectorCard(c) {
     const timer = setInterval(async () => {
       const [run] = await get(`/api/connectors/sync-state?id=${encodeURIComponent(id)}&limit=1`).catch(() => []);
       if (run && run.status === "running" && Date.parse(run.started_at) >= started - 5000)
-        progress.textContent = `syncing… page ${run.pages}: ${counts(run)}`;
+        progress.textContent = run.pages ? `syncing… ${run.pages} pages so far: ${counts(run)}` : "syncing… (reading the first page)";
     }, 500);
     try {
       const result = await post(`${base}/sync`, body);
@@ -298,7 +298,7 @@ export const pages = {
     const recent = runs.slice(0, 5);
     main.append(h("h2", {}, "Recent syncs"), recent.length === 0 ? empty("No sync yet.") :
       h("table", {}, recent.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
-        h("td", {}, `${r.admitted} stored, ${r.held} held, ${r.failed} failed`), h("td", { class: "optional muted" }, r.started_at)))));
+        h("td", {}, `${r.admitted} stored, ${r.held} held, ${r.failed} failed`), h("td", { class: "optional muted" }, r.started_at ? when(r.started_at) : "")))));
   },
 
   feed(main) {
@@ -468,6 +468,9 @@ export const pages = {
         const path = `/api/memories/${encodeURIComponent(m.id)}`;
         return h("tr", {}, h("td", {}, memoryLink(m)), h("td", {}, percent(m.retention)),
           h("td", {}, h("div", { class: "actions" },
+            // Keep: the person confirms it still holds — confirmation reinforces, as
+            // "helpful" does on the memory's page.
+            action("Keep", () => post(`${path}/feedback`, { helpful: true }), draw),
             action("Reinforce", () => post(`${path}/reinforce`), draw, "primary"),
             action("Weaken", () => post(`${path}/feedback`, { helpful: false }), draw),
             action("Pin", () => post(`${path}/pin`), draw),

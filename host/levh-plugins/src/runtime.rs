@@ -240,7 +240,7 @@ impl Connectors for ConnectorRuntime {
             "manifest": connector.manifest,
             "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
             "token_stored": grants.credential.is_some(),
-            "how_to_grant": format!("a person runs `levh connector grant {id} DIR` (or --host HOST); agents cannot grant"),
+            "how_to_grant": format!("a person grants it on the dashboard's Connectors page (/connectors on `levh serve`) or runs `levh connector grant {id} DIR` (or --host HOST); agents cannot grant"),
         }))
     }
 

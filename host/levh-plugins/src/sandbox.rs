@@ -247,7 +247,7 @@ pub(crate) fn map_paths(
                 plugin: manifest.id.clone(),
                 version: manifest.version.clone(),
                 capability: format!(
-                    "read-path `{key}` = {}: {} is not granted (`levh connector grant {} {}`)",
+                    "read-path `{key}` = {}: {} is not granted (`levh connector grant {} {}`, or grant it on the dashboard's Connectors page)",
                     host_path.display(),
                     root.display(),
                     manifest.id,
