@@ -18,7 +18,7 @@ use levh_api::views::{
 };
 use levh_api::{connectors, held, memories, recall, secrets, sessions, tokens, workspace};
 use levh_core::sync::{Connectors, SyncRequest};
-use levh_core::{Levh, Scope};
+use levh_core::{Levh, Principal, Scope};
 
 use super::extract::{Body, Caller, CallerScope, OptionalBody, Params, client};
 use crate::{ApiError, AppState};
@@ -555,18 +555,36 @@ pub(super) async fn revoke_token(
     .map(Json)
 }
 
+/// A change to a connector's grants (levh-api's `grant` or `revoke`) as the caller.
+type GrantChange = fn(
+    &dyn Connectors,
+    &Principal,
+    &str,
+    GrantBody,
+) -> levh_api::Result<levh_api::views::ConnectorOutput>;
+
+async fn change_grant(
+    state: AppState,
+    principal: Principal,
+    id: String,
+    body: GrantBody,
+    change: GrantChange,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let scope = principal.scope(levh_core::Surface::Http, None);
+    with_runtime(&state, scope, move |_, _, runtime| {
+        change(runtime, &principal, &id, body)
+    })
+    .await
+    .map(|output| Json(output.result))
+}
+
 pub(super) async fn grant_connector(
     State(state): State<AppState>,
     Extension(principal): Caller,
     Path(id): Path<String>,
     Body(body): Body<GrantBody>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let scope = principal.scope(levh_core::Surface::Http, None);
-    with_runtime(&state, scope, move |_, _, runtime| {
-        connectors::grant(runtime, &principal, &id, body)
-    })
-    .await
-    .map(|output| Json(output.result))
+    change_grant(state, principal, id, body, connectors::grant).await
 }
 
 pub(super) async fn revoke_connector(
@@ -575,10 +593,5 @@ pub(super) async fn revoke_connector(
     Path(id): Path<String>,
     Body(body): Body<GrantBody>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let scope = principal.scope(levh_core::Surface::Http, None);
-    with_runtime(&state, scope, move |_, _, runtime| {
-        connectors::revoke(runtime, &principal, &id, body)
-    })
-    .await
-    .map(|output| Json(output.result))
+    change_grant(state, principal, id, body, connectors::revoke).await
 }
