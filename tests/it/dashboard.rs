@@ -307,8 +307,14 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         let directory = notes.path().canonicalize().unwrap().display().to_string();
         page(&browser, &format!("{base}/connectors"), "Connectors").await;
         let card = "section[aria-label=local_files]";
+        // The first listing loads every connector component; on a cold machine that
+        // compiles them, which takes a while on two busy cores.
         browser
-            .until("local_files's grants", &format!("return document.querySelector('{card} .empty')?.textContent === 'Nothing granted yet.'"))
+            .until_within(
+                "local_files's grants",
+                &format!("return document.querySelector('{card} .empty')?.textContent === 'Nothing granted yet.'"),
+                std::time::Duration::from_secs(180),
+            )
             .await;
         let field = browser.client.find(Locator::Css(&format!("{card} input[name=directory]"))).await.unwrap();
         field.send_keys(&directory).await.unwrap();

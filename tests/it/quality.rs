@@ -513,3 +513,63 @@ fn a_conversational_dataset_directory_with_a_bad_label_is_refused_naming_it() {
     );
     assert_store_untouched(home.path());
 }
+
+/// `levh eval detectors --check`: precision and recall of the decision, commitment (and due
+/// date) and people detectors on the shipped labelled sets, per set and language, above the
+/// thresholds kept with them; the held-out set's decisions and commitments at ≥ 0.85
+/// precision.
+#[test]
+fn eval_detectors_check_passes_and_reports_every_slice() {
+    let home = tempfile::tempdir().unwrap();
+    let (output, stdout, stderr) =
+        run(levh(home.path()).args(["eval", "detectors", "--check", "--json"]));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["failures"], json!([]), "{report}");
+    let slices = report["slices"].as_array().unwrap();
+    let find = |name: &str| {
+        slices
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no slice {name} in {report}"))
+    };
+    for name in [
+        "decisions/holdout/en",
+        "decisions/holdout/tr",
+        "commitments/holdout/en",
+        "commitments/holdout/tr",
+        "commitments/holdout/due",
+        "people/holdout/all",
+    ] {
+        let slice = find(name);
+        let found =
+            slice["true_positives"].as_u64().unwrap() + slice["false_positives"].as_u64().unwrap();
+        assert!(found > 0, "{name}: {slice}");
+    }
+    for name in ["decisions/holdout/all", "commitments/holdout/all"] {
+        let slice = find(name);
+        let (tp, fp) = (
+            slice["true_positives"].as_f64().unwrap(),
+            slice["false_positives"].as_f64().unwrap(),
+        );
+        assert!(tp / (tp + fp) >= 0.85, "{name}: {slice}");
+    }
+    // The labelled sets are at least 100 sentences each (dev), plus the held-out ones.
+    let total = |name: &str| {
+        let s = find(name);
+        [
+            "true_positives",
+            "false_positives",
+            "false_negatives",
+            "true_negatives",
+        ]
+        .iter()
+        .map(|k| s[k].as_u64().unwrap())
+        .sum::<u64>()
+    };
+    assert!(
+        total("decisions/dev/all") >= 100 && total("commitments/dev/all") >= 100,
+        "{report}"
+    );
+    assert_store_untouched(home.path());
+}

@@ -510,10 +510,14 @@ export const pages = {
   },
 
   async connectors(main) {
-    const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state?limit=20")]);
+    // The first listing after a start loads (and on a new machine compiles) every
+    // connector component: the page says so instead of staying blank.
+    const loading = h("p", { class: "muted", role: "status" }, "Loading the connectors…");
     main.append(h("h1", {}, "Connectors"),
       h("p", { class: "muted" }, "A connector reads only what a person granted it: a directory on this machine, or a host. ",
-        "A sync goes through the admission gate like any capture."));
+        "A sync goes through the admission gate like any capture."), loading);
+    const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state?limit=20")]);
+    loading.remove();
     for (const c of list.connectors) main.append(connectorCard(c));
     main.append(h("h2", {}, "Sync history"), runs.length === 0 ? empty("No sync yet.") :
       h("div", {}, runs.map((r) => h("details", { class: "run" },

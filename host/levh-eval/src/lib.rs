@@ -12,6 +12,9 @@
 //! - [`conversational`]: long two-person conversations over dated sessions, one memory per
 //!   turn, questions labelled with their evidence turns; levh's recall beside a plain BM25
 //!   baseline computed in the same run (`levh benchmark --dataset conversational`).
+//! - [`detectors`]: precision and recall of levh-knowledge's detectors (decisions,
+//!   commitments and their due dates, people) on labelled sentence sets, per language
+//!   (`levh eval detectors [--check]`).
 //! - [`scenario`]: golden scenario files — stores with expected gate verdicts, held
 //!   decisions, clock steps, recalls with expected and forbidden results, feedback, pins,
 //!   fading — run step by step; writes a JSON report tagged with [`EVALUATION_VERSION`]
@@ -21,6 +24,7 @@
 
 pub mod benchmark;
 pub mod conversational;
+pub mod detectors;
 mod sandbox;
 pub mod scenario;
 

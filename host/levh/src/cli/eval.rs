@@ -18,6 +18,19 @@ pub enum Command {
     Run(RunArgs),
     /// Print a report written by `levh eval run`.
     Report(ReportArgs),
+    /// Precision and recall of the text detectors (decisions, commitments and their due
+    /// dates, people) on the labelled sentence sets shipped with levh, per language.
+    Detectors(DetectorArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DetectorArgs {
+    /// Exit 1 when a slice falls below its threshold (kept with the sets).
+    #[arg(long)]
+    check: bool,
+    /// Also list every sentence a detector got wrong.
+    #[arg(long)]
+    misses: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -44,7 +57,7 @@ impl Command {
     pub fn embedder(&self) -> Option<&str> {
         match self {
             Self::Run(args) => args.embedder.as_deref(),
-            Self::Report(_) => None,
+            Self::Report(_) | Self::Detectors(_) => None,
         }
     }
 }
@@ -56,6 +69,7 @@ fn default_report(context: &Context) -> PathBuf {
 pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
     match command {
         Command::Run(args) => run_scenarios(context, args, json),
+        Command::Detectors(args) => detectors(args, json),
         Command::Report(args) => {
             let path = args.file.unwrap_or_else(|| default_report(context));
             let text = std::fs::read_to_string(&path).with_context(|| {
@@ -73,6 +87,43 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn detectors(args: DetectorArgs, json: bool) -> Result<ExitCode> {
+    let report = levh_eval::detectors::run().map_err(anyhow::Error::msg)?;
+    if json {
+        output::json(&report)?;
+    } else {
+        let mut table = output::table(&["slice", "precision", "recall", "tp", "fp", "fn", "tn"]);
+        for slice in &report.slices {
+            table.add_row(vec![
+                slice.name.clone(),
+                format!("{:.3}", slice.precision()),
+                format!("{:.3}", slice.recall()),
+                slice.true_positives.to_string(),
+                slice.false_positives.to_string(),
+                slice.false_negatives.to_string(),
+                slice.true_negatives.to_string(),
+            ]);
+        }
+        output::print_table(&table);
+        if args.misses {
+            for miss in &report.misses {
+                output::line(format!(
+                    "{}: expected {}, found {} — {}",
+                    miss.detector, miss.expected, miss.found, miss.text
+                ));
+            }
+        }
+        for failure in &report.failures {
+            output::line(format!("below threshold: {failure}"));
+        }
+    }
+    Ok(if args.check && !report.failures.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn run_scenarios(context: &Context, args: RunArgs, json: bool) -> Result<ExitCode> {
