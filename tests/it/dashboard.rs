@@ -50,6 +50,7 @@ fn every_page_is_the_shell_its_files_are_served_and_only_the_api_needs_the_token
         "/memories/019d0b1d-de00-79c8-89b3-af2d00d9814b",
         "/fading",
         "/held",
+        "/decisions",
         "/connectors",
         "/settings",
     ] {
@@ -207,7 +208,7 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser
             .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
             .await;
-        for _ in 0..5 {
+        for _ in 0..6 {
             browser.press(Key::Tab).await;
         }
         assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");
@@ -345,6 +346,13 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         assert_eq!(grants["grants"]["read_paths"], serde_json::json!([]), "{grants}");
         browser.assert_no_console_error("/connectors").await;
 
+        // Decisions: what a memory says was decided and promised, read from its text.
+        capture(home, "Atlas sync: we decided to freeze the public API until May. I'll write the migration guide by Friday.");
+        let text = page(&browser, &format!("{base}/decisions"), "Decisions").await;
+        assert!(text.contains("we decided to freeze the public API until May."), "{text}");
+        assert!(text.contains("I'll write the migration guide by Friday."), "{text}");
+        browser.assert_no_console_error("/decisions").await;
+
         // Every page, at both widths: no console error, no sideways scroll, a screenshot.
         let pages = [
             ("home", "/".to_owned(), "Home"),
@@ -353,6 +361,7 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             ("memory", format!("/memories/{first_id}"), MAIN),
             ("fading", "/fading".to_owned(), "Fading"),
             ("held", "/held".to_owned(), "Held for review"),
+            ("decisions", "/decisions".to_owned(), "Decisions"),
             ("connectors", "/connectors".to_owned(), "Connectors"),
             ("settings", "/settings".to_owned(), "Settings"),
         ];

@@ -1112,6 +1112,8 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "DELETE /api/tokens/{id}",
         "POST /api/connectors/{id}/grants",
         "POST /api/connectors/{id}/revoke",
+        "GET /api/decisions",
+        "GET /api/commitments",
     ]
     .into_iter()
     .map(str::to_owned)
@@ -1988,4 +1990,58 @@ fn rest_grants_and_revokes_a_connectors_directory_for_the_operator_only() {
     assert_eq!(help["granted_hosts"], json!([]), "{help}");
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// Decisions and commitments read out of stored memories, over REST and MCP from the same
+/// operations: the sentence, when and where; a question, someone else's promise or an open
+/// choice is neither.
+#[test]
+fn rest_and_mcp_list_the_decisions_and_commitments_the_memories_state() {
+    let harness = Harness::new();
+    let app = levh_http::router(with_mcp(&harness, levh_mcp::Profile::Work));
+    runtime().block_on(async {
+        let store = |content: &str, valid_from: &str| {
+            let body = json!({"content": content, "valid_from": valid_from, "project": "atlas"});
+            let app = app.clone();
+            async move { send(&app, Method::POST, "/api/memories", Some(OPERATOR), Some(body)).await }
+        };
+        let (status, body) = store("Standup: we decided to move the atlas release to Tuesday. I'll send the changelog by Friday.", "2026-03-04T09:00:00Z").await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let (status, body) = store("Toplantı özeti: ödeme ekranını nisana ertelemeye karar verdik. Raporu yarın göndereceğim.", "2026-03-05T09:00:00Z").await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let (status, body) = store("Will you send the slides? Mei will review the deck. We still need to decide on the venue.", "2026-03-06T09:00:00Z").await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+
+        let (status, decisions) = send(&app, Method::GET, "/api/decisions?project=atlas", Some(OPERATOR), None).await;
+        assert_eq!(status, StatusCode::OK, "{decisions}");
+        let sentences: Vec<&str> = decisions["decisions"].as_array().unwrap().iter().map(|d| d["sentence"].as_str().unwrap()).collect();
+        assert_eq!(sentences, [
+            "Toplantı özeti: ödeme ekranını nisana ertelemeye karar verdik.",
+            "Standup: we decided to move the atlas release to Tuesday.",
+        ], "newest first: {decisions}");
+        assert_eq!(decisions["decisions"][1]["at"], "2026-03-04T09:00:00Z");
+
+        let (status, commitments) = send(&app, Method::GET, "/api/commitments", Some(OPERATOR), None).await;
+        assert_eq!(status, StatusCode::OK, "{commitments}");
+        let found: Vec<(&str, &str)> = commitments["commitments"].as_array().unwrap().iter()
+            .map(|c| (c["sentence"].as_str().unwrap(), c["due"].as_str().unwrap_or("-")))
+            .collect();
+        // 2026-03-04 is a Wednesday: "by Friday" is the 6th; "yarın" written on the 5th is the 6th too.
+        assert_eq!(found.len(), 2, "{commitments}");
+        assert!(found.contains(&("I'll send the changelog by Friday.", "2026-03-06")), "{commitments}");
+        assert!(found.contains(&("Raporu yarın göndereceğim.", "2026-03-06")), "{commitments}");
+
+        let (status, body) = send(&app, Method::GET, "/api/decisions?from=yesterday", Some(OPERATOR), None).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(error_text(&body).contains("from"), "{body}");
+        let (_, later) = send(&app, Method::GET, "/api/decisions?from=2026-03-05", Some(OPERATOR), None).await;
+        assert_eq!(later["decisions"].as_array().unwrap().len(), 1, "{later}");
+
+        // MCP (work profile) answers from the same operations.
+        let session = McpSession::open(&app, OPERATOR).await;
+        let result = session.call(&app, "list_decisions", json!({"project": "atlas"})).await;
+        assert_eq!(result["structuredContent"]["decisions"].as_array().map(Vec::len), Some(2), "{result}");
+        let result = session.call(&app, "list_commitments", json!({})).await;
+        assert_eq!(result["structuredContent"]["commitments"].as_array().map(Vec::len), Some(2), "{result}");
+    });
 }

@@ -15,6 +15,7 @@ mod github;
 mod hardening;
 mod http;
 mod inspector;
+mod knowledge;
 mod mcp;
 mod memory_model;
 mod notion;

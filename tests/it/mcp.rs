@@ -164,6 +164,8 @@ fn id_of(value: &Value) -> MemoryId {
 const WORK_ONLY: &[&str] = &[
     "admit_memory",
     "evaluate_admission",
+    "list_commitments",
+    "list_decisions",
     "list_fading_memories",
     "list_memories",
     "list_projects",
@@ -232,7 +234,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 30);
+        assert_eq!(expected.len(), 32);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -998,7 +1000,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 16, "the default profile is work");
+        assert_eq!(tools.len(), 18, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1123,7 +1125,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 30);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 32);
 }
 
 #[test]

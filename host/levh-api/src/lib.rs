@@ -14,7 +14,7 @@
 //! - [`requests`] and [`views`]: what callers send and what they get back.
 //! - the operation functions, by area: [`memories`], [`recall`], [`held`], [`secrets`],
 //!   [`sessions`], [`workspace`], [`connectors`], [`server`], [`settings`],
-//!   [`tokens`].
+//!   [`tokens`], [`knowledge`].
 //! - [`Error`]: what went wrong, in words that name the field or item at fault; each
 //!   surface maps its kind to a status (REST) or an `isError` result (MCP).
 
@@ -24,6 +24,7 @@
 pub mod connectors;
 mod error;
 pub mod held;
+pub mod knowledge;
 pub mod memories;
 mod operation;
 pub mod recall;

@@ -102,6 +102,11 @@ pub enum Operation {
     WatchFeed,
     /// The store's checks, the embedder, the scorer and MCP client configurations.
     GetSettings,
+    // -- what the memories say
+    /// Decisions the memories state.
+    ListDecisions,
+    /// Promises the memories make, with their due dates.
+    ListCommitments,
     // -- tokens of the workspace
     /// The workspace's tokens (never their secrets).
     ListTokens,
@@ -159,6 +164,8 @@ impl Operation {
         O::DescribeApi,
         O::WatchFeed,
         O::GetSettings,
+        O::ListDecisions,
+        O::ListCommitments,
         O::ListTokens,
         O::CreateToken,
         O::RevokeToken,
@@ -192,7 +199,9 @@ impl Operation {
             | O::Health
             | O::DescribeApi
             | O::WatchFeed
-            | O::GetSettings => Role::Viewer,
+            | O::GetSettings
+            | O::ListDecisions
+            | O::ListCommitments => Role::Viewer,
             O::StoreMemory
             | O::UpdateMemory
             | O::SetImportance
@@ -270,6 +279,8 @@ impl Operation {
             O::DescribeApi => "describe_api",
             O::WatchFeed => "watch_feed",
             O::GetSettings => "get_settings",
+            O::ListDecisions => "list_decisions",
+            O::ListCommitments => "list_commitments",
             O::ListTokens => "list_tokens",
             O::CreateToken => "create_token",
             O::RevokeToken => "revoke_token",

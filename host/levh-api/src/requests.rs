@@ -441,3 +441,17 @@ impl GrantBody {
         }
     }
 }
+
+/// Which memories to read decisions or commitments from.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KnowledgeArgs {
+    /// Only this project.
+    pub project: Option<String>,
+    /// Only memories whose world time is at or after this (RFC 3339 or a date).
+    pub from: Option<String>,
+    /// Only memories whose world time is before this.
+    pub to: Option<String>,
+    /// At most this many (1..1000, default 50).
+    pub limit: Option<usize>,
+}

@@ -934,3 +934,57 @@ pub struct McpClientConfigView {
     /// The JSON to paste there.
     pub config: serde_json::Value,
 }
+
+/// A decision a memory states.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FoundDecisionView {
+    /// The memory that states it.
+    pub memory_id: String,
+    /// The sentence.
+    pub sentence: String,
+    /// When it was said (the memory's world time).
+    pub at: String,
+    /// Where it came from.
+    pub source: String,
+    /// Its project.
+    pub project: Option<String>,
+    /// Who was there (the people the connector recorded: attendees, senders, speakers).
+    pub people: Vec<String>,
+}
+
+/// Decisions, newest first.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DecisionList {
+    /// The decisions.
+    pub decisions: Vec<FoundDecisionView>,
+}
+
+/// A promise a memory makes in its writer's words.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CommitmentView {
+    /// The memory that makes it.
+    pub memory_id: String,
+    /// The sentence.
+    pub sentence: String,
+    /// When it was written (the memory's world time).
+    pub written_at: String,
+    /// The day it is due, when it names one, in the user's calendar (YYYY-MM-DD).
+    pub due: Option<String>,
+    /// Whether that day has passed.
+    pub overdue: bool,
+    /// Where it came from.
+    pub source: String,
+    /// Its project.
+    pub project: Option<String>,
+    /// Who else was there.
+    pub people: Vec<String>,
+}
+
+/// Commitments, soonest due first.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CommitmentList {
+    /// The zone due dates are in (`LEVH_TZ` or the system's).
+    pub time_zone: String,
+    /// The commitments.
+    pub commitments: Vec<CommitmentView>,
+}

@@ -509,6 +509,26 @@ export const pages = {
     await draw();
   },
 
+  async decisions(main) {
+    const [decided, promised] = await Promise.all([get("/api/decisions?limit=100"), get("/api/commitments?limit=100")]);
+    main.append(h("h1", {}, "Decisions"),
+      h("p", { class: "muted" }, "What the memories say was decided, and what their writers promised — read from their text ",
+        "(\"we decided…\", \"karar verdik\", \"I'll send it by Friday\", \"yarın göndereceğim\")."));
+    const where = (x) => [x.source, x.project].filter(Boolean).join(" · ");
+    main.append(h("h2", {}, "Decided"), decided.decisions.length === 0 ? empty("No decision found yet.") :
+      h("table", { class: "decisions" }, decided.decisions.map((d) => h("tr", {},
+        h("td", { class: "optional muted" }, when(d.at)),
+        h("td", {}, h("a", { href: `/memories/${encodeURIComponent(d.memory_id)}` }, d.sentence)),
+        h("td", { class: "optional terms" }, [where(d), d.people.join(", ")].filter(Boolean).join(" — "))))));
+    main.append(h("h2", {}, "Promised"),
+      promised.commitments.length === 0 ? empty("No open promise found yet.") :
+      h("table", { class: "commitments" }, promised.commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
+        h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
+        h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence)),
+        h("td", { class: "optional muted" }, when(c.written_at))))),
+      h("p", { class: "muted" }, `Due dates in ${promised.time_zone}.`));
+  },
+
   async connectors(main) {
     // The first listing after a start loads (and on a new machine compiles) every
     // connector component: the page says so instead of staying blank.

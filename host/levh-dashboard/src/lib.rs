@@ -60,6 +60,7 @@ pub const PAGES: &[&str] = &[
     "/memories/{id}",
     "/fading",
     "/held",
+    "/decisions",
     "/connectors",
     "/settings",
 ];

@@ -37,6 +37,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("list_fading_memories", Profile::Work),
     ("list_projects", Profile::Work),
     ("list_sources", Profile::Work),
+    ("list_decisions", Profile::Work),
+    ("list_commitments", Profile::Work),
     ("evaluate_admission", Profile::Work),
     ("admit_memory", Profile::Work),
     ("update_memory", Profile::Admin),
@@ -125,7 +127,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 16, 26, 30]);
+        assert_eq!(sizes, vec![5, 18, 28, 32]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

@@ -103,6 +103,8 @@ const SETTINGS: &[&str] = &[
     "LEVH_HOME",
     "LEVH_WORKSPACE",
     "LEVH_NOW",
+    "LEVH_TZ",
+    "LEVH_PERSONAL_DOMAINS",
     "LEVH_LOG",
     "LEVH_TOKEN",
     "LEVH_CORS_ORIGINS",

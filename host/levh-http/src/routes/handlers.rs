@@ -5,16 +5,17 @@ use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use levh_api::requests::KnowledgeArgs;
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
     HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery,
     ScoreQuery, SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody, held_id,
 };
 use levh_api::views::{
-    AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
-    HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList, MemoryView, ProjectList,
-    PurgeView, RecallView, RelatedList, ScoreView, SecretsView, SessionView, SettingsView,
-    SourceList, StatsView, TokenList, UpdateView,
+    AdmitView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList, EvaluationView,
+    FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList,
+    MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView, SecretsView,
+    SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_api::{connectors, held, memories, recall, secrets, sessions, tokens, workspace};
 use levh_core::sync::{Connectors, SyncRequest};
@@ -594,4 +595,28 @@ pub(super) async fn revoke_connector(
     Body(body): Body<GrantBody>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     change_grant(state, principal, id, body, connectors::revoke).await
+}
+
+pub(super) async fn decisions(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<KnowledgeArgs>,
+) -> Result<Json<DecisionList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::knowledge::decisions(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn commitments(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<KnowledgeArgs>,
+) -> Result<Json<CommitmentList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::knowledge::commitments(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }

@@ -12,16 +12,17 @@ use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodFilter, on};
 use levh_api::Operation;
+use levh_api::requests::KnowledgeArgs;
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
     HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery,
     SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
 };
 use levh_api::views::{
-    AdmitView, CaptureView, ContextView, CurveView, EvaluationView, FadingList, HealthView,
-    HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList, MemoryView, ProjectList,
-    PurgeView, RecallView, RelatedList, ScoreView, SecretsView, SessionView, SettingsView,
-    SourceList, StatsView, TokenList, UpdateView,
+    AdmitView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList, EvaluationView,
+    FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList,
+    MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView, SecretsView,
+    SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_core::Role;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -411,5 +412,17 @@ pub(crate) fn api() -> Api {
                 .ok::<TokenList>(200)
                 .errors(&[404]),
             handlers::revoke_token,
+        )
+        .route(
+            Route::new(M::GET, "/api/decisions", O::ListDecisions, "Decisions the memories state (\"we decided…\", \"karar verdik…\"), newest first, with when, where and who was there")
+                .query::<KnowledgeArgs>()
+                .ok::<DecisionList>(200),
+            handlers::decisions,
+        )
+        .route(
+            Route::new(M::GET, "/api/commitments", O::ListCommitments, "Promises the memories make in their writer's words, soonest due first (due dates in LEVH_TZ or the system's zone)")
+                .query::<KnowledgeArgs>()
+                .ok::<CommitmentList>(200),
+            handlers::commitments,
         )
 }

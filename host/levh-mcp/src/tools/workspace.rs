@@ -1,8 +1,11 @@
-//! Tools on the workspace as a whole: stats, projects, sources, secrets, sessions.
+//! Tools on the workspace as a whole: stats, projects, sources, decisions, commitments,
+//! secrets, sessions.
 
-use levh_api::requests::{ProjectArgs, SessionArgs};
-use levh_api::views::{ProjectList, SecretsView, SessionView, SourceList, StatsView};
-use levh_api::{secrets, sessions, workspace};
+use levh_api::requests::{KnowledgeArgs, ProjectArgs, SessionArgs};
+use levh_api::views::{
+    CommitmentList, DecisionList, ProjectList, SecretsView, SessionView, SourceList, StatsView,
+};
+use levh_api::{knowledge, secrets, sessions, workspace};
 use rmcp::handler::server::wrapper::Json;
 use rmcp::{Peer, RoleServer, tool, tool_router};
 
@@ -26,6 +29,48 @@ impl LevhMcp {
     ) -> Result<Json<StatsView>, String> {
         self.run(&peer, move |levh, scope| {
             workspace::stats(levh, scope, args.project)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Decisions the memories state ("we decided to…", "agreed:", "karar verdik"), newest
+    /// first: the sentence, when it was said, where, and who was there.
+    #[tool(annotations(
+        title = "List decisions",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_decisions(
+        &self,
+        Parameters(args): Parameters<KnowledgeArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<DecisionList>, String> {
+        self.run(&peer, move |levh, scope| {
+            knowledge::decisions(levh, scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Open promises the memories make in their writer's words ("I'll send it by Friday",
+    /// "yarın göndereceğim"), soonest due first, with the due day and whether it passed.
+    #[tool(annotations(
+        title = "List commitments",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_commitments(
+        &self,
+        Parameters(args): Parameters<KnowledgeArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<CommitmentList>, String> {
+        self.run(&peer, move |levh, scope| {
+            knowledge::commitments(levh, scope, args)
         })
         .await
         .map(Json)

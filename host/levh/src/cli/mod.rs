@@ -11,6 +11,7 @@ mod fading;
 mod feedback;
 mod forget;
 mod held;
+mod knowledge;
 mod list;
 mod mcp;
 mod models;
@@ -83,6 +84,10 @@ enum Command {
     Feedback(feedback::Args),
     /// List memories whose retention has dropped below the fading threshold.
     Fading(fading::Args),
+    /// Decisions the memories state ("we decided to…", "karar verdik"), newest first.
+    Decisions(knowledge::Args),
+    /// Promises the memories make in their writer's words, soonest due first.
+    Commitments(knowledge::Args),
     /// Predict a memory's retention for the coming days.
     Curve(curve::Args),
     /// Counts and averages for the workspace.
@@ -204,6 +209,8 @@ impl Cli {
             Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
             Command::Feedback(args) => feedback::run(&context, args, json),
             Command::Fading(args) => fading::run(&context, args, json),
+            Command::Decisions(args) => knowledge::decisions(&context, args, json),
+            Command::Commitments(args) => knowledge::commitments(&context, args, json),
             Command::Curve(args) => curve::run(&context, args, json),
             Command::Stats(args) => stats::run(&context, args, json),
             Command::Held(command) => held::run(&context, command, json),
