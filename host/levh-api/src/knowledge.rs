@@ -7,7 +7,7 @@
 //! will keep these with the memories at admission).
 
 use jiff::tz::TimeZone;
-use levh_core::{Levh, Memory, MemoryFilter, Page, Scope};
+use levh_core::{Levh, Memory, MemoryFilter, Scope};
 
 use crate::requests::{KnowledgeArgs, limit, time};
 use crate::views::{CommitmentList, CommitmentView, DecisionList, FoundDecisionView};
@@ -30,10 +30,9 @@ pub fn user_time_zone() -> Result<TimeZone> {
     }
 }
 
-/// Every memory valid now in the filter, newest first, a page at a time; those whose world
-/// time is outside `from..to` skipped.
+/// Every memory valid now in the project, newest first, less those whose world time is
+/// outside `from..to`.
 fn memories(levh: &Levh, scope: &Scope, args: &KnowledgeArgs) -> Result<Vec<Memory>> {
-    const PAGE: usize = 1000;
     let from = time("from", args.from.as_deref())?;
     let to = time("to", args.to.as_deref())?;
     let filter = MemoryFilter {
@@ -41,26 +40,10 @@ fn memories(levh: &Levh, scope: &Scope, args: &KnowledgeArgs) -> Result<Vec<Memo
         ..MemoryFilter::default()
     }
     .read_at(None, levh.now());
-    let mut kept = Vec::new();
-    let mut offset = 0;
-    loop {
-        let page = levh.list(
-            scope,
-            filter.clone(),
-            Page {
-                limit: PAGE,
-                offset,
-            },
-        )?;
-        offset += page.len();
-        let done = page.len() < PAGE;
-        kept.extend(page.into_iter().filter(|m| {
-            from.is_none_or(|f| m.valid_from >= f) && to.is_none_or(|t| m.valid_from < t)
-        }));
-        if done {
-            return Ok(kept);
-        }
-    }
+    let mut memories = crate::memories::all(levh, scope, filter)?;
+    memories
+        .retain(|m| from.is_none_or(|f| m.valid_from >= f) && to.is_none_or(|t| m.valid_from < t));
+    Ok(memories)
 }
 
 /// The people a connector recorded with the memory (attendees, senders, speakers).

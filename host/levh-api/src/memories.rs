@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use levh_core::{Levh, MemoryFilter, MemoryId, Page, Scope};
+use levh_core::{Levh, Memory, MemoryFilter, MemoryId, Page, Scope};
 
 use crate::requests::{
     CurveQuery, FadingArgs, ListArgs, RelatedArgs, StoreArgs, UpdateBody, kind, limit, memory_id,
@@ -51,26 +51,34 @@ pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
     })
 }
 
-/// [`Operation::ExportMemories`](crate::Operation::ExportMemories): every live memory,
-/// read a page at a time.
-pub fn export(levh: &Levh, scope: &Scope) -> Result<MemoryList> {
+/// Every memory the filter matches, newest first, read a page at a time (a list call is
+/// bounded; a whole workspace is not).
+pub(crate) fn all(levh: &Levh, scope: &Scope, filter: MemoryFilter) -> Result<Vec<Memory>> {
     const PAGE: usize = 1000;
     let mut memories = Vec::new();
     loop {
         let page = levh.list(
             scope,
-            MemoryFilter::default(),
+            filter.clone(),
             Page {
                 limit: PAGE,
                 offset: memories.len(),
             },
         )?;
         let done = page.len() < PAGE;
-        memories.extend(page.iter().map(|m| MemoryView::of(levh, m)));
+        memories.extend(page);
         if done {
-            return Ok(MemoryList { memories });
+            return Ok(memories);
         }
     }
+}
+
+/// [`Operation::ExportMemories`](crate::Operation::ExportMemories): every live memory.
+pub fn export(levh: &Levh, scope: &Scope) -> Result<MemoryList> {
+    let memories = all(levh, scope, MemoryFilter::default())?;
+    Ok(MemoryList {
+        memories: memories.iter().map(|m| MemoryView::of(levh, m)).collect(),
+    })
 }
 
 /// [`Operation::GetMemory`](crate::Operation::GetMemory).

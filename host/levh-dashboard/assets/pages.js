@@ -136,7 +136,7 @@ function chart(target, labels, series, title) {
 }
 
 /// A sync report's counts, in words.
-const counts = (r) => ["fetched", "admitted", "redacted", "updated", "unchanged", "held", "rejected", "failed", "skipped"]
+const reportCounts = (r) => ["fetched", "admitted", "redacted", "updated", "unchanged", "held", "rejected", "failed", "skipped"]
   .filter((k) => r[k]).map((k) => `${r[k]} ${k}`).join(", ") || "nothing fetched";
 
 /// What became of each item a run did not store (held, rejected, failed, skipped), and its
@@ -237,11 +237,11 @@ function connectorCard(c) {
     const timer = setInterval(async () => {
       const [run] = await get(`/api/connectors/sync-state?id=${encodeURIComponent(id)}&limit=1`).catch(() => []);
       if (run && run.status === "running" && Date.parse(run.started_at) >= started - 5000)
-        progress.textContent = run.pages ? `syncing… ${run.pages} pages so far: ${counts(run)}` : "syncing… (reading the first page)";
+        progress.textContent = run.pages ? `syncing… ${run.pages} pages so far: ${reportCounts(run)}` : "syncing… (reading the first page)";
     }, 500);
     try {
       const result = await post(`${base}/sync`, body);
-      report.replaceChildren(h("p", {}, h("strong", {}, result.status), ` — ${counts(result)}`), ...outcomes(result));
+      report.replaceChildren(h("p", {}, h("strong", {}, result.status), ` — ${reportCounts(result)}`), ...outcomes(result));
     } catch (error) {
       report.replaceChildren(h("p", { class: "error" }, error.message));
     } finally {
@@ -541,7 +541,7 @@ export const pages = {
     for (const c of list.connectors) main.append(connectorCard(c));
     main.append(h("h2", {}, "Sync history"), runs.length === 0 ? empty("No sync yet.") :
       h("div", {}, runs.map((r) => h("details", { class: "run" },
-        h("summary", {}, h("strong", {}, r.connector), ` ${r.status} · ${counts(r)}`,
+        h("summary", {}, h("strong", {}, r.connector), ` ${r.status} · ${reportCounts(r)}`,
           h("span", { class: "muted" }, ` · ${r.started_at ? when(r.started_at) : ""}`)),
         outcomes(r)))));
   },
