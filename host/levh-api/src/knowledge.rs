@@ -46,6 +46,12 @@ fn memories(levh: &Levh, scope: &Scope, args: &KnowledgeArgs) -> Result<Vec<Memo
     Ok(memories)
 }
 
+/// A sentence as one line: a hard-wrapped one keeps its line breaks and indentation in
+/// the memory, not in a list.
+fn one_line(sentence: &str) -> String {
+    sentence.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The people a connector recorded with the memory (attendees, senders, speakers).
 fn people(memory: &Memory) -> Vec<String> {
     memory.metadata["people"]
@@ -66,7 +72,7 @@ pub fn decisions(levh: &Levh, scope: &Scope, args: KnowledgeArgs) -> Result<Deci
         for sentence in levh_knowledge::decisions::decisions(&memory.content) {
             found.push(FoundDecisionView {
                 memory_id: memory.id.to_string(),
-                sentence,
+                sentence: one_line(&sentence),
                 at: memory.valid_from.to_string(),
                 source: memory.source.clone(),
                 project: memory.project.clone(),
@@ -92,7 +98,7 @@ pub fn commitments(levh: &Levh, scope: &Scope, args: KnowledgeArgs) -> Result<Co
         for commitment in levh_knowledge::commitments::commitments(&memory.content, written_on) {
             found.push(CommitmentView {
                 memory_id: memory.id.to_string(),
-                sentence: commitment.sentence,
+                sentence: one_line(&commitment.sentence),
                 written_at: memory.valid_from.to_string(),
                 due: commitment.due.map(|d| d.to_string()),
                 overdue: commitment.due.is_some_and(|d| d < today),

@@ -12,7 +12,9 @@ pub struct Sentence<'a> {
 }
 
 /// The sentences of `text`: split after `.`, `!`, `?` or `…` followed by white space, and
-/// at line breaks (chat and transcripts put one utterance per line).
+/// at line breaks (chat and transcripts put one utterance per line) — except where prose
+/// was hard-wrapped (mail, plain-text docs): a long line whose next line goes on in lower
+/// case is one sentence with it.
 pub fn sentences(text: &str) -> Vec<Sentence<'_>> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -21,13 +23,25 @@ pub fn sentences(text: &str) -> Vec<Sentence<'_>> {
         let end_of_sentence = matches!(c, '.' | '!' | '?' | '…')
             && chars.peek().is_none_or(|(_, next)| next.is_whitespace())
             && !(c == '.' && abbreviation(&text[start..i]));
-        if c == '\n' || end_of_sentence {
+        if (c == '\n' && !wrapped(text, i)) || end_of_sentence {
             push(&mut out, &text[start..i + c.len_utf8()]);
             start = i + c.len_utf8();
         }
     }
     push(&mut out, &text[start..]);
     out
+}
+
+/// A line this long or longer, followed by one that starts in lower case, was wrapped by
+/// its writer's editor rather than ended (mail and docs wrap at 72–80 columns).
+const WRAPPED_LINE: usize = 50;
+
+/// Whether the line break at `at` continues the sentence on the next line.
+fn wrapped(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..at].trim();
+    let next = text[at + 1..].trim_start_matches([' ', '\t']);
+    line.chars().count() >= WRAPPED_LINE && next.chars().next().is_some_and(char::is_lowercase)
 }
 
 /// Titles and abbreviations whose full stop ends no sentence ("Dr. Okafor", "e.g. this"),
@@ -81,5 +95,16 @@ mod tests {
             ]
         );
         assert!(sentences("  \n ... \n").is_empty());
+        // Hard-wrapped prose is one sentence across its lines; short lines stay apart.
+        let wrapped = "Hence, after a long discussion on the list, we decided to\n  check whether the old format still works.\nok\nthanks";
+        let found: Vec<_> = sentences(wrapped).into_iter().map(|s| s.text).collect();
+        assert_eq!(
+            found,
+            [
+                "Hence, after a long discussion on the list, we decided to\n  check whether the old format still works.",
+                "ok",
+                "thanks"
+            ]
+        );
     }
 }
