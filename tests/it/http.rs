@@ -718,6 +718,20 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
         .await;
         assert_eq!(status, StatusCode::CREATED);
 
+        // The entity index: alpha's person, organization and project, never beta's.
+        let (status, ana) = send(
+            &app,
+            Method::POST,
+            "/api/memories",
+            Some(&alpha),
+            Some(json!({"content": "Ana confirmed the venue by mail from ana@lisbon-labs.pt", "project": "lisbon-launch"})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{ana}");
+        let (_, alpha_people) = send(&app, Method::GET, "/api/people", Some(&alpha), None).await;
+        assert_eq!(alpha_people["people"][0]["emails"][0], "ana@lisbon-labs.pt", "{alpha_people}");
+        let ana_entity = alpha_people["people"][0]["id"].as_str().unwrap().to_owned();
+
         use futures_like::next_text;
         let first_alpha: Value = serde_json::from_str(&next_text(&mut alpha_feed).await).unwrap();
         assert_eq!(
@@ -773,6 +787,28 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
             .0,
             StatusCode::NOT_FOUND
         );
+        for uri in [
+            format!("/api/entities/{ana_entity}"),
+            "/api/entities/ana@lisbon-labs.pt".to_owned(),
+            "/api/entities/lisbon-labs.pt".to_owned(),
+            format!("/api/timeline?person={ana_entity}"),
+        ] {
+            assert_eq!(
+                as_beta(Method::GET, uri.clone(), None).await.0,
+                StatusCode::NOT_FOUND,
+                "{uri}"
+            );
+        }
+        assert_eq!(
+            as_beta(
+                Method::POST,
+                "/api/entities/merge".into(),
+                Some(json!({"into": ana_entity, "from": "ana@lisbon-labs.pt"}))
+            )
+            .await
+            .0,
+            StatusCode::NOT_FOUND
+        );
         assert_eq!(
             as_beta(Method::DELETE, format!("/api/memories/{alpha_id}"), None)
                 .await
@@ -796,6 +832,14 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
             (Method::GET, "/api/stats", None),
             (Method::GET, "/api/projects", None),
             (Method::GET, "/api/memories/fading", None),
+            (Method::GET, "/api/people", None),
+            (Method::GET, "/api/organizations", None),
+            (Method::GET, "/api/entities", None),
+            (Method::GET, "/api/graph", None),
+            (Method::GET, "/api/timeline?range=last%2030%20days", None),
+            (Method::GET, "/api/commitments", None),
+            (Method::GET, "/api/decisions", None),
+            (Method::POST, "/api/entities/reindex", None),
             (
                 Method::POST,
                 "/api/search",
@@ -811,7 +855,7 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
             assert_eq!(status, StatusCode::OK, "{uri}");
             let text = body.to_string();
             assert!(
-                !text.contains(&alpha_id) && !text.contains("Lisbon"),
+                !text.contains(&alpha_id) && !text.to_lowercase().contains("lisbon"),
                 "{uri} leaked: {text}"
             );
         }
@@ -832,11 +876,17 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
             ("recall_memory", json!({"query": "launch Tuesday Lisbon"})),
             ("list_memories", json!({})),
             ("get_context", json!({})),
+            ("list_people", json!({})),
+            ("list_organizations", json!({})),
+            ("list_entities", json!({})),
+            ("entity_graph", json!({})),
+            ("timeline", json!({"range": "last 30 days"})),
+            ("about_entity", json!({"entity": ana_entity})),
         ] {
             let result = beta_mcp.call(&app, tool, arguments).await;
             let text = result.to_string();
             assert!(
-                !text.contains(&alpha_id) && !text.contains("Lisbon"),
+                !text.contains(&alpha_id) && !text.to_lowercase().contains("lisbon"),
                 "{tool} leaked: {text}"
             );
         }
@@ -1113,6 +1163,15 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "POST /api/connectors/{id}/grants",
         "POST /api/connectors/{id}/revoke",
         "GET /api/decisions",
+        "POST /api/commitments/{id}/done",
+        "GET /api/timeline",
+        "GET /api/people",
+        "GET /api/organizations",
+        "GET /api/entities",
+        "GET /api/entities/{entity}",
+        "GET /api/graph",
+        "POST /api/entities/merge",
+        "POST /api/entities/reindex",
         "GET /api/commitments",
     ]
     .into_iter()

@@ -10,6 +10,7 @@ mod connectors;
 mod dashboard;
 mod email;
 mod embed;
+mod entities;
 mod gate;
 mod github;
 mod hardening;

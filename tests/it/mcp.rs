@@ -30,7 +30,7 @@ fn block_on<F: Future>(future: F) -> F::Output {
 
 /// What a test client answers when the server asks its person to decide.
 #[derive(Clone, Copy)]
-enum Person {
+pub(crate) enum Person {
     /// The client has no elicitation capability.
     Absent,
     /// The person picks this choice.
@@ -40,7 +40,7 @@ enum Person {
 }
 
 #[derive(Clone)]
-struct TestClient {
+pub(crate) struct TestClient {
     name: &'static str,
     person: Person,
     /// Messages the server asked the person.
@@ -99,7 +99,7 @@ impl ClientHandler for TestClient {
     }
 }
 
-type Client = RunningService<RoleClient, TestClient>;
+pub(crate) type Client = RunningService<RoleClient, TestClient>;
 
 /// A server on the harness's engine, and a client connected to it over a duplex.
 async fn connect(harness: &Harness, profile: Profile, client: TestClient) -> Client {
@@ -112,7 +112,7 @@ async fn connect(harness: &Harness, profile: Profile, client: TestClient) -> Cli
     client.serve(client_io).await.unwrap()
 }
 
-async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
     let Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
     };
@@ -123,7 +123,7 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
 }
 
 /// The structured output of a successful call.
-async fn ok(client: &Client, tool: &str, arguments: Value) -> Value {
+pub(crate) async fn ok(client: &Client, tool: &str, arguments: Value) -> Value {
     let result = call(client, tool, arguments.clone()).await;
     assert_ne!(
         result.is_error,
@@ -162,18 +162,24 @@ fn id_of(value: &Value) -> MemoryId {
 }
 
 const WORK_ONLY: &[&str] = &[
+    "about_entity",
     "admit_memory",
+    "entity_graph",
     "evaluate_admission",
     "list_commitments",
     "list_decisions",
+    "list_entities",
     "list_fading_memories",
     "list_memories",
+    "list_organizations",
+    "list_people",
     "list_projects",
     "list_sources",
     "pin_memory",
     "reinforce_memory",
     "related_memories",
     "set_importance",
+    "timeline",
     "unpin_memory",
 ];
 const ADMIN_ONLY: &[&str] = &[
@@ -234,7 +240,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 32);
+        assert_eq!(expected.len(), 38);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -967,12 +973,30 @@ async fn spawn_stdio(
     spawn_stdio_with(home, name, &[]).await
 }
 
-async fn spawn_stdio_with(
+pub(crate) async fn spawn_stdio_with(
     home: &std::path::Path,
     name: &'static str,
     extra: &[&str],
 ) -> (Client, tokio::process::Child) {
-    let command = levh(home);
+    spawn_stdio_in(levh(home), name, extra).await
+}
+
+/// A client on a spawned `levh mcp stdio` with these settings in its environment.
+pub(crate) async fn spawn_stdio_with_env(
+    home: &std::path::Path,
+    name: &'static str,
+    env: &[(&str, &str)],
+) -> (Client, tokio::process::Child) {
+    let mut command = levh(home);
+    command.envs(env.iter().copied());
+    spawn_stdio_in(command, name, &[]).await
+}
+
+async fn spawn_stdio_in(
+    command: std::process::Command,
+    name: &'static str,
+    extra: &[&str],
+) -> (Client, tokio::process::Child) {
     let mut command = tokio::process::Command::from(command);
     command
         .args(["mcp", "stdio"])
@@ -1000,7 +1024,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 18, "the default profile is work");
+        assert_eq!(tools.len(), 24, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1125,7 +1149,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 32);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 38);
 }
 
 #[test]

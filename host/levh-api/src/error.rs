@@ -63,7 +63,10 @@ impl From<levh_core::Error> for Error {
             E::NotFound(id) => Self::NotFound(unchanged(format!(
                 "no memory with id {id} in this workspace"
             ))),
-            E::HeldNotFound(_) => Self::NotFound(unchanged(error.to_string())),
+            E::HeldNotFound(_) | E::EntityNotFound(_) => {
+                Self::NotFound(unchanged(error.to_string()))
+            }
+            E::AmbiguousEntity { .. } => Self::invalid(error.to_string()),
             E::AlreadyDecided { .. } | E::AdmissionIncomplete(_) => {
                 Self::Conflict(error.to_string())
             }

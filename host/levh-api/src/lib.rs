@@ -14,7 +14,7 @@
 //! - [`requests`] and [`views`]: what callers send and what they get back.
 //! - the operation functions, by area: [`memories`], [`recall`], [`held`], [`secrets`],
 //!   [`sessions`], [`workspace`], [`connectors`], [`server`], [`settings`],
-//!   [`tokens`], [`knowledge`].
+//!   [`tokens`], [`knowledge`], [`entities`], [`timeline`].
 //! - [`Error`]: what went wrong, in words that name the field or item at fault; each
 //!   surface maps its kind to a status (REST) or an `isError` result (MCP).
 
@@ -22,6 +22,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod connectors;
+pub mod entities;
 mod error;
 pub mod held;
 pub mod knowledge;
@@ -33,6 +34,7 @@ pub mod secrets;
 pub mod server;
 pub mod sessions;
 pub mod settings;
+pub mod timeline;
 pub mod tokens;
 pub mod views;
 pub mod workspace;

@@ -107,6 +107,25 @@ pub enum Operation {
     ListDecisions,
     /// Promises the memories make, with their due dates.
     ListCommitments,
+    /// A person marks a commitment done.
+    CompleteCommitment,
+    /// Memories grouped by the day they happened.
+    Timeline,
+    // -- the entity index
+    /// Entities of every kind.
+    ListEntities,
+    /// People with counts, last interaction, channels and organizations.
+    ListPeople,
+    /// Organizations by e-mail domain with their people.
+    ListOrganizations,
+    /// Everything about one entity.
+    AboutEntity,
+    /// Entities and their co-occurrence edges.
+    EntityGraph,
+    /// Merge two entities the heuristics kept apart.
+    MergeEntities,
+    /// Index the memories not indexed under today's rules.
+    ReindexEntities,
     // -- tokens of the workspace
     /// The workspace's tokens (never their secrets).
     ListTokens,
@@ -166,6 +185,15 @@ impl Operation {
         O::GetSettings,
         O::ListDecisions,
         O::ListCommitments,
+        O::CompleteCommitment,
+        O::Timeline,
+        O::ListEntities,
+        O::ListPeople,
+        O::ListOrganizations,
+        O::AboutEntity,
+        O::EntityGraph,
+        O::MergeEntities,
+        O::ReindexEntities,
         O::ListTokens,
         O::CreateToken,
         O::RevokeToken,
@@ -201,7 +229,13 @@ impl Operation {
             | O::WatchFeed
             | O::GetSettings
             | O::ListDecisions
-            | O::ListCommitments => Role::Viewer,
+            | O::ListCommitments
+            | O::Timeline
+            | O::ListEntities
+            | O::ListPeople
+            | O::ListOrganizations
+            | O::AboutEntity
+            | O::EntityGraph => Role::Viewer,
             O::StoreMemory
             | O::UpdateMemory
             | O::SetImportance
@@ -214,7 +248,10 @@ impl Operation {
             | O::RedactSecrets
             | O::CreateSession
             | O::EndSession
-            | O::SyncConnector => Role::Editor,
+            | O::SyncConnector
+            | O::CompleteCommitment
+            | O::MergeEntities
+            | O::ReindexEntities => Role::Editor,
             // A token's list names who holds access; issuing one grants it.
             O::PurgeMemory
             | O::AdmitHeldMemory
@@ -281,6 +318,15 @@ impl Operation {
             O::GetSettings => "get_settings",
             O::ListDecisions => "list_decisions",
             O::ListCommitments => "list_commitments",
+            O::CompleteCommitment => "complete_commitment",
+            O::Timeline => "timeline",
+            O::ListEntities => "list_entities",
+            O::ListPeople => "list_people",
+            O::ListOrganizations => "list_organizations",
+            O::AboutEntity => "about_entity",
+            O::EntityGraph => "entity_graph",
+            O::MergeEntities => "merge_entities",
+            O::ReindexEntities => "reindex_entities",
             O::ListTokens => "list_tokens",
             O::CreateToken => "create_token",
             O::RevokeToken => "revoke_token",

@@ -194,7 +194,7 @@ pub struct StoredText {
 ///
 /// Reads never return forgotten memories unless a filter's `known_at` predates the
 /// forgetting. Every mutation is one transaction and appends its event(s), without content.
-pub trait Store: Send + Sync + fmt::Debug {
+pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
     /// Inserts a new memory with its embedding and logs it; in the same transaction,
     /// applies `interfere` to the current state of each older neighbour (so a concurrent
     /// reinforcement is never overwritten with a stale value). Returns the interference

@@ -37,6 +37,20 @@ pub enum Error {
         "held candidate {0} is already stored as a memory; run `levh held admit {0}` to finish its admission"
     )]
     AdmissionIncomplete(HeldId),
+    /// No entity in the caller's workspace answers to this (an id, address, name or
+    /// domain).
+    #[error(
+        "no entity '{0}' in this workspace (give an id, an e-mail address, a name or a domain; `levh entities` lists them)"
+    )]
+    EntityNotFound(String),
+    /// A name that fits more than one entity.
+    #[error("'{name}' could be any of: {candidates} — give the entity's id")]
+    AmbiguousEntity {
+        /// What was asked.
+        name: String,
+        /// The entities it fits, as `id (kind name)`.
+        candidates: String,
+    },
     /// The storage backend failed.
     #[error(transparent)]
     Store(#[from] StoreError),

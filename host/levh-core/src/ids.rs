@@ -39,7 +39,7 @@ macro_rules! uuid_id {
             type Err = Error;
             fn from_str(s: &str) -> Result<Self, Error> {
                 uuid::Uuid::parse_str(s.trim()).map(Self).map_err(|_| {
-                    Error::invalid("id", format!("'{s}' is not a {} id (expected a UUID)", $what))
+                    Error::invalid("id", format!("'{s}' is not {} id (expected a UUID)", $what))
                 })
             }
         }
@@ -49,13 +49,19 @@ macro_rules! uuid_id {
 uuid_id!(
     /// A memory's id.
     MemoryId,
-    "memory"
+    "a memory"
+);
+
+uuid_id!(
+    /// An entity's id (a person, organization, project, event, document or task).
+    EntityId,
+    "an entity"
 );
 
 uuid_id!(
     /// A held candidate's id (content the gate would not judge, waiting for a person).
     HeldId,
-    "held candidate"
+    "a held candidate"
 );
 
 /// A session's id (one agent conversation or CLI run that groups memories).

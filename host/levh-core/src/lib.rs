@@ -14,6 +14,7 @@ mod access;
 mod backends;
 pub mod config;
 mod engine;
+pub mod entities;
 mod error;
 pub mod gate;
 mod ids;
@@ -33,8 +34,8 @@ pub use backends::{
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
-    HeldAdmission, Levh, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, RecallHit, RecallOutput,
-    RecallRequest, SecretFinding, Stats,
+    HeldAdmission, Levh, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, REINDEX_BATCH, RecallHit,
+    RecallOutput, RecallRequest, ReindexReport, SecretFinding, Stats,
 };
 pub use engine::{ContentUpdate, RelatedMemory, Session};
 pub use error::{Error, Result};

@@ -306,6 +306,10 @@ pub enum EventKind {
     SyncRun,
     /// A memory's importance was set by hand.
     Importance,
+    /// Two entities were merged by hand.
+    EntityMerge,
+    /// A commitment was marked done.
+    CommitmentDone,
 }
 
 impl EventKind {
@@ -330,6 +334,8 @@ impl EventKind {
             Self::Update => "update",
             Self::SyncRun => "sync-run",
             Self::Importance => "importance",
+            Self::EntityMerge => "entity-merge",
+            Self::CommitmentDone => "commitment-done",
         }
     }
 }

@@ -162,9 +162,57 @@ pub fn mentions(text: &str, known: &[String]) -> Vec<Mention> {
     found.into_iter().map(|(_, m)| m).collect()
 }
 
+/// A person's name as one key for every way it is written: "Priya Raman", "PRIYA  RAMAN",
+/// "Raman, Priya" and "Priya Ramán" are all `priya raman` (lower case, accents and quotes
+/// dropped, "Last, First" turned round, spacing collapsed), so sources that spell a name
+/// differently still meet on one person.
+pub fn normalized_name(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+
+    let folded: String = name
+        .nfkd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .map(|c| if c == '\u{131}' { 'i' } else { c }) // Turkish dotless ı
+        .filter(|c| {
+            !matches!(
+                c,
+                '"' | '\'' | '`' | '\u{2018}' | '\u{2019}' | '\u{201c}' | '\u{201d}'
+            )
+        })
+        .collect();
+    let turned = match folded.split_once(',') {
+        Some((last, first)) if !first.trim().is_empty() && !first.contains(',') => {
+            format!("{} {}", first.trim(), last.trim())
+        }
+        _ => folded,
+    };
+    turned.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_name_written_many_ways_normalises_to_one_key() {
+        for written in [
+            "Priya Raman",
+            "PRIYA  RAMAN",
+            "Raman, Priya",
+            " Priya Ramán ",
+            "\"Priya Raman\"",
+        ] {
+            assert_eq!(normalized_name(written), "priya raman", "{written}");
+        }
+        assert_eq!(
+            normalized_name("Tomás Ortega"),
+            normalized_name("Tomas Ortega")
+        );
+        assert_eq!(normalized_name("Ayşe Demir"), "ayse demir");
+        assert_eq!(normalized_name("IŞIK Yılmaz"), "isik yilmaz");
+    }
 
     fn names(text: &str, known: &[&str]) -> Vec<String> {
         let known: Vec<String> = known.iter().map(|k| (*k).to_owned()).collect();

@@ -39,6 +39,12 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("list_sources", Profile::Work),
     ("list_decisions", Profile::Work),
     ("list_commitments", Profile::Work),
+    ("list_people", Profile::Work),
+    ("list_organizations", Profile::Work),
+    ("list_entities", Profile::Work),
+    ("about_entity", Profile::Work),
+    ("entity_graph", Profile::Work),
+    ("timeline", Profile::Work),
     ("evaluate_admission", Profile::Work),
     ("admit_memory", Profile::Work),
     ("update_memory", Profile::Admin),
@@ -127,7 +133,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 18, 28, 32]);
+        assert_eq!(sizes, vec![5, 24, 34, 38]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

@@ -10,6 +10,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod ann;
+mod entities;
 mod events;
 mod filter;
 mod held;

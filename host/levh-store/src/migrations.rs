@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_tokens.sql"),
     include_str!("../migrations/0005_vector_changes.sql"),
     include_str!("../migrations/0006_held_updates.sql"),
+    include_str!("../migrations/0007_entities.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -50,6 +50,15 @@ pub(crate) fn purge(
     // The vector and near-duplicate keys go by cascade, the FTS entry by trigger.
     tx.execute("DELETE FROM memories WHERE seq = ?1", [seq])
         .map_err(sqlite)?;
+    // Its entity links went by cascade; an entity no memory names any more goes too (its
+    // name or address may have come from this memory alone).
+    let entities_removed = tx
+        .execute(
+            "DELETE FROM entities WHERE workspace = ?1
+               AND NOT EXISTS (SELECT 1 FROM memory_entities me WHERE me.entity_seq = entities.seq)",
+            [workspace.as_str()],
+        )
+        .map_err(sqlite)? as u64;
     log_event(
         &tx,
         now,
@@ -57,7 +66,7 @@ pub(crate) fn purge(
         workspace,
         Some(id),
         actor,
-        json!({ "held_removed": held_removed }),
+        json!({ "held_removed": held_removed, "entities_removed": entities_removed }),
     )
     .map_err(sqlite)?;
     tx.commit().map_err(sqlite)?;

@@ -105,6 +105,7 @@ const SETTINGS: &[&str] = &[
     "LEVH_NOW",
     "LEVH_TZ",
     "LEVH_PERSONAL_DOMAINS",
+    "LEVH_ME",
     "LEVH_LOG",
     "LEVH_TOKEN",
     "LEVH_CORS_ORIGINS",
@@ -301,6 +302,14 @@ impl Context {
             embedder: selection.embedder.clone(),
             clock,
             config,
+        })
+        .with_personal_domains(match lookup("LEVH_PERSONAL_DOMAINS") {
+            // Organizations come from e-mail domains except these personal providers.
+            Some(path) => levh_core::entities::PersonalDomains::parse(
+                &std::fs::read_to_string(&path)
+                    .with_context(|| format!("reading LEVH_PERSONAL_DOMAINS={path}"))?,
+            ),
+            None => Default::default(),
         });
         let mut scope = Scope::cli(workspace);
         // Decisions record who took them: at a terminal, the OS user.

@@ -254,6 +254,7 @@ impl Levh {
                     &scope.actor,
                 )?;
                 outcome.memory_id = Some(record.memory.id);
+                self.index_entities_of(&scope.workspace, &[record.memory.id]);
             }
         }
         Ok(outcome)
@@ -487,6 +488,7 @@ impl Levh {
             &scope.actor,
         )?;
         if replaced {
+            self.index_entities_of(&scope.workspace, &[id]);
             Ok(())
         } else {
             Err(Error::NotFound(id))
@@ -552,6 +554,7 @@ impl Levh {
                     &scope.actor,
                 )?;
             }
+            self.index_entities_of(&scope.workspace, &[stored.id]);
             findings.push(SecretFinding {
                 memory_id: stored.id,
                 kinds,

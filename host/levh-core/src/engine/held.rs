@@ -101,6 +101,7 @@ impl Levh {
             superseded,
             &scope.actor,
         )?;
+        self.index_entities_of(&scope.workspace, &[memory_id]);
         self.close_admitted(scope, id, memory_id, superseded, false)
     }
 

@@ -1,10 +1,13 @@
 //! The [`Levh`] facade: the one entry point every surface (CLI, MCP, HTTP, sync) calls.
 
 mod capture;
+mod entities;
 mod held;
 mod memories;
 mod recall;
 mod sync;
+
+pub use entities::{REINDEX_BATCH, ReindexReport};
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -290,6 +293,7 @@ pub struct Levh {
     clock: Arc<dyn Clock>,
     config: Config,
     scorer: Option<Arc<dyn Scorer>>,
+    personal: levh_knowledge::organizations::PersonalDomains,
 }
 
 /// Importance when the caller gives none.
@@ -408,6 +412,7 @@ impl Levh {
             clock,
             config,
             scorer: None,
+            personal: Default::default(),
         }
     }
 

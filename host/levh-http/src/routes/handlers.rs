@@ -5,11 +5,18 @@ use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use levh_api::requests::KnowledgeArgs;
+use levh_api::requests::{
+    AboutArgs, EntityListArgs, EntityPageArgs, GraphArgs, KnowledgeArgs, MergeArgs, ReindexArgs,
+    TimelineArgs,
+};
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
     HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery,
     ScoreQuery, SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody, held_id,
+};
+use levh_api::views::{
+    AboutView, CommitmentView, EntityList, EntityView, GraphView, OrganizationList, PeopleList,
+    ReindexView, TimelineView,
 };
 use levh_api::views::{
     AdmitView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList, EvaluationView,
@@ -616,6 +623,120 @@ pub(super) async fn commitments(
 ) -> Result<Json<CommitmentList>, ApiError> {
     run(&state, scope, move |levh, scope| {
         levh_api::knowledge::commitments(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn complete_commitment(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<CommitmentView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::knowledge::complete(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn timeline(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<TimelineArgs>,
+) -> Result<Json<TimelineView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::timeline::timeline(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn people(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<EntityListArgs>,
+) -> Result<Json<PeopleList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::people(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn organizations(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<EntityListArgs>,
+) -> Result<Json<OrganizationList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::organizations(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn entities(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<EntityListArgs>,
+) -> Result<Json<EntityList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::list(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn about_entity(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(entity): Path<String>,
+    Params(page): Params<EntityPageArgs>,
+) -> Result<Json<AboutView>, ApiError> {
+    let args = AboutArgs {
+        entity,
+        kind: page.kind,
+        limit: page.limit,
+    };
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::about(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn entity_graph(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<GraphArgs>,
+) -> Result<Json<GraphView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::graph(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn merge_entities(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<MergeArgs>,
+) -> Result<Json<EntityView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::merge(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn reindex_entities(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    OptionalBody(args): OptionalBody<ReindexArgs>,
+) -> Result<Json<ReindexView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::reindex(levh, scope, args, &mut |_, _| {})
     })
     .await
     .map(Json)

@@ -12,11 +12,17 @@ use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodFilter, on};
 use levh_api::Operation;
-use levh_api::requests::KnowledgeArgs;
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
     HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery,
     SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
+};
+use levh_api::requests::{
+    EntityListArgs, EntityPageArgs, GraphArgs, KnowledgeArgs, MergeArgs, ReindexArgs, TimelineArgs,
+};
+use levh_api::views::{
+    AboutView, CommitmentView, EntityList, EntityView, GraphView, OrganizationList, PeopleList,
+    ReindexView, TimelineView,
 };
 use levh_api::views::{
     AdmitView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList, EvaluationView,
@@ -424,5 +430,61 @@ pub(crate) fn api() -> Api {
                 .query::<KnowledgeArgs>()
                 .ok::<CommitmentList>(200),
             handlers::commitments,
+        )
+        .route(
+            Route::new(M::POST, "/api/commitments/{id}/done", O::CompleteCommitment, "Mark a commitment done (its id from the list); it leaves the open list")
+                .ok::<CommitmentView>(200)
+                .errors(&[404]),
+            handlers::complete_commitment,
+        )
+        .route(
+            Route::new(M::GET, "/api/timeline", O::Timeline, "Memories grouped by the day they happened, in LEVH_TZ or the system's zone: a named range (this week, last week, ...) or from/to, optionally with one person, project or kind")
+                .query::<TimelineArgs>()
+                .ok::<TimelineView>(200),
+            handlers::timeline,
+        )
+        .route(
+            Route::new(M::GET, "/api/people", O::ListPeople, "People the memories are about, one per person across sources, most memories first, with the last interaction, channels and organizations")
+                .query::<EntityListArgs>()
+                .ok::<PeopleList>(200),
+            handlers::people,
+        )
+        .route(
+            Route::new(M::GET, "/api/organizations", O::ListOrganizations, "Organizations by e-mail domain (personal providers excluded), with who from each appears")
+                .query::<EntityListArgs>()
+                .ok::<OrganizationList>(200),
+            handlers::organizations,
+        )
+        .route(
+            Route::new(M::GET, "/api/entities", O::ListEntities, "Entities of every kind (person, organization, project, event, document, task), most memories first")
+                .query::<EntityListArgs>()
+                .ok::<EntityList>(200),
+            handlers::entities,
+        )
+        .route(
+            Route::new(M::GET, "/api/entities/{entity}", O::AboutEntity, "Everything about one entity (an id, an e-mail address, an @handle, a name, a domain or a project): its memories, organizations or people, related entities and open commitments")
+                .query::<EntityPageArgs>()
+                .ok::<AboutView>(200)
+                .errors(&[404]),
+            handlers::about_entity,
+        )
+        .route(
+            Route::new(M::GET, "/api/graph", O::EntityGraph, "The entity graph: the entities with the most memories and their co-occurrence edges (weight = shared memories)")
+                .query::<GraphArgs>()
+                .ok::<GraphView>(200),
+            handlers::entity_graph,
+        )
+        .route(
+            Route::new(M::POST, "/api/entities/merge", O::MergeEntities, "Merge two entities the heuristics kept apart: `from` goes into `into`")
+                .body::<MergeArgs>()
+                .ok::<EntityView>(200)
+                .errors(&[404]),
+            handlers::merge_entities,
+        )
+        .route(
+            Route::new(M::POST, "/api/entities/reindex", O::ReindexEntities, "Index the memories not indexed under today's rules (with all, every memory); resumable")
+                .body::<ReindexArgs>()
+                .ok::<ReindexView>(200),
+            handlers::reindex_entities,
         )
 }

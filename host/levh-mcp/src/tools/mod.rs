@@ -8,6 +8,7 @@
 
 mod connectors;
 mod held;
+mod knowledge;
 mod memories;
 mod recall;
 mod workspace;
@@ -55,6 +56,7 @@ impl LevhMcp {
             + Self::recall_router()
             + Self::held_router()
             + Self::workspace_router()
+            + Self::knowledge_router()
             + Self::connector_router()
     }
 

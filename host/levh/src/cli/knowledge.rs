@@ -32,8 +32,30 @@ impl Args {
             from: self.from,
             to: self.to,
             limit: Some(self.limit),
+            include_done: None,
         }
     }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct CommitmentsArgs {
+    #[command(subcommand)]
+    command: Option<CommitmentsCommand>,
+    #[command(flatten)]
+    list: Args,
+    /// List the ones marked done (by you, or by a later memory saying so) too.
+    #[arg(long)]
+    include_done: bool,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum CommitmentsCommand {
+    /// Mark a commitment kept: it leaves the open list.
+    Done {
+        /// The commitment's id, from `levh commitments`.
+        id: String,
+    },
 }
 
 /// `levh decisions`.
@@ -55,9 +77,20 @@ pub fn decisions(context: &Context, args: Args, json: bool) -> Result<ExitCode> 
     Ok(ExitCode::SUCCESS)
 }
 
-/// `levh commitments`.
-pub fn commitments(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let list = levh_api::knowledge::commitments(&context.levh, &context.scope, args.request())?;
+/// `levh commitments [done ID]`.
+pub fn commitments(context: &Context, args: CommitmentsArgs, json: bool) -> Result<ExitCode> {
+    if let Some(CommitmentsCommand::Done { id }) = args.command {
+        let done = levh_api::knowledge::complete(&context.levh, &context.scope, &id)?;
+        if json {
+            output::json(&done)?;
+        } else {
+            output::line(format!("done: {} ({})", done.sentence, done.id));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut request = args.list.request();
+    request.include_done = Some(args.include_done);
+    let list = levh_api::knowledge::commitments(&context.levh, &context.scope, request)?;
     if json {
         output::json(&list)?;
     } else if list.commitments.is_empty() {
@@ -65,14 +98,21 @@ pub fn commitments(context: &Context, args: Args, json: bool) -> Result<ExitCode
             "no commitment found (sentences such as \"I'll send it by Friday\" or \"yarın göndereceğim\")",
         );
     } else {
-        let mut table = output::table(&["due", "commitment", "written", "memory"]);
+        let mut table = output::table(&["due", "commitment", "by", "written", "id"]);
         for c in list.commitments {
-            let due = match (c.due, c.overdue) {
-                (Some(due), true) => format!("{due} (overdue)"),
-                (Some(due), false) => due,
-                (None, _) => "-".into(),
+            let due = match (c.due, c.overdue, c.done) {
+                (_, _, true) => "done".into(),
+                (Some(due), true, _) => format!("{due} (overdue)"),
+                (Some(due), false, _) => due,
+                (None, ..) => "-".into(),
             };
-            table.add_row(vec![due, c.sentence, c.written_at, c.memory_id]);
+            table.add_row(vec![
+                due,
+                c.sentence,
+                c.by.unwrap_or_else(|| "you".into()),
+                c.written_at,
+                c.id,
+            ]);
         }
         output::print_table(&table);
         output::line(format!("due dates in {}", list.time_zone));

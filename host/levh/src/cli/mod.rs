@@ -6,6 +6,7 @@ mod capture;
 mod connector;
 mod curve;
 mod doctor;
+mod entities;
 mod eval;
 mod fading;
 mod feedback;
@@ -86,8 +87,19 @@ enum Command {
     Fading(fading::Args),
     /// Decisions the memories state ("we decided to…", "karar verdik"), newest first.
     Decisions(knowledge::Args),
-    /// Promises the memories make in their writer's words, soonest due first.
-    Commitments(knowledge::Args),
+    /// Promises the memories make in the user's own words, soonest due first; `done ID`
+    /// marks one kept.
+    Commitments(knowledge::CommitmentsArgs),
+    /// People the memories are about, one per person across sources; `show PERSON`.
+    People(entities::PeopleArgs),
+    /// Organizations by e-mail domain, with who from each appears.
+    Orgs(entities::ListArgs),
+    /// The entity index: list, show, merge, reindex, graph.
+    Entities(entities::EntitiesArgs),
+    /// Everything about one entity: a person, an organization, a project, an item.
+    About(entities::AboutCli),
+    /// What happened, day by day in your time zone (LEVH_TZ): this week, last week, ...
+    Timeline(entities::TimelineCli),
     /// Predict a memory's retention for the coming days.
     Curve(curve::Args),
     /// Counts and averages for the workspace.
@@ -211,6 +223,11 @@ impl Cli {
             Command::Fading(args) => fading::run(&context, args, json),
             Command::Decisions(args) => knowledge::decisions(&context, args, json),
             Command::Commitments(args) => knowledge::commitments(&context, args, json),
+            Command::People(args) => entities::people(&context, args, json),
+            Command::Orgs(args) => entities::organizations(&context, args, json),
+            Command::Entities(args) => entities::entities(&context, args, json),
+            Command::About(args) => entities::about_any(&context, args, json),
+            Command::Timeline(args) => entities::timeline(&context, args, json),
             Command::Curve(args) => curve::run(&context, args, json),
             Command::Stats(args) => stats::run(&context, args, json),
             Command::Held(command) => held::run(&context, command, json),

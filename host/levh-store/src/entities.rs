@@ -1,0 +1,685 @@
+//! The entity index in SQLite (migration 0007): entities, the keys they are recognised
+//! by, their links to memories and their memberships, and commitments marked done.
+//!
+//! Counts and lists join the memories that are not forgotten, so a forgotten memory stops
+//! counting at once and a purged one (its links go by cascade) leaves nothing behind.
+
+use levh_core::entities::{
+    CommitmentDone, EntityEdge, EntityId, EntityKey, EntityKind, EntityMemory, EntityQuery,
+    EntityRole, EntityStore, EntitySummary, IndexedMemory, Sighting,
+};
+use levh_core::{Actor, EventKind, Memory, MemoryId, StoreError, Timestamp, Workspace};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use serde_json::json;
+
+use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, parse_id, read_memory};
+use crate::{SqliteStore, SqliteStoreError, log_event, sqlite};
+
+fn corrupt(what: String) -> StoreError {
+    StoreError::new(SqliteStoreError::Corrupt(what))
+}
+
+fn time(micros: i64) -> Result<Timestamp, StoreError> {
+    Timestamp::from_microsecond(micros).map_err(|e| corrupt(format!("time {micros}: {e}")))
+}
+
+/// The entity a sighting names, created when no key is known, and merged into when its
+/// keys name several (the first key — the address — wins).
+fn resolve(
+    tx: &Connection,
+    workspace: &Workspace,
+    sighting: &Sighting,
+    now: Timestamp,
+) -> rusqlite::Result<i64> {
+    let mut found: Vec<(usize, i64)> = Vec::new();
+    for (position, key) in sighting.keys.iter().enumerate() {
+        let seq: Option<i64> = tx
+            .prepare_cached("SELECT entity_seq FROM entity_keys WHERE workspace = ?1 AND key = ?2")?
+            .query_row(params![workspace.as_str(), key.as_str()], |row| row.get(0))
+            .optional()?;
+        if let Some(seq) = seq {
+            found.push((position, seq));
+        }
+    }
+    let seq = match found.first() {
+        Some(&(_, seq)) => seq,
+        None => tx
+            .prepare_cached(
+                "INSERT INTO entities (id, workspace, kind, name, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5) RETURNING seq",
+            )?
+            .query_row(
+                params![
+                    EntityId::new_at(now).to_string(),
+                    workspace.as_str(),
+                    sighting.kind.as_str(),
+                    sighting.name,
+                    micros(now)
+                ],
+                |row| row.get(0),
+            )?,
+    };
+    for &(_, other) in &found {
+        if other != seq {
+            merge(tx, seq, other)?;
+        }
+    }
+    for key in &sighting.keys {
+        tx.prepare_cached(
+            "INSERT OR IGNORE INTO entity_keys (workspace, key, entity_seq) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![workspace.as_str(), key.as_str(), seq])?;
+    }
+    // An entity first seen as an address or handle takes a person's name once one is known.
+    if !sighting.name.contains('@') && !sighting.name.is_empty() {
+        tx.prepare_cached("UPDATE entities SET name = ?2 WHERE seq = ?1 AND name LIKE '%@%'")?
+            .execute(params![seq, sighting.name])?;
+    }
+    Ok(seq)
+}
+
+/// Moves everything of entity `from` to `into` and deletes `from`.
+fn merge(tx: &Connection, into: i64, from: i64) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE entity_keys SET entity_seq = ?1 WHERE entity_seq = ?2",
+        params![into, from],
+    )?;
+    tx.execute(
+        "UPDATE OR IGNORE memory_entities SET entity_seq = ?1 WHERE entity_seq = ?2",
+        params![into, from],
+    )?;
+    tx.execute(
+        "UPDATE OR IGNORE entity_members SET organization_seq = ?1 WHERE organization_seq = ?2",
+        params![into, from],
+    )?;
+    tx.execute(
+        "UPDATE OR IGNORE entity_members SET person_seq = ?1 WHERE person_seq = ?2",
+        params![into, from],
+    )?;
+    // What could not move (the same link already on `into`) goes with `from`, by cascade.
+    tx.execute("DELETE FROM entities WHERE seq = ?1", [from])?;
+    Ok(())
+}
+
+fn index_one(
+    tx: &Connection,
+    workspace: &Workspace,
+    memory: &IndexedMemory,
+    version: u32,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    let seq: Option<i64> = tx
+        .prepare_cached("SELECT seq FROM memories WHERE workspace = ?1 AND id = ?2")?
+        .query_row(
+            params![workspace.as_str(), memory.memory_id.to_string()],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let Some(memory_seq) = seq else {
+        return Ok(()); // purged meanwhile
+    };
+    tx.prepare_cached("DELETE FROM memory_entities WHERE memory_seq = ?1")?
+        .execute([memory_seq])?;
+    for sighting in &memory.sightings {
+        let entity = resolve(tx, workspace, sighting, now)?;
+        tx.prepare_cached(
+            "INSERT OR IGNORE INTO memory_entities (memory_seq, entity_seq, role) VALUES (?1, ?2, ?3)",
+        )?
+        .execute(params![memory_seq, entity, sighting.role.as_str()])?;
+        // A person takes part for their organizations too, even where only their name
+        // is known (a transcript's speaker): the organization's count is its people's.
+        if sighting.kind == EntityKind::Person && sighting.role.is_participation() {
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO memory_entities (memory_seq, entity_seq, role)
+                 SELECT ?1, organization_seq, 'organization' FROM entity_members WHERE person_seq = ?2",
+            )?
+            .execute(params![memory_seq, entity])?;
+        }
+        if let Some(domain) = &sighting.organization {
+            let organization = resolve(
+                tx,
+                workspace,
+                &Sighting {
+                    kind: EntityKind::Organization,
+                    name: domain.clone(),
+                    keys: vec![EntityKey::domain(domain)],
+                    role: EntityRole::Organization,
+                    organization: None,
+                },
+                now,
+            )?;
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO entity_members (organization_seq, person_seq) VALUES (?1, ?2)",
+            )?
+            .execute(params![organization, entity])?;
+        }
+    }
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO entity_indexed (memory_seq, version, content_hash) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![memory_seq, version, memory.content_hash])?;
+    Ok(())
+}
+
+/// seq, id, kind, name, memories, latest world time, sources (comma-separated).
+type SummaryRow = (
+    i64,
+    String,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<String>,
+);
+
+/// The summary columns over `entities e`, counting live memories; `{where}` filters.
+fn summaries(
+    conn: &Connection,
+    clause: &str,
+    mut values: Vec<Value>,
+    limit: usize,
+) -> Result<Vec<EntitySummary>, StoreError> {
+    values.push(Value::Integer(limit.min(i64::MAX as usize) as i64));
+    let sql = format!(
+        "SELECT e.seq, e.id, e.kind, e.name, COUNT(DISTINCT m.seq), MAX(m.valid_from),
+                group_concat(DISTINCT m.source)
+         FROM entities e
+         JOIN memory_entities me ON me.entity_seq = e.seq
+         JOIN memories m ON m.seq = me.memory_seq AND m.forgotten_at IS NULL
+         WHERE {clause}
+         GROUP BY e.seq
+         ORDER BY COUNT(DISTINCT m.seq) DESC, MAX(m.valid_from) DESC, e.name
+         LIMIT ?"
+    );
+    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+    let rows: Vec<SummaryRow> = statement
+        .query_map(params_from_iter(values), |row: &Row<'_>| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+                row.get(6)?,
+            ))
+        })
+        .map_err(sqlite)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(sqlite)?;
+    let mut keys_of = conn
+        .prepare_cached("SELECT key FROM entity_keys WHERE entity_seq = ?1 ORDER BY key")
+        .map_err(sqlite)?;
+    let mut found = Vec::with_capacity(rows.len());
+    for (seq, id, kind, name, count, last, sources) in rows {
+        let keys = keys_of
+            .query_map([seq], |row| row.get::<_, String>(0))
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(sqlite)?;
+        let mut channels: Vec<String> = sources
+            .unwrap_or_default()
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        channels.sort();
+        found.push(EntitySummary {
+            id: id
+                .parse()
+                .map_err(|_| corrupt(format!("entity id {id:?}")))?,
+            kind: kind
+                .parse()
+                .map_err(|_| corrupt(format!("entity kind {kind:?}")))?,
+            name,
+            memories: count as u64,
+            last_seen: last.map(time).transpose()?,
+            channels,
+            keys: keys.into_iter().map(EntityKey::from_stored).collect(),
+        });
+    }
+    Ok(found)
+}
+
+fn entity_seq(
+    conn: &Connection,
+    workspace: &Workspace,
+    id: EntityId,
+) -> Result<Option<i64>, StoreError> {
+    conn.prepare_cached("SELECT seq FROM entities WHERE workspace = ?1 AND id = ?2")
+        .map_err(sqlite)?
+        .query_row(params![workspace.as_str(), id.to_string()], |row| {
+            row.get(0)
+        })
+        .optional()
+        .map_err(sqlite)
+}
+
+fn ids_of(conn: &Connection, seqs: &[i64]) -> Result<Vec<EntityId>, StoreError> {
+    let mut statement = conn
+        .prepare_cached("SELECT id FROM entities WHERE seq = ?1")
+        .map_err(sqlite)?;
+    let mut ids = Vec::with_capacity(seqs.len());
+    for seq in seqs {
+        let id: String = statement
+            .query_row([seq], |row| row.get(0))
+            .map_err(sqlite)?;
+        ids.push(
+            id.parse()
+                .map_err(|_| corrupt(format!("entity id {id:?}")))?,
+        );
+    }
+    Ok(ids)
+}
+
+fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
+impl EntityStore for SqliteStore {
+    fn known_people(&self, workspace: &Workspace) -> Result<Vec<String>, StoreError> {
+        let conn = self.read();
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT DISTINCT name FROM entities
+                 WHERE workspace = ?1 AND kind = 'person' AND name NOT LIKE '%@%'
+                 ORDER BY name",
+            )
+            .map_err(sqlite)?;
+        statement
+            .query_map([workspace.as_str()], |row| row.get(0))
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(sqlite)
+    }
+
+    fn index_entities(
+        &self,
+        workspace: &Workspace,
+        batch: &[IndexedMemory],
+        version: u32,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.write(|tx| {
+            for memory in batch {
+                index_one(tx, workspace, memory, version, now).map_err(sqlite)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn unindexed_memories(
+        &self,
+        workspace: &Workspace,
+        version: u32,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} {MEMORY_FROM}
+             LEFT JOIN entity_indexed x ON x.memory_seq = m.seq
+             WHERE m.workspace = ?1
+               AND (x.memory_seq IS NULL OR x.version != ?2 OR x.content_hash != m.content_hash)
+             ORDER BY m.seq LIMIT ?3"
+        );
+        let conn = self.read();
+        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+        statement
+            .query_map(
+                params![workspace.as_str(), version, limit as i64],
+                read_memory,
+            )
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(sqlite)
+    }
+
+    fn count_unindexed(&self, workspace: &Workspace, version: u32) -> Result<u64, StoreError> {
+        self.read()
+            .prepare_cached(
+                "SELECT COUNT(*) FROM memories m LEFT JOIN entity_indexed x ON x.memory_seq = m.seq
+                 WHERE m.workspace = ?1
+                   AND (x.memory_seq IS NULL OR x.version != ?2 OR x.content_hash != m.content_hash)",
+            )
+            .map_err(sqlite)?
+            .query_row(params![workspace.as_str(), version], |row| {
+                row.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
+            .map_err(sqlite)
+    }
+
+    fn mark_all_unindexed(&self, workspace: &Workspace) -> Result<u64, StoreError> {
+        self.write(|tx| {
+            tx.execute(
+                "DELETE FROM entity_indexed WHERE memory_seq IN (SELECT seq FROM memories WHERE workspace = ?1)",
+                [workspace.as_str()],
+            )
+            .map(|n| n as u64)
+            .map_err(sqlite)
+        })
+    }
+
+    fn entities(
+        &self,
+        workspace: &Workspace,
+        query: &EntityQuery,
+    ) -> Result<Vec<EntitySummary>, StoreError> {
+        let mut clause = String::from("e.workspace = ?");
+        let mut values = vec![Value::Text(workspace.as_str().to_owned())];
+        if let Some(kind) = query.kind {
+            clause.push_str(" AND e.kind = ?");
+            values.push(Value::Text(kind.as_str().to_owned()));
+        }
+        if let Some(name) = query
+            .name
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+        {
+            // Names as written, or any key (addresses, handles, normalised names).
+            clause.push_str(
+                " AND (e.name LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM entity_keys k
+                   WHERE k.entity_seq = e.seq AND k.key LIKE ? ESCAPE '\\'))",
+            );
+            let escaped = name
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            values.push(Value::Text(format!("%{escaped}%")));
+            let normal = EntityKey::person_name(&escaped);
+            let normal = normal.as_str().trim_start_matches("person:name:");
+            values.push(Value::Text(format!("%{normal}%")));
+        }
+        if let Some(project) = &query.project {
+            clause.push_str(" AND m.project = ?");
+            values.push(Value::Text(project.clone()));
+        }
+        summaries(&self.read(), &clause, values, query.limit)
+    }
+
+    fn entities_by_id(
+        &self,
+        workspace: &Workspace,
+        ids: &[EntityId],
+    ) -> Result<Vec<EntitySummary>, StoreError> {
+        let mut found = Vec::new();
+        let conn = self.read();
+        for chunk in ids.chunks(400) {
+            let clause = format!(
+                "e.workspace = ? AND e.id IN ({})",
+                placeholders(chunk.len())
+            );
+            let values = std::iter::once(Value::Text(workspace.as_str().to_owned()))
+                .chain(chunk.iter().map(|id| Value::Text(id.to_string())))
+                .collect();
+            found.extend(summaries(&conn, &clause, values, chunk.len())?);
+        }
+        Ok(found)
+    }
+
+    fn entity_by_key(
+        &self,
+        workspace: &Workspace,
+        key: &EntityKey,
+    ) -> Result<Option<EntityId>, StoreError> {
+        let id: Option<String> = self
+            .read()
+            .prepare_cached(
+                "SELECT e.id FROM entity_keys k JOIN entities e ON e.seq = k.entity_seq
+                 WHERE k.workspace = ?1 AND k.key = ?2",
+            )
+            .map_err(sqlite)?
+            .query_row(params![workspace.as_str(), key.as_str()], |row| row.get(0))
+            .optional()
+            .map_err(sqlite)?;
+        id.map(|id| id.parse().map_err(|_| corrupt(format!("entity id {id:?}"))))
+            .transpose()
+    }
+
+    fn entity_memories(
+        &self,
+        workspace: &Workspace,
+        id: EntityId,
+        limit: usize,
+    ) -> Result<Vec<EntityMemory>, StoreError> {
+        let conn = self.read();
+        let Some(seq) = entity_seq(&conn, workspace, id)? else {
+            return Ok(Vec::new());
+        };
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT m.id, m.valid_from, group_concat(me.role)
+                 FROM memory_entities me JOIN memories m ON m.seq = me.memory_seq
+                 WHERE me.entity_seq = ?1 AND m.forgotten_at IS NULL
+                 GROUP BY m.seq ORDER BY m.valid_from DESC, m.seq DESC LIMIT ?2",
+            )
+            .map_err(sqlite)?;
+        let rows: Vec<(String, i64, String)> = statement
+            .query_map(params![seq, limit.min(i64::MAX as usize) as i64], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(sqlite)?;
+        rows.into_iter()
+            .map(|(memory, at, roles)| {
+                let mut roles: Vec<EntityRole> =
+                    roles.split(',').filter_map(|r| r.parse().ok()).collect();
+                roles.sort();
+                Ok(EntityMemory {
+                    memory_id: parse_id(&memory).map_err(StoreError::new)?,
+                    valid_from: time(at)?,
+                    roles,
+                })
+            })
+            .collect()
+    }
+
+    fn related_entities(
+        &self,
+        workspace: &Workspace,
+        id: EntityId,
+        limit: usize,
+    ) -> Result<Vec<(EntityId, u64)>, StoreError> {
+        let conn = self.read();
+        let Some(seq) = entity_seq(&conn, workspace, id)? else {
+            return Ok(Vec::new());
+        };
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT other.entity_seq, COUNT(DISTINCT other.memory_seq) AS shared
+                 FROM memory_entities mine
+                 JOIN memories m ON m.seq = mine.memory_seq AND m.forgotten_at IS NULL
+                 JOIN memory_entities other ON other.memory_seq = mine.memory_seq
+                 WHERE mine.entity_seq = ?1 AND other.entity_seq != ?1
+                 GROUP BY other.entity_seq ORDER BY shared DESC, other.entity_seq LIMIT ?2",
+            )
+            .map_err(sqlite)?;
+        let rows: Vec<(i64, i64)> = statement
+            .query_map(params![seq, limit.min(i64::MAX as usize) as i64], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(sqlite)?;
+        let seqs: Vec<i64> = rows.iter().map(|(s, _)| *s).collect();
+        let ids = ids_of(&conn, &seqs)?;
+        Ok(ids
+            .into_iter()
+            .zip(rows)
+            .map(|(id, (_, n))| (id, n as u64))
+            .collect())
+    }
+
+    fn memberships(
+        &self,
+        workspace: &Workspace,
+        id: EntityId,
+    ) -> Result<Vec<EntityId>, StoreError> {
+        let conn = self.read();
+        let Some(seq) = entity_seq(&conn, workspace, id)? else {
+            return Ok(Vec::new());
+        };
+        let seqs = conn
+            .prepare_cached(
+                "SELECT person_seq FROM entity_members WHERE organization_seq = ?1
+                 UNION SELECT organization_seq FROM entity_members WHERE person_seq = ?1",
+            )
+            .map_err(sqlite)?
+            .query_map([seq], |row| row.get::<_, i64>(0))
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(sqlite)?;
+        ids_of(&conn, &seqs)
+    }
+
+    fn entity_edges(
+        &self,
+        workspace: &Workspace,
+        among: &[EntityId],
+        limit: usize,
+    ) -> Result<Vec<EntityEdge>, StoreError> {
+        if among.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = self.read();
+        // The graph is drawn for a page of entities (a few hundred at most).
+        let among = &among[..among.len().min(500)];
+        let marks = placeholders(among.len());
+        let sql = format!(
+            "WITH chosen AS (SELECT seq, id FROM entities WHERE workspace = ? AND id IN ({marks}))
+             SELECT a.id, b.id, COUNT(DISTINCT x.memory_seq) AS weight
+             FROM memory_entities x
+             JOIN memory_entities y ON y.memory_seq = x.memory_seq AND y.entity_seq > x.entity_seq
+             JOIN chosen a ON a.seq = x.entity_seq
+             JOIN chosen b ON b.seq = y.entity_seq
+             JOIN memories m ON m.seq = x.memory_seq AND m.forgotten_at IS NULL
+             GROUP BY x.entity_seq, y.entity_seq
+             ORDER BY weight DESC LIMIT ?"
+        );
+        let values = std::iter::once(Value::Text(workspace.as_str().to_owned()))
+            .chain(among.iter().map(|id| Value::Text(id.to_string())))
+            .chain(std::iter::once(Value::Integer(
+                limit.min(i64::MAX as usize) as i64,
+            )));
+        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+        let rows: Vec<(String, String, i64)> = statement
+            .query_map(params_from_iter(values), |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(sqlite)?;
+        rows.into_iter()
+            .map(|(a, b, weight)| {
+                let parse = |id: &str| {
+                    id.parse::<EntityId>()
+                        .map_err(|_| corrupt(format!("entity id {id:?}")))
+                };
+                Ok(EntityEdge {
+                    from: parse(&a)?,
+                    to: parse(&b)?,
+                    weight: weight as u64,
+                })
+            })
+            .collect()
+    }
+
+    fn merge_entities(
+        &self,
+        workspace: &Workspace,
+        into: EntityId,
+        from: EntityId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        self.write(|tx| {
+            let (Some(target), Some(source)) = (
+                entity_seq(tx, workspace, into)?,
+                entity_seq(tx, workspace, from)?,
+            ) else {
+                return Ok(false);
+            };
+            merge(tx, target, source).map_err(sqlite)?;
+            log_event(
+                tx,
+                now,
+                EventKind::EntityMerge,
+                workspace,
+                None,
+                actor,
+                json!({ "into": into.to_string(), "from": from.to_string() }),
+            )
+            .map_err(sqlite)?;
+            Ok(true)
+        })
+    }
+
+    fn commitments_done(&self, workspace: &Workspace) -> Result<Vec<CommitmentDone>, StoreError> {
+        let conn = self.read();
+        let mut statement = conn
+            .prepare_cached(
+                "SELECT id, done_at, by_memory FROM commitments_done WHERE workspace = ?1",
+            )
+            .map_err(sqlite)?;
+        let rows: Vec<(String, i64, Option<String>)> = statement
+            .query_map([workspace.as_str()], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .map_err(sqlite)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(sqlite)?;
+        rows.into_iter()
+            .map(|(id, at, by)| {
+                Ok(CommitmentDone {
+                    id,
+                    at: time(at)?,
+                    by_memory: by
+                        .map(|m| parse_id(&m).map_err(StoreError::new))
+                        .transpose()?,
+                })
+            })
+            .collect()
+    }
+
+    fn mark_commitment_done(
+        &self,
+        workspace: &Workspace,
+        memory: MemoryId,
+        done: &CommitmentDone,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        self.write(|tx| {
+            let inserted = tx
+                .execute(
+                    "INSERT OR IGNORE INTO commitments_done (workspace, id, memory_seq, done_at, by_memory)
+                     SELECT ?1, ?2, seq, ?4, ?5 FROM memories WHERE workspace = ?1 AND id = ?3",
+                    params![
+                        workspace.as_str(),
+                        done.id,
+                        memory.to_string(),
+                        micros(done.at),
+                        done.by_memory.map(|m| m.to_string())
+                    ],
+                )
+                .map_err(sqlite)?;
+            if inserted > 0 && done.by_memory.is_none() {
+                log_event(
+                    tx,
+                    done.at,
+                    EventKind::CommitmentDone,
+                    workspace,
+                    Some(memory),
+                    actor,
+                    json!({ "commitment": done.id }),
+                )
+                .map_err(sqlite)?;
+            }
+            Ok(())
+        })
+    }
+}
