@@ -51,6 +51,12 @@ fn every_page_is_the_shell_its_files_are_served_and_only_the_api_needs_the_token
         "/fading",
         "/held",
         "/decisions",
+        "/people",
+        "/people/019d0b1d-de00-79c8-89b3-af2d00d9814b",
+        "/entities/019d0b1d-de00-79c8-89b3-af2d00d9814b",
+        "/organizations",
+        "/timeline",
+        "/graph",
         "/connectors",
         "/settings",
     ] {
@@ -208,7 +214,8 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser
             .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
             .await;
-        for _ in 0..6 {
+        // Past the other nine links of the navigation (Fading … Settings).
+        for _ in 0..10 {
             browser.press(Key::Tab).await;
         }
         assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");
@@ -352,6 +359,69 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         assert!(text.contains("we decided to freeze the public API until May."), "{text}");
         assert!(text.contains("I'll write the migration guide by Friday."), "{text}");
         browser.assert_no_console_error("/decisions").await;
+        // The promise is kept: Done takes it off the list (and the CLI agrees).
+        browser
+            .client
+            .execute(
+                "[...document.querySelectorAll('table.commitments tr')].find(r => r.textContent.includes('migration guide')).querySelector('button').click()",
+                vec![],
+            )
+            .await
+            .unwrap();
+        browser
+            .until("the kept promise gone", "return !document.querySelector('main').textContent.includes('migration guide')")
+            .await;
+        let open = crate::support::json(crate::support::levh(home).args(["commitments", "--json"]));
+        assert!(!open.to_string().contains("migration guide"), "{open}");
+
+        // People, organizations, the timeline and the graph, from a synced mailbox.
+        let mbox = crate::support::repository_root().join("fixtures/knowledge/world/mail/deniz.mbox");
+        crate::support::ok(crate::support::levh(home).args([
+            "sync",
+            "email",
+            "-c",
+            &format!("mbox_path={}", mbox.display()),
+        ]));
+        let text = page(&browser, &format!("{base}/people"), "People").await;
+        assert!(text.contains("Priya Raman") && text.contains("acme-robotics.com"), "{text}");
+        browser
+            .client
+            .execute("[...document.querySelectorAll('table.people a')].find(a => a.textContent === 'Priya Raman').click()", vec![])
+            .await
+            .unwrap();
+        let text = browser
+            .until("Priya's page", "const h = document.querySelector('main h1'); return h?.textContent === 'Priya Raman' && document.querySelector('main').innerText")
+            .await;
+        let text = text.as_str().unwrap();
+        for wanted in ["priya.raman@acme-robotics.com", "acme-robotics.com", "Tomás Ortega", "Appears with", "Gripper firmware"] {
+            assert!(text.contains(wanted), "{wanted} missing from Priya's page:\n{text}");
+        }
+        let current = browser
+            .client
+            .execute("return document.querySelector('nav a[aria-current=page]')?.textContent", vec![])
+            .await
+            .unwrap();
+        assert_eq!(current, "People", "a person's page is under People");
+        let person_path = browser.client.current_url().await.unwrap().path().to_owned();
+        browser.assert_no_console_error(&person_path).await;
+        let text = page(&browser, &format!("{base}/organizations"), "Organizations").await;
+        assert!(text.contains("acme-robotics.com") && text.contains("northwind.io"), "{text}");
+        let table = browser.text("main table").await;
+        assert!(!table.contains("gmail.com") && !table.contains("outlook.com"), "{table}");
+        let text = page(&browser, &format!("{base}/timeline?from=2026-10-20&to=2026-10-30"), "Timeline").await;
+        let text = browser
+            .until("the timeline's days", "const t = document.querySelector('main').innerText; return t.includes('Tuesday 2026-10-20') && t")
+            .await
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or(text);
+        assert!(text.contains("Gripper firmware: release date and budget") && text.contains("Climbing on Friday?"), "{text}");
+        page(&browser, &format!("{base}/graph"), "Graph").await;
+        let circles = browser
+            .until("the graph drawn", "const n = document.querySelectorAll('svg.graph circle').length; return n >= 5 && n")
+            .await;
+        assert!(circles.as_u64().unwrap() >= 5);
+        browser.assert_no_console_error("/graph").await;
 
         // Every page, at both widths: no console error, no sideways scroll, a screenshot.
         let pages = [
@@ -362,6 +432,11 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             ("fading", "/fading".to_owned(), "Fading"),
             ("held", "/held".to_owned(), "Held for review"),
             ("decisions", "/decisions".to_owned(), "Decisions"),
+            ("people", "/people".to_owned(), "People"),
+            ("person", person_path.clone(), "Priya Raman"),
+            ("organizations", "/organizations".to_owned(), "Organizations"),
+            ("timeline", "/timeline?from=2026-10-20&to=2026-10-30".to_owned(), "Timeline"),
+            ("graph", "/graph".to_owned(), "Graph"),
             ("connectors", "/connectors".to_owned(), "Connectors"),
             ("settings", "/settings".to_owned(), "Settings"),
         ];

@@ -11,6 +11,8 @@ function route(path) {
   if (path === "/") return ["home", {}];
   const memory = path.match(/^\/memories\/([^/]+)$/);
   if (memory) return ["memory", { id: decodeURIComponent(memory[1]) }];
+  const entity = path.match(/^\/(?:people|entities)\/([^/]+)$/);
+  if (entity) return ["entity", { id: decodeURIComponent(entity[1]) }];
   const name = path.slice(1);
   return [name in pages ? name : "missing", { path }];
 }
@@ -27,7 +29,9 @@ async function show() {
   leave = null;
   const [name, params] = route(location.pathname);
   for (const link of document.querySelectorAll("nav a")) {
-    const here = link.getAttribute("href") === location.pathname;
+    const href = link.getAttribute("href");
+    // A person's page is under People.
+    const here = href === location.pathname || (href !== "/" && location.pathname.startsWith(`${href}/`));
     if (here) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }

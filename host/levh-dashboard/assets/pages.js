@@ -135,6 +135,46 @@ function chart(target, labels, series, title) {
   );
 }
 
+/// A link to an entity's page (a person's under /people).
+const entityLink = (e) => e ? h("a", { href: `/${e.kind === "person" ? "people" : "entities"}/${encodeURIComponent(e.id)}` }, e.name) : "?";
+/// The day of an instant, in the browser's zone.
+const day = (at) => (at ? new Date(at).toLocaleDateString() : "—");
+
+/// The graph as SVG: nodes on a circle (people, then the rest), lines as wide as their
+/// weight. Scales with its container through the viewBox, so it never scrolls sideways.
+function graphDrawing(graph) {
+  const svg = (tag, attributes, ...children) => {
+    const element = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+    for (const child of children) element.append(child);
+    return element;
+  };
+  const size = 640, middle = size / 2, radius = size / 2 - 110;
+  const nodes = [...graph.nodes].sort((a, b) => (a.kind === "person" ? 0 : 1) - (b.kind === "person" ? 0 : 1));
+  const at = new Map(nodes.map((n, i) => {
+    const angle = (2 * Math.PI * i) / nodes.length - Math.PI / 2;
+    return [n.id, { x: middle + radius * Math.cos(angle), y: middle + radius * Math.sin(angle), angle }];
+  }));
+  const heaviest = Math.max(1, ...graph.edges.map((e) => e.weight));
+  const drawing = svg("svg", { viewBox: `0 0 ${size} ${size}`, role: "img", "aria-label": `Graph of ${nodes.length} entities`, class: "graph" });
+  for (const edge of graph.edges) {
+    const a = at.get(edge.from), b = at.get(edge.to);
+    if (!a || !b) continue;
+    drawing.append(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "edge", "stroke-width": 0.5 + (4 * edge.weight) / heaviest },
+      svg("title", {}, `${edge.weight} shared`)));
+  }
+  for (const node of nodes) {
+    const p = at.get(node.id);
+    const link = svg("a", { href: `/${node.kind === "person" ? "people" : "entities"}/${encodeURIComponent(node.id)}` },
+      svg("circle", { cx: p.x, cy: p.y, r: 4 + Math.min(10, Math.sqrt(node.memories) * 2), class: `node ${node.kind}` }),
+      svg("text", { x: p.x + 14 * Math.cos(p.angle), y: p.y + 14 * Math.sin(p.angle) + 4, "text-anchor": Math.cos(p.angle) < -0.1 ? "end" : Math.cos(p.angle) > 0.1 ? "start" : "middle" },
+        node.name.length > 22 ? `${node.name.slice(0, 21)}…` : node.name),
+      svg("title", {}, `${node.name} (${node.kind}) · ${node.memories} memories`));
+    drawing.append(link);
+  }
+  return h("div", { class: "card graph" }, drawing);
+}
+
 /// A sync report's counts, in words.
 const reportCounts = (r) => ["fetched", "admitted", "redacted", "updated", "unchanged", "held", "rejected", "failed", "skipped"]
   .filter((k) => r[k]).map((k) => `${r[k]} ${k}`).join(", ") || "nothing fetched";
@@ -520,13 +560,147 @@ export const pages = {
         h("td", { class: "optional muted" }, when(d.at)),
         h("td", {}, h("a", { href: `/memories/${encodeURIComponent(d.memory_id)}` }, d.sentence)),
         h("td", { class: "optional terms" }, [where(d), d.people.join(", ")].filter(Boolean).join(" — "))))));
-    main.append(h("h2", {}, "Promised"),
-      promised.commitments.length === 0 ? empty("No open promise found yet.") :
-      h("table", { class: "commitments" }, promised.commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
-        h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
-        h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence)),
-        h("td", { class: "optional muted" }, when(c.written_at))))),
-      h("p", { class: "muted" }, `Due dates in ${promised.time_zone}.`));
+    const promisedBox = h("div");
+    main.append(h("h2", {}, "Promised"), promisedBox);
+    const drawPromised = async (list) => {
+      const promised = list || await get("/api/commitments?limit=100");
+      promisedBox.replaceChildren(promised.commitments.length === 0 ? empty("No open promise found yet.") :
+        h("table", { class: "commitments" }, promised.commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
+          h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
+          h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence)),
+          h("td", { class: "optional muted" }, [c.by, when(c.written_at)].filter(Boolean).join(" · ")),
+          h("td", {}, action("Done", () => post(`/api/commitments/${encodeURIComponent(c.id)}/done`), () => drawPromised()))))),
+        h("p", { class: "muted" }, `Due dates in ${promised.time_zone}. A promise is done when you mark it, or when a later memory of yours says so ("I sent the budget…").`));
+    };
+    await drawPromised(promised);
+  },
+
+  async people(main, _, query) {
+    main.append(h("h1", {}, "People"),
+      h("p", { class: "muted" }, "Everyone the memories are about — attendees, senders, speakers, authors, names and addresses in the text — one per person across sources."));
+    const form = h("form", { class: "search", role: "search" },
+      h("input", { name: "name", type: "search", placeholder: "name, address or @handle", value: query.get("name") || "", "aria-label": "Name" }),
+      h("button", { class: "primary" }, "Find"));
+    const list = h("div");
+    main.append(form, list);
+    const draw = async () => {
+      const name = new FormData(form).get("name");
+      const people = await get(`/api/people?limit=200${name ? `&name=${encodeURIComponent(name)}` : ""}`);
+      list.replaceChildren(people.people.length === 0 ? empty("No people yet: they come from synced mail, calendars and meetings, and from addresses in memories.") :
+        h("table", { class: "people" }, h("tr", {}, h("th", {}, "person"), h("th", {}, "memories"), h("th", {}, "last"), h("th", { class: "optional" }, "channels"), h("th", { class: "optional" }, "organizations")),
+          people.people.map((p) => h("tr", {},
+            h("td", {}, entityLink(p), p.emails.length ? h("div", { class: "terms" }, p.emails.join(", ")) : null),
+            h("td", {}, p.memories),
+            h("td", {}, day(p.last_seen)),
+            h("td", { class: "optional terms" }, p.channels.join(", ")),
+            h("td", { class: "optional" }, p.organizations.join(", "))))));
+    };
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const name = new FormData(form).get("name");
+      history.replaceState({}, "", name ? `/people?name=${encodeURIComponent(name)}` : "/people");
+      await draw();
+    });
+    await draw();
+  },
+
+  async entity(main, { id }) {
+    const about = await get(`/api/entities/${encodeURIComponent(id)}?limit=50`);
+    const e = about.entity;
+    main.append(h("h1", {}, e.name), h("p", { class: "muted" }, e.kind),
+      h("div", { class: "grid" },
+        h("div", { class: "card" }, h("div", { class: "count" }, e.memories), h("div", { class: "muted" }, "memories")),
+        h("div", { class: "card" }, h("div", { class: "count" }, day(e.last_seen)), h("div", { class: "muted" }, "last seen")),
+        h("div", { class: "card" }, h("div", {}, e.channels.join(", ") || "—"), h("div", { class: "muted" }, "channels"))),
+      e.emails.length || e.handles.length ? h("p", {}, [...e.emails, ...e.handles].join(" · ")) : null);
+    if (about.memberships.length) {
+      main.append(h("h2", {}, e.kind === "organization" ? "People" : "Organizations"),
+        h("ul", { class: "grants" }, about.memberships.map((m) => h("li", {}, entityLink(m), h("span", { class: "muted" }, ` · ${m.memories} memories`)))));
+    }
+    if (about.related.length) {
+      main.append(h("h2", {}, "Appears with"),
+        h("ul", { class: "grants" }, about.related.slice(0, 20).map((r) => h("li", {}, entityLink(r.entity), h("span", { class: "muted" }, ` · ${r.entity.kind} · ${r.shared} shared`)))));
+    }
+    if (about.open_commitments.length) {
+      main.append(h("h2", {}, "Open commitments"),
+        h("table", {}, about.open_commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
+          h("td", {}, c.due || "—"), h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence))))));
+    }
+    main.append(h("h2", {}, "Memories"), about.memories.length === 0 ? empty("No memory.") :
+      h("table", {}, about.memories.map((m) => h("tr", {},
+        h("td", { class: "muted" }, when(m.at)),
+        h("td", {}, h("a", { href: `/memories/${encodeURIComponent(m.memory_id)}` }, m.preview)),
+        h("td", { class: "optional terms" }, `${m.roles.join(", ")} · ${m.kind} · ${m.source}`)))));
+  },
+
+  async organizations(main) {
+    const list = await get("/api/organizations?limit=200");
+    main.append(h("h1", {}, "Organizations"),
+      h("p", { class: "muted" }, "The people rolled up by their work e-mail domain (personal providers such as gmail.com are left out)."),
+      list.organizations.length === 0 ? empty("No organization yet: they come from work e-mail addresses.") :
+      h("table", {}, h("tr", {}, h("th", {}, "organization"), h("th", {}, "memories"), h("th", {}, "last contact"), h("th", { class: "optional" }, "people")),
+        list.organizations.map((o) => h("tr", {},
+          h("td", {}, entityLink(o)),
+          h("td", {}, o.memories),
+          h("td", {}, day(o.last_seen)),
+          h("td", { class: "optional" }, o.people.flatMap((p, i) => i === 0 ? [entityLink(p)] : [", ", entityLink(p)]))))));
+  },
+
+  async timeline(main, _, query) {
+    main.append(h("h1", {}, "Timeline"));
+    const ranges = ["this week", "last week", "this month", "last month", "last 30 days"];
+    const chosen = query.get("range") || (query.get("from") ? "" : "this week");
+    const form = h("form", { class: "search" },
+      h("label", { class: "muted" }, "range ", h("select", { name: "range" },
+        h("option", { value: "" }, "from – to"),
+        ranges.map((r) => h("option", { value: r, selected: r === chosen }, r)))),
+      h("label", { class: "muted" }, "from ", h("input", { name: "from", type: "date", value: query.get("from") || "" })),
+      h("label", { class: "muted" }, "to ", h("input", { name: "to", type: "date", value: query.get("to") || "" })),
+      h("input", { name: "person", placeholder: "person", value: query.get("person") || "", "aria-label": "Person" }),
+      h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
+      h("button", { class: "primary" }, "Show"));
+    const days = h("div");
+    main.append(form, days);
+    const draw = async () => {
+      const data = new FormData(form);
+      const keep = new URLSearchParams();
+      if (data.get("range")) keep.set("range", data.get("range"));
+      else for (const key of ["from", "to"]) if (data.get(key)) keep.set(key, data.get(key));
+      for (const key of ["person", "kind"]) if (data.get(key)) keep.set(key, data.get(key));
+      history.replaceState({}, "", `/timeline?${keep}`);
+      try {
+        const view = await get(`/api/timeline?${keep}`);
+        // replaceChildren takes nodes only: no arrays, no nulls.
+        days.replaceChildren(...[h("p", { class: "muted" }, `${view.from} – ${view.to}, days in ${view.time_zone}.`),
+          view.days.length === 0 ? empty("Nothing happened in these days, as far as the memories know.") : null,
+          view.days.map((d) => h("section", { class: "day" },
+            h("h2", {}, `${d.weekday} ${d.day}`),
+            h("table", {}, d.memories.map((m) => h("tr", {},
+              h("td", { class: "muted" }, m.time),
+              h("td", {}, h("a", { href: `/memories/${encodeURIComponent(m.memory_id)}` }, m.preview)),
+              h("td", { class: "optional terms" }, [m.kind, m.people.join(", ")].filter(Boolean).join(" · "))))))),
+          view.truncated ? h("p", { class: "warning" }, "More memories fell in these days than are shown.") : null].flat().filter(Boolean));
+      } catch (error) {
+        days.replaceChildren(h("p", { class: "error" }, error.message));
+      }
+    };
+    form.addEventListener("submit", (event) => { event.preventDefault(); draw(); });
+    await draw();
+  },
+
+  async graph(main, _, query) {
+    const kind = query.get("kind") || "";
+    const graph = await get(`/api/graph?limit=40${kind ? `&kind=${encodeURIComponent(kind)}` : ""}`);
+    main.append(h("h1", {}, "Graph"),
+      h("p", { class: "muted" }, "Entities with the most memories; a line joins two that share memories, thicker for more."),
+      h("p", {}, ["", "person", "organization", "project", "event", "document", "task"].flatMap((k, i) => [
+        i ? " · " : "", k === kind ? h("strong", {}, k || "all") : h("a", { href: k ? `/graph?kind=${k}` : "/graph" }, k || "all")])));
+    if (graph.nodes.length === 0) return main.append(empty("No entities yet."));
+    main.append(graphDrawing(graph));
+    const name = (id) => graph.nodes.find((n) => n.id === id);
+    main.append(h("h2", {}, "Shared memories"), graph.edges.length === 0 ? empty("No two share a memory yet.") :
+      h("table", {}, graph.edges.slice(0, 60).map((edge) => h("tr", {},
+        h("td", {}, entityLink(name(edge.from))), h("td", {}, entityLink(name(edge.to))), h("td", {}, edge.weight)))));
   },
 
   async connectors(main) {

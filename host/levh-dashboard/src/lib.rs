@@ -10,7 +10,8 @@
 //! npm registry at a pinned version with its licence (`assets/vendor/uplot/`).
 //!
 //! Every page is a URL of its own (`/`, `/feed`, `/search`, `/memories/{id}`, `/fading`,
-//! `/held`, `/connectors`, `/settings`): the server answers each with the same shell and the
+//! `/held`, `/people`, `/people/{id}`, `/entities/{id}`, `/organizations`, `/timeline`,
+//! `/graph`, `/decisions`, `/connectors`, `/settings`): the server answers each with the same shell and the
 //! client draws the page the path names, so bookmarks and reloads work.
 //!
 //! The files hold no data, so they are served without a token (the page asks for one when
@@ -60,6 +61,12 @@ pub const PAGES: &[&str] = &[
     "/memories/{id}",
     "/fading",
     "/held",
+    "/people",
+    "/people/{id}",
+    "/entities/{id}",
+    "/organizations",
+    "/timeline",
+    "/graph",
     "/decisions",
     "/connectors",
     "/settings",
