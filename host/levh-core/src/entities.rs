@@ -18,7 +18,8 @@ use std::str::FromStr;
 
 pub use levh_knowledge::organizations::PersonalDomains;
 use levh_knowledge::organizations::organization_of;
-use levh_knowledge::people::{MentionKind, mentions, normalized_name};
+pub use levh_knowledge::people::KnownPeople;
+use levh_knowledge::people::{MentionKind, normalized_name};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
@@ -228,11 +229,11 @@ pub struct Sighting {
 
 /// What a memory is about, as [`Sighting`]s, without duplicates (one per entity and role).
 ///
-/// `known_people` are the names of people the index already holds: the text is searched
+/// `known_people` are the people the index already holds, by name: the text is searched
 /// for them (a name is a person only once a source said so).
 pub fn sightings(
     memory: &Memory,
-    known_people: &[String],
+    known_people: &KnownPeople,
     personal: &PersonalDomains,
 ) -> Vec<Sighting> {
     let mut found: Vec<Sighting> = Vec::new();
@@ -284,7 +285,7 @@ pub fn sightings(
         push(&mut found, sighting);
     }
     // The text: known people, @handles, e-mail addresses.
-    for mention in mentions(&memory.content, known_people) {
+    for mention in known_people.mentions(&memory.content) {
         push(
             &mut found,
             match mention.kind {
@@ -602,7 +603,7 @@ mod tests {
             }),
         );
         let known = vec!["Priya Raman".to_owned(), "Tomás Ortega".to_owned()];
-        let found = sightings(&m, &known, &PersonalDomains::default());
+        let found = sightings(&m, &KnownPeople::new(&known), &PersonalDomains::default());
         let summary: Vec<(EntityKind, &str, EntityRole)> = found
             .iter()
             .map(|s| (s.kind, s.name.as_str(), s.role))
@@ -651,7 +652,7 @@ mod tests {
                 "people": [{"name": "ada", "email": null, "role": "assignee"}]}),
         );
         m.kind = Kind::new("issue").unwrap_or_default();
-        let found = sightings(&m, &[], &PersonalDomains::default());
+        let found = sightings(&m, &KnownPeople::new(&[]), &PersonalDomains::default());
         let task = found.iter().find(|s| s.kind == EntityKind::Task);
         assert_eq!(task.map(|t| t.name.as_str()), Some("Gripper jams"));
         assert!(found[0].keys.contains(&EntityKey::handle("@Ada")));

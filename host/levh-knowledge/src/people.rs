@@ -70,96 +70,133 @@ fn whole(text: &str, at: usize, len: usize) -> bool {
         && after.is_none_or(|c| !c.is_alphanumeric() && c != '@' && c != '_')
 }
 
-fn occurrences(text: &str, name: &str) -> Vec<usize> {
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(i) = text[from..].find(name) {
-        let at = from + i;
-        if whole(text, at, name.len()) {
-            found.push(at);
+/// People already known by name, compiled once into one automaton over their full names
+/// and their first names (a first name counts only when one known person has it, and is
+/// not a common word). Matching is leftmost-longest, so "Priya" inside "Priya Raman" is the
+/// full name, not a second mention — and a text is read once, however many people are
+/// known (a store indexes thousands of names against every memory).
+#[derive(Debug, Clone)]
+pub struct KnownPeople {
+    automaton: Option<aho_corasick::AhoCorasick>,
+    /// The person each pattern names.
+    people: Vec<String>,
+}
+
+impl KnownPeople {
+    /// Compiles `known` (full names as written).
+    pub fn new(known: &[String]) -> Self {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut people: Vec<String> = Vec::new();
+        for person in known {
+            let person = person.trim();
+            if person.is_empty() || patterns.iter().any(|p| p == person) {
+                continue;
+            }
+            patterns.push(person.to_owned());
+            people.push(person.to_owned());
         }
-        from = at + name.len();
+        let mut firsts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for person in known {
+            if let Some(first) = person.split_whitespace().next() {
+                *firsts.entry(first).or_default() += 1;
+            }
+        }
+        for person in known {
+            let person = person.trim();
+            let first = person.split_whitespace().next().unwrap_or(person);
+            if first != person
+                && firsts.get(first) == Some(&1)
+                && !WORDS.not_first_names.contains(&first.to_lowercase())
+                && !patterns.iter().any(|p| p == first)
+            {
+                patterns.push(first.to_owned());
+                people.push(person.to_owned());
+            }
+        }
+        let automaton = (!patterns.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(&patterns)
+                    .ok()
+            })
+            .flatten();
+        Self { automaton, people }
     }
-    found
+
+    /// Each known person named in `text` as a whole word (not inside an address or a
+    /// longer word), with where.
+    fn find<'a>(&'a self, text: &str) -> Vec<(usize, &'a str)> {
+        let Some(automaton) = &self.automaton else {
+            return Vec::new();
+        };
+        automaton
+            .find_iter(text)
+            .filter(|m| whole(text, m.start(), m.len()))
+            .map(|m| (m.start(), self.people[m.pattern().as_usize()].as_str()))
+            .collect()
+    }
 }
 
 /// The people `text` mentions, each once, in order of first appearance. `known` are full
 /// names of people the memory already knows.
 pub fn mentions(text: &str, known: &[String]) -> Vec<Mention> {
-    let mut found: Vec<(usize, Mention)> = Vec::new();
-    let push = |found: &mut Vec<(usize, Mention)>, at: usize, name: String, kind| {
-        if !found.iter().any(|(_, m)| m.name == name) {
-            found.push((at, Mention { name, kind }));
-        }
-    };
-    for m in EMAIL.find_iter(text) {
-        push(
-            &mut found,
-            m.start(),
-            m.as_str().to_lowercase(),
-            MentionKind::Email,
-        );
-    }
-    // Names and handles are looked for with addresses and URLs blanked out.
-    let mut blank = text.to_owned();
-    for m in EMAIL.find_iter(text).chain(URL.find_iter(text)) {
-        blank.replace_range(m.range(), &" ".repeat(m.len()));
-    }
-    for capture in HANDLE.captures_iter(&blank) {
-        let Some(handle) = capture.get(1) else {
-            continue;
+    KnownPeople::new(known).mentions(text)
+}
+
+impl KnownPeople {
+    /// [`mentions`] with the known names already compiled.
+    pub fn mentions(&self, text: &str) -> Vec<Mention> {
+        let known = self;
+        let mut found: Vec<(usize, Mention)> = Vec::new();
+        let push = |found: &mut Vec<(usize, Mention)>, at: usize, name: String, kind| {
+            if !found.iter().any(|(_, m)| m.name == name) {
+                found.push((at, Mention { name, kind }));
+            }
         };
-        let name = handle.as_str().trim_end_matches(['.', '-']);
-        let lower = name.to_lowercase();
-        let words = &*WORDS;
-        if words.not_handles.contains(&lower)
-            || words
-                .not_handle_endings
-                .iter()
-                .any(|end| lower.ends_with(end.as_str()))
-        {
-            continue;
-        }
-        push(
-            &mut found,
-            handle.start() - 1,
-            format!("@{name}"),
-            MentionKind::Handle,
-        );
-    }
-    // Full names first: a first name inside one ("Demir" in "Ali Demir") is that person's,
-    // not another known person's first name.
-    let full_spans: Vec<(usize, usize)> = known
-        .iter()
-        .map(|p| p.trim())
-        .flat_map(|p| {
-            occurrences(&blank, p)
-                .into_iter()
-                .map(move |at| (at, at + p.len()))
-        })
-        .collect();
-    for person in known {
-        let person = person.trim();
-        let mut at = occurrences(&blank, person);
-        let first = person.split_whitespace().next().unwrap_or(person);
-        let shared = known
-            .iter()
-            .filter(|other| other.split_whitespace().next() == Some(first))
-            .count();
-        let not_a_name = WORDS.not_first_names.contains(&first.to_lowercase());
-        if first != person && shared == 1 && !not_a_name {
-            at.extend(
-                occurrences(&blank, first)
-                    .into_iter()
-                    .filter(|&i| !full_spans.iter().any(|&(start, end)| i >= start && i < end)),
+        for m in EMAIL.find_iter(text) {
+            push(
+                &mut found,
+                m.start(),
+                m.as_str().to_lowercase(),
+                MentionKind::Email,
             );
         }
-        if let Some(&first_at) = at.iter().min() {
-            push(&mut found, first_at, person.to_owned(), MentionKind::Known);
+        // Names and handles are looked for with addresses and URLs blanked out.
+        let mut blank = text.to_owned();
+        for m in EMAIL.find_iter(text).chain(URL.find_iter(text)) {
+            blank.replace_range(m.range(), &" ".repeat(m.len()));
         }
+        for capture in HANDLE.captures_iter(&blank) {
+            let Some(handle) = capture.get(1) else {
+                continue;
+            };
+            let name = handle.as_str().trim_end_matches(['.', '-']);
+            let lower = name.to_lowercase();
+            let words = &*WORDS;
+            if words.not_handles.contains(&lower)
+                || words
+                    .not_handle_endings
+                    .iter()
+                    .any(|end| lower.ends_with(end.as_str()))
+            {
+                continue;
+            }
+            push(
+                &mut found,
+                handle.start() - 1,
+                format!("@{name}"),
+                MentionKind::Handle,
+            );
+        }
+        // Full names first: a first name inside one ("Demir" in "Ali Demir") is that person's,
+        // not another known person's first name.
+        for (at, person) in known.find(&blank) {
+            push(&mut found, at, person.to_owned(), MentionKind::Known);
+        }
+        found.sort_by_key(|(at, _)| *at);
+        found.into_iter().map(|(_, m)| m).collect()
     }
-    found.sort_by_key(|(at, _)| *at);
-    found.into_iter().map(|(_, m)| m).collect()
 }
 
 /// A person's name as one key for every way it is written: "Priya Raman", "PRIYA  RAMAN",

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::Levh;
 use crate::entities::{
     CommitmentDone, EntityEdge, EntityId, EntityKey, EntityKind, EntityMemory, EntityQuery,
-    EntitySummary, INDEX_VERSION, IndexedMemory, sightings,
+    EntitySummary, INDEX_VERSION, IndexedMemory, KnownPeople, sightings,
 };
 use crate::{Error, Memory, MemoryId, Result, Scope, Workspace};
 
@@ -34,7 +34,7 @@ impl Levh {
         self
     }
 
-    fn indexed(&self, memories: &[Memory], known: &[String]) -> Vec<IndexedMemory> {
+    fn indexed(&self, memories: &[Memory], known: &KnownPeople) -> Vec<IndexedMemory> {
         memories
             .iter()
             .map(|memory| IndexedMemory {
@@ -51,7 +51,7 @@ impl Levh {
     pub(super) fn index_entities_of(&self, workspace: &Workspace, ids: &[MemoryId]) {
         let attempt = || -> Result<()> {
             let memories = self.store.get_many(workspace, ids)?;
-            let known = self.store.known_people(workspace)?;
+            let known = KnownPeople::new(&self.store.known_people(workspace)?);
             let batch = self.indexed(&memories, &known);
             self.store
                 .index_entities(workspace, &batch, INDEX_VERSION, self.clock.now())?;
@@ -90,7 +90,7 @@ impl Levh {
                 break;
             }
             // Names learnt from the batch before are searched for in this one.
-            let known = self.store.known_people(workspace)?;
+            let known = KnownPeople::new(&self.store.known_people(workspace)?);
             let page = self.indexed(&memories, &known);
             self.store
                 .index_entities(workspace, &page, INDEX_VERSION, self.clock.now())?;
