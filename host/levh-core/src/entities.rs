@@ -465,11 +465,13 @@ pub trait EntityStore {
     ) -> Result<(), StoreError>;
 
     /// Memories (forgotten ones too) not indexed at `version` or indexed at another
-    /// content, oldest first.
+    /// content, oldest first; after memory `after` when given (a run's cursor, so each
+    /// batch starts where the last ended instead of scanning what is done).
     fn unindexed_memories(
         &self,
         workspace: &Workspace,
         version: u32,
+        after: Option<MemoryId>,
         limit: usize,
     ) -> Result<Vec<Memory>, StoreError>;
 

@@ -316,12 +316,14 @@ impl EntityStore for SqliteStore {
         &self,
         workspace: &Workspace,
         version: u32,
+        after: Option<MemoryId>,
         limit: usize,
     ) -> Result<Vec<Memory>, StoreError> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} {MEMORY_FROM}
              LEFT JOIN entity_indexed x ON x.memory_seq = m.seq
              WHERE m.workspace = ?1
+               AND m.seq > COALESCE((SELECT seq FROM memories WHERE id = ?4), 0)
                AND (x.memory_seq IS NULL OR x.version != ?2 OR x.content_hash != m.content_hash)
              ORDER BY m.seq LIMIT ?3"
         );
@@ -329,7 +331,12 @@ impl EntityStore for SqliteStore {
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         statement
             .query_map(
-                params![workspace.as_str(), version, limit as i64],
+                params![
+                    workspace.as_str(),
+                    version,
+                    limit as i64,
+                    after.map(|id| id.to_string())
+                ],
                 read_memory,
             )
             .map_err(sqlite)?

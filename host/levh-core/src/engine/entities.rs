@@ -81,14 +81,19 @@ impl Levh {
         }
         let total = self.store.count_unindexed(workspace, INDEX_VERSION)?;
         let mut indexed = 0;
+        let mut after = None;
         while stop_after.is_none_or(|stop| indexed < stop) {
             let room = stop_after.map_or(batch as u64, |stop| (stop - indexed).min(batch as u64));
-            let memories =
-                self.store
-                    .unindexed_memories(workspace, INDEX_VERSION, room.max(1) as usize)?;
-            if memories.is_empty() {
+            let memories = self.store.unindexed_memories(
+                workspace,
+                INDEX_VERSION,
+                after,
+                room.max(1) as usize,
+            )?;
+            let Some(last) = memories.last() else {
                 break;
-            }
+            };
+            after = Some(last.id);
             // Names learnt from the batch before are searched for in this one.
             let known = KnownPeople::new(&self.store.known_people(workspace)?);
             let page = self.indexed(&memories, &known);
