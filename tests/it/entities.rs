@@ -452,6 +452,10 @@ fn merging_joins_what_the_heuristics_kept_apart_and_a_purge_leaves_no_orphan_ent
     let again = json(cli(home).args(["about", "@ghopper", "--json"]));
     assert_eq!(again["entity"]["id"], merged["id"]);
     assert_eq!(again["entity"]["memories"], 3);
+    // A NUL would end SQLite's LIKE pattern and match everyone: refused, naming it.
+    let nul = cli(home).args(["about", "\u{1}"]).output().unwrap();
+    assert!(!nul.status.success());
+    assert!(String::from_utf8_lossy(&nul.stderr).contains("control characters"));
     let same = cli(home)
         .args([
             "entities",

@@ -27,6 +27,14 @@ fn kind(text: Option<&str>) -> Result<Option<EntityKind>> {
 }
 
 fn query(args: &EntityListArgs, kind: Option<EntityKind>) -> Result<EntityQuery> {
+    if let Some(name) = &args.name
+        && name.chars().any(char::is_control)
+    {
+        return Err(Error::invalid(format!(
+            "invalid name: '{}' holds control characters",
+            name.escape_debug()
+        )));
+    }
     Ok(EntityQuery {
         kind,
         name: args.name.clone(),

@@ -147,6 +147,16 @@ impl Levh {
         kind: Option<EntityKind>,
     ) -> Result<EntitySummary> {
         let text = text.trim();
+        // A NUL would end SQLite's LIKE pattern early and match every entity.
+        if text.is_empty() || text.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                "entity",
+                format!(
+                    "'{}' is empty or holds control characters; give an id, an e-mail address, a name or a domain",
+                    text.escape_debug()
+                ),
+            ));
+        }
         let workspace = &scope.workspace;
         let fits = |e: &EntitySummary| kind.is_none_or(|k| e.kind == k);
         if let Ok(id) = text.parse::<EntityId>() {
