@@ -109,9 +109,10 @@ pub fn about(levh: &Levh, scope: &Scope, args: AboutArgs) -> Result<AboutView> {
     let linked = levh.entity_memories(scope, entity.id, usize::MAX)?;
     let ids: Vec<_> = linked.iter().map(|m| m.memory_id).collect();
     let memories = levh.get_many(scope, &ids)?;
+    let by_id: std::collections::HashMap<_, _> = memories.iter().map(|m| (m.id, m)).collect();
     let mut views = Vec::new();
     for link in linked.iter().take(limit) {
-        let Some(memory) = memories.iter().find(|m| m.id == link.memory_id) else {
+        let Some(memory) = by_id.get(&link.memory_id) else {
             continue;
         };
         views.push(EntityMemoryView {
@@ -131,9 +132,11 @@ pub fn about(levh: &Levh, scope: &Scope, args: AboutArgs) -> Result<AboutView> {
     });
     let zone = crate::knowledge::user_time_zone()?;
     let all = crate::knowledge::memories(levh, scope, &KnowledgeArgs::default())?;
+    // Its memories that are valid now (the others make no open promise).
+    let valid: std::collections::HashSet<_> = all.iter().map(|m| m.id).collect();
     let live: Vec<_> = memories
         .into_iter()
-        .filter(|m| all.iter().any(|a| a.id == m.id))
+        .filter(|m| valid.contains(&m.id))
         .collect();
     let mut open_commitments =
         crate::knowledge::found_commitments(levh, scope, &live, &all, &zone)?;

@@ -254,7 +254,7 @@ impl Levh {
                     &scope.actor,
                 )?;
                 outcome.memory_id = Some(record.memory.id);
-                self.index_entities_of(&scope.workspace, &[record.memory.id]);
+                self.index_stored(&scope.workspace, std::slice::from_ref(&record.memory));
             }
         }
         Ok(outcome)

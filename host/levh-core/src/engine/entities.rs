@@ -49,16 +49,26 @@ impl Levh {
     /// here does not undo it: it is logged, and `levh entities reindex` (which finds every
     /// memory not indexed at its content) completes it.
     pub(super) fn index_entities_of(&self, workspace: &Workspace, ids: &[MemoryId]) {
+        match self.store.get_many(workspace, ids) {
+            Ok(memories) => self.index_stored(workspace, &memories),
+            Err(error) => {
+                tracing::warn!(%error, memories = ids.len(), "entity index not updated; `levh entities reindex` will catch up");
+            }
+        }
+    }
+
+    /// [`Levh::index_entities_of`] for memories already in hand (a capture has the row it
+    /// just wrote: no need to read it back).
+    pub(super) fn index_stored(&self, workspace: &Workspace, memories: &[Memory]) {
         let attempt = || -> Result<()> {
-            let memories = self.store.get_many(workspace, ids)?;
             let known = KnownPeople::new(&self.store.known_people(workspace)?);
-            let batch = self.indexed(&memories, &known);
+            let batch = self.indexed(memories, &known);
             self.store
                 .index_entities(workspace, &batch, INDEX_VERSION, self.clock.now())?;
             Ok(())
         };
         if let Err(error) = attempt() {
-            tracing::warn!(%error, memories = ids.len(), "entity index not updated; `levh entities reindex` will catch up");
+            tracing::warn!(%error, memories = memories.len(), "entity index not updated; `levh entities reindex` will catch up");
         }
     }
 
