@@ -643,7 +643,9 @@ export const pages = {
           h("td", {}, entityLink(o)),
           h("td", {}, o.memories),
           h("td", {}, day(o.last_seen)),
-          h("td", { class: "optional" }, o.people.flatMap((p, i) => i === 0 ? [entityLink(p)] : [", ", entityLink(p)]))))));
+          // The most frequent few; the organization's page lists them all.
+          h("td", { class: "optional" }, o.people.slice(0, 8).flatMap((p, i) => i === 0 ? [entityLink(p)] : [", ", entityLink(p)]),
+            o.people.length > 8 ? [", ", h("a", { href: `/entities/${encodeURIComponent(o.id)}` }, `and ${o.people.length - 8} more`)] : null)))));
   },
 
   async timeline(main, _, query) {

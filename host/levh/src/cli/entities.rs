@@ -297,7 +297,11 @@ pub fn organizations(context: &Context, args: ListArgs, json: bool) -> Result<Ex
         let mut table =
             output::table(&["organization", "memories", "last contact", "people", "id"]);
         for o in list.organizations {
-            let people: Vec<String> = o.people.iter().map(|p| p.name.clone()).collect();
+            // The most frequent few: a big organization has hundreds (`about` lists all).
+            let mut people: Vec<String> = o.people.iter().take(5).map(|p| p.name.clone()).collect();
+            if o.people.len() > 5 {
+                people.push(format!("and {} more", o.people.len() - 5));
+            }
             table.add_row(vec![
                 o.organization.name,
                 o.organization.memories.to_string(),
