@@ -680,3 +680,94 @@ fn a_saved_message_with_no_date_of_its_own_is_dated_by_its_file() {
         "{stored:?}"
     );
 }
+
+#[test]
+fn a_sync_killed_mid_run_leaves_whole_pages_only_and_a_rerun_completes_it() {
+    const MESSAGES: u64 = 3_000;
+    const PAGE: u64 = 500;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.mbox");
+    write_mbox(&path, 0..MESSAGES);
+    let home = tempfile::tempdir().unwrap();
+    let config = [("mbox_path", path.display().to_string())];
+
+    let mut child = levh_at_now(home.path())
+        .args(["sync", "email", "--config"])
+        .arg(format!("mbox_path={}", path.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed (SIGKILL: no clean-up of any kind) as soon as the first page is in the file,
+    // while the next pages are being judged and written.
+    let db = home.path().join("levh.db");
+    let stored = |db: &Path| -> u64 {
+        let Ok(connection) = rusqlite::Connection::open(db) else {
+            return 0;
+        };
+        connection
+            .query_row(
+                "SELECT count(*) FROM memories WHERE source = 'connector:email'",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
+            .map_or(0, |n| n as u64)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while stored(&db) == 0 {
+        assert!(std::time::Instant::now() < deadline, "no page stored");
+        assert!(child.try_wait().unwrap().is_none(), "the sync ended early");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let connection = rusqlite::Connection::open(&db).unwrap();
+    let count = |sql: &str| -> u64 {
+        connection
+            .query_row(sql, [], |row| row.get::<_, i64>(0))
+            .unwrap() as u64
+    };
+    let memories = count("SELECT count(*) FROM memories WHERE source = 'connector:email'");
+    assert!(
+        memories < MESSAGES,
+        "killed before the end ({memories} stored)"
+    );
+    assert_eq!(memories % PAGE, 0, "whole pages only: {memories} memories");
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM memories m WHERE source = 'connector:email' AND NOT EXISTS
+             (SELECT 1 FROM sync_items s WHERE s.memory_id = m.id)"
+        ),
+        0,
+        "every stored memory has its item record"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM sync_items s WHERE s.memory_id IS NOT NULL AND NOT EXISTS
+             (SELECT 1 FROM memories m WHERE m.id = s.memory_id)"
+        ),
+        0,
+        "every item record has its memory"
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM memory_embeddings"),
+        memories,
+        "every memory has its vector, no vector is left without its memory"
+    );
+    drop(connection);
+
+    let rerun = sync(home.path(), &config);
+    assert_eq!(rerun["status"], "ok", "{rerun}");
+    assert_eq!(
+        (
+            rerun["admitted"].as_u64(),
+            rerun["rejected"].as_u64(),
+            rerun["failed"].as_u64()
+        ),
+        (Some(MESSAGES - memories), Some(0), Some(0)),
+        "the re-run stores the rest and nothing twice: {rerun}"
+    );
+    let stats = json(levh_at_now(home.path()).args(["stats", "--json"]));
+    assert_eq!(stats["total"], MESSAGES, "{stats}");
+}

@@ -1122,6 +1122,7 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/openapi.json",
         "GET /api/ws",
         "POST /api/memories",
+        "POST /api/memories:batch",
         "GET /api/memories",
         "GET /api/memories/fading",
         "GET /api/memories/{id}",

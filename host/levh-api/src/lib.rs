@@ -25,6 +25,7 @@ pub mod connectors;
 pub mod entities;
 mod error;
 pub mod held;
+pub mod import;
 pub mod knowledge;
 pub mod memories;
 mod operation;

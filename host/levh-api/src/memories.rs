@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 use levh_core::{Levh, Memory, MemoryFilter, MemoryId, Page, Scope};
 
 use crate::requests::{
-    CurveQuery, FadingArgs, ListArgs, RelatedArgs, StoreArgs, UpdateBody, kind, limit, memory_id,
+    CurveQuery, FadingArgs, ListArgs, RelatedArgs, StoreArgs, StoreBatchArgs, UpdateBody, kind,
+    limit, memory_id,
 };
 use crate::views::{
-    CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList, MemoryView, NearestView,
-    PurgeView, RelatedList, RelatedView, ScoreView, UpdateView, VerdictKind,
+    BatchItemView, BatchView, CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList,
+    MemoryView, NearestView, PurgeView, RelatedList, RelatedView, ScoreView, UpdateView,
+    VerdictKind,
 };
 use crate::{Error, Result};
 
@@ -25,6 +27,62 @@ pub fn store(levh: &Levh, scope: &Scope, args: StoreArgs, source: String) -> Res
     let new = args.into_new_memory(source.clone())?;
     let outcome = levh.capture(scope, new)?;
     Ok(CaptureView::new(&outcome, source))
+}
+
+/// [`Operation::StoreMemories`](crate::Operation::StoreMemories): many memories through
+/// the gate in one transaction, `source` recorded as the writer. An invalid item is
+/// reported at its index and the others are stored; a batch that is empty or too large is
+/// refused whole.
+pub fn store_batch(
+    levh: &Levh,
+    scope: &Scope,
+    args: StoreBatchArgs,
+    source: String,
+) -> Result<BatchView> {
+    let sent = args.memories.len();
+    if sent == 0 || sent > levh_core::MAX_BATCH {
+        return Err(Error::invalid(format!(
+            "invalid memories: {sent} items; send 1..{} per batch",
+            levh_core::MAX_BATCH
+        )));
+    }
+    let source = levh_core::gate::secrets::redact(&source).0;
+    let mut results: Vec<Option<BatchItemView>> = (0..sent).map(|_| None).collect();
+    let mut valid = Vec::with_capacity(sent);
+    let mut positions = Vec::with_capacity(sent);
+    for (index, item) in args.memories.into_iter().enumerate() {
+        match item.into_new_memory(source.clone()) {
+            Ok(new) => {
+                valid.push(new);
+                positions.push(index);
+            }
+            Err(error) => results[index] = Some(item_error(index, &error)),
+        }
+    }
+    let outcomes = levh.capture_batch(scope, valid)?;
+    for (index, outcome) in positions.into_iter().zip(outcomes) {
+        results[index] = Some(match outcome {
+            Ok(outcome) => BatchItemView {
+                index,
+                outcome: Some(CaptureView::new(&outcome, source.clone())),
+                error: None,
+            },
+            Err(error) => item_error(index, &Error::from(error)),
+        });
+    }
+    Ok(BatchView::new(results.into_iter().flatten().collect()))
+}
+
+fn item_error(index: usize, error: &Error) -> BatchItemView {
+    let message = error.to_string();
+    let message = message.trim_end_matches(" (nothing was changed)");
+    BatchItemView {
+        index,
+        outcome: None,
+        error: Some(format!(
+            "memories[{index}]: {message} (this item was not stored)"
+        )),
+    }
 }
 
 /// [`Operation::ListMemories`](crate::Operation::ListMemories): newest first, valid now.

@@ -11,6 +11,9 @@ pub enum Operation {
     // -- memories
     /// Store through the gate (`store_memory`, `admit_memory`, `POST /api/memories`).
     StoreMemory,
+    /// Store many through the gate in one transaction, each with its own verdict
+    /// (`store_memories`, `POST /api/memories:batch`, `levh import`).
+    StoreMemories,
     /// List memories, newest first.
     ListMemories,
     /// One memory.
@@ -141,6 +144,7 @@ impl Operation {
     /// Every operation, in the order of the table.
     pub const ALL: &[Operation] = &[
         O::StoreMemory,
+        O::StoreMemories,
         O::ListMemories,
         O::GetMemory,
         O::UpdateMemory,
@@ -237,6 +241,7 @@ impl Operation {
             | O::AboutEntity
             | O::EntityGraph => Role::Viewer,
             O::StoreMemory
+            | O::StoreMemories
             | O::UpdateMemory
             | O::SetImportance
             | O::ForgetMemory
@@ -274,6 +279,7 @@ impl Operation {
     pub fn name(self) -> &'static str {
         match self {
             O::StoreMemory => "store_memory",
+            O::StoreMemories => "store_memories",
             O::ListMemories => "list_memories",
             O::GetMemory => "get_memory",
             O::UpdateMemory => "update_memory",

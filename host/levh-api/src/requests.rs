@@ -84,6 +84,17 @@ pub struct StoreArgs {
     pub metadata: Option<serde_json::Value>,
 }
 
+/// Arguments of store_memories: many memories through the gate in one call and one
+/// transaction. There is no `force` here either.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreBatchArgs {
+    /// The memories (1..1000), each as store_memory takes it. Each gets its own verdict,
+    /// judged as if it had been sent alone right after the ones before it: a copy of an
+    /// earlier item is rejected as its duplicate, a near-copy is held for a person.
+    pub memories: Vec<StoreArgs>,
+}
+
 /// Arguments of recall_memory and search_memory.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RecallArgs {

@@ -272,6 +272,56 @@ impl CaptureView {
     }
 }
 
+/// What a batch of memories came to, item by item in the order sent.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BatchView {
+    /// One entry per item sent, in order.
+    pub results: Vec<BatchItemView>,
+    /// How many were stored as given.
+    pub admitted: usize,
+    /// How many were stored with secrets replaced.
+    pub redacted: usize,
+    /// How many wait for a person in the held queue.
+    pub held: usize,
+    /// How many the gate refused (duplicates, too short).
+    pub rejected: usize,
+    /// How many were invalid (each says why); nothing of them was stored.
+    pub failed: usize,
+}
+
+/// One item of a batch: the gate's verdict, or why the item was refused before the gate.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BatchItemView {
+    /// Its position in the request (from 0).
+    pub index: usize,
+    /// What the gate decided, when the item was valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<CaptureView>,
+    /// What was wrong with the item, naming the field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl BatchView {
+    /// The view of a batch's items, in order.
+    pub fn new(results: Vec<BatchItemView>) -> Self {
+        let count = |kind: VerdictKind| {
+            results
+                .iter()
+                .filter(|r| r.outcome.as_ref().is_some_and(|o| o.verdict == kind))
+                .count()
+        };
+        Self {
+            admitted: count(VerdictKind::Admit),
+            redacted: count(VerdictKind::Redact),
+            held: count(VerdictKind::Review),
+            rejected: count(VerdictKind::Reject),
+            failed: results.iter().filter(|r| r.error.is_some()).count(),
+            results,
+        }
+    }
+}
+
 /// What the gate would do, without storing.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EvaluationView {

@@ -190,6 +190,38 @@ pub struct StoredText {
     pub metadata: serde_json::Value,
 }
 
+/// One write of a batch, in the order the gate judged the batch's items.
+#[derive(Debug, Clone)]
+pub enum BatchWrite {
+    /// A memory to store, with the older memories it interferes with — stored ones, or
+    /// memories written earlier in the same batch.
+    Memory {
+        /// The memory.
+        record: NewMemoryRecord,
+        /// Its unpinned neighbours at or above the interference threshold.
+        neighbours: Vec<(MemoryId, f64)>,
+    },
+    /// A candidate for the held queue.
+    Held(HeldCandidate),
+}
+
+/// What a sync page records beside its writes, in the same transaction, so that a crash
+/// leaves either the whole page (its memories, what became of each item, the cursor
+/// past it) or none of it, and a re-run fetches the page again.
+#[derive(Debug, Clone)]
+pub struct SyncedPage {
+    /// The workspace synced into.
+    pub workspace: Workspace,
+    /// The connector whose items these are.
+    pub connector: String,
+    /// What became of each item, by its source id.
+    pub items: Vec<(String, SyncedItem)>,
+    /// The cursor's key and where the next page starts (`None`: the source is done).
+    pub cursor: Option<(String, Option<String>)>,
+    /// When.
+    pub now: Timestamp,
+}
+
 /// Persistent storage of memories, sessions and the event log.
 ///
 /// Reads never return forgotten memories unless a filter's `known_at` predates the
@@ -206,6 +238,19 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         actor: &Actor,
     ) -> Result<Vec<Interference>, StoreError>;
+
+    /// Writes a batch in ONE transaction: each memory (with its vector, keys and `store`
+    /// event, and `interfere` applied to the current state of its neighbours, earlier
+    /// memories of the batch included) and each held candidate in order, then a sync
+    /// page's item records and cursor. All or nothing. Returns the interference applied
+    /// per write (empty for held candidates).
+    fn write_batch(
+        &self,
+        writes: &[BatchWrite],
+        synced: Option<&SyncedPage>,
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        actor: &Actor,
+    ) -> Result<Vec<Vec<Interference>>, StoreError>;
 
     /// One live memory of the workspace.
     fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError>;

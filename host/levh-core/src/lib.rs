@@ -28,14 +28,15 @@ mod time;
 
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
-    EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter, MemorySummary, Page, PurgeReport,
-    ServerStore, StaleEmbedding, Store, StoreError, StoreHealth, StoredText, VectorIndex,
+    BatchWrite, EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter, MemorySummary, Page,
+    PurgeReport, ServerStore, StaleEmbedding, Store, StoreError, StoreHealth, StoredText,
+    SyncedPage, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
-    HeldAdmission, Levh, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, REINDEX_BATCH, RecallHit,
-    RecallOutput, RecallRequest, ReindexReport, SecretFinding, Stats,
+    HeldAdmission, Levh, MAX_BATCH, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, REINDEX_BATCH,
+    RecallHit, RecallOutput, RecallRequest, ReindexReport, SecretFinding, Stats,
 };
 pub use engine::{ContentUpdate, RelatedMemory, Session};
 pub use error::{Error, Result};

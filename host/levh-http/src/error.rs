@@ -121,6 +121,14 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
             }
             _ => rejection.status(),
         };
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            return Self::new(
+                status,
+                "the request body is larger than this route accepts (2 MiB; 32 MiB for \
+                 /api/memories:batch): send fewer or shorter items per request. Nothing was changed."
+                    .to_owned(),
+            );
+        }
         Self::new(status, rejection.body_text())
     }
 }

@@ -34,9 +34,10 @@ use std::time::Duration;
 
 use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
-    Actor, Embedding, EventKind, HeldCandidate, HeldClose, HeldId, HeldStatus, Interference,
-    Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary, NewMemoryRecord, Page, PurgeReport,
-    StaleEmbedding, Store, StoreError, StoreHealth, StoredText, Timestamp, VectorIndex, Workspace,
+    Actor, BatchWrite, Embedding, EventKind, HeldCandidate, HeldClose, HeldId, HeldStatus,
+    Interference, Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary, NewMemoryRecord,
+    Page, PurgeReport, StaleEmbedding, Store, StoreError, StoreHealth, StoredText, SyncedPage,
+    Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
@@ -372,6 +373,47 @@ impl Store for SqliteStore {
         self.write(|tx| {
             writes::insert_memory(tx, record, None, actor)?;
             writes::apply_interference(tx, record, neighbours, interfere, actor)
+        })
+    }
+
+    #[tracing::instrument(level = "debug", skip_all, fields(writes = writes.len()), err(level = "debug"))]
+    fn write_batch(
+        &self,
+        writes: &[BatchWrite],
+        synced: Option<&SyncedPage>,
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        actor: &Actor,
+    ) -> Result<Vec<Vec<Interference>>, StoreError> {
+        self.write(|tx| {
+            let mut applied = Vec::with_capacity(writes.len());
+            for write in writes {
+                applied.push(match write {
+                    BatchWrite::Memory { record, neighbours } => {
+                        writes::insert_memory(tx, record, None, actor)?;
+                        writes::apply_interference(tx, record, neighbours, interfere, actor)?
+                    }
+                    BatchWrite::Held(held) => {
+                        held::insert(tx, held, actor)?;
+                        Vec::new()
+                    }
+                });
+            }
+            if let Some(page) = synced {
+                for (source_id, item) in &page.items {
+                    sync::record_item(
+                        tx,
+                        &page.workspace,
+                        &page.connector,
+                        source_id,
+                        item,
+                        page.now,
+                    )?;
+                }
+                if let Some((key, cursor)) = &page.cursor {
+                    sync::save_cursor(tx, &page.workspace, key, cursor.as_deref(), page.now)?;
+                }
+            }
+            Ok(applied)
         })
     }
 

@@ -18,6 +18,57 @@ impl Levh {
         new: NewMemory,
         replaces: Option<MemoryId>,
     ) -> Result<Prepared> {
+        let draft = self.draft(scope, new, replaces.is_some())?;
+        let embedding = self.embed_one(&draft.content)?;
+        self.compared(scope, draft, embedding, replaces)
+    }
+
+    /// A draft with its vector, compared with what is stored.
+    pub(super) fn compared(
+        &self,
+        scope: &Scope,
+        draft: Draft,
+        embedding: Embedding,
+        replaces: Option<MemoryId>,
+    ) -> Result<Prepared> {
+        let keys = text::near_duplicate_keys(&draft.content);
+        let Comparison {
+            nearest,
+            nearest_content,
+            neighbours,
+        } = self.compare(
+            scope,
+            draft.project.as_deref(),
+            &draft.content,
+            &embedding.vector,
+            &keys,
+            draft.now,
+            replaces,
+        )?;
+        Ok(Prepared {
+            content: draft.content,
+            redactions: draft.redactions,
+            embedding,
+            keys,
+            nearest,
+            nearest_content,
+            neighbours,
+            project: draft.project,
+            kind: draft.kind,
+            source: draft.source,
+            importance: draft.importance,
+            pinned: draft.pinned,
+            valid_from: draft.valid_from,
+            valid_to: draft.valid_to,
+            metadata: draft.metadata,
+            session_id: draft.session_id,
+            now: draft.now,
+        })
+    }
+
+    /// Validates and redacts a candidate: everything before its vector. Reads only (the
+    /// session it names). `update` is true for new content of an existing memory.
+    pub(super) fn draft(&self, scope: &Scope, new: NewMemory, update: bool) -> Result<Draft> {
         let importance = check_importance(new.importance.unwrap_or(DEFAULT_IMPORTANCE))?;
         // Every stored string is redacted, not only the content: labels and metadata are
         // listed (sources, projects, exports) and sent to every client.
@@ -31,7 +82,7 @@ impl Levh {
         if !metadata.is_object() {
             return Err(Error::invalid("metadata", "must be a JSON object"));
         }
-        if replaces.is_none() {
+        if !update {
             // An update carries the memory's stored metadata, which predates any cap.
             check_metadata_size(&metadata)?;
         }
@@ -63,29 +114,9 @@ impl Levh {
         // Redact first: neither the store nor the embedder ever sees a secret.
         let (content, mut redactions) = gate::secrets::redact(content.trim());
         redactions.extend(field_redactions);
-        let embedding = self.embed_one(&content)?;
-        let keys = text::near_duplicate_keys(&content);
-        let Comparison {
-            nearest,
-            nearest_content,
-            neighbours,
-        } = self.compare(
-            scope,
-            project.as_deref(),
-            &content,
-            &embedding.vector,
-            &keys,
-            now,
-            replaces,
-        )?;
-        Ok(Prepared {
+        Ok(Draft {
             content,
             redactions,
-            embedding,
-            keys,
-            nearest,
-            nearest_content,
-            neighbours,
             project,
             kind: new.kind.unwrap_or_default(),
             source,
@@ -120,8 +151,9 @@ impl Levh {
             not_retired_at: Some(now),
             ..MemoryFilter::workspace(scope.workspace.clone())
         };
-        let (measure, threshold, scored): (Measure, f64, Vec<(Memory, f64)>) =
-            if self.embedder.is_semantic() {
+        let (measure, threshold) = self.measure();
+        let scored: Vec<(Memory, f64)> = match measure {
+            Measure::Cosine => {
                 let near = self.index.nearest(
                     &filter,
                     self.embedder.model_id(),
@@ -132,36 +164,22 @@ impl Levh {
                     .into_iter()
                     .map(|(id, cos)| (id, f64::from(cos)))
                     .collect();
-                let scored = self.with_scores(&scope.workspace, &near)?;
-                (
-                    Measure::Cosine,
-                    self.config
-                        .model
-                        .interference_threshold
-                        .min(self.config.gate.review_similarity),
-                    scored,
-                )
-            } else {
+                self.with_scores(&scope.workspace, &near)?
+            }
+            Measure::Lexical => {
                 let ids = self
                     .store
                     .near_duplicates(&filter, keys, COMPARE_NEIGHBOURS)?;
                 let memories = self.store.get_many(&scope.workspace, &ids)?;
-                let scored = memories
+                memories
                     .into_iter()
                     .map(|m| {
                         let s = text::shingle_similarity(content, &m.content);
                         (m, s)
                     })
-                    .collect();
-                (
-                    Measure::Lexical,
-                    self.config
-                        .model
-                        .interference_lexical_threshold
-                        .min(self.config.gate.lexical_review_similarity),
-                    scored,
-                )
-            };
+                    .collect()
+            }
+        };
         // Only memories the candidate could copy or revise count (not another speaker's
         // words, not the question it answers): they neither make it a duplicate nor
         // interfere with it.
@@ -189,6 +207,25 @@ impl Levh {
         })
     }
 
+    /// How the gate measures closeness with this embedder, and the similarity from which
+    /// an older memory is a neighbour (interference, or the gate's review).
+    pub(super) fn measure(&self) -> (Measure, f64) {
+        let (gate, model) = (&self.config.gate, &self.config.model);
+        if self.embedder.is_semantic() {
+            (
+                Measure::Cosine,
+                model.interference_threshold.min(gate.review_similarity),
+            )
+        } else {
+            (
+                Measure::Lexical,
+                model
+                    .interference_lexical_threshold
+                    .min(gate.lexical_review_similarity),
+            )
+        }
+    }
+
     /// What the gate would decide for `new`, without storing anything.
     pub fn evaluate(&self, scope: &Scope, new: NewMemory) -> Result<Evaluation> {
         let prepared = self.prepare(scope, new, None)?;
@@ -209,61 +246,40 @@ impl Levh {
 
     /// The one write path: every surface stores through here. The gate decides; admitted
     /// and redacted content is stored, reviewed content is held for a person, rejected
-    /// content is not stored. There is no way around the gate.
+    /// content is not stored. There is no way around the gate. A capture is a batch of
+    /// one ([`Levh::capture_batch`]), so a batch judges each item exactly as this does.
     pub fn capture(&self, scope: &Scope, new: NewMemory) -> Result<CaptureOutcome> {
-        let p = self.prepare(scope, new, None)?;
-        let verdict = self.judge(scope, &p)?;
-        let mut outcome = CaptureOutcome {
-            verdict: verdict.clone(),
-            memory_id: None,
-            held_id: None,
-            redactions: p.redactions.clone(),
-            interference: Vec::new(),
-        };
-        match verdict {
-            Verdict::Reject { .. } => {}
-            Verdict::Review { nearest } => {
-                outcome.held_id = Some(self.hold(scope, p, nearest, None)?);
-            }
-            Verdict::Admit | Verdict::Redact => {
-                let mut reasons = vec![match p.nearest {
-                    Some(n) => format!(
-                        "nearest {} at {} similarity {:.2}",
-                        n.id,
-                        n.measure.as_str(),
-                        n.similarity
-                    ),
-                    None => "nothing similar stored".to_owned(),
-                }];
-                if !p.redactions.is_empty() {
-                    let kinds: Vec<&str> = p.redactions.iter().map(|r| r.kind.as_str()).collect();
-                    reasons.push(format!("redacted: {}", kinds.join(", ")));
-                }
-                let admission = AdmissionRecord {
-                    verdict: outcome.verdict.name().into(),
-                    reasons,
-                    decided_by: "gate".into(),
-                };
-                let neighbours = p.neighbours.clone();
-                let record = self.record(scope, p, admission);
-                let model = self.config.model;
-                outcome.interference = self.store.insert(
-                    &record,
-                    &neighbours,
-                    &|state| model::interfere(state, &model),
-                    &scope.actor,
-                )?;
-                outcome.memory_id = Some(record.memory.id);
-                self.index_stored(&scope.workspace, std::slice::from_ref(&record.memory));
-            }
+        self.capture_batch(scope, vec![new])?
+            .pop()
+            .unwrap_or_else(|| Err(Error::invalid("content", "nothing to store")))
+    }
+
+    /// Why the gate let a prepared candidate in, as the memory records it.
+    pub(super) fn admission(verdict: &Verdict, p: &Prepared) -> AdmissionRecord {
+        let mut reasons = vec![match p.nearest {
+            Some(n) => format!(
+                "nearest {} at {} similarity {:.2}",
+                n.id,
+                n.measure.as_str(),
+                n.similarity
+            ),
+            None => "nothing similar stored".to_owned(),
+        }];
+        if !p.redactions.is_empty() {
+            let kinds: Vec<&str> = p.redactions.iter().map(|r| r.kind.as_str()).collect();
+            reasons.push(format!("redacted: {}", kinds.join(", ")));
         }
-        Ok(outcome)
+        AdmissionRecord {
+            verdict: verdict.name().into(),
+            reasons,
+            decided_by: "gate".into(),
+        }
     }
 
     /// The gate's verdict on a prepared candidate. Held candidates are neighbours too: the
     /// same text again, while the first copy waits for a person, is a duplicate of that
     /// copy — never a second row to decide.
-    fn judge(&self, scope: &Scope, p: &Prepared) -> Result<Verdict> {
+    pub(super) fn judge(&self, scope: &Scope, p: &Prepared) -> Result<Verdict> {
         let verdict = gate::decide(
             &self.config.gate,
             &p.content,
@@ -301,7 +317,20 @@ impl Levh {
         nearest: Nearest,
         updates: Option<MemoryId>,
     ) -> Result<HeldId> {
-        let held = HeldCandidate {
+        let held = self.held_candidate(scope, p, nearest, updates);
+        self.store.insert_held(&held, &scope.actor)?;
+        Ok(held.id)
+    }
+
+    /// The held candidate a prepared candidate becomes.
+    pub(super) fn held_candidate(
+        &self,
+        scope: &Scope,
+        p: Prepared,
+        nearest: Nearest,
+        updates: Option<MemoryId>,
+    ) -> HeldCandidate {
+        HeldCandidate {
             id: HeldId::new_at(p.now),
             workspace: scope.workspace.clone(),
             project: p.project,
@@ -331,9 +360,7 @@ impl Levh {
             decision: None,
             memory_id: None,
             updates,
-        };
-        self.store.insert_held(&held, &scope.actor)?;
-        Ok(held.id)
+        }
     }
 
     /// A memory record from a prepared candidate.

@@ -1,5 +1,6 @@
 //! The [`Levh`] facade: the one entry point every surface (CLI, MCP, HTTP, sync) calls.
 
+mod batch;
 mod capture;
 mod entities;
 mod held;
@@ -7,6 +8,7 @@ mod memories;
 mod recall;
 mod sync;
 
+pub use batch::MAX_BATCH;
 pub use entities::{REINDEX_BATCH, ReindexReport};
 
 use std::collections::{BTreeMap, HashMap};
@@ -115,6 +117,22 @@ struct Comparison {
     nearest_content: Option<String>,
     /// Unpinned memories similar enough to interfere with.
     neighbours: Vec<(MemoryId, f64)>,
+}
+
+/// A candidate after validation and redaction, before it is embedded and compared.
+struct Draft {
+    content: String,
+    redactions: Vec<Redaction>,
+    project: Option<String>,
+    kind: Kind,
+    source: String,
+    importance: f64,
+    pinned: bool,
+    valid_from: Timestamp,
+    valid_to: Option<Timestamp>,
+    metadata: serde_json::Value,
+    session_id: Option<crate::SessionId>,
+    now: Timestamp,
 }
 
 /// A candidate after validation, redaction, embedding and comparison: everything the gate

@@ -1,4 +1,7 @@
-//! Connector sync (SPEC §6): pages from a source through the gate, one item at a time.
+//! Connector sync (SPEC §6): pages from a source through the gate, a page per
+//! transaction (each item judged as if stored alone after the page's earlier items).
+
+use crate::SyncedPage;
 
 use super::*;
 
@@ -73,8 +76,18 @@ impl Levh {
                     },
                 );
             }
+            // New items wait here and are stored together, with what became of each and
+            // the cursor past the page, in one transaction: a run killed mid-page leaves
+            // none of the page, and the next run fetches it again.
+            let mut pending = Pending::default();
             for item in page.items {
                 let location = item.source_id.clone();
+                if pending.has(&location) {
+                    // The same item twice in a page: the first must be stored before the
+                    // second can be told apart from it.
+                    self.store_pending(scope, &connector, &mut pending, None, &mut report)?;
+                    progress(&report);
+                }
                 match self.sync_item(
                     scope,
                     &connector,
@@ -82,56 +95,21 @@ impl Levh {
                     item,
                     simulated.as_mut(),
                 ) {
-                    Ok(synced) => {
-                        match synced.outcome {
-                            ItemOutcome::Admit => report.admitted += 1,
-                            ItemOutcome::Redact => report.redacted += 1,
-                            ItemOutcome::Review => report.held += 1,
-                            ItemOutcome::Reject => report.rejected += 1,
-                            ItemOutcome::Update => report.updated += 1,
-                            ItemOutcome::Unchanged => report.unchanged += 1,
-                        }
-                        let fate = match synced.outcome {
-                            ItemOutcome::Review => Some(ItemFate::Held),
-                            ItemOutcome::Reject => Some(ItemFate::Rejected),
-                            _ => None,
-                        };
-                        if let Some(fate) = fate {
-                            not_stored(
-                                &mut report,
-                                NotStoredItem {
-                                    source_id: location,
-                                    fate,
-                                    reason: synced.reason.unwrap_or_default(),
-                                    nearest: synced.nearest,
-                                    held_id: synced.held_id,
-                                },
-                            );
-                        }
-                    }
-                    Err(error) => {
-                        report.failed += 1;
-                        note(&mut report, format!("{location}: {error}"));
-                        not_stored(
-                            &mut report,
-                            NotStoredItem::failed(location, error.to_string()),
-                        );
-                    }
+                    Ok(SyncStep::Done(synced)) => count(&mut report, location, synced),
+                    Ok(SyncStep::New(new)) => pending.push(new),
+                    Err(error) => failed(&mut report, location, &error),
                 }
                 progress(&report);
             }
             // The page is stored: only now may the cursor move past it, and the run's
             // record say so (a run killed later still shows what it stored).
             if !options.dry_run {
-                self.store.save_sync_cursor(
-                    &scope.workspace,
-                    &cursor_key,
-                    page.next_cursor.as_deref(),
-                    self.clock.now(),
-                )?;
+                let next = (cursor_key.clone(), page.next_cursor.clone());
+                self.store_pending(scope, &connector, &mut pending, Some(next), &mut report)?;
                 report.updated_at = Some(self.clock.now());
                 self.store
                     .save_sync_run(&scope.workspace, &report, &scope.actor)?;
+                progress(&report);
             }
             if page.done || page.next_cursor.is_none() || page.next_cursor == cursor {
                 break;
@@ -162,7 +140,7 @@ impl Levh {
         project: Option<&str>,
         item: SourceItem,
         mut dry_run: Option<&mut DryRun>,
-    ) -> Result<SyncedOutcome> {
+    ) -> Result<SyncStep> {
         let source = format!("connector:{connector}");
         let title = item.title.trim();
         // A body with nothing visible (zero-width characters, NULs) is no body: the title
@@ -190,14 +168,14 @@ impl Levh {
             .store
             .synced_item(&scope.workspace, connector, &item.source_id)?;
         if known.as_ref().is_some_and(|k| k.content_hash == hash) {
-            return Ok(SyncedOutcome::just(ItemOutcome::Unchanged));
+            return Ok(SyncStep::Done(SyncedOutcome::just(ItemOutcome::Unchanged)));
         }
         let now = self.clock.now();
         if let Some(memory_id) = known.as_ref().and_then(|k| k.memory_id)
             && self.store.get(&scope.workspace, memory_id)?.is_some()
         {
             if dry_run.is_some() {
-                return Ok(SyncedOutcome::just(ItemOutcome::Update));
+                return Ok(SyncStep::Done(SyncedOutcome::just(ItemOutcome::Update)));
             }
             // The changed item passes the gate like any update: a duplicate of another
             // memory is rejected, one close to another is held for a person.
@@ -219,7 +197,11 @@ impl Levh {
                 &record,
                 now,
             )?;
-            return Ok(SyncedOutcome::of(verdict, &update.verdict, update.held_id));
+            return Ok(SyncStep::Done(SyncedOutcome::of(
+                verdict,
+                &update.verdict,
+                update.held_id,
+            )));
         }
 
         let mut metadata = match item.metadata {
@@ -257,40 +239,124 @@ impl Levh {
             ..NewMemory::default()
         };
         if let Some(run) = dry_run.as_mut() {
-            return self.simulate(scope, new, &item.source_id, run);
+            return Ok(SyncStep::Done(self.simulate(
+                scope,
+                new,
+                &item.source_id,
+                run,
+            )?));
         }
-        let outcome = self.capture(scope, new)?;
-        let mut verdict = ItemOutcome::of(&outcome.verdict);
-        let mut memory_id = outcome.memory_id;
-        // A run that died after storing an item but before recording it: the item now
-        // duplicates its own memory. Link it instead of counting a duplicate.
-        if let (Verdict::Reject { .. }, Some(nearest)) = (&outcome.verdict, outcome.nearest())
-            && let Some(existing) = self.store.get(&scope.workspace, nearest.id)?
-            && existing.source == source
-            && existing.metadata.get("source_id").and_then(|v| v.as_str())
-                == Some(item.source_id.as_str())
-        {
-            memory_id = Some(existing.id);
-            verdict = ItemOutcome::Unchanged;
+        Ok(SyncStep::New(NewItem {
+            source_id: item.source_id,
+            hash,
+            source,
+            new,
+        }))
+    }
+
+    /// Stores a page's new items through the gate as one batch, with what became of each
+    /// and (`cursor`: key and next position) the cursor, in one transaction; counts each
+    /// item in the report. A batch the store refuses fails its items, each named, and the
+    /// run goes on.
+    fn store_pending(
+        &self,
+        scope: &Scope,
+        connector: &str,
+        pending: &mut Pending,
+        cursor: Option<(String, Option<String>)>,
+        report: &mut SyncReport,
+    ) -> Result<()> {
+        let items = std::mem::take(pending).items;
+        if items.is_empty() && cursor.is_none() {
+            return Ok(());
         }
-        let record = SyncedItem {
-            content_hash: hash,
-            memory_id,
-            held_id: outcome.held_id,
-            verdict,
+        let now = self.clock.now();
+        let (meta, news): (Vec<_>, Vec<_>) = items
+            .into_iter()
+            .map(|item| ((item.source_id, item.hash, item.source), item.new))
+            .unzip();
+        let attempt = || -> Result<Vec<Result<SyncedOutcome>>> {
+            let plan = self.plan_batch(scope, news)?;
+            let mut records = Vec::new();
+            let mut synced = Vec::with_capacity(meta.len());
+            for ((source_id, hash, source), planned) in meta.iter().zip(&plan.items) {
+                let Ok(planned) = planned else {
+                    synced.push(None);
+                    continue;
+                };
+                let outcome = &planned.outcome;
+                let mut verdict = ItemOutcome::of(&outcome.verdict);
+                let mut memory_id = outcome.memory_id;
+                // A run of an older levh that died after storing an item but before
+                // recording it: the item now duplicates its own memory. Link it instead of
+                // counting a duplicate.
+                if let (Verdict::Reject { .. }, Some(nearest)) =
+                    (&outcome.verdict, outcome.nearest())
+                    && let Some(existing) = self.store.get(&scope.workspace, nearest.id)?
+                    && existing.source == *source
+                    && existing.metadata.get("source_id").and_then(|v| v.as_str())
+                        == Some(source_id.as_str())
+                {
+                    memory_id = Some(existing.id);
+                    verdict = ItemOutcome::Unchanged;
+                }
+                let record = SyncedItem {
+                    content_hash: hash.clone(),
+                    memory_id,
+                    held_id: outcome.held_id,
+                    verdict,
+                };
+                records.push((source_id.clone(), record));
+                synced.push(Some(verdict));
+            }
+            let page = SyncedPage {
+                workspace: scope.workspace.clone(),
+                connector: connector.to_owned(),
+                items: records,
+                cursor: cursor.clone(),
+                now,
+            };
+            let outcomes = self.commit_batch(scope, plan, Some(page))?;
+            Ok(outcomes
+                .into_iter()
+                .zip(synced)
+                .map(|(outcome, verdict)| {
+                    outcome.map(|outcome| {
+                        SyncedOutcome::of(
+                            verdict.unwrap_or_else(|| ItemOutcome::of(&outcome.verdict)),
+                            &outcome.verdict,
+                            outcome.held_id,
+                        )
+                    })
+                })
+                .collect())
         };
-        self.store.record_synced_item(
-            &scope.workspace,
-            connector,
-            &item.source_id,
-            &record,
-            now,
-        )?;
-        Ok(SyncedOutcome::of(
-            verdict,
-            &outcome.verdict,
-            outcome.held_id,
-        ))
+        match attempt() {
+            Ok(outcomes) => {
+                for ((source_id, _, _), outcome) in meta.into_iter().zip(outcomes) {
+                    match outcome {
+                        Ok(synced) => count(report, source_id, synced),
+                        Err(error) => failed(report, source_id, &error),
+                    }
+                }
+            }
+            Err(error) => {
+                for (source_id, _, _) in meta {
+                    failed(report, source_id, &error);
+                }
+                // The cursor still moves past the page, as it did when items failed one
+                // by one: a later full sync retries what was never recorded.
+                if let Some((key, next)) = cursor {
+                    self.store.save_sync_cursor(
+                        &scope.workspace,
+                        &key,
+                        next.as_deref(),
+                        self.clock.now(),
+                    )?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// One sync run, by its id.
@@ -512,6 +578,78 @@ fn fit(
         format!("{kept_text}\n\n[… cut by levh: {kept} of {total} characters kept{place}]"),
         Some((total, kept)),
     )
+}
+
+/// Where one item of a page stands after the first look at it.
+pub(super) enum SyncStep {
+    /// Decided: unchanged, updated in place, simulated (dry run).
+    Done(SyncedOutcome),
+    /// New: waits to be stored with the rest of its page.
+    New(NewItem),
+}
+
+/// A new item waiting for its page's batch.
+pub(super) struct NewItem {
+    source_id: String,
+    /// Hash of the whole item as the source gave it.
+    hash: String,
+    /// `connector:<name>`.
+    source: String,
+    new: NewMemory,
+}
+
+/// A page's new items, in order.
+#[derive(Default)]
+struct Pending {
+    items: Vec<NewItem>,
+    source_ids: std::collections::HashSet<String>,
+}
+
+impl Pending {
+    fn has(&self, source_id: &str) -> bool {
+        self.source_ids.contains(source_id)
+    }
+
+    fn push(&mut self, item: NewItem) {
+        self.source_ids.insert(item.source_id.clone());
+        self.items.push(item);
+    }
+}
+
+/// Counts a decided item in the report, naming it when it was not stored.
+fn count(report: &mut SyncReport, location: String, synced: SyncedOutcome) {
+    match synced.outcome {
+        ItemOutcome::Admit => report.admitted += 1,
+        ItemOutcome::Redact => report.redacted += 1,
+        ItemOutcome::Review => report.held += 1,
+        ItemOutcome::Reject => report.rejected += 1,
+        ItemOutcome::Update => report.updated += 1,
+        ItemOutcome::Unchanged => report.unchanged += 1,
+    }
+    let fate = match synced.outcome {
+        ItemOutcome::Review => Some(ItemFate::Held),
+        ItemOutcome::Reject => Some(ItemFate::Rejected),
+        _ => None,
+    };
+    if let Some(fate) = fate {
+        not_stored(
+            report,
+            NotStoredItem {
+                source_id: location,
+                fate,
+                reason: synced.reason.unwrap_or_default(),
+                nearest: synced.nearest,
+                held_id: synced.held_id,
+            },
+        );
+    }
+}
+
+/// Counts an item that failed, with why.
+fn failed(report: &mut SyncReport, location: String, error: &Error) {
+    report.failed += 1;
+    note(report, format!("{location}: {error}"));
+    not_stored(report, NotStoredItem::failed(location, error.to_string()));
 }
 
 fn not_stored(report: &mut SyncReport, item: NotStoredItem) {

@@ -12,17 +12,18 @@ use levh_api::requests::{
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
     HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery,
-    ScoreQuery, SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody, held_id,
+    ScoreQuery, SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs, TokenBody,
+    UpdateBody, held_id,
 };
 use levh_api::views::{
     AboutView, CommitmentView, EntityList, EntityView, GraphView, OrganizationList, PeopleList,
     ReindexView, TimelineView,
 };
 use levh_api::views::{
-    AdmitView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList, EvaluationView,
-    FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList,
-    MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView, SecretsView,
-    SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
+    AdmitView, BatchView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList,
+    EvaluationView, FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView,
+    MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView,
+    SecretsView, SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_api::{connectors, held, memories, recall, secrets, sessions, tokens, workspace};
 use levh_core::sync::{Connectors, SyncRequest};
@@ -93,6 +94,20 @@ pub(super) async fn create_memory(
         StatusCode::OK
     };
     Ok((status, Json::<CaptureView>(view)).into_response())
+}
+
+pub(super) async fn create_memories(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    headers: HeaderMap,
+    Body(args): Body<StoreBatchArgs>,
+) -> Result<Json<BatchView>, ApiError> {
+    let source = client(&headers).unwrap_or_else(|| "http".to_owned());
+    run(&state, scope, move |levh, scope| {
+        memories::store_batch(levh, scope, args, source)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn list_memories(

@@ -15,7 +15,7 @@ use levh_api::Operation;
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
     HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery,
-    SessionBody, StoreArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
+    SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
 };
 use levh_api::requests::{
     EntityListArgs, EntityPageArgs, GraphArgs, KnowledgeArgs, MergeArgs, ReindexArgs, TimelineArgs,
@@ -25,10 +25,10 @@ use levh_api::views::{
     ReindexView, TimelineView,
 };
 use levh_api::views::{
-    AdmitView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList, EvaluationView,
-    FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView, MemoryList,
-    MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView, SecretsView,
-    SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
+    AdmitView, BatchView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList,
+    EvaluationView, FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView,
+    MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView,
+    SecretsView, SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_core::Role;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -56,6 +56,8 @@ pub(crate) struct Route {
     pub responses: Vec<(u16, Option<SchemaFn>)>,
     /// Documented error statuses (all with an [`ErrorBody`]).
     pub errors: Vec<u16>,
+    /// The largest body it takes, when not axum's default (2 MiB).
+    pub body_limit: Option<usize>,
 }
 
 impl Route {
@@ -76,7 +78,14 @@ impl Route {
             responses: Vec::new(),
             // Every route can meet a bad or missing token, a blocked client and a server error.
             errors: vec![401, 429, 500],
+            body_limit: None,
         }
+    }
+    /// Takes bodies up to `bytes` (a batch of a thousand memories is larger than one).
+    fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = Some(bytes);
+        self.errors.push(413);
+        self
     }
     fn body<T: JsonSchema>(mut self) -> Self {
         self.body = Some(schema::<T>);
@@ -137,10 +146,13 @@ impl Api {
         }
         operation.errors.sort_unstable();
         operation.errors.dedup();
-        let method_router =
+        let mut method_router =
             on(filter, handler).route_layer(axum::middleware::from_fn(move |request, next| {
                 auth::require(role, request, next)
             }));
+        if let Some(bytes) = operation.body_limit {
+            method_router = method_router.layer(axum::extract::DefaultBodyLimit::max(bytes));
+        }
         self.router = self.router.route(operation.path, method_router);
         self.routes.push(operation);
         self
@@ -153,6 +165,9 @@ impl Api {
 
 use Method as M;
 use Operation as O;
+
+/// A batch's body limit: a thousand memories of a few thousand characters each.
+const BATCH_BODY_LIMIT: usize = 32 << 20;
 
 /// The REST API.
 pub(crate) fn api() -> Api {
@@ -177,6 +192,13 @@ pub(crate) fn api() -> Api {
                 .ok::<CaptureView>(202)
                 .ok::<CaptureView>(200),
             handlers::create_memory,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories:batch", O::StoreMemories, "Store up to 1,000 memories through the admission gate in one transaction, each with its own verdict (judged as if sent alone after the earlier ones); an invalid item is named at its index and the rest are stored")
+                .body::<StoreBatchArgs>()
+                .body_limit(BATCH_BODY_LIMIT)
+                .ok::<BatchView>(200),
+            handlers::create_memories,
         )
         .route(
             Route::new(M::GET, "/api/memories", O::ListMemories, "List memories, newest first")

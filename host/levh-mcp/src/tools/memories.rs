@@ -2,11 +2,12 @@
 
 use levh_api::memories;
 use levh_api::requests::{
-    FadingArgs, FeedbackArgs, IdArgs, ImportanceArgs, ListArgs, RelatedArgs, StoreArgs, UpdateArgs,
-    UpdateBody,
+    FadingArgs, FeedbackArgs, IdArgs, ImportanceArgs, ListArgs, RelatedArgs, StoreArgs,
+    StoreBatchArgs, UpdateArgs, UpdateBody,
 };
 use levh_api::views::{
-    CaptureView, Done, FadingList, MemoryList, MemoryView, PurgeView, RelatedList, UpdateView,
+    BatchView, CaptureView, Done, FadingList, MemoryList, MemoryView, PurgeView, RelatedList,
+    UpdateView,
 };
 use rmcp::handler::server::wrapper::Json;
 use rmcp::{Peer, RoleServer, tool, tool_router};
@@ -70,6 +71,35 @@ impl LevhMcp {
         peer: Peer<RoleServer>,
     ) -> Result<Json<CaptureView>, String> {
         self.capture(&peer, args).await
+    }
+
+    /// Remember many things at once (1..1000), e.g. importing notes. Each item gets its own
+    /// gate verdict, as if sent alone after the ones before it: a copy of an earlier item
+    /// is rejected, a near-copy is held for a person. An invalid item is named by its
+    /// index; the others are stored.
+    #[tool(annotations(
+        title = "Store many memories",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn store_memories(
+        &self,
+        Parameters(args): Parameters<StoreBatchArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<BatchView>, String> {
+        let source = client_name(&peer).unwrap_or_else(|| "mcp".to_owned());
+        let pinned = args.memories.iter().any(|m| m.pin.unwrap_or(false));
+        let view = self
+            .run(&peer, move |levh, scope| {
+                memories::store_batch(levh, scope, args, source)
+            })
+            .await?;
+        if pinned && view.admitted + view.redacted > 0 {
+            self.pinned_set_changed(&peer).await;
+        }
+        Ok(Json(view))
     }
 
     /// List memories, newest first, with optional filters.

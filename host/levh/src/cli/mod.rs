@@ -12,6 +12,7 @@ mod fading;
 mod feedback;
 mod forget;
 mod held;
+mod import;
 mod knowledge;
 mod list;
 mod mcp;
@@ -67,6 +68,9 @@ enum Command {
     /// Store a memory through the admission gate (admit, redact, hold for review, or reject).
     #[command(visible_alias = "admit")]
     Capture(capture::Args),
+    /// Store many memories from a file (an export, a JSON array or JSON Lines) through the
+    /// gate, a batch per transaction; each item gets its own verdict.
+    Import(import::Args),
     /// Find the memories that best match a query; what is returned is reinforced.
     Recall(recall::Args),
     /// Show one memory in full.
@@ -212,6 +216,7 @@ impl Cli {
         let json = self.json;
         match command {
             Command::Capture(args) => capture::run(&context, args, json),
+            Command::Import(args) => import::run(&context, args, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) => show::run(&context, args.id.0, json),
             Command::List(args) => list::run(&context, args, json),

@@ -1,0 +1,164 @@
+//! Reading memories to import (`levh import`): what `GET /api/export` writes (an object
+//! with `memories`), a JSON array of memories, or JSON Lines (one memory per line). Each
+//! memory needs `content`; `project`, `kind`, `importance`, `pinned` (or `pin`),
+//! `valid_from`, `valid_to` and `metadata` are kept; everything else an export carries
+//! (ids, model state, scores) is levh's own bookkeeping and is made afresh. The items then
+//! go through the gate in batches ([`crate::memories::store_batch`]).
+
+use serde_json::Value;
+
+use crate::requests::StoreArgs;
+use crate::{Error, Result};
+
+/// One memory read from the input, or why it could not be read, with where it was.
+#[derive(Debug)]
+pub struct ImportItem {
+    /// `line 12` (JSON Lines) or `memories[3]` (a JSON document).
+    pub location: String,
+    /// The memory, or what was wrong with it.
+    pub memory: std::result::Result<StoreArgs, String>,
+}
+
+/// The memories in `text`. An unreadable document is an error; an unreadable memory in a
+/// readable document is that item's error, and the others are kept.
+pub fn parse(text: &str) -> Result<Vec<ImportItem>> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim();
+    if trimmed.is_empty() {
+        return Err(Error::invalid("the input is empty: nothing to import"));
+    }
+    // A whole JSON document (an export or an array) parses as one value; JSON Lines with
+    // more than one line does not.
+    if let Ok(document) = serde_json::from_str::<Value>(trimmed) {
+        let (items, path) = match document {
+            Value::Array(items) => (items, "memories"),
+            Value::Object(mut object) if object.contains_key("memories") => {
+                match object.remove("memories") {
+                    Some(Value::Array(items)) => (items, "memories"),
+                    _ => return Err(Error::invalid("`memories` is not an array")),
+                }
+            }
+            // One memory on one line is JSON Lines of one.
+            object @ Value::Object(_) => (vec![object], "line 1"),
+            _ => {
+                return Err(Error::invalid(
+                    "expected an export ({\"memories\": [...]}), a JSON array of memories or JSON Lines",
+                ));
+            }
+        };
+        return Ok(items
+            .into_iter()
+            .enumerate()
+            .map(|(index, value)| ImportItem {
+                location: if path == "line 1" {
+                    path.to_owned()
+                } else {
+                    format!("{path}[{index}]")
+                },
+                memory: memory(value),
+            })
+            .collect());
+    }
+    Ok(trimmed
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| ImportItem {
+            location: format!("line {}", number + 1),
+            memory: serde_json::from_str::<Value>(line)
+                .map_err(|error| format!("not JSON: {error}"))
+                .and_then(memory),
+        })
+        .collect())
+}
+
+/// The fields of one exported or hand-written memory that an import keeps.
+fn memory(value: Value) -> std::result::Result<StoreArgs, String> {
+    let Value::Object(object) = value else {
+        return Err("a memory must be a JSON object with `content`".to_owned());
+    };
+    let text = |field: &str| -> std::result::Result<Option<String>, String> {
+        match object.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(other) => Err(format!("`{field}` must be text, not {other}")),
+        }
+    };
+    let content = text("content")?.ok_or("`content` is missing")?;
+    let importance = match object.get("importance") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(
+            value
+                .as_f64()
+                .ok_or_else(|| format!("`importance` must be a number, not {value}"))?,
+        ),
+    };
+    let pin = match object.get("pinned").or_else(|| object.get("pin")) {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(pinned)) => Some(*pinned),
+        Some(other) => return Err(format!("`pinned` must be true or false, not {other}")),
+    };
+    let metadata = match object.get("metadata") {
+        None | Some(Value::Null) => None,
+        Some(value @ Value::Object(_)) => Some(value.clone()),
+        Some(other) => return Err(format!("`metadata` must be a JSON object, not {other}")),
+    };
+    Ok(StoreArgs {
+        content,
+        project: text("project")?,
+        kind: text("kind")?,
+        importance,
+        pin,
+        valid_from: text("valid_from")?,
+        valid_to: text("valid_to")?,
+        session_id: None,
+        metadata,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_an_array_and_json_lines_all_read_with_each_bad_item_named() {
+        let export = r#"{"memories": [{"id": "x", "content": "one", "project": "p", "retention": 0.4},
+                                      {"content": 5}]}"#;
+        let items = parse(export).unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(
+            items[0].memory.as_ref().unwrap().project.as_deref(),
+            Some("p")
+        );
+        assert_eq!(items[1].location, "memories[1]");
+        assert!(
+            items[1]
+                .memory
+                .as_ref()
+                .unwrap_err()
+                .contains("`content` must be text")
+        );
+
+        let lines = "{\"content\": \"a\", \"pinned\": true}\n\n{oops\n{\"kind\": \"note\"}\n";
+        let items = parse(lines).unwrap();
+        let locations: Vec<&str> = items.iter().map(|i| i.location.as_str()).collect();
+        assert_eq!(locations, ["line 1", "line 3", "line 4"]);
+        assert_eq!(items[0].memory.as_ref().unwrap().pin, Some(true));
+        assert!(
+            items[1]
+                .memory
+                .as_ref()
+                .unwrap_err()
+                .starts_with("not JSON")
+        );
+        assert!(
+            items[2]
+                .memory
+                .as_ref()
+                .unwrap_err()
+                .contains("`content` is missing")
+        );
+
+        assert!(parse("  ").is_err());
+        assert!(parse("42").is_err());
+    }
+}

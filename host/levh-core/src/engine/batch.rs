@@ -1,0 +1,303 @@
+//! Many memories through the gate at once: one embedder call per chunk, one transaction
+//! per batch. Each item gets the verdict it would get captured alone right after the
+//! batch's earlier items — a copy of an earlier item is its duplicate, a near-copy is held,
+//! a repeat of an item held earlier in the batch is rejected, an item close to an earlier
+//! one interferes with it — because the batch's own admitted items are compared with each
+//! candidate beside the stored memories. A capture is a batch of one.
+
+use crate::{BatchWrite, SyncedPage};
+
+use super::*;
+
+/// Texts per embedder call: a local model's batches stay this size, so memory does not
+/// grow with a large import.
+const EMBED_CHUNK: usize = 64;
+
+/// Most items one batch call may carry (REST, MCP, import read their input in batches of
+/// at most this many).
+pub const MAX_BATCH: usize = 1000;
+
+/// A batch judged, nothing written yet: per item (in the caller's order) its outcome as it
+/// will be once written, or why it was refused.
+pub(super) struct BatchPlan {
+    pub(super) items: Vec<Result<Planned>>,
+}
+
+/// One judged item.
+pub(super) struct Planned {
+    /// The verdict, with the ids the item will have once written.
+    pub(super) outcome: CaptureOutcome,
+    /// What to write (nothing for a reject).
+    pub(super) write: Option<BatchWrite>,
+}
+
+impl Levh {
+    /// Stores many memories through the gate in one transaction (bulk ingest, import, the
+    /// REST and MCP batch calls). Each item is judged as if captured alone after the
+    /// earlier items of the batch; an item that is invalid gets its own error and the
+    /// others go on. Nothing is written when the transaction fails.
+    pub fn capture_batch(
+        &self,
+        scope: &Scope,
+        items: Vec<NewMemory>,
+    ) -> Result<Vec<Result<CaptureOutcome>>> {
+        if items.len() > MAX_BATCH {
+            return Err(Error::invalid(
+                "memories",
+                format!("{} items; at most {MAX_BATCH} per batch", items.len()),
+            ));
+        }
+        let plan = self.plan_batch(scope, items)?;
+        self.commit_batch(scope, plan, None)
+    }
+
+    /// Judges every item of a batch against the store and the batch's earlier items.
+    /// Reads only; the ids of what would be written are assigned here.
+    pub(super) fn plan_batch(&self, scope: &Scope, items: Vec<NewMemory>) -> Result<BatchPlan> {
+        let drafts: Vec<Result<Draft>> = items
+            .into_iter()
+            .map(|new| self.draft(scope, new, false))
+            .collect();
+        let texts: Vec<&str> = drafts
+            .iter()
+            .filter_map(|d| d.as_ref().ok().map(|d| d.content.as_str()))
+            .collect();
+        let mut vectors = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(EMBED_CHUNK) {
+            let embedded = self.embedder.embed(chunk)?;
+            if embedded.len() != chunk.len() {
+                return Err(crate::EmbedError::new(format!(
+                    "embedder {} returned {} vectors for {} texts",
+                    self.embedder.model_id(),
+                    embedded.len(),
+                    chunk.len()
+                ))
+                .into());
+            }
+            vectors.extend(embedded);
+        }
+        let mut vectors = vectors.into_iter();
+        let mut peers = Peers::default();
+        let mut planned = Vec::with_capacity(drafts.len());
+        for draft in drafts {
+            let item = draft.and_then(|draft| {
+                let vector = vectors.next().ok_or_else(|| {
+                    crate::EmbedError::new("embedder returned too few vectors".to_owned())
+                })?;
+                let embedding = Embedding {
+                    model: self.embedder.model_id().to_owned(),
+                    vector,
+                };
+                let prepared = self.compared(scope, draft, embedding, None)?;
+                self.plan_one(scope, prepared, &mut peers)
+            });
+            planned.push(item);
+        }
+        Ok(BatchPlan { items: planned })
+    }
+
+    /// The gate's verdict on one prepared item, the batch's earlier items counting as
+    /// stored; records the item among the peers when it will be written.
+    fn plan_one(&self, scope: &Scope, mut p: Prepared, peers: &mut Peers) -> Result<Planned> {
+        let (measure, threshold) = self.measure();
+        for (index, similarity) in peers.similar(&p, measure) {
+            let peer = &peers.items[index];
+            let closer = p.nearest.is_none_or(|n| {
+                similarity > n.similarity || (similarity == n.similarity && peer.id < n.id)
+            });
+            if closer {
+                p.nearest = Some(Nearest {
+                    id: peer.id,
+                    similarity,
+                    measure,
+                });
+                p.nearest_content = Some(peer.content.clone());
+            }
+            if !peer.pinned && similarity >= threshold {
+                p.neighbours.push((peer.id, similarity));
+            }
+        }
+        let hash = text::content_hash(&p.content);
+        let mut verdict = self.judge(scope, &p)?;
+        if !matches!(verdict, Verdict::Reject { .. })
+            && let Some(held) = peers.held.get(&(p.project.clone(), hash.clone()))
+        {
+            verdict = Verdict::Reject {
+                reason: format!(
+                    "duplicate of held candidate {held}, which waits for a person's decision"
+                ),
+                nearest: None,
+            };
+        }
+        let mut outcome = CaptureOutcome {
+            verdict: verdict.clone(),
+            memory_id: None,
+            held_id: None,
+            redactions: p.redactions.clone(),
+            interference: Vec::new(),
+        };
+        let write = match verdict {
+            Verdict::Reject { .. } => None,
+            Verdict::Review { nearest } => {
+                let project = p.project.clone();
+                let held = self.held_candidate(scope, p, nearest, None);
+                outcome.held_id = Some(held.id);
+                peers.held.insert((project, hash), held.id);
+                Some(BatchWrite::Held(held))
+            }
+            Verdict::Admit | Verdict::Redact => {
+                let admission = Self::admission(&verdict, &p);
+                let neighbours = std::mem::take(&mut p.neighbours);
+                let keys = p.keys.clone();
+                let vector = p.embedding.vector.clone();
+                let record = self.record(scope, p, admission);
+                outcome.memory_id = Some(record.memory.id);
+                peers.add(&record.memory, keys, vector);
+                Some(BatchWrite::Memory { record, neighbours })
+            }
+        };
+        Ok(Planned { outcome, write })
+    }
+
+    /// Writes a judged batch in one transaction (with a sync page's records, when given)
+    /// and indexes the stored memories' entities. Returns each item's outcome.
+    pub(super) fn commit_batch(
+        &self,
+        scope: &Scope,
+        plan: BatchPlan,
+        synced: Option<SyncedPage>,
+    ) -> Result<Vec<Result<CaptureOutcome>>> {
+        let mut items = plan.items;
+        let writes: Vec<BatchWrite> = items
+            .iter_mut()
+            .filter_map(|item| item.as_mut().ok().and_then(|p| p.write.take()))
+            .collect();
+        if writes.is_empty() && synced.is_none() {
+            return Ok(items.into_iter().map(|i| i.map(|p| p.outcome)).collect());
+        }
+        let model = self.config.model;
+        let mut applied = self
+            .store
+            .write_batch(
+                &writes,
+                synced.as_ref(),
+                &|state| model::interfere(state, &model),
+                &scope.actor,
+            )?
+            .into_iter();
+        let stored: Vec<Memory> = writes
+            .into_iter()
+            .filter_map(|write| match write {
+                BatchWrite::Memory { record, .. } => Some(record.memory),
+                BatchWrite::Held(_) => None,
+            })
+            .collect();
+        let outcomes = items
+            .into_iter()
+            .map(|item| {
+                item.map(|planned| {
+                    let mut outcome = planned.outcome;
+                    if outcome.memory_id.is_some() || outcome.held_id.is_some() {
+                        outcome.interference = applied.next().unwrap_or_default();
+                    }
+                    outcome
+                })
+            })
+            .collect();
+        if !stored.is_empty() {
+            self.index_stored(&scope.workspace, &stored);
+        }
+        Ok(outcomes)
+    }
+}
+
+/// The batch's items that will be stored, as neighbours of the items after them.
+#[derive(Default)]
+struct Peers {
+    items: Vec<Peer>,
+    /// Near-duplicate key → items having it (how the store finds lexical neighbours).
+    by_key: HashMap<i64, Vec<usize>>,
+    /// (project, content hash) of an item held earlier in the batch → its held id.
+    held: HashMap<(Option<String>, String), HeldId>,
+}
+
+struct Peer {
+    id: MemoryId,
+    project: Option<String>,
+    content: String,
+    vector: Vec<f32>,
+    pinned: bool,
+    valid_to: Option<Timestamp>,
+}
+
+impl Peers {
+    fn add(&mut self, memory: &Memory, keys: Vec<i64>, vector: Vec<f32>) {
+        let index = self.items.len();
+        for key in keys {
+            self.by_key.entry(key).or_default().push(index);
+        }
+        self.items.push(Peer {
+            id: memory.id,
+            project: memory.project.clone(),
+            content: memory.content.clone(),
+            vector,
+            pinned: memory.state.pinned,
+            valid_to: memory.valid_to,
+        });
+    }
+
+    /// The earlier items the store would have compared `p` with, had they been stored:
+    /// in its project (any, when it has none), not retired by its `now`, comparable
+    /// (same speaker, both or neither a question); found through shared near-duplicate
+    /// keys for the lexical measure (as the store finds them), all of them for cosine
+    /// (as a vector index would). Each with its similarity by the gate's measure.
+    fn similar(&self, p: &Prepared, measure: Measure) -> Vec<(usize, f64)> {
+        // As many as the store would offer ([`COMPARE_NEIGHBOURS`]), chosen as it chooses
+        // them: most shared keys (newest first among equals), or highest cosine — so a
+        // large batch of look-alikes costs what the same items sent alone would.
+        let indices: Vec<usize> = match measure {
+            Measure::Lexical => {
+                let mut shared: HashMap<usize, usize> = HashMap::new();
+                for index in p
+                    .keys
+                    .iter()
+                    .filter_map(|key| self.by_key.get(key))
+                    .flatten()
+                {
+                    *shared.entry(*index).or_default() += 1;
+                }
+                let mut found: Vec<(usize, usize)> = shared.into_iter().collect();
+                found.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+                found.truncate(COMPARE_NEIGHBOURS);
+                found.into_iter().map(|(index, _)| index).collect()
+            }
+            Measure::Cosine => {
+                let mut scored: Vec<(usize, f64)> = self
+                    .items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, peer)| (index, cosine(&p.embedding.vector, &peer.vector)))
+                    .collect();
+                scored.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+                scored.truncate(COMPARE_NEIGHBOURS);
+                scored.into_iter().map(|(index, _)| index).collect()
+            }
+        };
+        indices
+            .into_iter()
+            .filter_map(|i| {
+                let peer = &self.items[i];
+                let in_scope = p.project.is_none() || peer.project == p.project;
+                let live = peer.valid_to.is_none_or(|to| to > p.now);
+                if !in_scope || !live || !gate::comparable(&p.content, &peer.content) {
+                    return None;
+                }
+                let similarity = match measure {
+                    Measure::Cosine => cosine(&p.embedding.vector, &peer.vector),
+                    Measure::Lexical => text::shingle_similarity(&p.content, &peer.content),
+                };
+                Some((i, similarity))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,301 @@
+//! Batched writes: a batch judges every item exactly as if it had been sent alone after
+//! the batch's earlier items, on a real WAL file, with the lexical measure (hash embedder)
+//! and with cosine (the same vectors, declared semantic, so the engine takes its vector
+//! path).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use levh_core::{
+    CaptureOutcome, Config, Embedder, HeldStatus, Levh, MemoryFilter, MemoryId, NewMemory, Page,
+    Parts, Result, Scope, Store, Workspace,
+};
+use levh_embed::HashEmbedder;
+use levh_store::SqliteStore;
+
+use crate::support::{distinct_sentence, start};
+
+/// The hash embedder's vectors, declared semantic: the gate and interference then use
+/// cosine and the vector index, as with a real model.
+#[derive(Debug, Default)]
+struct CosineHash(HashEmbedder);
+
+impl Embedder for CosineHash {
+    fn model_id(&self) -> &str {
+        "cosine-hash-test"
+    }
+    fn dimension(&self) -> usize {
+        self.0.dimension()
+    }
+    fn is_semantic(&self) -> bool {
+        true
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, levh_core::EmbedError> {
+        self.0.embed(texts)
+    }
+}
+
+struct Engine {
+    levh: Levh,
+    store: Arc<SqliteStore>,
+    scope: Scope,
+    _dir: tempfile::TempDir,
+}
+
+fn engine(semantic: bool) -> Engine {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).unwrap());
+    let embedder: Arc<dyn Embedder> = if semantic {
+        Arc::new(CosineHash::default())
+    } else {
+        Arc::new(HashEmbedder::default())
+    };
+    let levh = Levh::new(Parts {
+        store: store.clone(),
+        index: store.clone(),
+        embedder,
+        clock: Arc::new(levh_core::FixedClock(start())),
+        config: Config::default(),
+    });
+    Engine {
+        levh,
+        store,
+        scope: Scope::cli(Workspace::default()),
+        _dir: dir,
+    }
+}
+
+fn note(content: &str) -> NewMemory {
+    NewMemory {
+        content: content.into(),
+        ..NewMemory::default()
+    }
+}
+
+/// Every kind of verdict, including those that depend on earlier items of the batch.
+fn items() -> Vec<NewMemory> {
+    const MAIN: &str = "The deploy branch for atlas is main, and releases are cut on Thursdays.";
+    const PROD: &str = "The deploy branch for atlas is prod, and releases are cut on Thursdays.";
+    let mut items = vec![
+        note(MAIN),
+        note(MAIN), // a copy of item 0
+        note(PROD), // a revision of item 0
+        note(PROD), // a repeat of a held item
+        note("ok"), // too short
+        note("The staging token is ghp_abcdefghijklmnopqrstuvwxyz0123456789 for CI."),
+        NewMemory {
+            importance: Some(2.0), // invalid: its own error, the rest go on
+            ..note("An item with an importance outside 0..1 is refused alone.")
+        },
+        NewMemory {
+            project: Some("orion".into()), // another project: no neighbour there
+            ..note(MAIN)
+        },
+        NewMemory {
+            pinned: true,
+            ..note("Always run the migrations before the deploy of the billing service.")
+        },
+        note("Always run the migrations before the deploy of the billing service!"),
+        note("Ada: the quarterly review moves to the fourth of March at ten."),
+        note("Bob: the quarterly review moves to the fourth of March at ten."),
+    ];
+    // Unrelated memories around them, and a near-copy of one of those later on.
+    for n in 0..20 {
+        items.push(note(&distinct_sentence(n)));
+    }
+    items.push(note(&format!("{} Indeed.", distinct_sentence(3))));
+    items
+}
+
+/// An outcome with every id replaced by the number of the item that produced it, so two
+/// stores' outcomes compare.
+fn normalised(
+    outcome: &Result<CaptureOutcome>,
+    names: &HashMap<String, String>,
+) -> serde_json::Value {
+    let text = match outcome {
+        Ok(outcome) => serde_json::to_string(outcome).unwrap(),
+        Err(error) => format!("error: {error}"),
+    };
+    let mut text = text;
+    for (id, name) in names {
+        text = text.replace(id, name);
+    }
+    let mut value = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
+    rounded(&mut value);
+    value
+}
+
+/// Similarities to six places: the vector index sums in f32 lanes, a batch's own items are
+/// compared in f64, and the two differ in the seventh place.
+fn rounded(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            let x = (n.as_f64().unwrap() * 1e6).round() / 1e6;
+            *value = serde_json::json!(x);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(rounded),
+        serde_json::Value::Object(map) => map.values_mut().for_each(rounded),
+        _ => {}
+    }
+}
+
+fn names(outcomes: &[Result<CaptureOutcome>]) -> HashMap<String, String> {
+    let mut names = HashMap::new();
+    for (index, outcome) in outcomes.iter().enumerate() {
+        if let Ok(outcome) = outcome {
+            if let Some(id) = outcome.memory_id {
+                names.insert(id.to_string(), format!("memory-of-item-{index}"));
+            }
+            if let Some(id) = outcome.held_id {
+                names.insert(id.to_string(), format!("held-of-item-{index}"));
+            }
+        }
+    }
+    names
+}
+
+/// Per item that became a memory: its stability now (interference lowers it).
+fn stabilities(engine: &Engine, outcomes: &[Result<CaptureOutcome>]) -> Vec<Option<f64>> {
+    outcomes
+        .iter()
+        .map(|outcome| {
+            let id: MemoryId = outcome.as_ref().ok()?.memory_id?;
+            Some(
+                engine
+                    .store
+                    .get(&engine.scope.workspace, id)
+                    .unwrap()
+                    .unwrap()
+                    .state
+                    .stability_hours,
+            )
+        })
+        .collect()
+}
+
+fn held_contents(engine: &Engine) -> Vec<String> {
+    engine
+        .store
+        .list_held(
+            &engine.scope.workspace,
+            Some(HeldStatus::Held),
+            start(),
+            &levh_core::Actor::cli(),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|held| held.content)
+        .collect()
+}
+
+fn same_as_one_by_one(semantic: bool) {
+    let alone = engine(semantic);
+    let one_by_one: Vec<Result<CaptureOutcome>> = items()
+        .into_iter()
+        .map(|new| alone.levh.capture(&alone.scope, new))
+        .collect();
+    let batched = engine(semantic);
+    let together = batched.levh.capture_batch(&batched.scope, items()).unwrap();
+    assert_eq!(together.len(), one_by_one.len());
+
+    let (names_alone, names_together) = (names(&one_by_one), names(&together));
+    for (index, (a, b)) in one_by_one.iter().zip(&together).enumerate() {
+        assert_eq!(
+            normalised(a, &names_alone),
+            normalised(b, &names_together),
+            "item {index}: one by one vs in a batch"
+        );
+    }
+    assert_eq!(
+        stabilities(&alone, &one_by_one),
+        stabilities(&batched, &together),
+        "interference, item by item"
+    );
+    assert_eq!(held_contents(&alone), held_contents(&batched));
+    let count = |e: &Engine| {
+        e.store
+            .count(&MemoryFilter::workspace(Workspace::default()))
+            .unwrap()
+    };
+    assert_eq!(count(&alone), count(&batched));
+
+    // The batch had something to prove: every verdict kind, and decisions that only an
+    // earlier item of the same batch could cause.
+    let verdict = |i: usize| match &together[i] {
+        Ok(outcome) => outcome.verdict.name().to_owned(),
+        Err(_) => "error".to_owned(),
+    };
+    assert_eq!(verdict(0), "admit");
+    assert_eq!(
+        verdict(1),
+        "reject",
+        "a copy of an earlier item of the batch"
+    );
+    let copy = together[1].as_ref().unwrap();
+    assert_eq!(
+        copy.nearest().map(|n| n.id),
+        together[0].as_ref().unwrap().memory_id,
+        "named as the duplicate of the earlier item's memory"
+    );
+    assert_eq!(verdict(4), "reject");
+    assert_eq!(verdict(5), "redact");
+    assert_eq!(verdict(6), "error");
+    assert_eq!(verdict(7), "admit", "another project");
+    if !semantic {
+        assert_eq!(
+            verdict(2),
+            "review",
+            "a revision of an earlier item is held"
+        );
+        assert_eq!(
+            verdict(3),
+            "reject",
+            "a repeat of an item held in the batch"
+        );
+        assert!(
+            format!("{:?}", together[3]).contains("waits for a person"),
+            "{:?}",
+            together[3]
+        );
+    }
+    // What was stored is readable like any capture.
+    let listed = batched
+        .levh
+        .list(
+            &batched.scope,
+            MemoryFilter::workspace(Workspace::default()),
+            Page {
+                limit: 100,
+                offset: 0,
+            },
+        )
+        .unwrap();
+    assert!(listed.iter().any(|m| m.content.contains("[REDACTED:")));
+}
+
+#[test]
+fn a_batch_judges_each_item_as_if_sent_alone_after_the_earlier_ones_lexical() {
+    same_as_one_by_one(false);
+}
+
+#[test]
+fn a_batch_judges_each_item_as_if_sent_alone_after_the_earlier_ones_cosine() {
+    same_as_one_by_one(true);
+}
+
+#[test]
+fn a_batch_over_the_limit_is_refused_whole_naming_the_limit() {
+    let e = engine(false);
+    let too_many: Vec<NewMemory> = (0..(levh_core::MAX_BATCH as u64 + 1))
+        .map(|n| note(&distinct_sentence(n)))
+        .collect();
+    let error = e.levh.capture_batch(&e.scope, too_many).unwrap_err();
+    assert!(error.to_string().contains("at most 1000"), "{error}");
+    assert_eq!(
+        e.store
+            .count(&MemoryFilter::workspace(Workspace::default()))
+            .unwrap(),
+        0
+    );
+}
