@@ -167,15 +167,13 @@ pub(crate) fn waiting(
     project: Option<&str>,
     content_hash: &str,
 ) -> Result<Option<HeldCandidate>, StoreError> {
-    conn.query_row(
-        &format!(
-            "SELECT {COLUMNS} FROM held_candidates
-             WHERE workspace = ?1 AND status = 'held' AND project IS ?2 AND content_hash = ?3
-             ORDER BY created_at, id LIMIT 1"
-        ),
-        params![workspace.as_str(), project, content_hash],
-        read,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM held_candidates
+         WHERE workspace = ?1 AND status = 'held' AND project IS ?2 AND content_hash = ?3
+         ORDER BY created_at, id LIMIT 1"
+    ))
+    .map_err(sqlite)?
+    .query_row(params![workspace.as_str(), project, content_hash], read)
     .optional()
     .map_err(sqlite)
 }

@@ -165,6 +165,9 @@ impl SqliteStore {
     ) -> Result<Self, SqliteStoreError> {
         connection.busy_timeout(busy_timeout)?;
         connection.pragma_update(None, "foreign_keys", true)?;
+        // Every write path's statements stay prepared (rusqlite keeps 16 by default; a
+        // capture alone uses more than that).
+        connection.set_prepared_statement_cache_capacity(128);
         // 32 MiB of page cache (negative = KiB) instead of SQLite's 2 MiB default.
         connection.pragma_update(None, "cache_size", -32_768i64)?;
         // Keeps `PRAGMA optimize` (run on close) to a bounded sample of each index.
@@ -279,10 +282,11 @@ pub(crate) fn log_event(
     actor: &Actor,
     detail: serde_json::Value,
 ) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail, principal)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![
+    )?
+    .execute(params![
             micros(at),
             kind.as_str(),
             workspace.as_str(),
@@ -290,10 +294,9 @@ pub(crate) fn log_event(
             actor.surface.as_str(),
             actor.client,
             actor.role.as_str(),
-            detail.to_string(),
-            actor.principal,
-        ],
-    )?;
+        detail.to_string(),
+        actor.principal,
+    ])?;
     Ok(())
 }
 

@@ -66,6 +66,9 @@ fn open_reader(path: &Path, busy_timeout: Duration) -> rusqlite::Result<Connecti
     )?;
     connection.busy_timeout(busy_timeout)?;
     connection.pragma_update(None, "query_only", true)?;
+    // A capture and a recall each run more distinct statements than rusqlite's default
+    // cache of 16 keeps prepared.
+    connection.set_prepared_statement_cache_capacity(128);
     connection.pragma_update(None, "cache_size", -8_192i64)?;
     connection.pragma_update(None, "mmap_size", 256i64 << 20)?;
     Ok(connection)

@@ -45,12 +45,14 @@ pub(crate) fn item(
     source_id: &str,
 ) -> Result<Option<SyncedItem>, StoreError> {
     let row: Option<(String, Option<String>, Option<String>, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT content_hash, memory_id, held_id, verdict FROM sync_items
              WHERE workspace = ?1 AND connector = ?2 AND source_id = ?3",
-            params![workspace.as_str(), connector, source_id],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
         )
+        .map_err(sqlite)?
+        .query_row(params![workspace.as_str(), connector, source_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
         .optional()
         .map_err(sqlite)?;
     let Some((content_hash, memory_id, held_id, verdict)) = row else {
@@ -81,23 +83,24 @@ pub(crate) fn record_item(
     item: &SyncedItem,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO sync_items (workspace, connector, source_id, content_hash, memory_id, held_id, verdict, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (workspace, connector, source_id) DO UPDATE SET content_hash = excluded.content_hash,
              memory_id = excluded.memory_id, held_id = excluded.held_id, verdict = excluded.verdict,
              updated_at = excluded.updated_at",
-        params![
+    )
+    .map_err(sqlite)?
+    .execute(params![
             workspace.as_str(),
             connector,
             source_id,
             item.content_hash,
             item.memory_id.map(|id| id.to_string()),
             item.held_id.map(|id| id.to_string()),
-            item.verdict.as_str(),
-            micros(now),
-        ],
-    )
+        item.verdict.as_str(),
+        micros(now),
+    ])
     .map_err(sqlite)?;
     Ok(())
 }
