@@ -174,8 +174,9 @@ fn stabilities(engine: &Engine, outcomes: &[Result<CaptureOutcome>]) -> Vec<Opti
         .collect()
 }
 
+/// The held queue's texts, sorted (candidates held at the same instant have no order).
 fn held_contents(engine: &Engine) -> Vec<String> {
-    engine
+    let mut held: Vec<String> = engine
         .store
         .list_held(
             &engine.scope.workspace,
@@ -186,7 +187,9 @@ fn held_contents(engine: &Engine) -> Vec<String> {
         .unwrap()
         .into_iter()
         .map(|held| held.content)
-        .collect()
+        .collect();
+    held.sort();
+    held
 }
 
 fn same_as_one_by_one(semantic: bool) {

@@ -222,6 +222,18 @@ pub struct SyncedPage {
     pub now: Timestamp,
 }
 
+/// What the gate compares a candidate with: a stored memory's id, content and whether it
+/// is pinned — read without the rest of the row, since a capture reads up to twenty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComparedText {
+    /// The memory.
+    pub id: MemoryId,
+    /// Its content.
+    pub content: String,
+    /// Pinned memories are never interfered with.
+    pub pinned: bool,
+}
+
 /// Persistent storage of memories, sessions and the event log.
 ///
 /// Reads never return forgotten memories unless a filter's `known_at` predates the
@@ -258,6 +270,14 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
     /// Several memories of the workspace by id, forgotten ones included (callers pass ids
     /// that came out of filtered queries), in no particular order; missing ids are skipped.
     fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError>;
+
+    /// The id, content and pinning of memories of the workspace (forgotten ones included),
+    /// in no particular order; missing ids are skipped.
+    fn compared_texts(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<ComparedText>, StoreError>;
 
     /// Memories matching the filter, newest first.
     fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError>;

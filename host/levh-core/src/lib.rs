@@ -28,9 +28,9 @@ mod time;
 
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
-    BatchWrite, EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter, MemorySummary, Page,
-    PurgeReport, ServerStore, StaleEmbedding, Store, StoreError, StoreHealth, StoredText,
-    SyncedPage, VectorIndex,
+    BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter,
+    MemorySummary, Page, PurgeReport, ServerStore, StaleEmbedding, Store, StoreError, StoreHealth,
+    StoredText, SyncedPage, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{

@@ -228,19 +228,42 @@ pub fn word_jaccard(a: &str, b: &str) -> f64 {
 /// gate and interference use when no semantic model is loaded; the thresholds that go
 /// with it were chosen on `fixtures/gate/near-duplicates.jsonl`.
 pub fn shingle_similarity(a: &str, b: &str) -> f64 {
-    fn shingles(text: &str) -> HashSet<String> {
+    Shingles::of(a).similarity(&Shingles::of(b))
+}
+
+/// A text's word shingles (words and adjacent pairs), hashed: computed once and compared
+/// with many others (the gate compares each candidate with up to twenty memories).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Shingles(HashSet<u64>);
+
+impl Shingles {
+    /// The shingles of `text`.
+    pub fn of(text: &str) -> Self {
         let words: Vec<String> = words(text).collect();
-        let pairs = words
-            .windows(2)
-            .map(|pair| format!("{} {}", pair[0], pair[1]));
-        pairs.chain(words.iter().cloned()).collect()
+        let hash = |s: &str| xxhash_rust::xxh3::xxh3_64(s.as_bytes());
+        let pairs = words.windows(2).map(|pair| {
+            let mut joined = String::with_capacity(pair[0].len() + pair[1].len() + 1);
+            joined.push_str(&pair[0]);
+            joined.push(' ');
+            joined.push_str(&pair[1]);
+            hash(&joined)
+        });
+        Self(pairs.chain(words.iter().map(|w| hash(w))).collect())
     }
-    let (a, b) = (shingles(a), shingles(b));
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
+
+    /// Jaccard similarity of two shingle sets (1 for two empty texts).
+    pub fn similarity(&self, other: &Self) -> f64 {
+        if self.0.is_empty() && other.0.is_empty() {
+            return 1.0;
+        }
+        let (small, large) = if self.0.len() <= other.0.len() {
+            (&self.0, &other.0)
+        } else {
+            (&other.0, &self.0)
+        };
+        let shared = small.iter().filter(|s| large.contains(s)).count();
+        shared as f64 / (self.0.len() + other.0.len() - shared) as f64
     }
-    let shared = a.intersection(&b).count();
-    shared as f64 / (a.len() + b.len() - shared) as f64
 }
 
 /// Locality-sensitive keys of a text's word shingles (MinHash, 21 bands of 3 rows).

@@ -34,10 +34,10 @@ use std::time::Duration;
 
 use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
-    Actor, BatchWrite, Embedding, EventKind, HeldCandidate, HeldClose, HeldId, HeldStatus,
-    Interference, Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary, NewMemoryRecord,
-    Page, PurgeReport, StaleEmbedding, Store, StoreError, StoreHealth, StoredText, SyncedPage,
-    Timestamp, VectorIndex, Workspace,
+    Actor, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate, HeldClose, HeldId,
+    HeldStatus, Interference, Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary,
+    NewMemoryRecord, Page, PurgeReport, StaleEmbedding, Store, StoreError, StoreHealth, StoredText,
+    SyncedPage, Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
@@ -444,6 +444,36 @@ impl Store for SqliteStore {
                 .map_err(sqlite)?;
             for row in rows {
                 found.push(row.map_err(sqlite)?);
+            }
+        }
+        Ok(found)
+    }
+
+    fn compared_texts(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<ComparedText>, StoreError> {
+        let conn = self.read();
+        let mut found = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            // The columns up to `content` only: a row's tail (metadata, reasons) is often
+            // on overflow pages that a comparison does not need.
+            let sql = format!(
+                "SELECT id, pinned, content FROM memories WHERE workspace = ? AND id IN ({marks})"
+            );
+            let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+            let params = std::iter::once(workspace.as_str().to_owned())
+                .chain(chunk.iter().map(ToString::to_string));
+            let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
+            while let Some(row) = rows.next().map_err(sqlite)? {
+                let id: String = row.get(0).map_err(sqlite)?;
+                found.push(ComparedText {
+                    id: rows::parse_id(&id).map_err(StoreError::from)?,
+                    pinned: row.get(1).map_err(sqlite)?,
+                    content: row.get(2).map_err(sqlite)?,
+                });
             }
         }
         Ok(found)

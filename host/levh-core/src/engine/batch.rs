@@ -225,6 +225,7 @@ struct Peer {
     id: MemoryId,
     project: Option<String>,
     content: String,
+    shingles: text::Shingles,
     vector: Vec<f32>,
     pinned: bool,
     valid_to: Option<Timestamp>,
@@ -240,6 +241,7 @@ impl Peers {
             id: memory.id,
             project: memory.project.clone(),
             content: memory.content.clone(),
+            shingles: text::Shingles::of(&memory.content),
             vector,
             pinned: memory.state.pinned,
             valid_to: memory.valid_to,
@@ -283,6 +285,7 @@ impl Peers {
                 scored.into_iter().map(|(index, _)| index).collect()
             }
         };
+        let own = (measure == Measure::Lexical).then(|| text::Shingles::of(&p.content));
         indices
             .into_iter()
             .filter_map(|i| {
@@ -294,7 +297,9 @@ impl Peers {
                 }
                 let similarity = match measure {
                     Measure::Cosine => cosine(&p.embedding.vector, &peer.vector),
-                    Measure::Lexical => text::shingle_similarity(&p.content, &peer.content),
+                    Measure::Lexical => own
+                        .as_ref()
+                        .map_or(0.0, |own| own.similarity(&peer.shingles)),
                 };
                 Some((i, similarity))
             })

@@ -152,7 +152,7 @@ impl Levh {
             ..MemoryFilter::workspace(scope.workspace.clone())
         };
         let (measure, threshold) = self.measure();
-        let scored: Vec<(Memory, f64)> = match measure {
+        let scored: Vec<(ComparedText, f64)> = match measure {
             Measure::Cosine => {
                 let near = self.index.nearest(
                     &filter,
@@ -160,21 +160,30 @@ impl Levh {
                     vector,
                     COMPARE_NEIGHBOURS,
                 )?;
-                let near: Vec<(MemoryId, f64)> = near
+                let cosine: HashMap<MemoryId, f64> = near
                     .into_iter()
                     .map(|(id, cos)| (id, f64::from(cos)))
                     .collect();
-                self.with_scores(&scope.workspace, &near)?
+                let ids: Vec<MemoryId> = cosine.keys().copied().collect();
+                self.store
+                    .compared_texts(&scope.workspace, &ids)?
+                    .into_iter()
+                    .map(|m| {
+                        let s = cosine[&m.id];
+                        (m, s)
+                    })
+                    .collect()
             }
             Measure::Lexical => {
                 let ids = self
                     .store
                     .near_duplicates(&filter, keys, COMPARE_NEIGHBOURS)?;
-                let memories = self.store.get_many(&scope.workspace, &ids)?;
-                memories
+                let own = text::Shingles::of(content);
+                self.store
+                    .compared_texts(&scope.workspace, &ids)?
                     .into_iter()
                     .map(|m| {
-                        let s = text::shingle_similarity(content, &m.content);
+                        let s = own.similarity(&text::Shingles::of(&m.content));
                         (m, s)
                     })
                     .collect()
@@ -183,7 +192,7 @@ impl Levh {
         // Only memories the candidate could copy or revise count (not another speaker's
         // words, not the question it answers): they neither make it a duplicate nor
         // interfere with it.
-        let scored: Vec<(Memory, f64)> = scored
+        let scored: Vec<(ComparedText, f64)> = scored
             .into_iter()
             .filter(|(m, _)| Some(m.id) != exclude && gate::comparable(content, &m.content))
             .collect();
@@ -197,7 +206,7 @@ impl Levh {
         });
         let neighbours = scored
             .iter()
-            .filter(|(m, similarity)| !m.state.pinned && *similarity >= threshold)
+            .filter(|(m, similarity)| !m.pinned && *similarity >= threshold)
             .map(|(m, similarity)| (m.id, *similarity))
             .collect();
         Ok(Comparison {

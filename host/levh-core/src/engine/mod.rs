@@ -24,10 +24,10 @@ use crate::sync::{
 };
 use crate::time::add_hours;
 use crate::{
-    AdmissionRecord, Clock, Config, Embedder, Embedding, Error, EventKind, HeldCandidate,
-    HeldClose, HeldId, HeldStatus, Interference, Kind, Memory, MemoryFilter, MemoryId, MemoryState,
-    NewMemory, NewMemoryRecord, Page, PurgeReport, Result, Scope, Store, StoreHealth, Timestamp,
-    VectorIndex, Workspace, model, temporal, text,
+    AdmissionRecord, Clock, ComparedText, Config, Embedder, Embedding, Error, EventKind,
+    HeldCandidate, HeldClose, HeldId, HeldStatus, Interference, Kind, Memory, MemoryFilter,
+    MemoryId, MemoryState, NewMemory, NewMemoryRecord, Page, PurgeReport, Result, Scope, Store,
+    StoreHealth, Timestamp, VectorIndex, Workspace, model, temporal, text,
 };
 
 /// The parts the engine is assembled from.
