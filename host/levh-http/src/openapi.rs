@@ -163,6 +163,7 @@ fn reason(status: u16) -> &'static str {
         403 => "The token's role does not allow this",
         404 => "Not found in this workspace",
         409 => "Already decided",
+        413 => "The body is larger than this route accepts; nothing was changed",
         415 => "The body must be JSON (Content-Type: application/json)",
         422 => "The connector run failed",
         429 => "Too many failed authentication attempts",
