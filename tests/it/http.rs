@@ -2105,3 +2105,99 @@ fn rest_and_mcp_list_the_decisions_and_commitments_the_memories_state() {
         assert_eq!(result["structuredContent"]["commitments"].as_array().map(Vec::len), Some(2), "{result}");
     });
 }
+
+/// `POST /api/memories:batch`: each item its own verdict in order, an invalid item named
+/// by its index while the rest are stored, secrets redacted in content and metadata, the
+/// editor role required, and a batch too large or too long refused whole.
+#[test]
+fn rest_batch_gives_each_item_its_verdict_and_refuses_what_is_too_much() {
+    let harness = Harness::new();
+    let now = harness.levh.now();
+    let default = Workspace::default();
+    let token = |role| {
+        harness
+            .store
+            .create_token(&default, role, None, now)
+            .unwrap()
+            .secret
+    };
+    let (viewer, editor) = (token(Role::Viewer), token(Role::Editor));
+    let app = app(&harness, Some(OPERATOR));
+    runtime().block_on(async {
+        let batch = json!({"memories": [
+            {"content": "The payroll export runs on the first Monday of every month."},
+            {"content": "The payroll export runs on the first Monday of every month."},
+            {"content": "The payroll export runs on the first Tuesday of every month."},
+            {"content": "Vendor portal login", "metadata": {"url": "https://ops:s3cretpass@portal.example.com"}},
+            {"content": "A date that is no date", "valid_to": "next week"},
+        ]});
+        let post_as = |token, body| {
+            send(
+                &app,
+                Method::POST,
+                "/api/memories:batch",
+                Some(token),
+                Some(body),
+            )
+        };
+        let (status, body) = post_as(&viewer, batch.clone()).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        assert_eq!(count(&harness), 0);
+
+        let (status, body) = post_as(&editor, batch).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let verdicts: Vec<&str> = body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["outcome"]["verdict"].as_str().unwrap_or("error"))
+            .collect();
+        assert_eq!(verdicts, ["admit", "reject", "review", "redact", "error"]);
+        let first = body["results"][0]["outcome"]["memory_id"].as_str().unwrap();
+        assert_eq!(body["results"][1]["outcome"]["nearest"]["id"], first);
+        let error = body["results"][4]["error"].as_str().unwrap();
+        assert!(
+            error.starts_with("memories[4]: invalid valid_to"),
+            "{error}"
+        );
+        assert_eq!(
+            (
+                &body["admitted"],
+                &body["held"],
+                &body["rejected"],
+                &body["redacted"],
+                &body["failed"]
+            ),
+            (&json!(1), &json!(1), &json!(1), &json!(1), &json!(1))
+        );
+        assert_eq!(count(&harness), 2);
+        let redacted = body["results"][3]["outcome"]["memory_id"].as_str().unwrap();
+        let (_, memory) = send(
+            &app,
+            Method::GET,
+            &format!("/api/memories/{redacted}"),
+            Some(&editor),
+            None,
+        )
+        .await;
+        assert!(
+            !memory["metadata"].to_string().contains("s3cretpass"),
+            "{memory}"
+        );
+
+        let too_many: Vec<Value> = (0..1001)
+            .map(|n| json!({"content": format!("Item number {n} of a batch too large")}))
+            .collect();
+        let (status, body) = post_as(&editor, json!({"memories": too_many})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(error_text(&body).contains("1..1000"), "{body}");
+        let (status, body) = post_as(&editor, json!({"memories": []})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        let long = "word ".repeat(8_000);
+        let too_long: Vec<Value> = (0..1000).map(|_| json!({"content": long})).collect();
+        let (status, body) = post_as(&editor, json!({"memories": too_long})).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+        assert!(error_text(&body).contains("32 MiB"), "{body}");
+        assert_eq!(count(&harness), 2, "nothing of a refused batch is stored");
+    });
+}
