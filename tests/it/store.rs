@@ -1,8 +1,8 @@
 //! The SQLite file itself: pragmas, the FTS index, the event log.
 
-use levh_core::{NewMemory, RecallRequest, Store};
+use levh_core::{Clock, NewMemory, RecallRequest, Store, Timestamp};
 
-use crate::support::Harness;
+use crate::support::{Harness, hours_after};
 
 #[test]
 fn the_file_is_in_wal_mode_with_secure_delete_and_foreign_keys() {
@@ -124,4 +124,190 @@ fn a_store_reopens_with_its_data() {
             .unwrap()
     });
     assert_eq!(sessions, 1);
+}
+
+/// Total, pinned, fading, recalls and the retention histogram.
+type Counted = (u64, u64, u64, u64, [u64; 10]);
+
+/// Statistics as the old full scan computed them, straight from the rows (with how many
+/// memories each project/source/kind group holds): the oracle the cached standings are
+/// checked against.
+fn stats_from_rows(h: &Harness) -> (Counted, Vec<(String, u64)>) {
+    let now = h.clock.now();
+    let config = levh_core::ModelConfig::default();
+    h.store.with_connection(|c| {
+        let mut s = c
+            .prepare(
+                "SELECT coalesce(project, '-') || '/' || source || '/' || kind, pinned,
+                        stability_hours, last_recalled_at, recall_count, created_at
+                 FROM memories
+                 WHERE workspace = 'default' AND forgotten_at IS NULL
+                   AND (valid_to IS NULL OR valid_to > ?1)",
+            )
+            .unwrap();
+        let (mut total, mut pinned, mut fading, mut recalls) = (0, 0, 0, 0);
+        let mut histogram = [0u64; 10];
+        let mut groups = std::collections::BTreeMap::<String, u64>::new();
+        let rows = s
+            .query_map([now.as_microsecond()], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    levh_core::MemoryState {
+                        importance: 0.5,
+                        pinned: r.get(1)?,
+                        stability_hours: r.get(2)?,
+                        last_recalled_at: r
+                            .get::<_, Option<i64>>(3)?
+                            .map(|t| Timestamp::from_microsecond(t).unwrap()),
+                        recall_count: r.get(4)?,
+                        created_at: Timestamp::from_microsecond(r.get(5)?).unwrap(),
+                    },
+                ))
+            })
+            .unwrap();
+        for row in rows {
+            let (group, state) = row.unwrap();
+            let retention = levh_core::model::retention(&state, now);
+            total += 1;
+            pinned += u64::from(state.pinned);
+            fading += u64::from(retention < config.fading_threshold);
+            recalls += u64::from(state.recall_count);
+            histogram[((retention * 10.0) as usize).min(9)] += 1;
+            *groups.entry(group).or_default() += 1;
+        }
+        (
+            (total, pinned, fading, recalls, histogram),
+            groups.into_iter().collect(),
+        )
+    })
+}
+
+/// What `stats` said, in the oracle's shape (its groups from the per-label counts).
+fn stats_as_counted(stats: &levh_core::Stats) -> Counted {
+    (
+        stats.total,
+        stats.pinned,
+        stats.fading,
+        stats.recalls,
+        stats.retention_histogram,
+    )
+}
+
+#[test]
+fn statistics_and_the_fading_list_follow_every_change_including_another_process_writes() {
+    let h = Harness::new();
+    let other = h.second_engine();
+    let check = |when: &str| {
+        let stats = h.levh.stats(&h.scope, None).unwrap();
+        let (counted, groups) = stats_from_rows(&h);
+        assert_eq!(stats_as_counted(&stats), counted, "{when}");
+        let (total, _, fading, _, _) = counted;
+        let projects: u64 = stats.by_project.values().sum();
+        assert_eq!(projects + stats.without_project, total, "{when}");
+        assert_eq!(stats.by_source.values().sum::<u64>(), total, "{when}");
+        assert_eq!(stats.by_kind.values().sum::<u64>(), total, "{when}");
+        assert_eq!(groups.iter().map(|(_, n)| n).sum::<u64>(), total, "{when}");
+        // The same store opened afresh (its cache read whole) agrees with the one kept
+        // up to date change by change.
+        let fresh = h.second_engine();
+        assert_eq!(fresh.stats(&h.scope, None).unwrap(), stats, "{when}");
+        let fading_list = h.levh.fading(&h.scope, None, 5).unwrap();
+        let fresh_list = fresh.fading(&h.scope, None, 5).unwrap();
+        let ids = |list: &[levh_core::FadingMemory]| -> Vec<_> {
+            list.iter().map(|f| (f.memory.id, f.retention)).collect()
+        };
+        assert_eq!(ids(&fading_list), ids(&fresh_list), "{when}");
+        assert_eq!(fading_list.len() as u64, fading.min(5), "{when}");
+        assert!(
+            fading_list
+                .windows(2)
+                .all(|w| w[0].retention <= w[1].retention),
+            "{when}: weakest first"
+        );
+        stats
+    };
+
+    let mut ids = Vec::new();
+    for n in 0..30u64 {
+        if n % 10 == 0 {
+            // Three waves four days apart: they fade at different times.
+            h.clock.advance_hours(24.0 * 4.0);
+        }
+        ids.push(h.capture_with(NewMemory {
+            content: crate::support::distinct_sentence(n),
+            project: (n % 3 != 0).then(|| format!("p{}", n % 3)),
+            source: Some(if n % 2 == 0 { "cli" } else { "mail" }.into()),
+            kind: (n % 5 == 0).then(|| levh_core::Kind::new("decision").unwrap()),
+            importance: Some((n % 10) as f64 / 10.0),
+            ..NewMemory::default()
+        }));
+    }
+    assert_eq!(check("after capture").total, 30);
+
+    // Time passes: the oldest wave fades.
+    h.clock.advance_hours(24.0 * 5.0);
+    let faded = check("five days later");
+    assert!(faded.fading > 0 && faded.fading < 30, "{faded:?}");
+
+    // Another process changes state, labels and presence; this engine's cache must see
+    // each change through the file.
+    other.reinforce(&h.scope, ids[0]).unwrap();
+    other.feedback(&h.scope, ids[1], false).unwrap();
+    other.set_pinned(&h.scope, ids[2], true).unwrap();
+    other.set_importance(&h.scope, ids[3], 0.9).unwrap();
+    other.forget(&h.scope, ids[4]).unwrap();
+    other.purge(&h.scope, ids[5]).unwrap();
+    other
+        .recall(
+            &h.scope,
+            &RecallRequest::new(crate::support::distinct_sentence(7)),
+        )
+        .unwrap();
+    let after = check("after another process's changes");
+    assert_eq!(after.total, 28);
+    assert_eq!(after.pinned, 1);
+    // A process that first reads now sees the changes in change order, not memory
+    // order, and must still follow the changes after.
+    let late = h.second_engine();
+    assert_eq!(late.stats(&h.scope, None).unwrap(), after);
+    // The first memories' changes came last: in the late reader's first read they
+    // arrived after every other memory's.
+    other.forget(&h.scope, ids[0]).unwrap();
+    other.reinforce(&h.scope, ids[1]).unwrap();
+    let later = check("after a late reader's first read");
+    assert_eq!(late.stats(&h.scope, None).unwrap(), later);
+    assert_eq!(later.total, 27);
+
+    // The newest memory purged, then a capture: SQLite may give the new one the same
+    // seq, which the cache must take as a new memory, not as the purged one.
+    let newest = *ids.last().unwrap();
+    other.purge(&h.scope, newest).unwrap();
+    let until = hours_after(h.clock.now(), 5.0);
+    other
+        .capture(
+            &h.scope,
+            NewMemory {
+                content: "Deploy freeze lasts until the release is tagged".into(),
+                project: Some("p9".into()),
+                valid_to: Some(until),
+                ..NewMemory::default()
+            },
+        )
+        .unwrap();
+    let with_temporary = check("after a purge of the newest and a new capture");
+    assert_eq!(late.stats(&h.scope, None).unwrap(), with_temporary);
+    assert_eq!(with_temporary.total, 27);
+    assert_eq!(with_temporary.by_project.get("p9"), Some(&1));
+    assert_eq!(
+        h.levh.stats(&h.scope, Some("p9".into())).unwrap().total,
+        1,
+        "one project's statistics"
+    );
+
+    // Its validity ends with time alone, no write.
+    h.clock.advance_hours(6.0);
+    let ended = check("after the temporary memory's validity ended");
+    assert_eq!(late.stats(&h.scope, None).unwrap(), ended);
+    assert_eq!(ended.total, 26);
+    assert_eq!(ended.by_project.get("p9"), None);
 }

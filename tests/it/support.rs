@@ -72,6 +72,19 @@ impl Harness {
         }
     }
 
+    /// A second engine on the same database file and clock, with its own connections
+    /// and caches: what another `levh` process writing the same file looks like.
+    pub fn second_engine(&self) -> Levh {
+        let store = Arc::new(SqliteStore::open(&self._dir.path().join("levh.db")).unwrap());
+        Levh::new(Parts {
+            store: store.clone(),
+            index: store,
+            embedder: Arc::new(HashEmbedder::default()),
+            clock: self.clock.clone(),
+            config: Config::default(),
+        })
+    }
+
     /// Captures a note with default settings and returns its id.
     pub fn capture(&self, content: &str) -> MemoryId {
         self.capture_with(NewMemory {

@@ -139,6 +139,19 @@ pub struct MemorySummary {
     pub state: MemoryState,
 }
 
+/// How many memories [`Store::standings`] found with one set of labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingGroup {
+    /// Their project.
+    pub project: Option<String>,
+    /// Their kind.
+    pub kind: Kind,
+    /// Their source.
+    pub source: String,
+    /// How many.
+    pub count: u64,
+}
+
 /// What `levh doctor` reports about the store.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StoreHealth {
@@ -325,8 +338,17 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         actor: &Actor,
     ) -> Result<bool, StoreError>;
 
-    /// Summaries of every memory matching the filter.
-    fn summaries(&self, filter: &MemoryFilter) -> Result<Vec<MemorySummary>, StoreError>;
+    /// The live memories of `workspace` (of `project` when given) whose validity has not
+    /// ended by `now` — what statistics and the fading list read: how many there are of
+    /// each label group, and each one's id and model state through `visit`. No content,
+    /// no row per memory: this must stay fast at a million memories.
+    fn standings(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        now: Timestamp,
+        visit: &mut dyn FnMut(MemoryId, &MemoryState),
+    ) -> Result<Vec<StandingGroup>, StoreError>;
 
     /// Store self-checks for `levh doctor`.
     fn health(&self) -> Result<StoreHealth, StoreError>;

@@ -5,7 +5,13 @@
 //!   transaction), per range of store sizes;
 //! - capture one by one at each size (p50 per capture), beside the same store's get by
 //!   id as the baseline of the same run;
-//! - `stats` and `fading` at each size (median of 5);
+//! - `stats` and `fading` at each size (median of 5, after a first call that fills the
+//!   standings cache), beside the same run's baseline: what they did before the cache,
+//!   every live memory's state read from SQLite and folded per call;
+//! - hybrid recall (k = 10, no reinforcement, so both paths see one state) p50/p99 with
+//!   the exact vector scan and with the approximate index (HNSW snapshot + exact tail,
+//!   built before timing), and the approximate path's recall@10 against the exact one;
+//!   then recall as a user calls it (reinforcing what it returns) on the approximate path;
 //! - the process's peak RSS after each size.
 //!
 //! `cargo bench -p levh-store --bench scale`
@@ -16,9 +22,12 @@ mod text_gen;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use levh_core::{Config, FixedClock, Levh, NewMemory, Parts, Scope, Timestamp, Workspace};
+use levh_core::{
+    Config, Embedder, FixedClock, Levh, MemoryId, NewMemory, Parts, RecallRequest, Scope,
+    Timestamp, Workspace,
+};
 use levh_embed::HashEmbedder;
-use levh_store::SqliteStore;
+use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 use text_gen::{sentence, vocabulary};
 
 const BATCH: usize = 1000;
@@ -50,6 +59,48 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kib| kib / 1024.0)
 }
 
+/// The baseline for `stats`: what it did before the standings cache — every live
+/// memory's labels and state read from SQLite on each call, then folded (count, pinned,
+/// recalls, fading, retention histogram, per-project counts).
+fn stats_by_full_scan(db: &rusqlite::Connection, now: Timestamp) -> (u64, f64, [u64; 10]) {
+    let mut statement = db
+        .prepare_cached(
+            "SELECT id, project, kind, source, importance, pinned, stability_hours,
+                    last_recalled_at, recall_count, created_at
+             FROM memories
+             WHERE workspace = 'default' AND forgotten_at IS NULL
+               AND (valid_to IS NULL OR valid_to > ?1)",
+        )
+        .expect("prepare");
+    let config = levh_core::ModelConfig::default();
+    let (mut total, mut sum, mut histogram) = (0u64, 0.0, [0u64; 10]);
+    let mut by_project = std::collections::BTreeMap::<Option<String>, u64>::new();
+    let mut rows = statement.query([now.as_microsecond()]).expect("query");
+    while let Some(row) = rows.next().expect("row") {
+        let _id: levh_core::MemoryId = row.get::<_, String>(0).unwrap().parse().unwrap();
+        let project: Option<String> = row.get(1).unwrap();
+        let (_kind, _source): (String, String) = (row.get(2).unwrap(), row.get(3).unwrap());
+        let state = levh_core::MemoryState {
+            importance: row.get(4).unwrap(),
+            pinned: row.get(5).unwrap(),
+            stability_hours: row.get(6).unwrap(),
+            last_recalled_at: row
+                .get::<_, Option<i64>>(7)
+                .unwrap()
+                .map(|t| Timestamp::from_microsecond(t).unwrap()),
+            recall_count: row.get(8).unwrap(),
+            created_at: Timestamp::from_microsecond(row.get(9).unwrap()).unwrap(),
+        };
+        let retention = levh_core::model::retention(&state, now);
+        total += 1;
+        sum += retention;
+        histogram[((retention * 10.0) as usize).min(9)] += 1;
+        let _fading = levh_core::model::is_fading(&state, &config, now);
+        *by_project.entry(project).or_default() += 1;
+    }
+    (total, sum, histogram)
+}
+
 fn note(words: &[String], seed: u64) -> NewMemory {
     NewMemory {
         content: sentence(words, seed),
@@ -70,11 +121,22 @@ fn main() {
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).expect("open store"));
+    let db = rusqlite::Connection::open(dir.path().join("levh.db")).expect("open baseline");
     let now: Timestamp = "2026-06-01T00:00:00Z".parse().expect("time");
+    let embedder = HashEmbedder::default();
     let levh = Levh::new(Parts {
         store: store.clone(),
         index: store.clone(),
-        embedder: Arc::new(HashEmbedder::default()),
+        embedder: Arc::new(embedder.clone()),
+        clock: Arc::new(FixedClock(now)),
+        config: Config::default(),
+    });
+    // The same store behind the approximate index, as `levh serve` builds it.
+    let ann = Arc::new(AnnIndex::new(store.clone(), None, AnnConfig::default()));
+    let approximate = Levh::new(Parts {
+        store: store.clone(),
+        index: ann.clone(),
+        embedder: Arc::new(embedder.clone()),
         clock: Arc::new(FixedClock(now)),
         config: Config::default(),
     });
@@ -83,7 +145,7 @@ fn main() {
     let mut seed = 0u64;
     let mut stored = 0u64;
     println!(
-        "size | bulk ingest into it (memories/s; admitted/held/rejected) | capture one by one p50 / p99 (per s) | get by id p50 (baseline) | stats p50 | fading p50 | peak RSS"
+        "size | bulk ingest into it (memories/s; admitted/held/rejected) | capture one by one p50 / p99 (per s) | get by id p50 (baseline) | stats p50 (first call; full scan baseline) | fading p50 | peak RSS"
     );
     for size in sizes {
         // Bulk: from the current size up to `size`, a batch per transaction.
@@ -144,11 +206,23 @@ fn main() {
                 })
                 .collect(),
         );
+        let first = Instant::now();
+        levh.stats(&scope, None).expect("stats");
+        let first = first.elapsed();
         let stats = median(
             (0..5)
                 .map(|_| {
                     let start = Instant::now();
                     levh.stats(&scope, None).expect("stats");
+                    start.elapsed()
+                })
+                .collect(),
+        );
+        let scan = median(
+            (0..5)
+                .map(|_| {
+                    let start = Instant::now();
+                    std::hint::black_box(stats_by_full_scan(&db, now));
                     start.elapsed()
                 })
                 .collect(),
@@ -162,13 +236,72 @@ fn main() {
                 })
                 .collect(),
         );
+        // Recall: 200 four-word queries per path, the same queries on both.
+        let queries: Vec<String> = (0..200u64)
+            .map(|i| {
+                sentence(&words, 50_000_000 + i)
+                    .split(' ')
+                    .take(4)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let ask = |query: &str, reinforce: bool| RecallRequest {
+            reinforce,
+            ..RecallRequest::new(query.to_owned())
+        };
+        let run = |engine: &Levh, reinforce: bool| -> (Vec<Duration>, Vec<Vec<MemoryId>>) {
+            queries
+                .iter()
+                .map(|query| {
+                    let start = Instant::now();
+                    let out = engine
+                        .recall(&scope, &ask(query, reinforce))
+                        .expect("recall");
+                    let took = start.elapsed();
+                    (took, out.hits.iter().map(|h| h.memory.id).collect())
+                })
+                .unzip()
+        };
+        // Build (or load) the graph before timing: the first query starts the job.
+        approximate
+            .recall(&scope, &ask("warm", false))
+            .expect("recall");
+        ann.wait_idle(embedder.model_id(), embedder.dimension());
+        let (mut exact_times, exact_hits) = run(&levh, false);
+        let (mut ann_times, ann_hits) = run(&approximate, false);
+        let (mut user_times, _) = run(&approximate, true);
+        let recall_at_10 = {
+            let (found, wanted) = exact_hits.iter().zip(&ann_hits).fold(
+                (0usize, 0usize),
+                |(found, wanted), (exact, ann)| {
+                    (
+                        found + exact.iter().filter(|id| ann.contains(id)).count(),
+                        wanted + exact.len(),
+                    )
+                },
+            );
+            found as f64 / wanted.max(1) as f64
+        };
         println!(
-            "{size} | {rate:.0} ({from}→{size}: {admitted}/{held}/{rejected}) | {} / {} ({:.0}/s) | {} | {} | {} | {:.0} MiB",
+            "{size} recall k=10 | exact p50 {} p99 {} | approximate p50 {} p99 {} (recall@10 vs exact {recall_at_10:.3}; graph: {:?}) | reinforcing p50 {} p99 {}",
+            ms(percentile(&mut exact_times, 0.5)),
+            ms(percentile(&mut exact_times, 0.99)),
+            ms(percentile(&mut ann_times, 0.5)),
+            ms(percentile(&mut ann_times, 0.99)),
+            ann.stats(),
+            ms(percentile(&mut user_times, 0.5)),
+            ms(percentile(&mut user_times, 0.99)),
+        );
+        println!(
+            "{size} | {rate:.0} ({from}→{size}: {admitted}/{held}/{rejected}) | {} / {} ({:.0}/s) | {} | {} ({}; {}) | {} | {:.0} MiB",
             ms(capture_p50),
             ms(capture_p99),
             1.0 / capture_p50.as_secs_f64(),
             ms(get),
             ms(stats),
+            ms(first),
+            ms(scan),
             ms(fading),
             peak_rss_mib()
         );

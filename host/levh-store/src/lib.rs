@@ -18,6 +18,7 @@ mod migrations;
 mod purge;
 mod readers;
 mod rows;
+mod standings;
 mod sync;
 mod tokens;
 mod vectors;
@@ -35,15 +36,15 @@ use std::time::Duration;
 use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
     Actor, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate, HeldClose, HeldId,
-    HeldStatus, Interference, Memory, MemoryFilter, MemoryId, MemoryState, MemorySummary,
-    NewMemoryRecord, Page, PurgeReport, StaleEmbedding, Store, StoreError, StoreHealth, StoredText,
+    HeldStatus, Interference, Memory, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Page,
+    PurgeReport, StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText,
     SyncedPage, Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
 
 use crate::filter::where_clause;
-use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, read_memory, read_summary};
+use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, read_memory};
 
 /// How long a writer waits for another process's write to finish before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -114,6 +115,7 @@ pub(crate) fn sqlite(error: rusqlite::Error) -> StoreError {
 pub struct SqliteStore {
     connection: Mutex<Connection>,
     readers: readers::ReadPool,
+    standings: standings::Standings,
     busy_timeout: Duration,
     path: String,
 }
@@ -204,6 +206,7 @@ impl SqliteStore {
         Ok(Self {
             connection: Mutex::new(connection),
             readers: readers::ReadPool::default(),
+            standings: standings::Standings::default(),
             busy_timeout,
             path,
         })
@@ -306,11 +309,10 @@ pub(crate) fn get_live(
     workspace: &Workspace,
     id: MemoryId,
 ) -> rusqlite::Result<Option<Memory>> {
-    conn.query_row(
-        &format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NULL"),
-        params![workspace.as_str(), id.to_string()],
-        read_memory,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NULL"
+    ))?
+    .query_row(params![workspace.as_str(), id.to_string()], read_memory)
     .optional()
 }
 
@@ -320,20 +322,20 @@ pub(crate) fn write_state(
     state: &MemoryState,
     now: Timestamp,
 ) -> rusqlite::Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE memories SET importance = ?2, pinned = ?3, stability_hours = ?4,
              last_recalled_at = ?5, recall_count = ?6, updated_at = ?7
          WHERE id = ?1",
-        params![
-            id.to_string(),
-            state.importance,
-            state.pinned,
-            state.stability_hours,
-            state.last_recalled_at.map(micros),
-            state.recall_count,
-            micros(now),
-        ],
-    )?;
+    )?
+    .execute(params![
+        id.to_string(),
+        state.importance,
+        state.pinned,
+        state.stability_hours,
+        state.last_recalled_at.map(micros),
+        state.recall_count,
+        micros(now),
+    ])?;
     Ok(())
 }
 
@@ -648,19 +650,16 @@ impl Store for SqliteStore {
         })
     }
 
-    fn summaries(&self, filter: &MemoryFilter) -> Result<Vec<MemorySummary>, StoreError> {
-        let (clause, values) = where_clause(filter);
-        let sql = format!(
-            "SELECT m.id, m.project, m.kind, m.source, m.importance, m.pinned, m.stability_hours,
-                    m.last_recalled_at, m.recall_count, m.created_at
-             FROM memories m WHERE {clause}"
-        );
-        let conn = self.read();
-        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let rows = statement
-            .query_map(params_from_iter(values), read_summary)
-            .map_err(sqlite)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
+    fn standings(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        now: Timestamp,
+        visit: &mut dyn FnMut(MemoryId, &MemoryState),
+    ) -> Result<Vec<StandingGroup>, StoreError> {
+        self.standings
+            .visit(&self.read(), workspace, project, now, visit)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]

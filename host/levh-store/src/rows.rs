@@ -106,19 +106,21 @@ pub(crate) fn read_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
 
 /// Reads `id, project, kind, source, importance, pinned, stability_hours,
 /// last_recalled_at, recall_count, created_at`.
-pub(crate) fn read_summary(row: &Row<'_>) -> rusqlite::Result<MemorySummary> {
+/// Reads `id, project, kind, source, importance, pinned, stability_hours,
+/// last_recalled_at, recall_count, created_at` from column `at` on.
+pub(crate) fn read_summary_at(row: &Row<'_>, at: usize) -> rusqlite::Result<MemorySummary> {
     Ok(MemorySummary {
-        id: id(row, 0)?,
-        project: row.get(1)?,
-        kind: kind(row, 2)?,
-        source: row.get(3)?,
+        id: id(row, at)?,
+        project: row.get(at + 1)?,
+        kind: kind(row, at + 2)?,
+        source: row.get(at + 3)?,
         state: MemoryState {
-            importance: row.get(4)?,
-            pinned: row.get(5)?,
-            stability_hours: row.get(6)?,
-            last_recalled_at: optional_time(row, 7)?,
-            recall_count: row.get(8)?,
-            created_at: time(row, 9)?,
+            importance: row.get(at + 4)?,
+            pinned: row.get(at + 5)?,
+            stability_hours: row.get(at + 6)?,
+            last_recalled_at: optional_time(row, at + 7)?,
+            recall_count: row.get(at + 8)?,
+            created_at: time(row, at + 9)?,
         },
     })
 }

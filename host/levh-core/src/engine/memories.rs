@@ -1,6 +1,8 @@
 //! Reading and changing one memory's state: get, list, reinforce, feedback, pin, forget,
 //! purge, curves, the fading list, statistics, importance; sessions.
 
+use std::collections::BinaryHeap;
+
 use super::*;
 
 impl Levh {
@@ -117,43 +119,52 @@ impl Levh {
         limit: usize,
     ) -> Result<Vec<FadingMemory>> {
         let now = self.clock.now();
-        let filter = MemoryFilter {
-            project: check_label("project", project)?,
-            pinned: Some(false),
-            ..MemoryFilter::workspace(scope.workspace.clone())
-        }
-        .read_at(None, now);
+        let project = check_label("project", project)?;
         let config = self.config.model;
-        let mut fading: Vec<(MemoryId, f64)> = self
-            .store
-            .summaries(&filter)?
+        // The `limit` weakest, kept in a max-heap of retention: one pass, no list of
+        // every fading memory (at a million memories that can be most of them).
+        let mut weakest: BinaryHeap<(Weakness, MemoryId)> = BinaryHeap::new();
+        self.store.standings(
+            &scope.workspace,
+            project.as_deref(),
+            now,
+            &mut |id, state| {
+                if limit == 0 || state.pinned || !model::is_fading(state, &config, now) {
+                    return;
+                }
+                let entry = (Weakness(model::retention(state, now)), id);
+                if weakest.len() < limit {
+                    weakest.push(entry);
+                } else if weakest.peek().is_some_and(|strongest| entry < *strongest) {
+                    weakest.pop();
+                    weakest.push(entry);
+                }
+            },
+        )?;
+        let fading: Vec<(MemoryId, f64)> = weakest
             .into_iter()
-            .filter(|s| model::is_fading(&s.state, &config, now))
-            .map(|s| (s.id, model::retention(&s.state, now)))
+            .map(|(Weakness(retention), id)| (id, retention))
             .collect();
-        fading.sort_by(|a, b| a.1.total_cmp(&b.1));
-        fading.truncate(limit);
         let mut memories: Vec<FadingMemory> = self
             .with_scores(&scope.workspace, &fading)?
             .into_iter()
             .map(|(memory, retention)| FadingMemory { memory, retention })
             .collect();
-        memories.sort_by(|a, b| a.retention.total_cmp(&b.retention));
+        memories.sort_by(|a, b| {
+            a.retention
+                .total_cmp(&b.retention)
+                .then(a.memory.id.cmp(&b.memory.id))
+        });
         Ok(memories)
     }
 
     /// Statistics of the live memories valid now, optionally of one project.
     pub fn stats(&self, scope: &Scope, project: Option<String>) -> Result<Stats> {
         let now = self.clock.now();
-        let filter = MemoryFilter {
-            project: check_label("project", project)?,
-            ..MemoryFilter::workspace(scope.workspace.clone())
-        }
-        .read_at(None, now);
+        let project = check_label("project", project)?;
         let config = self.config.model;
-        let summaries = self.store.summaries(&filter)?;
         let mut stats = Stats {
-            total: summaries.len() as u64,
+            total: 0,
             pinned: 0,
             fading: 0,
             average_retention: 0.0,
@@ -166,23 +177,31 @@ impl Levh {
             embedder: self.embedder.model_id().to_owned(),
         };
         let mut retention_sum = 0.0;
-        for s in &summaries {
-            let retention = model::retention(&s.state, now);
-            retention_sum += retention;
-            // Truncation is the bucket: 0.37 is in the fourth tenth; 1.0 joins the last.
-            stats.retention_histogram[((retention * 10.0) as usize).min(9)] += 1;
-            stats.pinned += u64::from(s.state.pinned);
-            stats.fading += u64::from(retention < config.fading_threshold);
-            stats.recalls += u64::from(s.state.recall_count);
-            match &s.project {
-                Some(project) => *stats.by_project.entry(project.clone()).or_default() += 1,
-                None => stats.without_project += 1,
+        let groups = self.store.standings(
+            &scope.workspace,
+            project.as_deref(),
+            now,
+            &mut |_, state| {
+                let retention = model::retention(state, now);
+                retention_sum += retention;
+                // Truncation is the bucket: 0.37 is in the fourth tenth; 1.0 joins the last.
+                stats.retention_histogram[((retention * 10.0) as usize).min(9)] += 1;
+                stats.pinned += u64::from(state.pinned);
+                stats.fading += u64::from(retention < config.fading_threshold);
+                stats.recalls += u64::from(state.recall_count);
+            },
+        )?;
+        for group in groups {
+            stats.total += group.count;
+            match group.project {
+                Some(project) => *stats.by_project.entry(project).or_default() += group.count,
+                None => stats.without_project += group.count,
             }
-            *stats.by_source.entry(s.source.clone()).or_default() += 1;
-            *stats.by_kind.entry(s.kind.to_string()).or_default() += 1;
+            *stats.by_source.entry(group.source).or_default() += group.count;
+            *stats.by_kind.entry(group.kind.to_string()).or_default() += group.count;
         }
-        if !summaries.is_empty() {
-            stats.average_retention = retention_sum / summaries.len() as f64;
+        if stats.total > 0 {
+            stats.average_retention = retention_sum / stats.total as f64;
         }
         Ok(stats)
     }
@@ -223,5 +242,23 @@ impl Levh {
         self.store
             .end_session(&scope.workspace, id, self.clock.now())?
             .ok_or_else(|| Error::invalid("session_id", format!("no session with id {id}")))
+    }
+}
+
+/// A retention ordered for the fading heap (retentions are finite: `total_cmp` is exact).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Weakness(f64);
+
+impl Eq for Weakness {}
+
+impl PartialOrd for Weakness {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Weakness {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
     }
 }

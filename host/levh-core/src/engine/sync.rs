@@ -96,7 +96,7 @@ impl Levh {
                     simulated.as_mut(),
                 ) {
                     Ok(SyncStep::Done(synced)) => count(&mut report, location, synced),
-                    Ok(SyncStep::New(new)) => pending.push(new),
+                    Ok(SyncStep::New(new)) => pending.push(*new),
                     Err(error) => failed(&mut report, location, &error),
                 }
                 progress(&report);
@@ -246,12 +246,12 @@ impl Levh {
                 run,
             )?));
         }
-        Ok(SyncStep::New(NewItem {
+        Ok(SyncStep::New(Box::new(NewItem {
             source_id: item.source_id,
             hash,
             source,
             new,
-        }))
+        })))
     }
 
     /// Stores a page's new items through the gate as one batch, with what became of each
@@ -584,8 +584,9 @@ fn fit(
 pub(super) enum SyncStep {
     /// Decided: unchanged, updated in place, simulated (dry run).
     Done(SyncedOutcome),
-    /// New: waits to be stored with the rest of its page.
-    New(NewItem),
+    /// New: waits to be stored with the rest of its page (boxed: it carries the
+    /// memory's content, many times the size of a decided outcome).
+    New(Box<NewItem>),
 }
 
 /// A new item waiting for its page's batch.
