@@ -11,7 +11,9 @@
 //! - hybrid recall (k = 10, no reinforcement, so both paths see one state) p50/p99 with
 //!   the exact vector scan and with the approximate index (HNSW snapshot + exact tail,
 //!   built before timing), and the approximate path's recall@10 against the exact one;
-//!   then recall as a user calls it (reinforcing what it returns) on the approximate path;
+//!   then recall as a user calls it (reinforcing what it returns) on the approximate path
+//!   (`SCALE_RECALL_UP_TO=100000` skips recall above that size: at 1M the exact baseline
+//!   alone takes ~10 minutes and the graph build longer);
 //! - the process's peak RSS after each size.
 //!
 //! `cargo bench -p levh-store --bench scale`
@@ -119,6 +121,11 @@ fn main() {
                 .collect()
         })
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
+    let recall_up_to: u64 = std::env::var("SCALE_RECALL_UP_TO")
+        .ok()
+        .map_or(u64::MAX, |s| {
+            s.trim().parse().expect("SCALE_RECALL_UP_TO: a number")
+        });
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).expect("open store"));
     let db = rusqlite::Connection::open(dir.path().join("levh.db")).expect("open baseline");
@@ -236,63 +243,65 @@ fn main() {
                 })
                 .collect(),
         );
-        // Recall: 200 four-word queries per path, the same queries on both.
-        let queries: Vec<String> = (0..200u64)
-            .map(|i| {
-                sentence(&words, 50_000_000 + i)
-                    .split(' ')
-                    .take(4)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        let ask = |query: &str, reinforce: bool| RecallRequest {
-            reinforce,
-            ..RecallRequest::new(query.to_owned())
-        };
-        let run = |engine: &Levh, reinforce: bool| -> (Vec<Duration>, Vec<Vec<MemoryId>>) {
-            queries
-                .iter()
-                .map(|query| {
-                    let start = Instant::now();
-                    let out = engine
-                        .recall(&scope, &ask(query, reinforce))
-                        .expect("recall");
-                    let took = start.elapsed();
-                    (took, out.hits.iter().map(|h| h.memory.id).collect())
+        if size <= recall_up_to {
+            // Recall: 200 four-word queries per path, the same queries on both.
+            let queries: Vec<String> = (0..200u64)
+                .map(|i| {
+                    sentence(&words, 50_000_000 + i)
+                        .split(' ')
+                        .take(4)
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 })
-                .unzip()
-        };
-        // Build (or load) the graph before timing: the first query starts the job.
-        approximate
-            .recall(&scope, &ask("warm", false))
-            .expect("recall");
-        ann.wait_idle(embedder.model_id(), embedder.dimension());
-        let (mut exact_times, exact_hits) = run(&levh, false);
-        let (mut ann_times, ann_hits) = run(&approximate, false);
-        let (mut user_times, _) = run(&approximate, true);
-        let recall_at_10 = {
-            let (found, wanted) = exact_hits.iter().zip(&ann_hits).fold(
-                (0usize, 0usize),
-                |(found, wanted), (exact, ann)| {
-                    (
-                        found + exact.iter().filter(|id| ann.contains(id)).count(),
-                        wanted + exact.len(),
-                    )
-                },
+                .collect();
+            let ask = |query: &str, reinforce: bool| RecallRequest {
+                reinforce,
+                ..RecallRequest::new(query.to_owned())
+            };
+            let run = |engine: &Levh, reinforce: bool| -> (Vec<Duration>, Vec<Vec<MemoryId>>) {
+                queries
+                    .iter()
+                    .map(|query| {
+                        let start = Instant::now();
+                        let out = engine
+                            .recall(&scope, &ask(query, reinforce))
+                            .expect("recall");
+                        let took = start.elapsed();
+                        (took, out.hits.iter().map(|h| h.memory.id).collect())
+                    })
+                    .unzip()
+            };
+            // Build (or load) the graph before timing: the first query starts the job.
+            approximate
+                .recall(&scope, &ask("warm", false))
+                .expect("recall");
+            ann.wait_idle(embedder.model_id(), embedder.dimension());
+            let (mut exact_times, exact_hits) = run(&levh, false);
+            let (mut ann_times, ann_hits) = run(&approximate, false);
+            let (mut user_times, _) = run(&approximate, true);
+            let recall_at_10 = {
+                let (found, wanted) = exact_hits.iter().zip(&ann_hits).fold(
+                    (0usize, 0usize),
+                    |(found, wanted), (exact, ann)| {
+                        (
+                            found + exact.iter().filter(|id| ann.contains(id)).count(),
+                            wanted + exact.len(),
+                        )
+                    },
+                );
+                found as f64 / wanted.max(1) as f64
+            };
+            println!(
+                "{size} recall k=10 | exact p50 {} p99 {} | approximate p50 {} p99 {} (recall@10 vs exact {recall_at_10:.3}; graph: {:?}) | reinforcing p50 {} p99 {}",
+                ms(percentile(&mut exact_times, 0.5)),
+                ms(percentile(&mut exact_times, 0.99)),
+                ms(percentile(&mut ann_times, 0.5)),
+                ms(percentile(&mut ann_times, 0.99)),
+                ann.stats(),
+                ms(percentile(&mut user_times, 0.5)),
+                ms(percentile(&mut user_times, 0.99)),
             );
-            found as f64 / wanted.max(1) as f64
-        };
-        println!(
-            "{size} recall k=10 | exact p50 {} p99 {} | approximate p50 {} p99 {} (recall@10 vs exact {recall_at_10:.3}; graph: {:?}) | reinforcing p50 {} p99 {}",
-            ms(percentile(&mut exact_times, 0.5)),
-            ms(percentile(&mut exact_times, 0.99)),
-            ms(percentile(&mut ann_times, 0.5)),
-            ms(percentile(&mut ann_times, 0.99)),
-            ann.stats(),
-            ms(percentile(&mut user_times, 0.5)),
-            ms(percentile(&mut user_times, 0.99)),
-        );
+        }
         println!(
             "{size} | {rate:.0} ({from}→{size}: {admitted}/{held}/{rejected}) | {} / {} ({:.0}/s) | {} | {} ({}; {}) | {} | {:.0} MiB",
             ms(capture_p50),
