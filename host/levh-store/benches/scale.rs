@@ -278,6 +278,12 @@ fn main() {
             ann.wait_idle(embedder.model_id(), embedder.dimension());
             let (mut exact_times, exact_hits) = run(&levh, false);
             let (mut ann_times, ann_hits) = run(&approximate, false);
+            if std::env::var_os("SCALE_PROFILE_RECALL").is_some() {
+                // A profiler's window: approximate recall over and over.
+                for _ in 0..20 {
+                    run(&approximate, false);
+                }
+            }
             let (mut user_times, _) = run(&approximate, true);
             let recall_at_10 = {
                 let (found, wanted) = exact_hits.iter().zip(&ann_hits).fold(

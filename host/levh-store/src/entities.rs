@@ -417,7 +417,8 @@ impl EntityStore for SqliteStore {
         let conn = self.read();
         for chunk in ids.chunks(400) {
             let clause = format!(
-                "e.workspace = ? AND e.id IN ({})",
+                // `+`: the unique ids drive the lookup, not the workspace (see `get_many`).
+                "+e.workspace = ? AND e.id IN ({})",
                 placeholders(chunk.len())
             );
             let values = std::iter::once(Value::Text(workspace.as_str().to_owned()))
@@ -558,7 +559,7 @@ impl EntityStore for SqliteStore {
         let among = &among[..among.len().min(500)];
         let marks = placeholders(among.len());
         let sql = format!(
-            "WITH chosen AS (SELECT seq, id FROM entities WHERE workspace = ? AND id IN ({marks}))
+            "WITH chosen AS (SELECT seq, id FROM entities WHERE +workspace = ? AND id IN ({marks}))
              SELECT a.id, b.id, COUNT(DISTINCT x.memory_seq) AS weight
              FROM memory_entities x
              JOIN memory_entities y ON y.memory_seq = x.memory_seq AND y.entity_seq > x.entity_seq

@@ -339,6 +339,89 @@ pub(crate) fn write_state(
     Ok(())
 }
 
+/// `+m.workspace = ? AND m.id IN (?, …)` for `n` ids. The `+` keeps the workspace out of
+/// index choice so that the unique id drives the lookup: without statistics SQLite rates
+/// `workspace = ?` as more selective than a list of ids and walks the whole workspace
+/// instead — 120–180 ms at 100k memories for any number of ids, which was most of a
+/// recall, a fading list and the gate's candidate reads.
+fn by_ids(n: usize) -> String {
+    let marks = vec!["?"; n].join(", ");
+    format!("+m.workspace = ? AND m.id IN ({marks})")
+}
+
+/// Whole memories by id: the workspace, then `n` ids.
+fn get_many_sql(n: usize) -> String {
+    format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {}", by_ids(n))
+}
+
+/// What the gate compares, by id: the columns up to `content` only (a row's tail —
+/// metadata, reasons — is often on overflow pages a comparison does not need). The
+/// workspace, then `n` ids.
+fn compared_texts_sql(n: usize) -> String {
+    format!(
+        "SELECT m.id, m.pinned, m.content FROM memories m WHERE {}",
+        by_ids(n)
+    )
+}
+
+/// Stored vectors of one model by memory id: the model, the workspace, then `n` ids.
+fn embeddings_sql(n: usize) -> String {
+    format!(
+        "SELECT m.id, e.vector FROM memory_embeddings e JOIN memories m ON m.seq = e.memory_seq
+         WHERE e.model = ? AND {}",
+        by_ids(n)
+    )
+}
+
+/// How many more full-text matches than asked for are ranked before the filter: enough
+/// that an unfiltered or broadly filtered recall is answered by the first query.
+const LEXICAL_OVERFETCH: usize = 4;
+
+/// The best `limit` full-text matches of `fts` that pass `filter`, best first, among the
+/// best `ranked` matches overall (`None`: among all of them).
+fn lexical_query(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    fts: &str,
+    ranked: Option<usize>,
+    limit: usize,
+) -> Result<Vec<(MemoryId, f64)>, StoreError> {
+    let (clause, values) = where_clause(filter);
+    let best = if ranked.is_some() {
+        "ORDER BY score LIMIT ?"
+    } else {
+        ""
+    };
+    // The full-text match runs once, materialised, and its hits are then filtered by
+    // rowid lookups. Left to itself the planner may instead walk the workspace and probe
+    // the FTS index once per memory, which is orders of magnitude slower.
+    let sql = format!(
+        "WITH hits AS MATERIALIZED (
+             SELECT rowid AS seq, bm25(memories_fts) AS score FROM memories_fts
+             WHERE memories_fts MATCH ? {best}
+         )
+         SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.seq = hits.seq
+         WHERE {clause} ORDER BY hits.score LIMIT ?"
+    );
+    let params = std::iter::once(rusqlite::types::Value::from(fts.to_owned()))
+        .chain(ranked.map(|n| rusqlite::types::Value::from(n.min(i64::MAX as usize) as i64)))
+        .chain(values)
+        .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
+    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+    let rows = statement
+        .query_map(params_from_iter(params), |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?))
+        })
+        .map_err(sqlite)?;
+    let mut found = Vec::new();
+    for row in rows {
+        let (id, bm25) = row.map_err(sqlite)?;
+        // SQLite's bm25() is lower-is-better; the trait promises higher-is-better.
+        found.push((rows::parse_id(&id).map_err(StoreError::from)?, -bm25));
+    }
+    Ok(found)
+}
+
 /// An FTS5 query matching any of the query's meaningful words ([`text::query_terms`]):
 /// ORed, never ANDed, so a question need not repeat every word of the memory it asks for.
 /// Each word is a quoted string, so nothing a user types is read as FTS syntax (`AND`,
@@ -434,11 +517,9 @@ impl Store for SqliteStore {
         let mut found = Vec::with_capacity(ids.len());
         // Chunked to stay far below SQLite's bound-parameter limit.
         for chunk in ids.chunks(500) {
-            let marks = vec!["?"; chunk.len()].join(", ");
-            let sql = format!(
-                "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ? AND m.id IN ({marks})"
-            );
-            let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+            let mut statement = conn
+                .prepare_cached(&get_many_sql(chunk.len()))
+                .map_err(sqlite)?;
             let params = std::iter::once(workspace.as_str().to_owned())
                 .chain(chunk.iter().map(ToString::to_string));
             let rows = statement
@@ -459,13 +540,9 @@ impl Store for SqliteStore {
         let conn = self.read();
         let mut found = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(500) {
-            let marks = vec!["?"; chunk.len()].join(", ");
-            // The columns up to `content` only: a row's tail (metadata, reasons) is often
-            // on overflow pages that a comparison does not need.
-            let sql = format!(
-                "SELECT id, pinned, content FROM memories WHERE workspace = ? AND id IN ({marks})"
-            );
-            let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+            let mut statement = conn
+                .prepare_cached(&compared_texts_sql(chunk.len()))
+                .map_err(sqlite)?;
             let params = std::iter::once(workspace.as_str().to_owned())
                 .chain(chunk.iter().map(ToString::to_string));
             let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
@@ -518,34 +595,20 @@ impl Store for SqliteStore {
         let Some(fts) = fts_query(query) else {
             return Ok(Vec::new());
         };
-        let (clause, values) = where_clause(filter);
-        // The full-text match runs once, materialised, and its hits are then filtered by
-        // rowid lookups. Left to itself the planner may instead walk the workspace and probe
-        // the FTS index once per memory, which is orders of magnitude slower.
-        let sql = format!(
-            "WITH hits AS MATERIALIZED (
-                 SELECT rowid AS seq, bm25(memories_fts) AS score FROM memories_fts WHERE memories_fts MATCH ?
-             )
-             SELECT m.id, hits.score FROM hits JOIN memories m ON m.seq = hits.seq
-             WHERE {clause} ORDER BY hits.score LIMIT ?"
-        );
-        let params = std::iter::once(rusqlite::types::Value::from(fts))
-            .chain(values)
-            .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
         let conn = self.read();
-        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let rows = statement
-            .query_map(params_from_iter(params), |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?))
-            })
-            .map_err(sqlite)?;
-        let mut found = Vec::new();
-        for row in rows {
-            let (id, bm25) = row.map_err(sqlite)?;
-            // SQLite's bm25() is lower-is-better; the trait promises higher-is-better.
-            found.push((rows::parse_id(&id).map_err(StoreError::from)?, -bm25));
+        // First the best `limit × LEXICAL_OVERFETCH` matches, ranked inside FTS5 with no
+        // join, then checked against the filter: when at least `limit` of them pass, they
+        // are exactly the best `limit` that pass (anything ranked lower cannot beat them).
+        // Joining every match to its row first costs a row lookup per match, and a
+        // common word matches tens of thousands of memories at 100k.
+        let fetch = limit.saturating_mul(LEXICAL_OVERFETCH);
+        let found = lexical_query(&conn, filter, &fts, Some(fetch), limit)?;
+        if found.len() >= limit {
+            return Ok(found);
         }
-        Ok(found)
+        // Fewer passed: the filter is selective (or there are few matches, which makes
+        // this cheap), so every match is checked.
+        lexical_query(&conn, filter, &fts, None, limit)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -558,13 +621,10 @@ impl Store for SqliteStore {
         let conn = self.read();
         let mut found = Vec::new();
         for chunk in ids.chunks(500) {
-            let marks = vec!["?"; chunk.len()].join(", ");
-            let sql = format!(
-                "SELECT m.id, e.vector FROM memory_embeddings e JOIN memories m ON m.seq = e.memory_seq
-                 WHERE +m.workspace = ? AND e.model = ? AND m.id IN ({marks})"
-            );
-            let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-            let params = [workspace.as_str().to_owned(), model.to_owned()]
+            let mut statement = conn
+                .prepare_cached(&embeddings_sql(chunk.len()))
+                .map_err(sqlite)?;
+            let params = [model.to_owned(), workspace.as_str().to_owned()]
                 .into_iter()
                 .chain(chunk.iter().map(ToString::to_string));
             let rows = statement
@@ -1219,5 +1279,38 @@ impl SqliteStore {
     /// Runs `f` with the connection (tests, diagnostics).
     pub fn with_connection<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
         f(&self.lock())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lookups by a list of ids go through the unique id index at any list length, never
+    /// through a workspace index (which walks every memory of the workspace).
+    #[test]
+    fn lookups_by_id_are_driven_by_the_ids() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let conn = store.lock();
+        for n in [1, 20, 500] {
+            for (name, sql, fixed) in [
+                ("get_many", get_many_sql(n), 1),
+                ("compared_texts", compared_texts_sql(n), 1),
+                ("embeddings", embeddings_sql(n), 2),
+            ] {
+                let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+                let params = (0..fixed + n).map(|i| format!("v{i}"));
+                let plan: Vec<String> = statement
+                    .query_map(params_from_iter(params), |row| row.get(3))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                let walks_workspace = plan.iter().any(|step| step.contains("workspace"));
+                let by_id = plan
+                    .iter()
+                    .any(|step| step.contains("sqlite_autoindex_memories_1 (id=?)"));
+                assert!(by_id && !walks_workspace, "{name} with {n} ids: {plan:?}");
+            }
+        }
     }
 }
