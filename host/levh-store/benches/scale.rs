@@ -278,10 +278,11 @@ fn main() {
             ann.wait_idle(embedder.model_id(), embedder.dimension());
             let (mut exact_times, exact_hits) = run(&levh, false);
             let (mut ann_times, ann_hits) = run(&approximate, false);
-            if std::env::var_os("SCALE_PROFILE_RECALL").is_some() {
-                // A profiler's window: approximate recall over and over.
+            if let Some(reinforce) = std::env::var_os("SCALE_PROFILE_RECALL") {
+                // A profiler's window: approximate recall over and over (`reinforce`:
+                // as a user calls it).
                 for _ in 0..20 {
-                    run(&approximate, false);
+                    run(&approximate, reinforce == "reinforce");
                 }
             }
             let (mut user_times, _) = run(&approximate, true);
