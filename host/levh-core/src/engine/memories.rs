@@ -124,15 +124,24 @@ impl Levh {
         // The `limit` weakest, kept in a max-heap of retention: one pass, no list of
         // every fading memory (at a million memories that can be most of them).
         let mut weakest: BinaryHeap<(Weakness, MemoryId)> = BinaryHeap::new();
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         self.store.standings(
             &scope.workspace,
             project.as_deref(),
             now,
             &mut |id, state| {
-                if limit == 0 || state.pinned || !model::is_fading(state, &config, now) {
+                if state.pinned {
                     return;
                 }
-                let entry = (Weakness(model::retention(state, now)), id);
+                // Retention once per memory: the fading test is `retention < threshold`
+                // (model::is_fading), and the heap orders by the same number.
+                let retention = model::retention(state, now);
+                if retention >= config.fading_threshold {
+                    return;
+                }
+                let entry = (Weakness(retention), id);
                 if weakest.len() < limit {
                     weakest.push(entry);
                 } else if weakest.peek().is_some_and(|strongest| entry < *strongest) {
