@@ -126,9 +126,11 @@ fn main() {
         .map_or(u64::MAX, |s| {
             s.trim().parse().expect("SCALE_RECALL_UP_TO: a number")
         });
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).expect("open store"));
-    let db = rusqlite::Connection::open(dir.path().join("levh.db")).expect("open baseline");
+    // `SCALE_DIR=<dir>` keeps the store there afterwards, to profile or inspect it.
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = std::env::var_os("SCALE_DIR").map_or_else(|| temp.path().to_owned(), Into::into);
+    let store = Arc::new(SqliteStore::open(&dir.join("levh.db")).expect("open store"));
+    let db = rusqlite::Connection::open(dir.join("levh.db")).expect("open baseline");
     let now: Timestamp = "2026-06-01T00:00:00Z".parse().expect("time");
     let embedder = HashEmbedder::default();
     let levh = Levh::new(Parts {
@@ -276,11 +278,13 @@ fn main() {
                 .recall(&scope, &ask("warm", false))
                 .expect("recall");
             ann.wait_idle(embedder.model_id(), embedder.dimension());
+            store.wait_text_ranking();
             let (mut exact_times, exact_hits) = run(&levh, false);
             let (mut ann_times, ann_hits) = run(&approximate, false);
             if let Some(reinforce) = std::env::var_os("SCALE_PROFILE_RECALL") {
                 // A profiler's window: approximate recall over and over (`reinforce`:
-                // as a user calls it).
+                // as a user calls it); attach with `perf record -p <pid>` on this line.
+                eprintln!("profiling window opens: pid {}", std::process::id());
                 for _ in 0..20 {
                     run(&approximate, reinforce == "reinforce");
                 }

@@ -14,12 +14,15 @@ mod entities;
 mod events;
 mod filter;
 mod held;
+mod lexicon;
 mod migrations;
 mod purge;
 mod readers;
 mod rows;
 mod standings;
 mod sync;
+#[cfg(test)]
+mod test_records;
 mod tokens;
 mod vectors;
 mod writes;
@@ -116,6 +119,7 @@ pub struct SqliteStore {
     connection: Mutex<Connection>,
     readers: readers::ReadPool,
     standings: standings::Standings,
+    lexicon: lexicon::Lexicon,
     busy_timeout: Duration,
     path: String,
 }
@@ -207,6 +211,7 @@ impl SqliteStore {
             connection: Mutex::new(connection),
             readers: readers::ReadPool::default(),
             standings: standings::Standings::default(),
+            lexicon: lexicon::Lexicon::default(),
             busy_timeout,
             path,
         })
@@ -388,7 +393,7 @@ fn lexical_query(
 ) -> Result<Vec<(MemoryId, f64)>, StoreError> {
     let (clause, values) = where_clause(filter);
     let best = if ranked.is_some() {
-        "ORDER BY score LIMIT ?"
+        "ORDER BY score, seq LIMIT ?"
     } else {
         ""
     };
@@ -401,7 +406,7 @@ fn lexical_query(
              WHERE memories_fts MATCH ? {best}
          )
          SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.seq = hits.seq
-         WHERE {clause} ORDER BY hits.score LIMIT ?"
+         WHERE {clause} ORDER BY hits.score, hits.seq LIMIT ?"
     );
     let params = std::iter::once(rusqlite::types::Value::from(fts.to_owned()))
         .chain(ranked.map(|n| rusqlite::types::Value::from(n.min(i64::MAX as usize) as i64)))
@@ -422,26 +427,38 @@ fn lexical_query(
     Ok(found)
 }
 
-/// An FTS5 query matching any of the query's meaningful words ([`text::query_terms`]):
-/// ORed, never ANDed, so a question need not repeat every word of the memory it asks for.
-/// Each word is a quoted string, so nothing a user types is read as FTS syntax (`AND`,
-/// `NEAR(`, `col:`, `*`, `"` are all literal). Words of four letters or more also match as
-/// prefixes — after the tokenizer's stemming, so "quarter" meets "quarterly" and "bake"
-/// meets "bakery" — while the exact word is asked for too, so an exact match still
-/// outscores a longer word that merely starts the same. `None` when the text has no words.
+/// The words of a full-text query ([`text::query_terms`]): ORed, never ANDed, so a
+/// question need not repeat every word of the memory it asks for. Words of four letters
+/// or more also match as prefixes — after the tokenizer's stemming, so "quarter" meets
+/// "quarterly" and "bake" meets "bakery" — while the exact word is asked for too, so an
+/// exact match still outscores a longer word that merely starts the same. Empty when
+/// the text has no words.
 ///
 /// [`text::query_terms`]: levh_core::text::query_terms
-fn fts_query(text: &str) -> Option<String> {
+fn query_words(text: &str) -> Vec<lexicon::QueryWord> {
     let mut terms = levh_core::text::query_terms(text);
     // A bound on terms keeps a pasted essay from becoming a thousand-way OR.
     terms.truncate(64);
-    if terms.is_empty() {
+    terms
+        .into_iter()
+        .map(|text| lexicon::QueryWord {
+            prefix: text.chars().count() >= 4,
+            text,
+        })
+        .collect()
+}
+
+/// The FTS5 query of [`query_words`]: each word a quoted string, so nothing a user types
+/// is read as FTS syntax (`AND`, `NEAR(`, `col:`, `*`, `"` are all literal); its prefix
+/// form first, then its exact form (the in-memory ranking follows the same order).
+fn fts_query(words: &[lexicon::QueryWord]) -> Option<String> {
+    if words.is_empty() {
         return None;
     }
-    let mut parts = Vec::with_capacity(terms.len() * 2);
-    for term in &terms {
-        let quoted = format!("\"{}\"", term.replace('"', "\"\""));
-        if term.chars().count() >= 4 {
+    let mut parts = Vec::with_capacity(words.len() * 2);
+    for word in words {
+        let quoted = format!("\"{}\"", word.text.replace('"', "\"\""));
+        if word.prefix {
             parts.push(format!("{quoted} *"));
         }
         parts.push(quoted);
@@ -592,16 +609,25 @@ impl Store for SqliteStore {
         query: &str,
         limit: usize,
     ) -> Result<Vec<(MemoryId, f64)>, StoreError> {
-        let Some(fts) = fts_query(query) else {
+        let words = query_words(query);
+        let Some(fts) = fts_query(&words) else {
             return Ok(Vec::new());
         };
         let conn = self.read();
+        let fetch = limit.saturating_mul(LEXICAL_OVERFETCH);
+        // The in-memory ranking (`lexicon.rs`) when it is built; FTS5's, scoring alike,
+        // while it is not.
+        if let Some(found) =
+            self.lexicon
+                .candidates(&conn, self.file_path(), filter, &words, limit, fetch)?
+        {
+            return Ok(found);
+        }
         // First the best `limit × LEXICAL_OVERFETCH` matches, ranked inside FTS5 with no
         // join, then checked against the filter: when at least `limit` of them pass, they
         // are exactly the best `limit` that pass (anything ranked lower cannot beat them).
         // Joining every match to its row first costs a row lookup per match, and a
         // common word matches tens of thousands of memories at 100k.
-        let fetch = limit.saturating_mul(LEXICAL_OVERFETCH);
         let found = lexical_query(&conn, filter, &fts, Some(fetch), limit)?;
         if found.len() >= limit {
             return Ok(found);
@@ -1279,6 +1305,12 @@ impl SqliteStore {
     /// Runs `f` with the connection (tests, diagnostics).
     pub fn with_connection<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
         f(&self.lock())
+    }
+
+    /// Waits for the in-memory full-text ranking's build (`lexicon.rs`) when one is
+    /// running (benchmarks): until it is ready, FTS5 ranks — alike, but slower.
+    pub fn wait_text_ranking(&self) {
+        self.lexicon.wait_idle();
     }
 }
 

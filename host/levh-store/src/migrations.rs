@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_held_updates.sql"),
     include_str!("../migrations/0007_entities.sql"),
     include_str!("../migrations/0008_standing_changes.sql"),
+    include_str!("../migrations/0009_text_changes.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {
