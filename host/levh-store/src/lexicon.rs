@@ -159,7 +159,7 @@ impl Lexicon {
             };
             ranked
         };
-        filtered(conn, filter, &ranked, limit, fetch).map(Some)
+        filtered(conn, filter, ranked, limit, fetch).map(Some)
     }
 
     /// Builds the index: here for an in-memory store, on a thread with a connection of
@@ -503,7 +503,7 @@ impl Index {
         Ok(token)
     }
 
-    /// Every match of the query, best first, scored as FTS5's `bm25()` scores it: the
+    /// Every match of the query, unordered ([`filtered`] orders what it reads), scored as FTS5's `bm25()` scores it: the
     /// phrases in the order `fts_query` writes them (a word's prefix form before its
     /// exact form), each one's IDF from the live rows holding it, each row's sum taken
     /// in phrase order. Ties go to the older memory, as in the SQL path.
@@ -564,22 +564,29 @@ impl Index {
                         / (frequency + K1 * (1.0 - B + B * length / average)));
             }
         }
-        let mut ranked: Ranked = scores
-            .into_iter()
-            .map(|(slot, score)| (self.docs[slot as usize].seq, -score))
-            .collect();
-        ranked.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        Ok(Some(ranked))
+        Ok(Some(
+            scores
+                .into_iter()
+                .map(|(slot, score)| (self.docs[slot as usize].seq, -score))
+                .collect(),
+        ))
     }
 }
 
-/// The first `limit` of `ranked` that pass `filter`, in rank order: checked `fetch` at
-/// a time at first, four times as many each round after, so an unselective filter costs
-/// one lookup of a few hundred rows and a selective one no more than checking them all.
+/// Best first: the lower `bm25()` value, then the older memory.
+fn rank_order(a: &(i64, f64), b: &(i64, f64)) -> std::cmp::Ordering {
+    a.1.total_cmp(&b.1).then(a.0.cmp(&b.0))
+}
+
+/// The first `limit` of `ranked` (unordered) that pass `filter`, in rank order: checked
+/// `fetch` at a time at first, four times as many each round after, so an unselective
+/// filter costs one lookup of a few hundred rows and a selective one no more than
+/// checking them all. Only what is checked is sorted: the best chunk is selected from
+/// the rest first (a query matches ~10k memories at 100k; a chunk is a few hundred).
 fn filtered(
     conn: &Connection,
     filter: &MemoryFilter,
-    ranked: &[(i64, f64)],
+    mut ranked: Vec<(i64, f64)>,
     limit: usize,
     fetch: usize,
 ) -> Result<Vec<(MemoryId, f64)>, StoreError> {
@@ -593,7 +600,13 @@ fn filtered(
     let mut found = Vec::new();
     let (mut start, mut size) = (0, fetch.max(limit).max(1));
     while start < ranked.len() && found.len() < limit {
-        let chunk = &ranked[start..(start + size).min(ranked.len())];
+        let end = (start + size).min(ranked.len());
+        let rest = &mut ranked[start..];
+        if end - start < rest.len() {
+            rest.select_nth_unstable_by(end - start, rank_order);
+        }
+        rest[..end - start].sort_unstable_by(rank_order);
+        let chunk = &ranked[start..end];
         let seqs = serde_json::to_string(&chunk.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
             .map_err(StoreError::new)?;
         let params = std::iter::once(rusqlite::types::Value::from(seqs)).chain(values.clone());
