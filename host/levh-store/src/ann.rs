@@ -33,7 +33,7 @@ use std::time::Instant;
 
 use instant_distance::{Builder, HnswMap, Point, Search};
 use levh_core::{MemoryFilter, MemoryId, StoreError, VectorIndex};
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -527,18 +527,7 @@ impl Job {
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         match self.store.file_path() {
-            Some(path) => {
-                let conn = Connection::open_with_flags(
-                    path,
-                    // Read-write without CREATE: a read-only connection to a WAL database
-                    // fails when it cannot map the shared-memory file.
-                    OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )
-                .map_err(sqlite)?;
-                conn.busy_timeout(crate::DEFAULT_BUSY_TIMEOUT)
-                    .map_err(sqlite)?;
-                f(&conn)
-            }
+            Some(path) => f(&crate::readers::open_for_build(path)?),
             None => f(&self.store.read()),
         }
     }

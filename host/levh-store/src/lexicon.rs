@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use levh_core::{MemoryFilter, MemoryId, StoreError};
-use rusqlite::{Connection, OpenFlags, params_from_iter};
+use rusqlite::{Connection, params_from_iter};
 use rustc_hash::FxHashMap;
 
 use crate::filter::where_clause;
@@ -186,7 +186,7 @@ impl Lexicon {
             .spawn(move || {
                 let _building = Building(&shared.building);
                 let started = Instant::now();
-                match open(&file).and_then(|conn| Index::build(&conn)) {
+                match crate::readers::open_for_build(&file).and_then(|conn| Index::build(&conn)) {
                     Ok(index) => {
                         tracing::debug!(
                             rows = index.rows,
@@ -230,19 +230,6 @@ impl Lexicon {
             .unwrap_or_else(PoisonError::into_inner)
             .is_some()
     }
-}
-
-/// A connection of the build's own: read-write without CREATE, as the vector index's
-/// (a read-only connection to a WAL file fails when it cannot map the shared memory).
-fn open(file: &Path) -> Result<Connection, StoreError> {
-    let conn = Connection::open_with_flags(
-        file,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(sqlite)?;
-    conn.busy_timeout(crate::DEFAULT_BUSY_TIMEOUT)
-        .map_err(sqlite)?;
-    Ok(conn)
 }
 
 /// FTS5's tokenizer on a private in-memory database: a contentless table with the
@@ -370,10 +357,7 @@ impl Index {
             let id = match &current {
                 Some((text, id)) if text == term => *id,
                 _ => {
-                    let id = index.postings.len() as u32;
-                    index.terms.insert(term.to_owned(), id);
-                    index.postings.push(Vec::new());
-                    index.live_holders.push(0);
+                    let id = index.intern(term);
                     current = Some((term.to_owned(), id));
                     id
                 }
@@ -444,6 +428,18 @@ impl Index {
         Ok(self.dead * 2 <= self.docs.len().max(64))
     }
 
+    /// The id of `term`, a new one with no postings if it was never seen.
+    fn intern(&mut self, term: &str) -> u32 {
+        if let Some(id) = self.terms.get(term) {
+            return *id;
+        }
+        let id = self.postings.len() as u32;
+        self.terms.insert(term.to_owned(), id);
+        self.postings.push(Vec::new());
+        self.live_holders.push(0);
+        id
+    }
+
     fn remove(&mut self, seq: i64) {
         let Some(slot) = self.slot_of.remove(&seq) else {
             return;
@@ -462,16 +458,7 @@ impl Index {
         let slot = self.docs.len() as u32;
         let mut ids = Vec::with_capacity(terms.len());
         for (term, count) in terms {
-            let id = match self.terms.get(&term) {
-                Some(id) => *id,
-                None => {
-                    let id = self.postings.len() as u32;
-                    self.terms.insert(term, id);
-                    self.postings.push(Vec::new());
-                    self.live_holders.push(0);
-                    id
-                }
-            };
+            let id = self.intern(&term);
             self.postings[id as usize].push(Posting { slot, count });
             self.live_holders[id as usize] += 1;
             ids.push(id);

@@ -74,6 +74,21 @@ fn open_reader(path: &Path, busy_timeout: Duration) -> rusqlite::Result<Connecti
     Ok(connection)
 }
 
+/// A connection of a background build's own (the vector index, the full-text ranking),
+/// so its long read holds no connection of the store: read-write flags without CREATE,
+/// as for the readers, and the store's default busy timeout.
+pub(crate) fn open_for_build(path: &Path) -> Result<Connection, levh_core::StoreError> {
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(crate::sqlite)?;
+    connection
+        .busy_timeout(crate::DEFAULT_BUSY_TIMEOUT)
+        .map_err(crate::sqlite)?;
+    Ok(connection)
+}
+
 impl SqliteStore {
     /// A connection for reads that see every committed write.
     pub(crate) fn read(&self) -> Reader<'_> {
