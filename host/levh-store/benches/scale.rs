@@ -126,9 +126,11 @@ fn main() {
         .map_or(u64::MAX, |s| {
             s.trim().parse().expect("SCALE_RECALL_UP_TO: a number")
         });
-    // `SCALE_DIR=<dir>` keeps the store there afterwards, to profile or inspect it.
+    // `SCALE_DIR=<dir>` keeps the store (and the graph's snapshot) there afterwards, to
+    // profile or inspect it; a later run on the same dir starts from what it holds.
     let temp = tempfile::tempdir().expect("temp dir");
-    let dir = std::env::var_os("SCALE_DIR").map_or_else(|| temp.path().to_owned(), Into::into);
+    let kept = std::env::var_os("SCALE_DIR").map(std::path::PathBuf::from);
+    let dir = kept.clone().unwrap_or_else(|| temp.path().to_owned());
     let store = Arc::new(SqliteStore::open(&dir.join("levh.db")).expect("open store"));
     let db = rusqlite::Connection::open(dir.join("levh.db")).expect("open baseline");
     let now: Timestamp = "2026-06-01T00:00:00Z".parse().expect("time");
@@ -141,7 +143,7 @@ fn main() {
         config: Config::default(),
     });
     // The same store behind the approximate index, as `levh serve` builds it.
-    let ann = Arc::new(AnnIndex::new(store.clone(), None, AnnConfig::default()));
+    let ann = Arc::new(AnnIndex::new(store.clone(), kept, AnnConfig::default()));
     let approximate = Levh::new(Parts {
         store: store.clone(),
         index: ann.clone(),
@@ -151,8 +153,12 @@ fn main() {
     });
     let scope = Scope::cli(Workspace::default());
     let words = vocabulary();
-    let mut seed = 0u64;
-    let mut stored = 0u64;
+    let mut stored = db
+        .query_row("SELECT count(*) FROM memories", [], |row| {
+            row.get::<_, i64>(0)
+        })
+        .expect("count") as u64;
+    let mut seed = stored;
     println!(
         "size | bulk ingest into it (memories/s; admitted/held/rejected) | capture one by one p50 / p99 (per s) | get by id p50 (baseline) | stats p50 (first call; full scan baseline) | fading p50 | peak RSS"
     );

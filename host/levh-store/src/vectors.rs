@@ -39,15 +39,6 @@ pub(crate) fn dot(query: &[f32], blob: &[u8]) -> f32 {
     lanes.iter().sum::<f32>() + rest
 }
 
-/// Dot product of two byte-quantized vectors. Integer sums are associative, so the
-/// compiler vectorizes this plain loop.
-pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| i32::from(*x) * i32::from(*y))
-        .sum()
-}
-
 struct Entry(f32, MemoryId);
 
 impl PartialEq for Entry {
@@ -123,13 +114,6 @@ mod tests {
         let b: Vec<f32> = (0..19).map(|i| (i as f32 * 0.11).cos()).collect();
         let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
         assert!((dot(&a, &encode(&b)) - plain).abs() < 1e-5);
-        let (x, y): (Vec<i8>, Vec<i8>) = (-60..60).map(|i| (i as i8, (i * 2 + 7) as i8)).unzip();
-        let wide: i32 = x
-            .iter()
-            .zip(&y)
-            .map(|(a, b)| i32::from(*a) * i32::from(*b))
-            .sum();
-        assert_eq!(dot_i8(&x, &y), wide);
     }
 
     #[test]
