@@ -247,6 +247,18 @@ pub struct ComparedText {
     pub pinned: bool,
 }
 
+/// What ranking reads of a stored memory: its model state and the start of its validity
+/// (for a query naming a period) — no content, metadata or vector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankingRow {
+    /// The memory.
+    pub id: MemoryId,
+    /// Its model state.
+    pub state: MemoryState,
+    /// When it became true.
+    pub valid_from: Timestamp,
+}
+
 /// Persistent storage of memories, sessions and the event log.
 ///
 /// Reads never return forgotten memories unless a filter's `known_at` predates the
@@ -283,6 +295,25 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
     /// Several memories of the workspace by id, forgotten ones included (callers pass ids
     /// that came out of filtered queries), in no particular order; missing ids are skipped.
     fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError>;
+
+    /// What ranking reads of memories of the workspace by id (forgotten ones included), in
+    /// no particular order; missing ids are skipped. Recall ranks a few hundred candidates
+    /// to return ten: whole rows for all of them were a tenth of a recall at 100k.
+    fn ranking_rows(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<RankingRow>, StoreError> {
+        Ok(self
+            .get_many(workspace, ids)?
+            .into_iter()
+            .map(|m| RankingRow {
+                id: m.id,
+                state: m.state,
+                valid_from: m.valid_from,
+            })
+            .collect())
+    }
 
     /// The id, content and pinning of memories of the workspace (forgotten ones included),
     /// in no particular order; missing ids are skipped.

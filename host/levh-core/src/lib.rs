@@ -29,8 +29,8 @@ mod time;
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
     BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter,
-    MemorySummary, Page, PurgeReport, ServerStore, StaleEmbedding, StandingGroup, Store,
-    StoreError, StoreHealth, StoredText, SyncedPage, VectorIndex,
+    MemorySummary, Page, PurgeReport, RankingRow, ServerStore, StaleEmbedding, StandingGroup,
+    Store, StoreError, StoreHealth, StoredText, SyncedPage, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{

@@ -5,9 +5,10 @@
 //! vectors that is fine and this index is the exact scan. Above it, per model:
 //!
 //! - a **snapshot**: an HNSW graph (usearch) of the vectors written up to change number
-//!   `covered` (the `vector_changes` log, migration 0005), built from scratch each time;
+//!   `covered` (the `vector_changes` log, migration 0005);
 //! - the **fresh tail**: vectors written after `covered`, scanned exactly through the
-//!   change log's index — new memories, and also vectors re-written for old memories;
+//!   change log's index — new memories, and also vectors re-written for old memories —
+//!   until a background job adds them to the graph and moves `covered` past them;
 //! - every snapshot candidate is checked and **re-scored in SQL** against the live rows
 //!   with the caller's filter, so forgotten, purged, superseded, filtered-out and
 //!   other-workspace memories never come back, and scores are exact whatever the
@@ -15,8 +16,10 @@
 //!   the filter leaves fewer than `limit` of them, the query falls back to the exact scan.
 //!
 //! Snapshots are built (or loaded) on a background thread once a model passes the
-//! threshold, and rebuilt once the tail grows past [`AnnConfig::rebuild_tail`]; queries
-//! keep using the old snapshot and a longer tail meanwhile. Each build is written to
+//! threshold. A query that finds a tail starts a job adding it to the graph (captures
+//! one by one: the tail stays a handful of vectors); a tail past
+//! [`AnnConfig::rebuild_tail`] (a bulk import) starts a rebuild instead. Queries keep
+//! using the old snapshot and the tail meanwhile. Each build is written to
 //! `<cache>/<model>-<dimension>.hnsw` (temp file + rename, so processes sharing a store
 //! never read half a file); a process starting up loads it instead of rebuilding. A file
 //! is never trusted: a wrong header, a payload that does not decode, a change number the
@@ -27,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
@@ -47,8 +50,8 @@ pub struct AnnConfig {
     /// to hold; at 100k it is ~30× faster. Doubling 10k keeps small stores graph-free.
     pub exact_below: usize,
     /// A rebuild starts once the fresh tail passes this many vectors or a tenth of the
-    /// snapshot, whichever is larger: the tail is scanned exactly on every query, so it
-    /// must stay small next to the snapshot, but rebuilding costs a full build.
+    /// snapshot, whichever is larger; a smaller tail is added to the graph one vector at
+    /// a time (a build of that many is faster than adding them to a large graph).
     pub rebuild_tail: usize,
     /// HNSW `M`: links per node (twice as many on the bottom layer). 32 with
     /// `ef_construction` 128 finds as many of the exact top 100 in its 256 candidates as
@@ -82,6 +85,8 @@ pub struct AnnStats {
     pub builds: u64,
     /// Snapshots loaded from a file.
     pub loads: u64,
+    /// Vectors added to a snapshot's graph after it was built or loaded.
+    pub absorbed: u64,
     /// Snapshot files rejected (stale, corrupt or foreign).
     pub rejected_files: u64,
     /// Queries answered by graph + tail.
@@ -94,6 +99,7 @@ pub struct AnnStats {
 struct Counters {
     builds: AtomicU64,
     loads: AtomicU64,
+    absorbed: AtomicU64,
     rejected_files: AtomicU64,
     approximate_queries: AtomicU64,
     exact_queries: AtomicU64,
@@ -116,8 +122,10 @@ fn quantize(vector: &[f32]) -> Vec<i8> {
 }
 
 /// Searches one graph runs at once. usearch keeps a scratch context per concurrent
-/// search, reserved up front, and a search that finds none free fails; more wait.
+/// search or insert, reserved up front, and one that finds none free fails: more
+/// searches wait, and one more context is reserved for the one job adding to the graph.
 const SEARCH_CONTEXTS: usize = 16;
+const GRAPH_CONTEXTS: usize = SEARCH_CONTEXTS + 1;
 
 /// A graph's shape: the model's dimension and the configured link counts; cosine over
 /// bytes ([`quantize`]).
@@ -137,14 +145,16 @@ fn graph_error(doing: &str, error: impl std::fmt::Display) -> StoreError {
     StoreError::new(format!("{doing} the vector index: {error}"))
 }
 
-/// A built graph (keys are memory seqs) and the change number it covers.
+/// A graph (keys are memory seqs) and the change number it covers: built or loaded,
+/// then grown by [`Snapshot::absorb`].
 struct Snapshot {
-    covered: i64,
-    count: usize,
-    /// The graph's keys in build order, saved with it: a loaded file's sample check
-    /// compares some of them with the database.
+    covered: AtomicI64,
+    /// The graph's keys when it was built or loaded, saved with it: a loaded file's
+    /// sample check compares some of them with the database.
     seqs: Vec<i64>,
-    graph: Index,
+    /// Searches and inserts share it (usearch allows both at once); growing its capacity
+    /// takes it alone.
+    graph: RwLock<Index>,
     /// Free search contexts ([`SEARCH_CONTEXTS`]); a query waits on `freed` for one.
     free_contexts: Mutex<usize>,
     freed: Condvar,
@@ -153,28 +163,71 @@ struct Snapshot {
 impl Snapshot {
     /// A graph holding the vectors of `seqs`, made ready for concurrent searches.
     fn new(covered: i64, seqs: Vec<i64>, graph: Index) -> Result<Self, StoreError> {
-        let count = seqs.len();
         graph
-            .reserve_capacity_and_threads(count, SEARCH_CONTEXTS)
+            .reserve_capacity_and_threads(seqs.len(), GRAPH_CONTEXTS)
             .map_err(|e| graph_error("sizing", e))?;
         Ok(Self {
-            covered,
-            count,
+            covered: AtomicI64::new(covered),
             seqs,
-            graph,
+            graph: RwLock::new(graph),
             free_contexts: Mutex::new(SEARCH_CONTEXTS),
             freed: Condvar::new(),
         })
     }
 
+    /// The change number the graph holds every vector up to.
+    fn covered(&self) -> i64 {
+        self.covered.load(Ordering::Acquire)
+    }
+
+    /// How many vectors the graph holds.
+    fn len(&self) -> usize {
+        self.graph().size()
+    }
+
+    fn graph(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.graph.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Memory seqs of the graph's nearest points, nearest first (up to `ef_search`).
     fn candidates(&self, query: &[f32]) -> Result<Vec<i64>, StoreError> {
         let _context = self.context();
-        let found = self
-            .graph
-            .search(&quantize(query), self.graph.expansion_search())
+        let graph = self.graph();
+        let found = graph
+            .search(&quantize(query), graph.expansion_search())
             .map_err(|e| graph_error("searching", e))?;
         Ok(found.keys.into_iter().map(|key| key as i64).collect())
+    }
+
+    /// Adds vectors written after the graph was built (a re-written one replaces its old
+    /// point), then covers `through`. Searches go on meanwhile; they scan anything after
+    /// the `covered` they read exactly, so a vector is never missed while it is added.
+    fn absorb(&self, points: &[(i64, Vec<i8>)], through: i64) -> Result<(), StoreError> {
+        {
+            let graph = self.graph.write().unwrap_or_else(PoisonError::into_inner);
+            let needed = graph.size() + points.len();
+            if graph.capacity() < needed {
+                // A quarter more than needed, so captures one by one do not each
+                // reallocate (and wait for every search).
+                let capacity = needed + needed / 4;
+                graph
+                    .reserve_capacity_and_threads(capacity, GRAPH_CONTEXTS)
+                    .map_err(|e| graph_error("growing", e))?;
+            }
+            drop(graph);
+        }
+        let graph = self.graph();
+        for (seq, point) in points {
+            let key = *seq as u64;
+            if graph.contains(key) {
+                graph.remove(key).map_err(|e| graph_error("updating", e))?;
+            }
+            graph
+                .add(key, point)
+                .map_err(|e| graph_error("adding to", e))?;
+        }
+        self.covered.fetch_max(through, Ordering::AcqRel);
+        Ok(())
     }
 
     /// Waits for a free search context; it is given back when the guard drops.
@@ -274,6 +327,7 @@ impl AnnIndex {
         AnnStats {
             builds: c.builds.load(Ordering::Relaxed),
             loads: c.loads.load(Ordering::Relaxed),
+            absorbed: c.absorbed.load(Ordering::Relaxed),
             rejected_files: c.rejected_files.load(Ordering::Relaxed),
             approximate_queries: c.approximate_queries.load(Ordering::Relaxed),
             exact_queries: c.exact_queries.load(Ordering::Relaxed),
@@ -327,8 +381,8 @@ impl AnnIndex {
         }
     }
 
-    /// Starts a load-or-build for `model` on a background thread unless one is running.
-    fn start_job(&self, model: &str, dimension: usize, state: &Arc<ModelIndex>) {
+    /// Starts `work` for `model` on a background thread unless a job is running.
+    fn start_job(&self, model: &str, dimension: usize, state: &Arc<ModelIndex>, work: Work) {
         if state.job_running.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -337,10 +391,14 @@ impl AnnIndex {
         let spawned = std::thread::Builder::new()
             .name("levh-ann".into())
             .spawn(move || {
-                // Cleared even if the build panics, so a later query can try again.
+                // Cleared even if the job panics, so a later query can try again.
                 let _running = Running(&state.job_running);
-                if let Err(error) = job.run(&state) {
-                    tracing::warn!(%error, model = job.model, "building the vector index failed; exact scans continue");
+                let done = match work {
+                    Work::Rebuild => job.run(&state),
+                    Work::Absorb => job.absorb(&state),
+                };
+                if let Err(error) = done {
+                    tracing::warn!(%error, model = job.model, ?work, "updating the vector index failed; exact scans continue");
                 }
             });
         if let Err(error) = spawned {
@@ -404,16 +462,18 @@ impl VectorIndex for AnnIndex {
         }
         let state = self.model(model, dimension);
         let snapshot = state.snapshot();
-        let covered = snapshot.as_ref().map_or(0, |s| s.covered);
+        let covered = snapshot.as_ref().map_or(0, |s| s.covered());
         let tail = self.tail_len(&state, model, dimension, covered)?;
         let Some(snapshot) = snapshot else {
             if tail >= self.config.exact_below {
-                self.start_job(model, dimension, &state);
+                self.start_job(model, dimension, &state, Work::Rebuild);
             }
             return self.exact(filter, model, query, limit);
         };
-        if tail >= self.config.rebuild_tail.max(snapshot.count / 10) {
-            self.start_job(model, dimension, &state);
+        if tail >= self.config.rebuild_tail.max(snapshot.len() / 10) {
+            self.start_job(model, dimension, &state, Work::Rebuild);
+        } else if tail > 0 {
+            self.start_job(model, dimension, &state, Work::Absorb);
         }
         // Over-fetch needs headroom: a page close to `ef` would be cut short by the
         // first filtered-out candidate.
@@ -425,7 +485,7 @@ impl VectorIndex for AnnIndex {
         let mut top = vectors::TopK::new(limit);
         let conn = self.store.read();
         let seen = score_candidates(&conn, filter, model, query, &candidates, &mut top)?;
-        if seen.len() < limit && candidates.len() < snapshot.count {
+        if seen.len() < limit && candidates.len() < snapshot.len() {
             // The filter discarded most of what the graph offered (a selective project or
             // kind): the best matches may lie beyond `ef`, so only a full scan is right.
             drop(conn);
@@ -436,7 +496,7 @@ impl VectorIndex for AnnIndex {
             filter,
             model,
             query,
-            Some((snapshot.covered, &seen)),
+            Some((covered, &seen)),
             &mut top,
         )?;
         self.counters
@@ -513,6 +573,15 @@ fn file_name(model: &str, dimension: usize) -> String {
     format!("{safe}-{dimension}.hnsw")
 }
 
+/// What a background job does.
+#[derive(Debug, Clone, Copy)]
+enum Work {
+    /// Load a newer saved snapshot, or build one from every vector.
+    Rebuild,
+    /// Add the vectors written since the snapshot to its graph.
+    Absorb,
+}
+
 /// A load-or-build of one model's snapshot, owning what it needs to run on its own thread.
 struct Job {
     store: Arc<SqliteStore>,
@@ -533,11 +602,11 @@ const PARALLEL_BUILD_FROM: usize = 10_000;
 
 impl Job {
     fn run(&self, state: &ModelIndex) -> Result<(), StoreError> {
-        let current = state.snapshot().map_or(0, |s| s.covered);
+        let current = state.snapshot().map_or(0, |s| s.covered());
         // Another process may have written a newer snapshot: loading it is far cheaper
         // than building one.
         if let Some(snapshot) = self.load_newer_than(current)? {
-            let (covered, count) = (snapshot.covered, snapshot.count);
+            let (covered, count) = (snapshot.covered(), snapshot.len());
             *state
                 .snapshot
                 .write()
@@ -554,6 +623,65 @@ impl Job {
             .snapshot
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(snapshot));
+        Ok(())
+    }
+
+    /// Adds the vectors written after the current snapshot's change number to its graph
+    /// (each at most once, as it is now) and moves the number past them.
+    fn absorb(&self, state: &ModelIndex) -> Result<(), StoreError> {
+        let Some(snapshot) = state.snapshot() else {
+            return Ok(());
+        };
+        let after = snapshot.covered();
+        let (through, points) = self.with_connection(|conn| {
+            // One read transaction: the change number and the vectors agree.
+            conn.execute_batch("BEGIN").map_err(sqlite)?;
+            let read = (|| {
+                let through: i64 = conn
+                    .query_row(
+                        "SELECT coalesce(max(change), 0) FROM vector_changes
+                         WHERE model = ?1 AND dimension = ?2",
+                        params![self.model, self.dimension as i64],
+                        |row| row.get(0),
+                    )
+                    .map_err(sqlite)?;
+                let mut statement = conn
+                    .prepare_cached(
+                        "SELECT e.memory_seq, e.vector FROM vector_changes c
+                         CROSS JOIN memory_embeddings e ON e.memory_seq = c.memory_seq
+                         WHERE c.model = ?1 AND c.dimension = ?2 AND c.change > ?3
+                           AND e.model = ?1 AND e.dimension = ?2",
+                    )
+                    .map_err(sqlite)?;
+                let mut rows = statement
+                    .query(params![self.model, self.dimension as i64, after])
+                    .map_err(sqlite)?;
+                let (mut seen, mut points) = (HashSet::new(), Vec::new());
+                while let Some(row) = rows.next().map_err(sqlite)? {
+                    let seq: i64 = row.get(0).map_err(sqlite)?;
+                    // A vector written twice has two changes; the row is its latest.
+                    if !seen.insert(seq) {
+                        continue;
+                    }
+                    let blob = row
+                        .get_ref(1)
+                        .map_err(sqlite)?
+                        .as_blob()
+                        .map_err(|e| sqlite(e.into()))?;
+                    points.push((seq, quantize(&vectors::decode(blob))));
+                }
+                Ok((through, points))
+            })();
+            let _ = conn.execute_batch("COMMIT");
+            read
+        })?;
+        if through <= after {
+            return Ok(());
+        }
+        snapshot.absorb(&points, through)?;
+        self.counters
+            .absorbed
+            .fetch_add(points.len() as u64, Ordering::Relaxed);
         Ok(())
     }
 
@@ -671,11 +799,16 @@ impl Job {
         ));
         let result = (|| {
             let keys: Vec<u8> = snapshot.seqs.iter().flat_map(|s| s.to_le_bytes()).collect();
-            let mut graph = vec![0u8; snapshot.graph.serialized_length()];
-            snapshot
-                .graph
-                .save_to_buffer(&mut graph)
-                .map_err(std::io::Error::other)?;
+            // Saved right after a build or load, before anything is absorbed: the keys,
+            // the change number and the graph describe the same vectors.
+            let graph = {
+                let index = snapshot.graph();
+                let mut bytes = vec![0u8; index.serialized_length()];
+                index
+                    .save_to_buffer(&mut bytes)
+                    .map_err(std::io::Error::other)?;
+                bytes
+            };
             let digest: [u8; 32] = Sha256::new()
                 .chain_update(&keys)
                 .chain_update(&graph)
@@ -687,8 +820,8 @@ impl Job {
             header.extend_from_slice(&(self.model.len() as u32).to_le_bytes());
             header.extend_from_slice(self.model.as_bytes());
             header.extend_from_slice(&(self.dimension as u32).to_le_bytes());
-            header.extend_from_slice(&snapshot.covered.to_le_bytes());
-            header.extend_from_slice(&(snapshot.count as u64).to_le_bytes());
+            header.extend_from_slice(&snapshot.covered().to_le_bytes());
+            header.extend_from_slice(&(snapshot.seqs.len() as u64).to_le_bytes());
             header.extend_from_slice(&digest);
             let mut file = File::create(&temp)?;
             file.write_all(&header)?;
@@ -1125,6 +1258,48 @@ mod tests {
         assert!(found[0].1 > 0.999);
         let stats = index.stats();
         assert_eq!((stats.builds, stats.approximate_queries), (1, 1));
+
+        // That query found a tail and started adding it to the graph in the background:
+        // both vectors are in it now, the old one at its new place, and nothing is left
+        // to scan exactly.
+        index.wait_idle(MODEL, 48);
+        let state = index.model(MODEL, 48);
+        let snapshot = state.snapshot().unwrap();
+        assert_eq!(index.stats().absorbed, 2);
+        assert_eq!((snapshot.len(), snapshot.seqs.len()), (401, 400));
+        assert_eq!(
+            index
+                .tail_len(&state, MODEL, 48, snapshot.covered())
+                .unwrap(),
+            0
+        );
+        let seq_of = |id: MemoryId| -> i64 {
+            fixture.store.with_connection(|conn| {
+                conn.query_row(
+                    "SELECT seq FROM memories WHERE id = ?1",
+                    [id.to_string()],
+                    |r| r.get(0),
+                )
+                .unwrap()
+            })
+        };
+        let mut point = vec![0i8; 48];
+        assert_eq!(
+            snapshot
+                .graph()
+                .get(seq_of(old) as u64, &mut point)
+                .unwrap(),
+            1
+        );
+        assert_eq!(point, quantize(&near_query));
+        assert!(snapshot.graph().contains(seq_of(fresh) as u64));
+        // The graph alone finds them now (same direction: either may come first).
+        let mut from_graph = snapshot.candidates(&query).unwrap()[..2].to_vec();
+        from_graph.sort_unstable();
+        assert_eq!(from_graph, [seq_of(old), seq_of(fresh)]);
+        let again = index.nearest(&everywhere(), MODEL, &query, 3).unwrap();
+        assert_eq!(again, found);
+        assert_eq!(index.stats().builds, 1);
     }
 
     #[test]
@@ -1338,9 +1513,11 @@ mod tests {
         // The new snapshot covers the added vectors: the tail is empty again.
         let state = index.model(MODEL, 48);
         let snapshot = state.snapshot().unwrap();
-        assert_eq!(snapshot.count, 361);
+        assert_eq!(snapshot.len(), 361);
         assert_eq!(
-            index.tail_len(&state, MODEL, 48, snapshot.covered).unwrap(),
+            index
+                .tail_len(&state, MODEL, 48, snapshot.covered())
+                .unwrap(),
             0
         );
         let after = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();

@@ -40,8 +40,8 @@ use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
     Actor, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate, HeldClose, HeldId,
     HeldStatus, Interference, Memory, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Page,
-    PurgeReport, StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText,
-    SyncedPage, Timestamp, VectorIndex, Workspace,
+    PurgeReport, RankingRow, StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth,
+    StoredText, SyncedPage, Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
@@ -369,6 +369,16 @@ fn compared_texts_sql(n: usize) -> String {
     )
 }
 
+/// What ranking reads, by id (no join, no JSON): the workspace, then `n` ids.
+fn ranking_rows_sql(n: usize) -> String {
+    format!(
+        "SELECT m.id, m.importance, m.pinned, m.stability_hours, m.last_recalled_at,
+                m.recall_count, m.created_at, m.valid_from
+         FROM memories m WHERE {}",
+        by_ids(n)
+    )
+}
+
 /// Stored vectors of one model by memory id: the model, the workspace, then `n` ids.
 fn embeddings_sql(n: usize) -> String {
     format!(
@@ -549,6 +559,29 @@ impl Store for SqliteStore {
         Ok(found)
     }
 
+    fn ranking_rows(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<RankingRow>, StoreError> {
+        let conn = self.read();
+        let mut found = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let mut statement = conn
+                .prepare_cached(&ranking_rows_sql(chunk.len()))
+                .map_err(sqlite)?;
+            let params = std::iter::once(workspace.as_str().to_owned())
+                .chain(chunk.iter().map(ToString::to_string));
+            let rows = statement
+                .query_map(params_from_iter(params), rows::read_ranking_row)
+                .map_err(sqlite)?;
+            for row in rows {
+                found.push(row.map_err(sqlite)?);
+            }
+        }
+        Ok(found)
+    }
+
     fn compared_texts(
         &self,
         workspace: &Workspace,
@@ -616,10 +649,13 @@ impl Store for SqliteStore {
         let conn = self.read();
         let fetch = limit.saturating_mul(LEXICAL_OVERFETCH);
         // The in-memory ranking (`lexicon.rs`) when it is built; FTS5's, scoring alike,
-        // while it is not.
+        // while it is not. The former checks its best matches against the filter a chunk
+        // at a time, starting with a quarter more than asked for: most matches pass a
+        // recall's filter, and a further chunk costs no ranking again.
+        let first_chunk = limit + limit / 4;
         if let Some(found) =
             self.lexicon
-                .candidates(&conn, self.file_path(), filter, &words, limit, fetch)?
+                .candidates(&conn, self.file_path(), filter, &words, limit, first_chunk)?
         {
             return Ok(found);
         }

@@ -2,8 +2,8 @@
 //! epoch: integers sort and compare exactly, which text timestamps only do by convention.
 
 use levh_core::{
-    AdmissionRecord, Kind, Memory, MemoryId, MemoryState, MemorySummary, SessionId, Timestamp,
-    Workspace,
+    AdmissionRecord, Kind, Memory, MemoryId, MemoryState, MemorySummary, RankingRow, SessionId,
+    Timestamp, Workspace,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -104,8 +104,23 @@ pub(crate) fn read_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
     })
 }
 
-/// Reads `id, project, kind, source, importance, pinned, stability_hours,
-/// last_recalled_at, recall_count, created_at`.
+/// Reads `id, importance, pinned, stability_hours, last_recalled_at, recall_count,
+/// created_at, valid_from`.
+pub(crate) fn read_ranking_row(row: &Row<'_>) -> rusqlite::Result<RankingRow> {
+    Ok(RankingRow {
+        id: id(row, 0)?,
+        state: MemoryState {
+            importance: row.get(1)?,
+            pinned: row.get(2)?,
+            stability_hours: row.get(3)?,
+            last_recalled_at: optional_time(row, 4)?,
+            recall_count: row.get(5)?,
+            created_at: time(row, 6)?,
+        },
+        valid_from: time(row, 7)?,
+    })
+}
+
 /// Reads `id, project, kind, source, importance, pinned, stability_hours,
 /// last_recalled_at, recall_count, created_at` from column `at` on.
 pub(crate) fn read_summary_at(row: &Row<'_>, at: usize) -> rusqlite::Result<MemorySummary> {

@@ -232,6 +232,17 @@ pub struct RecallHit {
     pub lexical_match: bool,
 }
 
+/// A recall candidate as ranking sees it: scored from its [`crate::RankingRow`]; the
+/// whole memory is read only for those returned.
+pub(super) struct Candidate {
+    id: MemoryId,
+    state: MemoryState,
+    score: HScore,
+    relevance: rank::Relevance,
+    policy_score: Option<f64>,
+    lexical_match: bool,
+}
+
 /// The result of a recall.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecallOutput {
@@ -373,7 +384,7 @@ fn check_label(field: &'static str, value: Option<String>) -> Result<Option<Stri
 fn apply_scorer(
     scorer: &dyn Scorer,
     query: &str,
-    hits: &mut [RecallHit],
+    hits: &mut [Candidate],
     now: Timestamp,
 ) -> std::result::Result<(), String> {
     let features: Vec<rank::Features> = hits
@@ -383,9 +394,8 @@ fn apply_scorer(
             retention: hit.score.retention,
             importance: hit.score.importance,
             frequency: hit.score.frequency,
-            age_hours: (now.as_second() - hit.memory.state.created_at.as_second()).max(0) as f64
-                / 3600.0,
-            pinned: hit.memory.state.pinned,
+            age_hours: (now.as_second() - hit.state.created_at.as_second()).max(0) as f64 / 3600.0,
+            pinned: hit.state.pinned,
         })
         .collect();
     let scores = scorer.score(query, &features)?;

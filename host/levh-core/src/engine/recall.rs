@@ -77,9 +77,30 @@ impl Levh {
             policy
                 .then(a.score.score.total_cmp(&b.score.score))
                 .then(b.score.relevance.total_cmp(&a.score.relevance))
-                .then(b.memory.id.cmp(&a.memory.id))
+                .then(b.id.cmp(&a.id))
         });
         hits.truncate(request.limit);
+        // Whole memories only for what is returned, in rank order (one deleted since
+        // ranking is left out).
+        let ids: Vec<MemoryId> = hits.iter().map(|hit| hit.id).collect();
+        let mut memories: HashMap<MemoryId, Memory> = self
+            .store
+            .get_many(&scope.workspace, &ids)?
+            .into_iter()
+            .map(|memory| (memory.id, memory))
+            .collect();
+        let hits: Vec<RecallHit> = hits
+            .into_iter()
+            .filter_map(|hit| {
+                Some(RecallHit {
+                    memory: memories.remove(&hit.id)?,
+                    score: hit.score,
+                    relevance: hit.relevance,
+                    policy_score: hit.policy_score,
+                    lexical_match: hit.lexical_match,
+                })
+            })
+            .collect();
 
         let (hits, tokens, omitted_by_budget) = pack(hits, request.max_tokens, request.compact);
 
@@ -110,7 +131,8 @@ impl Levh {
     }
 
     /// Every candidate of a query — the lexical top `pool` ∪ the vector top `pool` whose
-    /// cosine reaches `floor` — with its fused relevance and H-score, unsorted.
+    /// cosine reaches `floor` — with its fused relevance and H-score, unsorted. Only what
+    /// ranking needs is read of each ([`crate::RankingRow`]).
     pub(super) fn score_candidates(
         &self,
         scope: &Scope,
@@ -119,7 +141,7 @@ impl Levh {
         pool: usize,
         floor: f64,
         now: Timestamp,
-    ) -> Result<Vec<RecallHit>> {
+    ) -> Result<Vec<Candidate>> {
         let model_id = self.embedder.model_id();
         let query_vector = self.embed_one(query)?.vector;
         let lexical = self.store.lexical_candidates(filter, query, pool)?;
@@ -152,30 +174,29 @@ impl Levh {
         // store does not answer — and reinforce — what has nothing to do with the query.
         evidence.retain(|_, e| e.lexical.is_some() || e.cosine >= floor);
         let ids: Vec<MemoryId> = evidence.keys().copied().collect();
-        let memories = self.store.get_many(&scope.workspace, &ids)?;
+        let rows = self.store.ranking_rows(&scope.workspace, &ids)?;
 
         let period = temporal::named_period(query);
         let semantic = self.embedder.is_semantic();
         let fusion = self.config.recall.fusion;
         let weights = self.config.ranking;
-        Ok(memories
+        Ok(rows
             .into_iter()
-            .map(|memory| {
-                let mut e = evidence.get(&memory.id).copied().unwrap_or_default();
-                e.in_named_period = period
-                    .as_ref()
-                    .is_some_and(|p| p.contains(memory.valid_from));
+            .map(|row| {
+                let mut e = evidence.get(&row.id).copied().unwrap_or_default();
+                e.in_named_period = period.as_ref().is_some_and(|p| p.contains(row.valid_from));
                 let relevance = rank::fuse(&fusion, semantic, best_bm25, &e);
                 let score = rank::h_score(
                     &weights,
                     relevance.value,
-                    model::retention(&memory.state, now),
-                    memory.state.importance,
-                    rank::frequency(memory.state.recall_count),
+                    model::retention(&row.state, now),
+                    row.state.importance,
+                    rank::frequency(row.state.recall_count),
                 );
-                RecallHit {
+                Candidate {
+                    id: row.id,
+                    state: row.state,
                     lexical_match: e.lexical.is_some(),
-                    memory,
                     score,
                     relevance,
                     policy_score: None,
@@ -238,7 +259,7 @@ impl Levh {
                 let floor = self.config.recall.floor(self.embedder.is_semantic());
                 let pool = self.config.recall.candidates;
                 let hits = self.score_candidates(scope, &filter, query, pool, floor, now)?;
-                match hits.into_iter().find(|hit| hit.memory.id == id) {
+                match hits.into_iter().find(|hit| hit.id == id) {
                     Some(hit) => Some(hit.relevance),
                     None => {
                         let query_vector = self.embed_one(query)?.vector;
