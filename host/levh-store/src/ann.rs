@@ -543,11 +543,7 @@ fn score_candidates(
         if !seen.insert(seq) {
             continue;
         }
-        let blob = row
-            .get_ref(1)
-            .map_err(sqlite)?
-            .as_blob()
-            .map_err(|e| sqlite(e.into()))?;
+        let blob = vectors::blob(row, 1)?;
         let score = vectors::dot(query, blob);
         if top.would_keep(score) {
             let id: String = row.get(0).map_err(sqlite)?;
@@ -633,47 +629,29 @@ impl Job {
             return Ok(());
         };
         let after = snapshot.covered();
-        let (through, points) = self.with_connection(|conn| {
-            // One read transaction: the change number and the vectors agree.
-            conn.execute_batch("BEGIN").map_err(sqlite)?;
-            let read = (|| {
-                let through: i64 = conn
-                    .query_row(
-                        "SELECT coalesce(max(change), 0) FROM vector_changes
-                         WHERE model = ?1 AND dimension = ?2",
-                        params![self.model, self.dimension as i64],
-                        |row| row.get(0),
-                    )
-                    .map_err(sqlite)?;
-                let mut statement = conn
-                    .prepare_cached(
-                        "SELECT e.memory_seq, e.vector FROM vector_changes c
+        let (through, points) = self.read_at_once(|conn| {
+            let through = self.last_change(conn)?;
+            let mut statement = conn
+                .prepare_cached(
+                    "SELECT e.memory_seq, e.vector FROM vector_changes c
                          CROSS JOIN memory_embeddings e ON e.memory_seq = c.memory_seq
                          WHERE c.model = ?1 AND c.dimension = ?2 AND c.change > ?3
                            AND e.model = ?1 AND e.dimension = ?2",
-                    )
-                    .map_err(sqlite)?;
-                let mut rows = statement
-                    .query(params![self.model, self.dimension as i64, after])
-                    .map_err(sqlite)?;
-                let (mut seen, mut points) = (HashSet::new(), Vec::new());
-                while let Some(row) = rows.next().map_err(sqlite)? {
-                    let seq: i64 = row.get(0).map_err(sqlite)?;
-                    // A vector written twice has two changes; the row is its latest.
-                    if !seen.insert(seq) {
-                        continue;
-                    }
-                    let blob = row
-                        .get_ref(1)
-                        .map_err(sqlite)?
-                        .as_blob()
-                        .map_err(|e| sqlite(e.into()))?;
-                    points.push((seq, quantize(&vectors::decode(blob))));
+                )
+                .map_err(sqlite)?;
+            let mut rows = statement
+                .query(params![self.model, self.dimension as i64, after])
+                .map_err(sqlite)?;
+            let (mut seen, mut points) = (HashSet::new(), Vec::new());
+            while let Some(row) = rows.next().map_err(sqlite)? {
+                let seq: i64 = row.get(0).map_err(sqlite)?;
+                // A vector written twice has two changes; the row is its latest.
+                if !seen.insert(seq) {
+                    continue;
                 }
-                Ok((through, points))
-            })();
-            let _ = conn.execute_batch("COMMIT");
-            read
+                points.push((seq, quantize(&vectors::decode(vectors::blob(row, 1)?))));
+            }
+            Ok((through, points))
         })?;
         if through <= after {
             return Ok(());
@@ -685,8 +663,35 @@ impl Job {
         Ok(())
     }
 
-    /// Runs `f` on a read-only connection of its own when the store is a file, so a
-    /// build's long read does not hold the store's connection; on the store's otherwise.
+    /// Runs `read` in one read transaction (so the change number and the vectors it reads
+    /// agree) on a connection of its own when the store is a file, so a build's long read
+    /// does not hold the store's connection; on the store's otherwise.
+    fn read_at_once<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.with_connection(|conn| {
+            conn.execute_batch("BEGIN").map_err(sqlite)?;
+            let result = read(conn);
+            // A read transaction: ending it cannot lose anything.
+            let _ = conn.execute_batch("COMMIT");
+            result
+        })
+    }
+
+    /// The latest change number of this model's vectors (0 without any).
+    fn last_change(&self, conn: &Connection) -> Result<i64, StoreError> {
+        conn.query_row(
+            "SELECT coalesce(max(change), 0) FROM vector_changes
+             WHERE model = ?1 AND dimension = ?2",
+            params![self.model, self.dimension as i64],
+            |row| row.get(0),
+        )
+        .map_err(sqlite)
+    }
+
+    /// Runs `f` on a read-only connection of its own when the store is a file (see
+    /// [`Job::read_at_once`]); on the store's otherwise.
     fn with_connection<T>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
@@ -699,42 +704,24 @@ impl Job {
 
     fn build(&self) -> Result<Snapshot, StoreError> {
         let started = Instant::now();
-        let (covered, seqs, points) = self.with_connection(|conn| {
-            // One read transaction: the change number and the vectors agree.
-            conn.execute_batch("BEGIN").map_err(sqlite)?;
-            let read = (|| {
-                let covered: i64 = conn
-                    .query_row(
-                        "SELECT coalesce(max(change), 0) FROM vector_changes
-                         WHERE model = ?1 AND dimension = ?2",
-                        params![self.model, self.dimension as i64],
-                        |row| row.get(0),
-                    )
-                    .map_err(sqlite)?;
-                let mut statement = conn
-                    .prepare(
-                        "SELECT memory_seq, vector FROM memory_embeddings
-                         WHERE model = ?1 AND dimension = ?2",
-                    )
-                    .map_err(sqlite)?;
-                let mut rows = statement
-                    .query(params![self.model, self.dimension as i64])
-                    .map_err(sqlite)?;
-                // Bytes in one flat array: a quarter of the f32s, no allocation a vector.
-                let (mut seqs, mut points) = (Vec::new(), Vec::new());
-                while let Some(row) = rows.next().map_err(sqlite)? {
-                    seqs.push(row.get::<_, i64>(0).map_err(sqlite)?);
-                    let blob = row
-                        .get_ref(1)
-                        .map_err(sqlite)?
-                        .as_blob()
-                        .map_err(|e| sqlite(e.into()))?;
-                    points.extend(quantize(&vectors::decode(blob)));
-                }
-                Ok((covered, seqs, points))
-            })();
-            conn.execute_batch("COMMIT").map_err(sqlite)?;
-            read
+        let (covered, seqs, points) = self.read_at_once(|conn| {
+            let covered = self.last_change(conn)?;
+            let mut statement = conn
+                .prepare(
+                    "SELECT memory_seq, vector FROM memory_embeddings
+                     WHERE model = ?1 AND dimension = ?2",
+                )
+                .map_err(sqlite)?;
+            let mut rows = statement
+                .query(params![self.model, self.dimension as i64])
+                .map_err(sqlite)?;
+            // Bytes in one flat array: a quarter of the f32s, no allocation a vector.
+            let (mut seqs, mut points) = (Vec::new(), Vec::new());
+            while let Some(row) = rows.next().map_err(sqlite)? {
+                seqs.push(row.get::<_, i64>(0).map_err(sqlite)?);
+                points.extend(quantize(&vectors::decode(vectors::blob(row, 1)?)));
+            }
+            Ok((covered, seqs, points))
         })?;
         let count = seqs.len();
         let graph = Index::new(&graph_options(self.dimension, &self.config))
@@ -854,15 +841,7 @@ impl Job {
         if header.covered <= current {
             return Ok(None);
         }
-        let last = self.with_connection(|conn| {
-            conn.query_row(
-                "SELECT coalesce(max(change), 0) FROM vector_changes
-                 WHERE model = ?1 AND dimension = ?2",
-                params![self.model, self.dimension as i64],
-                |row| row.get::<_, i64>(0),
-            )
-            .map_err(sqlite)
-        })?;
+        let last = self.with_connection(|conn| self.last_change(conn))?;
         if header.covered > last {
             return Ok(self.reject(path, "covers changes this database never had"));
         }

@@ -354,6 +354,30 @@ fn by_ids(n: usize) -> String {
     format!("+m.workspace = ? AND m.id IN ({marks})")
 }
 
+/// Runs `sql(n)` — whose parameters are the workspace, then `n` ids — over `ids` in
+/// chunks far below SQLite's bound-parameter limit, collecting `read` of every row.
+fn by_id_chunks<T>(
+    conn: &Connection,
+    sql: fn(usize) -> String,
+    workspace: &Workspace,
+    ids: &[MemoryId],
+    mut read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>, StoreError> {
+    let mut found = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let mut statement = conn.prepare_cached(&sql(chunk.len())).map_err(sqlite)?;
+        let params = std::iter::once(workspace.as_str().to_owned())
+            .chain(chunk.iter().map(ToString::to_string));
+        let rows = statement
+            .query_map(params_from_iter(params), &mut read)
+            .map_err(sqlite)?;
+        for row in rows {
+            found.push(row.map_err(sqlite)?);
+        }
+    }
+    Ok(found)
+}
+
 /// Whole memories by id: the workspace, then `n` ids.
 fn get_many_sql(n: usize) -> String {
     format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {}", by_ids(n))
@@ -540,23 +564,7 @@ impl Store for SqliteStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let conn = self.read();
-        let mut found = Vec::with_capacity(ids.len());
-        // Chunked to stay far below SQLite's bound-parameter limit.
-        for chunk in ids.chunks(500) {
-            let mut statement = conn
-                .prepare_cached(&get_many_sql(chunk.len()))
-                .map_err(sqlite)?;
-            let params = std::iter::once(workspace.as_str().to_owned())
-                .chain(chunk.iter().map(ToString::to_string));
-            let rows = statement
-                .query_map(params_from_iter(params), read_memory)
-                .map_err(sqlite)?;
-            for row in rows {
-                found.push(row.map_err(sqlite)?);
-            }
-        }
-        Ok(found)
+        by_id_chunks(&self.read(), get_many_sql, workspace, ids, read_memory)
     }
 
     fn ranking_rows(
@@ -564,22 +572,13 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         ids: &[MemoryId],
     ) -> Result<Vec<RankingRow>, StoreError> {
-        let conn = self.read();
-        let mut found = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(500) {
-            let mut statement = conn
-                .prepare_cached(&ranking_rows_sql(chunk.len()))
-                .map_err(sqlite)?;
-            let params = std::iter::once(workspace.as_str().to_owned())
-                .chain(chunk.iter().map(ToString::to_string));
-            let rows = statement
-                .query_map(params_from_iter(params), rows::read_ranking_row)
-                .map_err(sqlite)?;
-            for row in rows {
-                found.push(row.map_err(sqlite)?);
-            }
-        }
-        Ok(found)
+        by_id_chunks(
+            &self.read(),
+            ranking_rows_sql,
+            workspace,
+            ids,
+            rows::read_ranking_row,
+        )
     }
 
     fn compared_texts(
@@ -587,25 +586,13 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         ids: &[MemoryId],
     ) -> Result<Vec<ComparedText>, StoreError> {
-        let conn = self.read();
-        let mut found = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(500) {
-            let mut statement = conn
-                .prepare_cached(&compared_texts_sql(chunk.len()))
-                .map_err(sqlite)?;
-            let params = std::iter::once(workspace.as_str().to_owned())
-                .chain(chunk.iter().map(ToString::to_string));
-            let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
-            while let Some(row) = rows.next().map_err(sqlite)? {
-                let id: String = row.get(0).map_err(sqlite)?;
-                found.push(ComparedText {
-                    id: rows::parse_id(&id).map_err(StoreError::from)?,
-                    pinned: row.get(1).map_err(sqlite)?,
-                    content: row.get(2).map_err(sqlite)?,
-                });
-            }
-        }
-        Ok(found)
+        by_id_chunks(&self.read(), compared_texts_sql, workspace, ids, |row| {
+            Ok(ComparedText {
+                id: rows::id(row, 0)?,
+                pinned: row.get(1)?,
+                content: row.get(2)?,
+            })
+        })
     }
 
     fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
@@ -1311,11 +1298,7 @@ pub(crate) fn exact_scan(
                 continue;
             }
         }
-        let blob = row
-            .get_ref(1)
-            .map_err(sqlite)?
-            .as_blob()
-            .map_err(|e| sqlite(e.into()))?;
+        let blob = vectors::blob(row, 1)?;
         let score = vectors::dot(query, blob);
         if top.would_keep(score) {
             let id: String = row.get(0).map_err(sqlite)?;

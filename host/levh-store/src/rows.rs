@@ -51,7 +51,7 @@ pub(crate) fn parse_id(text: &str) -> Result<MemoryId, SqliteStoreError> {
         .map_err(|_| SqliteStoreError::Corrupt(format!("memory id {text:?}")))
 }
 
-fn id(row: &Row<'_>, column: usize) -> rusqlite::Result<MemoryId> {
+pub(crate) fn id(row: &Row<'_>, column: usize) -> rusqlite::Result<MemoryId> {
     let text: String = row.get(column)?;
     parse_id(&text).map_err(|e| conversion(column, Type::Text, e))
 }
@@ -66,6 +66,19 @@ fn kind(row: &Row<'_>, column: usize) -> rusqlite::Result<Kind> {
     Kind::new(&text).map_err(|e| conversion(column, Type::Text, e))
 }
 
+/// Reads `importance, pinned, stability_hours, last_recalled_at, recall_count,
+/// created_at` from column `at` on.
+fn state_at(row: &Row<'_>, at: usize) -> rusqlite::Result<MemoryState> {
+    Ok(MemoryState {
+        importance: row.get(at)?,
+        pinned: row.get(at + 1)?,
+        stability_hours: row.get(at + 2)?,
+        last_recalled_at: optional_time(row, at + 3)?,
+        recall_count: row.get(at + 4)?,
+        created_at: time(row, at + 5)?,
+    })
+}
+
 /// Reads a row selected with [`MEMORY_COLUMNS`].
 pub(crate) fn read_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
     let workspace: String = row.get(1)?;
@@ -77,14 +90,7 @@ pub(crate) fn read_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
         content: row.get(3)?,
         kind: kind(row, 4)?,
         source: row.get(5)?,
-        state: MemoryState {
-            importance: row.get(6)?,
-            pinned: row.get(7)?,
-            stability_hours: row.get(8)?,
-            last_recalled_at: optional_time(row, 9)?,
-            recall_count: row.get(10)?,
-            created_at: time(row, 11)?,
-        },
+        state: state_at(row, 6)?,
         valid_from: time(row, 12)?,
         valid_to: optional_time(row, 13)?,
         superseded_by: match row.get::<_, Option<String>>(14)? {
@@ -109,14 +115,7 @@ pub(crate) fn read_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
 pub(crate) fn read_ranking_row(row: &Row<'_>) -> rusqlite::Result<RankingRow> {
     Ok(RankingRow {
         id: id(row, 0)?,
-        state: MemoryState {
-            importance: row.get(1)?,
-            pinned: row.get(2)?,
-            stability_hours: row.get(3)?,
-            last_recalled_at: optional_time(row, 4)?,
-            recall_count: row.get(5)?,
-            created_at: time(row, 6)?,
-        },
+        state: state_at(row, 1)?,
         valid_from: time(row, 7)?,
     })
 }
@@ -129,13 +128,6 @@ pub(crate) fn read_summary_at(row: &Row<'_>, at: usize) -> rusqlite::Result<Memo
         project: row.get(at + 1)?,
         kind: kind(row, at + 2)?,
         source: row.get(at + 3)?,
-        state: MemoryState {
-            importance: row.get(at + 4)?,
-            pinned: row.get(at + 5)?,
-            stability_hours: row.get(at + 6)?,
-            last_recalled_at: optional_time(row, at + 7)?,
-            recall_count: row.get(at + 8)?,
-            created_at: time(row, at + 9)?,
-        },
+        state: state_at(row, at + 4)?,
     })
 }

@@ -9,6 +9,16 @@ pub(crate) fn encode(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// The vector blob in `column` of a row (borrowed, not copied).
+pub(crate) fn blob<'a>(
+    row: &'a rusqlite::Row<'_>,
+    column: usize,
+) -> Result<&'a [u8], levh_core::StoreError> {
+    row.get_ref(column)
+        .and_then(|value| value.as_blob().map_err(Into::into))
+        .map_err(crate::sqlite)
+}
+
 pub(crate) fn decode(blob: &[u8]) -> Vec<f32> {
     blob.chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
