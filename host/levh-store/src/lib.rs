@@ -1337,6 +1337,64 @@ impl SqliteStore {
 mod tests {
     use super::*;
 
+    /// What ranking reads of a memory is what the whole row says, column for column (a
+    /// state written after insertion included), for the asked workspace's ids only.
+    #[test]
+    fn ranking_rows_agree_with_whole_rows() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let workspace = Workspace::default();
+        let mut ids = Vec::new();
+        for (n, space) in ["default", "default", "other", "default"].iter().enumerate() {
+            let at = Timestamp::from_second(1_700_000_000 + n as i64 * 3600).unwrap();
+            let record = crate::test_records::record(format!("note {n}"), at, space, "p", None);
+            store.insert(&record, &[], &|_| None, &Actor::cli()).unwrap();
+            ids.push(record.memory.id);
+        }
+        let later = Timestamp::from_second(1_700_100_000).unwrap();
+        store
+            .update_states(
+                &workspace,
+                &ids[..1],
+                EventKind::RecallReinforce,
+                &Actor::cli(),
+                later,
+                &mut |m| {
+                    Some(MemoryState {
+                        importance: 0.9,
+                        pinned: true,
+                        stability_hours: 400.5,
+                        last_recalled_at: Some(later),
+                        recall_count: 3,
+                        ..m.state
+                    })
+                },
+            )
+            .unwrap();
+        let missing = MemoryId::new_at(later);
+        let asked = [ids.clone(), vec![missing]].concat();
+        let mut rows = store.ranking_rows(&workspace, &asked).unwrap();
+        rows.sort_by_key(|row| row.id);
+        let mut whole: Vec<RankingRow> = store
+            .get_many(&workspace, &asked)
+            .unwrap()
+            .into_iter()
+            .map(|m| RankingRow {
+                id: m.id,
+                state: m.state,
+                valid_from: m.valid_from,
+            })
+            .collect();
+        whole.sort_by_key(|row| row.id);
+        assert_eq!(rows, whole);
+        assert_eq!(
+            rows.iter().map(|r| r.id).collect::<Vec<_>>(),
+            [ids[0], ids[1], ids[3]]
+        );
+        assert_eq!((rows[0].state.recall_count, rows[0].state.pinned), (3, true));
+        assert_eq!(rows[0].state.last_recalled_at, Some(later));
+        assert_eq!(rows[2].valid_from.as_second(), 1_700_000_000 + 3 * 3600);
+    }
+
     /// Lookups by a list of ids go through the unique id index at any list length, never
     /// through a workspace index (which walks every memory of the workspace).
     #[test]
@@ -1347,6 +1405,7 @@ mod tests {
             for (name, sql, fixed) in [
                 ("get_many", get_many_sql(n), 1),
                 ("compared_texts", compared_texts_sql(n), 1),
+                ("ranking_rows", ranking_rows_sql(n), 1),
                 ("embeddings", embeddings_sql(n), 2),
             ] {
                 let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
