@@ -1344,10 +1344,15 @@ mod tests {
         let store = SqliteStore::open_in_memory().unwrap();
         let workspace = Workspace::default();
         let mut ids = Vec::new();
-        for (n, space) in ["default", "default", "other", "default"].iter().enumerate() {
+        for (n, space) in ["default", "default", "other", "default"]
+            .iter()
+            .enumerate()
+        {
             let at = Timestamp::from_second(1_700_000_000 + n as i64 * 3600).unwrap();
             let record = crate::test_records::record(format!("note {n}"), at, space, "p", None);
-            store.insert(&record, &[], &|_| None, &Actor::cli()).unwrap();
+            store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
             ids.push(record.memory.id);
         }
         let later = Timestamp::from_second(1_700_100_000).unwrap();
@@ -1390,7 +1395,10 @@ mod tests {
             rows.iter().map(|r| r.id).collect::<Vec<_>>(),
             [ids[0], ids[1], ids[3]]
         );
-        assert_eq!((rows[0].state.recall_count, rows[0].state.pinned), (3, true));
+        assert_eq!(
+            (rows[0].state.recall_count, rows[0].state.pinned),
+            (3, true)
+        );
         assert_eq!(rows[0].state.last_recalled_at, Some(later));
         assert_eq!(rows[2].valid_from.as_second(), 1_700_000_000 + 3 * 3600);
     }
