@@ -12,8 +12,11 @@
 //!   the exact vector scan and with the approximate index (HNSW snapshot + exact tail,
 //!   built before timing), and the approximate path's recall@10 against the exact one;
 //!   then recall as a user calls it (reinforcing what it returns) on the approximate path
-//!   (`SCALE_RECALL_UP_TO=100000` skips recall above that size: at 1M the exact baseline
-//!   alone takes ~10 minutes and the graph build longer);
+//!   (`SCALE_RECALL_UP_TO=100000` skips recall above that size: at 1M the graph build
+//!   takes ~11 minutes on 2 cores and the exact baseline ~2 more);
+//! - `SCALE_DIR=<dir>` keeps the store and the graph's snapshot there; a later run on
+//!   the same dir starts from the memories it holds (to re-measure or profile a 1M
+//!   store without filling it again);
 //! - the process's peak RSS after each size.
 //!
 //! `cargo bench -p levh-store --bench scale`
