@@ -203,18 +203,15 @@ impl Snapshot {
     /// point), then covers `through`. Searches go on meanwhile; they scan anything after
     /// the `covered` they read exactly, so a vector is never missed while it is added.
     fn absorb(&self, points: &[(i64, Vec<i8>)], through: i64) -> Result<(), StoreError> {
-        {
-            let graph = self.graph.write().unwrap_or_else(PoisonError::into_inner);
-            let needed = graph.size() + points.len();
-            if graph.capacity() < needed {
-                // A quarter more than needed, so captures one by one do not each
-                // reallocate (and wait for every search).
-                let capacity = needed + needed / 4;
-                graph
-                    .reserve_capacity_and_threads(capacity, GRAPH_CONTEXTS)
-                    .map_err(|e| graph_error("growing", e))?;
-            }
-            drop(graph);
+        let needed = self.len() + points.len();
+        if self.graph().capacity() < needed {
+            // Growing reallocates, so it waits for every search. A quarter more than
+            // needed, so captures one by one do not each do it.
+            self.graph
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .reserve_capacity_and_threads(needed + needed / 4, GRAPH_CONTEXTS)
+                .map_err(|e| graph_error("growing", e))?;
         }
         let graph = self.graph();
         for (seq, point) in points {
@@ -734,7 +731,7 @@ impl Job {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         };
         graph
-            .reserve_capacity_and_threads(count, threads.max(SEARCH_CONTEXTS))
+            .reserve_capacity_and_threads(count, threads.max(GRAPH_CONTEXTS))
             .map_err(|e| graph_error("sizing", e))?;
         let (graph_ref, seqs_ref, points_ref) = (&graph, &seqs, &points);
         std::thread::scope(|scope| {
@@ -766,6 +763,7 @@ impl Job {
         );
         Snapshot::new(covered, seqs, graph)
     }
+
     /// Writes the snapshot atomically. A failure only costs a rebuild at the next start.
     fn save(&self, snapshot: &Snapshot) {
         let Some(path) = &self.path else { return };

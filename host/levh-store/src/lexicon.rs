@@ -506,10 +506,10 @@ impl Index {
         Ok(token)
     }
 
-    /// Every match of the query, unordered ([`filtered`] orders what it reads), scored as FTS5's `bm25()` scores it: the
-    /// phrases in the order `fts_query` writes them (a word's prefix form before its
-    /// exact form), each one's IDF from the live rows holding it, each row's sum taken
-    /// in phrase order. Ties go to the older memory, as in the SQL path.
+    /// Every match of the query, unordered ([`filtered`] orders what it checks), scored
+    /// as FTS5's `bm25()` scores it: the phrases in the order `fts_query` writes them (a
+    /// word's prefix form before its exact form), each one's IDF from the live rows
+    /// holding it, each row's sum taken in phrase order.
     fn rank(&mut self, words: &[QueryWord]) -> Result<Option<Ranked>, StoreError> {
         let mut phrases: Vec<(String, bool)> = Vec::with_capacity(words.len() * 2);
         for word in words {

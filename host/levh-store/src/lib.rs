@@ -354,11 +354,13 @@ fn by_ids(n: usize) -> String {
     format!("+m.workspace = ? AND m.id IN ({marks})")
 }
 
-/// Runs `sql(n)` — whose parameters are the workspace, then `n` ids — over `ids` in
-/// chunks far below SQLite's bound-parameter limit, collecting `read` of every row.
+/// Runs `sql(n)` — whose parameters are `leading`, the workspace, then `n` ids — over
+/// `ids` in chunks far below SQLite's bound-parameter limit, collecting `read` of every
+/// row.
 fn by_id_chunks<T>(
     conn: &Connection,
     sql: fn(usize) -> String,
+    leading: &[&str],
     workspace: &Workspace,
     ids: &[MemoryId],
     mut read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
@@ -366,7 +368,10 @@ fn by_id_chunks<T>(
     let mut found = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         let mut statement = conn.prepare_cached(&sql(chunk.len())).map_err(sqlite)?;
-        let params = std::iter::once(workspace.as_str().to_owned())
+        let params = leading
+            .iter()
+            .map(|value| (*value).to_owned())
+            .chain([workspace.as_str().to_owned()])
             .chain(chunk.iter().map(ToString::to_string));
         let rows = statement
             .query_map(params_from_iter(params), &mut read)
@@ -564,7 +569,7 @@ impl Store for SqliteStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        by_id_chunks(&self.read(), get_many_sql, workspace, ids, read_memory)
+        by_id_chunks(&self.read(), get_many_sql, &[], workspace, ids, read_memory)
     }
 
     fn ranking_rows(
@@ -575,6 +580,7 @@ impl Store for SqliteStore {
         by_id_chunks(
             &self.read(),
             ranking_rows_sql,
+            &[],
             workspace,
             ids,
             rows::read_ranking_row,
@@ -586,13 +592,20 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         ids: &[MemoryId],
     ) -> Result<Vec<ComparedText>, StoreError> {
-        by_id_chunks(&self.read(), compared_texts_sql, workspace, ids, |row| {
-            Ok(ComparedText {
-                id: rows::id(row, 0)?,
-                pinned: row.get(1)?,
-                content: row.get(2)?,
-            })
-        })
+        by_id_chunks(
+            &self.read(),
+            compared_texts_sql,
+            &[],
+            workspace,
+            ids,
+            |row| {
+                Ok(ComparedText {
+                    id: rows::id(row, 0)?,
+                    pinned: row.get(1)?,
+                    content: row.get(2)?,
+                })
+            },
+        )
     }
 
     fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
@@ -667,29 +680,17 @@ impl Store for SqliteStore {
         ids: &[MemoryId],
         model: &str,
     ) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
-        let conn = self.read();
-        let mut found = Vec::new();
-        for chunk in ids.chunks(500) {
-            let mut statement = conn
-                .prepare_cached(&embeddings_sql(chunk.len()))
-                .map_err(sqlite)?;
-            let params = [model.to_owned(), workspace.as_str().to_owned()]
-                .into_iter()
-                .chain(chunk.iter().map(ToString::to_string));
-            let rows = statement
-                .query_map(params_from_iter(params), |row| {
-                    Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?))
-                })
-                .map_err(sqlite)?;
-            for row in rows {
-                let (id, blob) = row.map_err(sqlite)?;
-                found.push((
-                    rows::parse_id(&id).map_err(StoreError::from)?,
-                    vectors::decode(&blob),
-                ));
-            }
-        }
-        Ok(found)
+        by_id_chunks(
+            &self.read(),
+            embeddings_sql,
+            &[model],
+            workspace,
+            ids,
+            |row| {
+                let blob = row.get_ref(1)?.as_blob()?;
+                Ok((rows::id(row, 0)?, vectors::decode(blob)))
+            },
+        )
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
