@@ -144,8 +144,27 @@ impl Levh {
     ) -> Result<Vec<Candidate>> {
         let model_id = self.embedder.model_id();
         let query_vector = self.embed_one(query)?.vector;
-        let lexical = self.store.lexical_candidates(filter, query, pool)?;
-        let vector = self.index.nearest(filter, model_id, &query_vector, pool)?;
+        let workspace = &scope.workspace;
+        // The two sides are independent until they are fused: the lexical candidates
+        // and what ranking reads of them are fetched on a second thread while the vector
+        // index searches (on a busy server this only moves work; on a quiet one a core
+        // that would idle shortens every recall).
+        let (lexical_side, vector) = std::thread::scope(|threads| {
+            let lexical_side = threads.spawn(|| -> Result<_> {
+                let lexical = self.store.lexical_candidates(filter, query, pool)?;
+                let ids: Vec<MemoryId> = lexical.iter().map(|(id, _)| *id).collect();
+                let vectors = self.store.embeddings(workspace, &ids, model_id)?;
+                let rows = self.store.ranking_rows(workspace, &ids)?;
+                Ok((lexical, vectors, rows))
+            });
+            let vector = self.index.nearest(filter, model_id, &query_vector, pool);
+            let lexical_side = lexical_side
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (lexical_side, vector)
+        });
+        let (lexical, lexical_vectors, mut rows) = lexical_side?;
+        let vector = vector?;
 
         let mut evidence: HashMap<MemoryId, rank::Evidence> = HashMap::new();
         for (rank, (id, cos)) in vector.into_iter().enumerate() {
@@ -154,27 +173,25 @@ impl Levh {
             e.vector_rank = Some(rank + 1);
         }
         let best_bm25 = lexical.iter().map(|(_, s)| *s).fold(0.0, f64::max);
-        let mut unscored = Vec::new();
         for (rank, (id, bm25)) in lexical.iter().enumerate() {
-            let e = evidence.entry(*id).or_default();
-            e.lexical = Some((*bm25, rank + 1));
-            if e.vector_rank.is_none() {
-                unscored.push(*id);
-            }
+            evidence.entry(*id).or_default().lexical = Some((*bm25, rank + 1));
         }
-        for (id, vector) in self
-            .store
-            .embeddings(&scope.workspace, &unscored, model_id)?
-        {
-            if let Some(e) = evidence.get_mut(&id) {
+        for (id, vector) in lexical_vectors {
+            if let Some(e) = evidence.get_mut(&id)
+                && e.vector_rank.is_none()
+            {
                 e.cosine = cosine(&query_vector, &vector);
             }
         }
         // A memory only the vector side found must be close enough, so that a small
         // store does not answer — and reinforce — what has nothing to do with the query.
         evidence.retain(|_, e| e.lexical.is_some() || e.cosine >= floor);
-        let ids: Vec<MemoryId> = evidence.keys().copied().collect();
-        let rows = self.store.ranking_rows(&scope.workspace, &ids)?;
+        let vector_only: Vec<MemoryId> = evidence
+            .iter()
+            .filter(|(_, e)| e.lexical.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        rows.extend(self.store.ranking_rows(workspace, &vector_only)?);
 
         let period = temporal::named_period(query);
         let semantic = self.embedder.is_semantic();
