@@ -302,3 +302,153 @@ fn a_batch_over_the_limit_is_refused_whole_naming_the_limit() {
         0
     );
 }
+
+/// `capture_batches` writes up to 5,000 items per transaction and judges the next group
+/// while one is written. An item is judged as if sent alone after everything before it,
+/// also when what it depends on is in the group still being written: 4,999 unrelated
+/// items, then the verdict-making items one per batch, so the first of them closes the
+/// first group and its copy, revision and neighbours are judged while it is written.
+#[test]
+fn consecutive_batches_judge_each_item_as_if_sent_alone_across_the_group_being_written() {
+    let filler = |n: u64| note(&distinct_sentence(100_000 + n));
+    let filler_batches = || -> Vec<Vec<NewMemory>> {
+        [1000u64, 1000, 1000, 1000, 999]
+            .iter()
+            .scan(0u64, |at, &size| {
+                let batch = (*at..*at + size).map(filler).collect();
+                *at += size;
+                Some(batch)
+            })
+            .collect()
+    };
+
+    let alone = engine(false);
+    let mut reference: Vec<Result<CaptureOutcome>> = Vec::new();
+    for batch in filler_batches() {
+        reference.extend(alone.levh.capture_batch(&alone.scope, batch).unwrap());
+    }
+    assert_eq!(reference.len(), 4999);
+    for new in items() {
+        reference.push(alone.levh.capture(&alone.scope, new));
+    }
+
+    let pipelined = engine(false);
+    let batches = filler_batches()
+        .into_iter()
+        .chain(items().into_iter().map(|item| vec![item]));
+    let mut together: Vec<Result<CaptureOutcome>> = Vec::new();
+    let mut reports = 0;
+    pipelined
+        .levh
+        .capture_batches(&pipelined.scope, batches, |outcomes| {
+            reports += 1;
+            together.extend(outcomes);
+            Ok::<(), levh_core::Error>(())
+        })
+        .unwrap();
+    assert_eq!(reports, 5 + items().len(), "one report per batch");
+    assert_eq!(together.len(), reference.len());
+
+    let (names_alone, names_together) = (names(&reference), names(&together));
+    for index in 4999..reference.len() {
+        assert_eq!(
+            normalised(&reference[index], &names_alone),
+            normalised(&together[index], &names_together),
+            "item {index}: alone vs in consecutive batches"
+        );
+    }
+    assert_eq!(
+        stabilities(&alone, &reference),
+        stabilities(&pipelined, &together),
+        "interference, item by item"
+    );
+    assert_eq!(held_contents(&alone), held_contents(&pipelined));
+    // The items after the first were judged against it while it was being written.
+    let verdict = |i: usize| match &together[4999 + i] {
+        Ok(outcome) => outcome.verdict.name().to_owned(),
+        Err(_) => "error".to_owned(),
+    };
+    assert_eq!(verdict(0), "admit");
+    assert_eq!(verdict(1), "reject", "a copy of the item being written");
+    assert_eq!(
+        together[4999 + 1].as_ref().unwrap().nearest().map(|n| n.id),
+        together[4999].as_ref().unwrap().memory_id,
+        "named as the duplicate of the memory being written"
+    );
+    assert_eq!(verdict(2), "review", "a revision of the item being written");
+    assert_eq!(verdict(3), "reject", "a repeat of a held item");
+}
+
+/// A `levh import` killed while it writes leaves whole transactions only (every stored
+/// memory with its vector and its event), and running it again stores the rest, each
+/// item once.
+#[test]
+fn an_import_killed_midway_leaves_whole_groups_and_a_rerun_completes_it() {
+    use crate::support::{json, levh};
+    const ITEMS: u64 = 11_000;
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("memories.jsonl");
+    let lines: Vec<String> = (0..ITEMS)
+        .map(|n| serde_json::json!({ "content": distinct_sentence(200_000 + n) }).to_string())
+        .collect();
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let database = home.path().join("levh.db");
+    let counts = || -> (i64, i64, i64, i64) {
+        let db = rusqlite::Connection::open(&database).unwrap();
+        let count = |sql: &str| db.query_row(sql, [], |row| row.get::<_, i64>(0)).unwrap();
+        (
+            count("SELECT count(*) FROM memories"),
+            count("SELECT count(*) FROM memory_embeddings"),
+            count("SELECT count(*) FROM events WHERE kind = 'store'"),
+            count("SELECT count(*) FROM held_candidates"),
+        )
+    };
+
+    let mut child = levh(home.path())
+        .arg("import")
+        .arg(&file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it without warning once the first group is stored.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        if database.exists()
+            && rusqlite::Connection::open(&database)
+                .and_then(|db| db.query_row("SELECT count(*) FROM memories", [], |r| r.get(0)))
+                .is_ok_and(|n: i64| n > 0)
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let (memories, vectors, stores, held) = counts();
+    assert!(memories > 0, "the first group was stored before the kill");
+    assert_eq!(memories, vectors, "every stored memory has its vector");
+    assert_eq!(memories, stores, "every stored memory has its event");
+    assert_eq!(
+        (memories + held) % 5000,
+        0,
+        "whole transactions of 5,000 items only: {memories} memories, {held} held"
+    );
+
+    let report = json(levh(home.path()).arg("import").arg(&file).arg("--json"));
+    assert_eq!(report["read"], ITEMS, "{report}");
+    let (memories_after, vectors_after, stores_after, held_after) = counts();
+    assert_eq!(
+        memories_after + held_after,
+        ITEMS as i64,
+        "every item stored or held once"
+    );
+    assert_eq!(memories_after, vectors_after);
+    assert_eq!(memories_after, stores_after);
+    assert_eq!(
+        report["rejected"].as_i64().unwrap(),
+        memories + held,
+        "what the killed run stored is rejected as duplicates, nothing else: {report}"
+    );
+}

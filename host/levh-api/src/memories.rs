@@ -39,38 +39,96 @@ pub fn store_batch(
     args: StoreBatchArgs,
     source: String,
 ) -> Result<BatchView> {
-    let sent = args.memories.len();
-    if sent == 0 || sent > levh_core::MAX_BATCH {
-        return Err(Error::invalid(format!(
-            "invalid memories: {sent} items; send 1..{} per batch",
-            levh_core::MAX_BATCH
-        )));
-    }
     let source = levh_core::gate::secrets::redact(&source).0;
-    let mut results: Vec<Option<BatchItemView>> = (0..sent).map(|_| None).collect();
-    let mut valid = Vec::with_capacity(sent);
-    let mut positions = Vec::with_capacity(sent);
-    for (index, item) in args.memories.into_iter().enumerate() {
-        match item.into_new_memory(source.clone()) {
-            Ok(new) => {
-                valid.push(new);
-                positions.push(index);
-            }
-            Err(error) => results[index] = Some(item_error(index, &error)),
+    let batch = SortedBatch::of(args, &source)?;
+    let outcomes = levh.capture_batch(scope, batch.valid)?;
+    Ok(batch.report.finish(outcomes, &source))
+}
+
+/// Batches stored one after another as [`store_batch`] stores each (one transaction per
+/// batch), the next judged while the previous is written: a bulk import. `done` gets
+/// each batch's report, in order; every batch is checked before anything is stored.
+pub fn store_batches(
+    levh: &Levh,
+    scope: &Scope,
+    batches: Vec<StoreBatchArgs>,
+    source: String,
+    mut done: impl FnMut(BatchView) -> Result<()>,
+) -> Result<()> {
+    let source = levh_core::gate::secrets::redact(&source).0;
+    let sorted = batches
+        .into_iter()
+        .map(|args| SortedBatch::of(args, &source))
+        .collect::<Result<Vec<_>>>()?;
+    let (reports, valid): (Vec<_>, Vec<_>) = sorted
+        .into_iter()
+        .map(|batch| (batch.report, batch.valid))
+        .unzip();
+    let mut reports = reports.into_iter();
+    levh.capture_batches(scope, valid, |outcomes| {
+        let report = reports.next().expect("a report per batch");
+        done(report.finish(outcomes, &source))
+    })
+}
+
+/// A batch's items sorted into those the gate will judge and those refused before it.
+struct SortedBatch {
+    valid: Vec<levh_core::NewMemory>,
+    report: BatchReport,
+}
+
+/// Where a batch's valid items were sent, and the refused items' reports.
+struct BatchReport {
+    results: Vec<Option<BatchItemView>>,
+    positions: Vec<usize>,
+}
+
+impl SortedBatch {
+    fn of(args: StoreBatchArgs, source: &str) -> Result<Self> {
+        let sent = args.memories.len();
+        if sent == 0 || sent > levh_core::MAX_BATCH {
+            return Err(Error::invalid(format!(
+                "invalid memories: {sent} items; send 1..{} per batch",
+                levh_core::MAX_BATCH
+            )));
         }
+        let mut results: Vec<Option<BatchItemView>> = (0..sent).map(|_| None).collect();
+        let mut valid = Vec::with_capacity(sent);
+        let mut positions = Vec::with_capacity(sent);
+        for (index, item) in args.memories.into_iter().enumerate() {
+            match item.into_new_memory(source.to_owned()) {
+                Ok(new) => {
+                    valid.push(new);
+                    positions.push(index);
+                }
+                Err(error) => results[index] = Some(item_error(index, &error)),
+            }
+        }
+        Ok(Self {
+            valid,
+            report: BatchReport { results, positions },
+        })
     }
-    let outcomes = levh.capture_batch(scope, valid)?;
-    for (index, outcome) in positions.into_iter().zip(outcomes) {
-        results[index] = Some(match outcome {
-            Ok(outcome) => BatchItemView {
-                index,
-                outcome: Some(CaptureView::new(&outcome, source.clone())),
-                error: None,
-            },
-            Err(error) => item_error(index, &Error::from(error)),
-        });
+}
+
+impl BatchReport {
+    fn finish(
+        mut self,
+        outcomes: Vec<levh_core::Result<levh_core::CaptureOutcome>>,
+        source: &str,
+    ) -> BatchView {
+        for (index, outcome) in self.positions.into_iter().zip(outcomes) {
+            self.results[index] = Some(match outcome {
+                Ok(outcome) => BatchItemView {
+                    index,
+                    outcome: Some(CaptureView::new(&outcome, source.to_owned())),
+                    error: None,
+                },
+                Err(error) => item_error(index, &Error::from(error)),
+            });
+        }
+        BatchView::new(self.results.into_iter().flatten().collect())
     }
-    Ok(BatchView::new(results.into_iter().flatten().collect()))
 }
 
 fn item_error(index: usize, error: &Error) -> BatchItemView {

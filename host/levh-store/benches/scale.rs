@@ -1,8 +1,9 @@
 //! levh at scale, through the engine with the gate on (hash embedder, a real WAL file),
 //! at 1k, 10k and 100k memories (`SCALE_SIZES=1000,10000,100000,1000000` adds 1M):
 //!
-//! - bulk ingest: memories/s while filling the store with `capture_batch` (1,000 per
-//!   transaction), per range of store sizes;
+//! - bulk ingest: memories/s while filling the store with `capture_batches` (1,000 per
+//!   transaction, the next batch judged while one is written), per range of store sizes
+//!   (`SCALE_INGEST=sequential`: `capture_batch` one batch after another, the baseline);
 //! - capture one by one at each size (p50 per capture), beside the same store's get by
 //!   id as the baseline of the same run;
 //! - `stats` and `fading` at each size (median of 5, after a first call that fills the
@@ -132,6 +133,9 @@ fn main() {
     // `SCALE_DIR=<dir>` keeps the store (and the graph's snapshot) there afterwards, to
     // profile or inspect it; a later run on the same dir starts from what it holds.
     let temp = tempfile::tempdir().expect("temp dir");
+    // `SCALE_INGEST=sequential`: each batch judged and written before the next is
+    // judged (`capture_batch` in a loop, as before `capture_batches`), the baseline.
+    let sequential_ingest = std::env::var("SCALE_INGEST").is_ok_and(|v| v == "sequential");
     let kept = std::env::var_os("SCALE_DIR").map(std::path::PathBuf::from);
     let dir = kept.clone().unwrap_or_else(|| temp.path().to_owned());
     let store = Arc::new(SqliteStore::open(&dir.join("levh.db")).expect("open store"));
@@ -169,15 +173,17 @@ fn main() {
         // Bulk: from the current size up to `size`, a batch per transaction.
         let (from, start) = (stored, Instant::now());
         let (mut admitted, mut held, mut rejected) = (0u64, 0u64, 0u64);
-        while stored < size {
-            let take = (size - stored).min(BATCH as u64);
-            let batch: Vec<NewMemory> = (0..take)
+        let batches = (from..size).step_by(BATCH).map(|at| {
+            let take = (size - at).min(BATCH as u64);
+            (0..take)
                 .map(|_| {
                     seed += 1;
                     note(&words, seed)
                 })
-                .collect();
-            for outcome in levh.capture_batch(&scope, batch).expect("batch") {
+                .collect::<Vec<NewMemory>>()
+        });
+        let mut count = |outcomes: Vec<levh_core::Result<levh_core::CaptureOutcome>>| {
+            for outcome in outcomes {
                 let outcome = outcome.expect("valid item");
                 match (outcome.memory_id, outcome.held_id) {
                     (Some(_), _) => admitted += 1,
@@ -185,8 +191,19 @@ fn main() {
                     _ => rejected += 1,
                 }
             }
-            stored += take;
+        };
+        if sequential_ingest {
+            for batch in batches {
+                count(levh.capture_batch(&scope, batch).expect("batch"));
+            }
+        } else {
+            levh.capture_batches(&scope, batches, |outcomes| {
+                count(outcomes);
+                Ok::<(), levh_core::Error>(())
+            })
+            .expect("batches");
         }
+        stored = size.max(stored);
         let ingest = start.elapsed();
         let rate = (stored - from) as f64 / ingest.as_secs_f64();
 

@@ -202,6 +202,7 @@ impl SqliteStore {
             }
             // NORMAL is durable against application crashes in WAL mode and much faster.
             connection.pragma_update(None, "synchronous", "NORMAL")?;
+            connection.pragma_update(None, "wal_autocheckpoint", 10_000i64)?;
             // Reads through a memory map skip a system call per page: vector scans and
             // candidate lookups touch many pages.
             connection.pragma_update(None, "mmap_size", 256i64 << 20)?;

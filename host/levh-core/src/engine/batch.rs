@@ -5,6 +5,8 @@
 //! one interferes with it — because the batch's own admitted items are compared with each
 //! candidate beside the stored memories. A capture is a batch of one.
 
+use std::collections::HashSet;
+
 use crate::{BatchWrite, SyncedPage};
 
 use super::*;
@@ -16,6 +18,21 @@ const EMBED_CHUNK: usize = 64;
 /// Most items one batch call may carry (REST, MCP, import read their input in batches of
 /// at most this many).
 pub const MAX_BATCH: usize = 1000;
+
+/// Items per transaction of [`Levh::capture_batches`]. Each memory adds 21 near-duplicate
+/// keys at random places of one index, so a transaction re-writes most of that index's
+/// pages whatever its size once the store is large: five batches at once write them a
+/// fifth as often.
+const GROUP_ITEMS: usize = 5 * MAX_BATCH;
+
+/// Consecutive batches judged together, to be written in one transaction.
+struct Group {
+    plan: BatchPlan,
+    /// Items per batch, in order (to give each batch its own outcomes).
+    sizes: Vec<usize>,
+    /// The group's items that will be written.
+    peers: Peers,
+}
 
 /// A batch judged, nothing written yet: per item (in the caller's order) its outcome as it
 /// will be once written, or why it was refused.
@@ -51,9 +68,100 @@ impl Levh {
         self.commit_batch(scope, plan, None)
     }
 
+    /// Stores batches one after another, each item judged exactly as
+    /// [`Levh::capture_batch`] would judge it after the batches before it, for bulk
+    /// imports: consecutive batches are written together, up to [`GROUP_ITEMS`] items in
+    /// one transaction, and the next group is judged while one is written (its items
+    /// counting as stored, as a batch's own earlier items do), so the writer and a second
+    /// core stay busy at once. `done` receives each batch's outcomes, in order, once
+    /// they are stored. An error (a batch too large, a failing embedder, a store that
+    /// refuses a write) ends the run: what `done` has received is stored, nothing else.
+    pub fn capture_batches<E: From<Error>>(
+        &self,
+        scope: &Scope,
+        batches: impl IntoIterator<Item = Vec<NewMemory>>,
+        mut done: impl FnMut(Vec<Result<CaptureOutcome>>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let mut batches = batches.into_iter();
+        let Some(first) = batches.next() else {
+            return Ok(());
+        };
+        let mut group = self.plan_group(scope, first, &mut batches, None)?;
+        loop {
+            let Group { plan, sizes, peers } = group;
+            let next = batches.next();
+            let (written, next_group) = std::thread::scope(|threads| {
+                let writer = threads.spawn(|| self.commit_batch(scope, plan, None));
+                let next_group =
+                    next.map(|first| self.plan_group(scope, first, &mut batches, Some(&peers)));
+                let written = writer
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (written, next_group)
+            });
+            let mut outcomes = written?.into_iter();
+            for size in sizes {
+                done(outcomes.by_ref().take(size).collect())?;
+            }
+            match next_group {
+                Some(next_group) => group = next_group?,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Judges `first` and the batches after it until the group holds [`GROUP_ITEMS`]
+    /// items (or the batches end), each against the store, the group's earlier items
+    /// and the `earlier` group's (being written).
+    fn plan_group(
+        &self,
+        scope: &Scope,
+        first: Vec<NewMemory>,
+        rest: &mut impl Iterator<Item = Vec<NewMemory>>,
+        earlier: Option<&Peers>,
+    ) -> Result<Group> {
+        let mut group = Group {
+            plan: BatchPlan { items: Vec::new() },
+            sizes: Vec::new(),
+            peers: Peers::default(),
+        };
+        let mut items = first;
+        loop {
+            if items.len() > MAX_BATCH {
+                return Err(Error::invalid(
+                    "memories",
+                    format!("{} items; at most {MAX_BATCH} per batch", items.len()),
+                ));
+            }
+            let plan = self.plan_into(scope, items, &mut group.peers, earlier)?;
+            group.sizes.push(plan.items.len());
+            group.plan.items.extend(plan.items);
+            if group.plan.items.len() >= GROUP_ITEMS {
+                return Ok(group);
+            }
+            match rest.next() {
+                Some(next) => items = next,
+                None => return Ok(group),
+            }
+        }
+    }
+
     /// Judges every item of a batch against the store and the batch's earlier items.
     /// Reads only; the ids of what would be written are assigned here.
     pub(super) fn plan_batch(&self, scope: &Scope, items: Vec<NewMemory>) -> Result<BatchPlan> {
+        self.plan_into(scope, items, &mut Peers::default(), None)
+    }
+
+    /// [`Levh::plan_batch`], the items already in `peers` (planned, not yet written) and
+    /// those of an `earlier` group being written meanwhile counting as stored. Adds the
+    /// batch's items that will be written to `peers`.
+    fn plan_into(
+        &self,
+        scope: &Scope,
+        items: Vec<NewMemory>,
+        peers: &mut Peers,
+        earlier: Option<&Peers>,
+    ) -> Result<BatchPlan> {
         let drafts: Vec<Result<Draft>> = items
             .into_iter()
             .map(|new| self.draft(scope, new, false))
@@ -77,7 +185,6 @@ impl Levh {
             vectors.extend(embedded);
         }
         let mut vectors = vectors.into_iter();
-        let mut peers = Peers::default();
         let mut planned = Vec::with_capacity(drafts.len());
         for draft in drafts {
             let item = draft.and_then(|draft| {
@@ -89,38 +196,57 @@ impl Levh {
                     vector,
                 };
                 let prepared = self.compared(scope, draft, embedding, None)?;
-                self.plan_one(scope, prepared, &mut peers)
+                self.plan_one(scope, prepared, peers, earlier)
             });
             planned.push(item);
         }
         Ok(BatchPlan { items: planned })
     }
 
-    /// The gate's verdict on one prepared item, the batch's earlier items counting as
-    /// stored; records the item among the peers when it will be written.
-    fn plan_one(&self, scope: &Scope, mut p: Prepared, peers: &mut Peers) -> Result<Planned> {
+    /// The gate's verdict on one prepared item, the batch's earlier items (and an
+    /// `earlier` batch's, being written) counting as stored; records the item among the
+    /// peers when it will be written.
+    fn plan_one(
+        &self,
+        scope: &Scope,
+        mut p: Prepared,
+        peers: &mut Peers,
+        earlier: Option<&Peers>,
+    ) -> Result<Planned> {
         let (measure, threshold) = self.measure();
-        for (index, similarity) in peers.similar(&p, measure) {
-            let peer = &peers.items[index];
-            let closer = p.nearest.is_none_or(|n| {
-                similarity > n.similarity || (similarity == n.similarity && peer.id < n.id)
-            });
-            if closer {
-                p.nearest = Some(Nearest {
-                    id: peer.id,
-                    similarity,
-                    measure,
+        // The earlier group's write may land while this batch is judged: a memory the
+        // store already showed is not counted twice (interference would apply twice).
+        let from_store: HashSet<MemoryId> = p.neighbours.iter().map(|(id, _)| *id).collect();
+        for set in earlier.into_iter().chain([&*peers]) {
+            for (index, similarity) in set.similar(&p, measure) {
+                let peer = &set.items[index];
+                if from_store.contains(&peer.id) {
+                    continue;
+                }
+                let closer = p.nearest.is_none_or(|n| {
+                    similarity > n.similarity || (similarity == n.similarity && peer.id < n.id)
                 });
-                p.nearest_content = Some(peer.content.clone());
-            }
-            if !peer.pinned && similarity >= threshold {
-                p.neighbours.push((peer.id, similarity));
+                if closer {
+                    p.nearest = Some(Nearest {
+                        id: peer.id,
+                        similarity,
+                        measure,
+                    });
+                    p.nearest_content = Some(peer.content.clone());
+                }
+                if !peer.pinned && similarity >= threshold {
+                    p.neighbours.push((peer.id, similarity));
+                }
             }
         }
         let hash = text::content_hash(&p.content);
         let mut verdict = self.judge(scope, &p)?;
+        let key = (p.project.clone(), hash.clone());
         if !matches!(verdict, Verdict::Reject { .. })
-            && let Some(held) = peers.held.get(&(p.project.clone(), hash.clone()))
+            && let Some(held) = peers
+                .held
+                .get(&key)
+                .or_else(|| earlier.and_then(|e| e.held.get(&key)))
         {
             verdict = Verdict::Reject {
                 reason: format!(

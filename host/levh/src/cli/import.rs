@@ -56,17 +56,14 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         read: items.len(),
         ..Report::default()
     };
-    let mut batch: Vec<(String, levh_api::requests::StoreArgs)> = Vec::new();
+    let mut stored: Vec<(String, levh_api::requests::StoreArgs)> = Vec::new();
     for ImportItem { location, memory } in items {
         match memory {
             Ok(mut memory) => {
                 if args.project.is_some() {
                     memory.project = args.project.clone();
                 }
-                batch.push((location, memory));
-                if batch.len() == levh_core::MAX_BATCH {
-                    store(context, &args.source, &mut batch, &mut report)?;
-                }
+                stored.push((location, memory));
             }
             Err(reason) => {
                 report.failed += 1;
@@ -78,7 +75,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             }
         }
     }
-    store(context, &args.source, &mut batch, &mut report)?;
+    store(context, &args.source, stored, &mut report)?;
     if json {
         output::json(&report)?;
     } else {
@@ -106,23 +103,40 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Stores one batch (one transaction) and adds its outcomes to the report.
+/// Stores the items in batches (one transaction each; the next judged while the
+/// previous is written) and adds each batch's outcomes to the report.
 fn store(
     context: &Context,
     source: &str,
-    batch: &mut Vec<(String, levh_api::requests::StoreArgs)>,
+    items: Vec<(String, levh_api::requests::StoreArgs)>,
     report: &mut Report,
 ) -> Result<()> {
-    if batch.is_empty() {
-        return Ok(());
+    let mut batches = Vec::new();
+    let mut locations = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        let (batch_locations, memories): (Vec<String>, Vec<_>) =
+            items.by_ref().take(levh_core::MAX_BATCH).unzip();
+        locations.push(batch_locations);
+        batches.push(levh_api::requests::StoreBatchArgs { memories });
     }
-    let (locations, memories): (Vec<String>, Vec<_>) = std::mem::take(batch).into_iter().unzip();
-    let view: BatchView = levh_api::memories::store_batch(
+    let mut locations = locations.into_iter();
+    levh_api::memories::store_batches(
         &context.levh,
         &context.scope,
-        levh_api::requests::StoreBatchArgs { memories },
+        batches,
         source.to_owned(),
+        |view| {
+            let locations = locations.next().expect("locations per batch");
+            add(report, &locations, view);
+            Ok(())
+        },
     )?;
+    Ok(())
+}
+
+/// One batch's outcomes, added to the report under the items' locations.
+fn add(report: &mut Report, locations: &[String], view: BatchView) {
     report.batches += 1;
     report.admitted += view.admitted;
     report.redacted += view.redacted;
@@ -158,5 +172,4 @@ fn store(
         };
         report.not_stored.push(noted);
     }
-    Ok(())
 }
