@@ -104,8 +104,26 @@ fn items() -> Vec<NewMemory> {
         items.push(note(&distinct_sentence(n)));
     }
     items.push(note(&format!("{} Indeed.", distinct_sentence(3))));
+    // A revision in one project after more look-alikes in other projects than the gate
+    // compares: the store looks in the candidate's project only, and so must the batch.
+    const BACKUP: &str = "The backup window for the vega cluster opens at two in the morning.";
+    let in_project = |content: &str, project: &str| NewMemory {
+        project: Some(project.into()),
+        ..note(content)
+    };
+    items.push(in_project(BACKUP, "vega"));
+    for n in 0..25 {
+        items.push(in_project(BACKUP, &format!("elsewhere-{n}")));
+    }
+    items.push(in_project(
+        "The backup window for the vega cluster opens at three in the morning.",
+        "vega",
+    ));
     items
 }
+
+/// The position of the revision above, among [`items`].
+const REVISION_IN_PROJECT: usize = 59;
 
 /// An outcome with every id replaced by the number of the item that produced it, so two
 /// stores' outcomes compare.
@@ -260,6 +278,13 @@ fn same_as_one_by_one(semantic: bool) {
             format!("{:?}", together[3]).contains("waits for a person"),
             "{:?}",
             together[3]
+        );
+    }
+    if !semantic {
+        assert_eq!(
+            verdict(REVISION_IN_PROJECT),
+            "review",
+            "a revision in its project, behind look-alikes elsewhere"
         );
     }
     // What was stored is readable like any capture.

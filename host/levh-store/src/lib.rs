@@ -202,7 +202,14 @@ impl SqliteStore {
             }
             // NORMAL is durable against application crashes in WAL mode and much faster.
             connection.pragma_update(None, "synchronous", "NORMAL")?;
+            // Copy the log into the file every ~40 MB of it instead of SQLite's ~4 MB: a
+            // bulk transaction re-writes thousands of index pages, and checkpointing
+            // (with its fsync) after each one was a sixth of ingest at 100k; captures one
+            // by one stop paying a checkpoint every few hundred writes (p99 13 → 1.2 ms).
             connection.pragma_update(None, "wal_autocheckpoint", 10_000i64)?;
+            // A bulk transaction at 1M memories writes ~300 MB of log; once checkpointed
+            // the file is cut back to 64 MiB instead of keeping that size on disk.
+            connection.pragma_update(None, "journal_size_limit", 64i64 << 20)?;
             // Reads through a memory map skip a system call per page: vector scans and
             // candidate lookups touch many pages.
             connection.pragma_update(None, "mmap_size", 256i64 << 20)?;
