@@ -45,9 +45,10 @@ pub fn store_batch(
     Ok(batch.report.finish(outcomes, &source))
 }
 
-/// Batches stored one after another as [`store_batch`] stores each (one transaction per
-/// batch), the next judged while the previous is written: a bulk import. `done` gets
-/// each batch's report, in order; every batch is checked before anything is stored.
+/// Batches stored one after another, each item judged as [`store_batch`] would judge it
+/// (a bulk import: [`Levh::capture_batches`] writes several batches per transaction and
+/// judges the next while they are written). `done` gets each batch's report, in order,
+/// once it is stored; every batch's size is checked before anything is stored.
 pub fn store_batches(
     levh: &Levh,
     scope: &Scope,

@@ -214,9 +214,9 @@ impl Levh {
         Ok(BatchPlan { items: planned })
     }
 
-    /// The gate's verdict on one prepared item, the batch's earlier items (and an
-    /// `earlier` batch's, being written) counting as stored; records the item among the
-    /// peers when it will be written.
+    /// The gate's verdict on one prepared item, the earlier items of its batch and group
+    /// (and of an `earlier` group, being written) counting as stored; records the item
+    /// among the peers when it will be written.
     fn plan_one(
         &self,
         scope: &Scope,
