@@ -538,10 +538,12 @@ impl Store for SqliteStore {
     ) -> Result<Vec<Vec<Interference>>, StoreError> {
         self.write(|tx| {
             let mut applied = Vec::with_capacity(writes.len());
+            let mut keys = Vec::new();
             for write in writes {
                 applied.push(match write {
                     BatchWrite::Memory { record, neighbours } => {
-                        writes::insert_memory(tx, record, None, actor)?;
+                        let seq = writes::insert_memory_without_keys(tx, record, None, actor)?;
+                        keys.extend(record.near_duplicate_keys.iter().map(|key| (*key, seq)));
                         writes::apply_interference(tx, record, neighbours, interfere, actor)?
                     }
                     BatchWrite::Held(held) => {
@@ -550,6 +552,7 @@ impl Store for SqliteStore {
                     }
                 });
             }
+            writes::insert_keys_sorted(tx, keys)?;
             if let Some(page) = synced {
                 for (source_id, item) in &page.items {
                     sync::record_item(

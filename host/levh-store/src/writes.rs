@@ -18,6 +18,38 @@ pub(crate) fn insert_memory(
     held: Option<HeldId>,
     actor: &Actor,
 ) -> Result<i64, StoreError> {
+    let seq = insert_memory_without_keys(tx, record, held, actor)?;
+    write_keys(tx, seq, &record.near_duplicate_keys, true)?;
+    Ok(seq)
+}
+
+/// Near-duplicate keys of many memories, inserted in key order. Each memory's keys fall
+/// at random places of one large index, so a batch's keys sorted visit each of its pages
+/// once, in order, instead of jumping between them (at a million memories the index is
+/// far larger than the page cache).
+pub(crate) fn insert_keys_sorted(
+    tx: &Connection,
+    mut keys: Vec<(i64, i64)>,
+) -> Result<(), StoreError> {
+    keys.sort_unstable();
+    let mut statement = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO memory_near_duplicate_keys (key, memory_seq) VALUES (?1, ?2)",
+        )
+        .map_err(sqlite)?;
+    for (key, seq) in keys {
+        statement.execute(params![key, seq]).map_err(sqlite)?;
+    }
+    Ok(())
+}
+
+/// A memory's row, vector and event: everything but its near-duplicate keys.
+pub(crate) fn insert_memory_without_keys(
+    tx: &Connection,
+    record: &NewMemoryRecord,
+    held: Option<HeldId>,
+    actor: &Actor,
+) -> Result<i64, StoreError> {
     let m = &record.memory;
     // Cached statements: a batch inserts a thousand rows, and parsing the SQL again for
     // each was a tenth of an import's time.
@@ -59,7 +91,6 @@ pub(crate) fn insert_memory(
     if let Some(embedding) = &record.embedding {
         write_embedding(tx, seq, embedding)?;
     }
-    write_keys(tx, seq, &record.near_duplicate_keys, true)?;
     let detail = match held {
         Some(held) => json!({ "held_id": held }),
         None => json!({}),
