@@ -210,6 +210,38 @@ fn held_contents(engine: &Engine) -> Vec<String> {
     held
 }
 
+/// Two engines judged the same items alike: every outcome from `from` on (ids replaced
+/// by item numbers), every stability after interference, and the held queue.
+fn assert_judged_alike(
+    (expected_engine, expected): (&Engine, &[Result<CaptureOutcome>]),
+    (engine, outcomes): (&Engine, &[Result<CaptureOutcome>]),
+    from: usize,
+) {
+    assert_eq!(outcomes.len(), expected.len());
+    let (expected_names, actual_names) = (names(expected), names(outcomes));
+    for index in from..expected.len() {
+        assert_eq!(
+            normalised(&expected[index], &expected_names),
+            normalised(&outcomes[index], &actual_names),
+            "item {index}: sent alone vs batched"
+        );
+    }
+    assert_eq!(
+        stabilities(expected_engine, expected),
+        stabilities(engine, outcomes),
+        "interference, item by item"
+    );
+    assert_eq!(held_contents(expected_engine), held_contents(engine));
+}
+
+/// An item's verdict by name, or `error`.
+fn verdict(outcome: &Result<CaptureOutcome>) -> String {
+    match outcome {
+        Ok(outcome) => outcome.verdict.name().to_owned(),
+        Err(_) => "error".to_owned(),
+    }
+}
+
 fn same_as_one_by_one(semantic: bool) {
     let alone = engine(semantic);
     let one_by_one: Vec<Result<CaptureOutcome>> = items()
@@ -220,20 +252,7 @@ fn same_as_one_by_one(semantic: bool) {
     let together = batched.levh.capture_batch(&batched.scope, items()).unwrap();
     assert_eq!(together.len(), one_by_one.len());
 
-    let (names_alone, names_together) = (names(&one_by_one), names(&together));
-    for (index, (a, b)) in one_by_one.iter().zip(&together).enumerate() {
-        assert_eq!(
-            normalised(a, &names_alone),
-            normalised(b, &names_together),
-            "item {index}: one by one vs in a batch"
-        );
-    }
-    assert_eq!(
-        stabilities(&alone, &one_by_one),
-        stabilities(&batched, &together),
-        "interference, item by item"
-    );
-    assert_eq!(held_contents(&alone), held_contents(&batched));
+    assert_judged_alike((&alone, &one_by_one), (&batched, &together), 0);
     let count = |e: &Engine| {
         e.store
             .count(&MemoryFilter::workspace(Workspace::default()))
@@ -243,10 +262,7 @@ fn same_as_one_by_one(semantic: bool) {
 
     // The batch had something to prove: every verdict kind, and decisions that only an
     // earlier item of the same batch could cause.
-    let verdict = |i: usize| match &together[i] {
-        Ok(outcome) => outcome.verdict.name().to_owned(),
-        Err(_) => "error".to_owned(),
-    };
+    let verdict = |i: usize| verdict(&together[i]);
     assert_eq!(verdict(0), "admit");
     assert_eq!(
         verdict(1),
@@ -374,25 +390,9 @@ fn consecutive_batches_judge_each_item_as_if_sent_alone_across_the_group_being_w
     assert_eq!(reports, 5 + items().len(), "one report per batch");
     assert_eq!(together.len(), reference.len());
 
-    let (names_alone, names_together) = (names(&reference), names(&together));
-    for index in 4999..reference.len() {
-        assert_eq!(
-            normalised(&reference[index], &names_alone),
-            normalised(&together[index], &names_together),
-            "item {index}: alone vs in consecutive batches"
-        );
-    }
-    assert_eq!(
-        stabilities(&alone, &reference),
-        stabilities(&pipelined, &together),
-        "interference, item by item"
-    );
-    assert_eq!(held_contents(&alone), held_contents(&pipelined));
+    assert_judged_alike((&alone, &reference), (&pipelined, &together), 4999);
     // The items after the first were judged against it while it was being written.
-    let verdict = |i: usize| match &together[4999 + i] {
-        Ok(outcome) => outcome.verdict.name().to_owned(),
-        Err(_) => "error".to_owned(),
-    };
+    let verdict = |i: usize| verdict(&together[4999 + i]);
     assert_eq!(verdict(0), "admit");
     assert_eq!(verdict(1), "reject", "a copy of the item being written");
     assert_eq!(

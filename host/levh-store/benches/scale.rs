@@ -1,9 +1,10 @@
 //! levh at scale, through the engine with the gate on (hash embedder, a real WAL file),
 //! at 1k, 10k and 100k memories (`SCALE_SIZES=1000,10000,100000,1000000` adds 1M):
 //!
-//! - bulk ingest: memories/s while filling the store with `capture_batches` (1,000 per
-//!   transaction, the next batch judged while one is written), per range of store sizes
-//!   (`SCALE_INGEST=sequential`: `capture_batch` one batch after another, the baseline);
+//! - bulk ingest: memories/s while filling the store with `capture_batches` (batches of
+//!   1,000, five per transaction, the next five judged while those are written), per
+//!   range of store sizes (`SCALE_INGEST=sequential`: `capture_batch` one batch after
+//!   another, one per transaction, the baseline);
 //! - capture one by one at each size (p50 per capture), beside the same store's get by
 //!   id as the baseline of the same run;
 //! - `stats` and `fading` at each size (median of 5, after a first call that fills the
@@ -170,7 +171,7 @@ fn main() {
         "size | bulk ingest into it (memories/s; admitted/held/rejected) | capture one by one p50 / p99 (per s) | get by id p50 (baseline) | stats p50 (first call; full scan baseline) | fading p50 | peak RSS"
     );
     for size in sizes {
-        // Bulk: from the current size up to `size`, a batch per transaction.
+        // Bulk: from the current size up to `size`, in batches of 1,000.
         let (from, start) = (stored, Instant::now());
         let (mut admitted, mut held, mut rejected) = (0u64, 0u64, 0u64);
         let batches = (from..size).step_by(BATCH).map(|at| {

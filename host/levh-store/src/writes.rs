@@ -131,15 +131,7 @@ fn write_keys(tx: &Connection, seq: i64, keys: &[i64], fresh: bool) -> Result<()
         )
         .map_err(sqlite)?;
     }
-    let mut statement = tx
-        .prepare_cached(
-            "INSERT OR IGNORE INTO memory_near_duplicate_keys (key, memory_seq) VALUES (?1, ?2)",
-        )
-        .map_err(sqlite)?;
-    for key in keys {
-        statement.execute(params![key, seq]).map_err(sqlite)?;
-    }
-    Ok(())
+    insert_keys_sorted(tx, keys.iter().map(|key| (*key, seq)).collect())
 }
 
 /// Applies `interfere` to the current state of each older neighbour and logs it.

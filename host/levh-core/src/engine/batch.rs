@@ -58,12 +58,7 @@ impl Levh {
         scope: &Scope,
         items: Vec<NewMemory>,
     ) -> Result<Vec<Result<CaptureOutcome>>> {
-        if items.len() > MAX_BATCH {
-            return Err(Error::invalid(
-                "memories",
-                format!("{} items; at most {MAX_BATCH} per batch", items.len()),
-            ));
-        }
+        check_batch_size(&items)?;
         let plan = self.plan_batch(scope, items)?;
         self.commit_batch(scope, plan, None)
     }
@@ -127,12 +122,7 @@ impl Levh {
         };
         let mut items = first;
         loop {
-            if items.len() > MAX_BATCH {
-                return Err(Error::invalid(
-                    "memories",
-                    format!("{} items; at most {MAX_BATCH} per batch", items.len()),
-                ));
-            }
+            check_batch_size(&items)?;
             let plan = self.plan_into(scope, items, &mut group.peers, earlier)?;
             group.sizes.push(plan.items.len());
             group.plan.items.extend(plan.items);
@@ -346,6 +336,17 @@ impl Levh {
         }
         Ok(outcomes)
     }
+}
+
+/// Refuses a batch of more than [`MAX_BATCH`] items, naming the limit.
+fn check_batch_size(items: &[NewMemory]) -> Result<()> {
+    if items.len() > MAX_BATCH {
+        return Err(Error::invalid(
+            "memories",
+            format!("{} items; at most {MAX_BATCH} per batch", items.len()),
+        ));
+    }
+    Ok(())
 }
 
 /// The batch's items that will be stored, as neighbours of the items after them.

@@ -148,7 +148,9 @@ impl Levh {
         // The two sides are independent until they are fused: the lexical candidates
         // and what ranking reads of them are fetched on a second thread while the vector
         // index searches (on a busy server this only moves work; on a quiet one a core
-        // that would idle shortens every recall).
+        // that would idle shortens every recall). Not knowing yet what the vector side
+        // finds, it reads every lexical candidate's vector; those both sides found keep
+        // the index's cosine.
         let (lexical_side, vector) = std::thread::scope(|threads| {
             let lexical_side = threads.spawn(|| -> Result<_> {
                 let lexical = self.store.lexical_candidates(filter, query, pool)?;
