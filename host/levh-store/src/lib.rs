@@ -1349,6 +1349,29 @@ impl SqliteStore {
 mod tests {
     use super::*;
 
+    /// SQLite is built as `.cargo/config.toml` says: each connection's page cache its own
+    /// (no global lock shared by every reader and the writer), no allocation statistics.
+    /// A build without that config still works, but every page fetch of every thread
+    /// goes through one mutex again.
+    #[test]
+    fn sqlite_is_built_without_shared_page_cache_or_memory_statistics() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let options: Vec<String> = store
+            .lock()
+            .prepare("PRAGMA compile_options")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(options.iter().any(|o| o == "THREADSAFE=1"), "{options:?}");
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+        assert!(options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"), "{options:?}");
+    }
+
     /// What ranking reads of a memory is what the whole row says, column for column (a
     /// state written after insertion included), for the asked workspace's ids only.
     #[test]
