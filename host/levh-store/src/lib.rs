@@ -269,7 +269,9 @@ impl SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sqlite)?;
         let value = f(&tx)?;
+        let t0 = std::time::Instant::now(); // TEMP
         tx.commit().map_err(sqlite)?;
+        if t0.elapsed().as_millis() > 50 { eprintln!("TEMP commit {:?}", t0.elapsed()); }
         Ok(value)
     }
 
@@ -538,12 +540,12 @@ impl Store for SqliteStore {
     ) -> Result<Vec<Vec<Interference>>, StoreError> {
         self.write(|tx| {
             let mut applied = Vec::with_capacity(writes.len());
-            let mut keys = Vec::new();
+            let mut keys: Vec<(i64, &[i64])> = Vec::new();
             for write in writes {
                 applied.push(match write {
                     BatchWrite::Memory { record, neighbours } => {
                         let seq = writes::insert_memory_without_keys(tx, record, None, actor)?;
-                        keys.extend(record.near_duplicate_keys.iter().map(|key| (*key, seq)));
+                        keys.push((seq, &record.near_duplicate_keys));
                         writes::apply_interference(tx, record, neighbours, interfere, actor)?
                     }
                     BatchWrite::Held(held) => {
@@ -552,7 +554,7 @@ impl Store for SqliteStore {
                     }
                 });
             }
-            writes::insert_keys_sorted(tx, keys)?;
+            writes::insert_keys(tx, &keys)?;
             if let Some(page) = synced {
                 for (source_id, item) in &page.items {
                     sync::record_item(
@@ -850,11 +852,20 @@ impl Store for SqliteStore {
             return Ok(Vec::new());
         }
         let (clause, values) = where_clause(filter);
-        let marks = vec!["?"; keys.len()].join(", ");
+        // The keys are bound once (?1..?n) and read in both tables of keys (the large
+        // index and the recent keys not yet merged into it; each pair is in one of them).
+        let marks = (1..=keys.len())
+            .map(|n| format!("?{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         // CROSS JOIN: start from the (indexed) keys, never from the workspace.
         let sql = format!(
-            "SELECT m.id FROM memory_near_duplicate_keys k CROSS JOIN memories m ON m.seq = k.memory_seq
-             WHERE k.key IN ({marks}) AND {clause}
+            "SELECT m.id FROM (
+                 SELECT memory_seq FROM near_duplicate_keys WHERE key IN ({marks})
+                 UNION ALL
+                 SELECT memory_seq FROM near_duplicate_keys_recent WHERE key IN ({marks})
+             ) k CROSS JOIN memories m ON m.seq = k.memory_seq
+             WHERE {clause}
              GROUP BY m.seq ORDER BY count(*) DESC, m.seq DESC LIMIT ?"
         );
         let params = keys
@@ -1436,6 +1447,102 @@ mod tests {
         );
         assert_eq!(rows[0].state.last_recalled_at, Some(later));
         assert_eq!(rows[2].valid_from.as_second(), 1_700_000_000 + 3 * 3600);
+    }
+
+    /// Near-duplicate keys live first in the recent table and move into the large index
+    /// once 65,536 memories have come since the last merge, in the transaction that
+    /// crosses it; lookups find a memory by its keys wherever they are, a content change
+    /// replaces them (through the memory's list of keys) and a purge removes them.
+    #[test]
+    fn near_duplicate_keys_are_found_before_and_after_they_move_to_the_large_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("levh.db")).unwrap();
+        let workspace = Workspace::default();
+        let filter = MemoryFilter::workspace(workspace.clone());
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let insert = |content: &str| {
+            let mut record =
+                crate::test_records::record(content.to_owned(), at, "default", "p", None);
+            record.near_duplicate_keys = levh_core::text::near_duplicate_keys(content);
+            store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+            record.memory.id
+        };
+        let counts = || {
+            let conn = store.lock();
+            let count = |table: &str| -> i64 {
+                conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                    .unwrap()
+            };
+            (
+                count("near_duplicate_keys"),
+                count("near_duplicate_keys_recent"),
+                count("near_duplicate_key_lists"),
+            )
+        };
+        let found = |content: &str| {
+            store
+                .near_duplicates(&filter, &levh_core::text::near_duplicate_keys(content), 5)
+                .unwrap()
+        };
+        let deploy = "the deploy branch for atlas is main and releases are tagged weekly";
+        let first = insert(deploy);
+        assert_eq!(counts(), (0, 21, 1));
+        assert_eq!(found(deploy), [first]);
+
+        // A memory (without keys) at sequence number 65,536 + the first's, so that the
+        // next one is the 65,537th since the last merge (an empty store's: 0).
+        store
+            .lock()
+            .execute(
+                &format!(
+                    "INSERT INTO memories (seq, {columns}) SELECT seq + 65536, \
+                     '019e0000-0000-7000-8000-000000000001', {rest} FROM memories",
+                    columns = "id, workspace, project, content, kind, source, importance, \
+                        pinned, stability_hours, recall_count, created_at, valid_from, \
+                        content_hash, admission_verdict, admission_reasons, \
+                        admission_decided_by, metadata, updated_at",
+                    rest = "workspace, project, 'spacer', kind, source, importance, pinned, \
+                        stability_hours, recall_count, created_at, valid_from, 'x', \
+                        admission_verdict, admission_reasons, admission_decided_by, metadata, \
+                        updated_at",
+                ),
+                [],
+            )
+            .unwrap();
+        let kafka = "kafka consumer lag alerts fire after five minutes on the billing cluster";
+        let second = insert(kafka);
+        assert_eq!(counts(), (42, 0, 2), "merged in the crossing transaction");
+        assert_eq!(found(deploy), [first]);
+        assert_eq!(found(kafka), [second]);
+
+        // New content: the old keys leave the large index, the new ones wait in recent.
+        let moved = "grafana dashboards for the payments team live in the ops folder";
+        let keys = levh_core::text::near_duplicate_keys(moved);
+        assert!(
+            store
+                .replace_content(
+                    &workspace,
+                    first,
+                    moved,
+                    None,
+                    &keys,
+                    EventKind::Update,
+                    json!({}),
+                    at,
+                    &Actor::cli(),
+                )
+                .unwrap()
+        );
+        assert_eq!(counts(), (21, 21, 2));
+        assert!(found(deploy).is_empty());
+        assert_eq!(found(moved), [first]);
+
+        store.purge(&workspace, first, at, &Actor::cli()).unwrap();
+        store.purge(&workspace, second, at, &Actor::cli()).unwrap();
+        assert_eq!(counts(), (0, 0, 0));
+        assert!(found(moved).is_empty() && found(kafka).is_empty());
     }
 
     /// Lookups by a list of ids go through the unique id index at any list length, never

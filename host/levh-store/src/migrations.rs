@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_entities.sql"),
     include_str!("../migrations/0008_standing_changes.sql"),
     include_str!("../migrations/0009_text_changes.sql"),
+    include_str!("../migrations/0010_recent_near_duplicate_keys.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {
@@ -120,6 +121,9 @@ mod tests {
         }
     }
 
+    /// Near-duplicate keys at both ends of their range and between.
+    const KEYS: [i64; 4] = [i64::MIN, -2, 5, i64::MAX];
+
     #[test]
     fn every_older_schema_migrates_with_its_data() {
         // For each released version v, build a database at v with a memory in it, then
@@ -141,6 +145,17 @@ mod tests {
                         [],
                     )
                     .unwrap();
+                if version >= 2 {
+                    // Its near-duplicate keys, in the table 0002 made (0010 moves them).
+                    for key in KEYS {
+                        connection
+                            .execute(
+                                "INSERT INTO memory_near_duplicate_keys (key, memory_seq) VALUES (?1, 1)",
+                                [key],
+                            )
+                            .unwrap();
+                    }
+                }
             }
             let store = crate::SqliteStore::open(&path).unwrap();
             let (schema, content): (i64, String) = store.with_connection(|c| {
@@ -153,6 +168,29 @@ mod tests {
             });
             assert_eq!(schema, latest_version(), "from version {version}");
             assert_eq!(content, "kept across upgrades");
+            if version >= 2 {
+                use levh_core::Store;
+                let workspace = levh_core::Workspace::default();
+                let filter = levh_core::MemoryFilter::workspace(workspace.clone());
+                let found = store.near_duplicates(&filter, &KEYS[1..2], 5).unwrap();
+                assert_eq!(found.len(), 1, "from version {version}");
+                let now = levh_core::Timestamp::from_second(1_700_000_000).unwrap();
+                store
+                    .purge(&workspace, found[0], now, &levh_core::Actor::cli())
+                    .unwrap()
+                    .expect("purged");
+                // Through the list 0010 built, every key of the memory went with it.
+                let left: i64 = store.with_connection(|c| {
+                    c.query_row(
+                        "SELECT (SELECT count(*) FROM near_duplicate_keys)
+                              + (SELECT count(*) FROM near_duplicate_keys_recent)",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .unwrap()
+                });
+                assert_eq!(left, 0, "from version {version}");
+            }
         }
     }
 

@@ -47,7 +47,9 @@ pub(crate) fn purge(
             params![workspace.as_str(), hash, id.to_string(), held_id],
         )
         .map_err(sqlite)? as u64;
-    // The vector and near-duplicate keys go by cascade, the FTS entry by trigger.
+    // Its near-duplicate keys are removed through their list (the tables of keys have no
+    // index by memory); the vector and the list go by cascade, the FTS entry by trigger.
+    crate::writes::delete_keys(&tx, seq)?;
     tx.execute("DELETE FROM memories WHERE seq = ?1", [seq])
         .map_err(sqlite)?;
     // Its entity links went by cascade; an entity no memory names any more goes too (its

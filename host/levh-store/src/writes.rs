@@ -4,7 +4,7 @@ use levh_core::{
     Actor, Embedding, EventKind, HeldId, Interference, MemoryId, MemoryState, NewMemoryRecord,
     StoreError, Workspace,
 };
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::json;
 
 use crate::rows::micros;
@@ -23,24 +23,106 @@ pub(crate) fn insert_memory(
     Ok(seq)
 }
 
-/// Near-duplicate keys of many memories, inserted in key order. Each memory's keys fall
-/// at random places of one large index, so a batch's keys sorted visit each of its pages
-/// once, in order, instead of jumping between them (at a million memories the index is
-/// far larger than the page cache).
-pub(crate) fn insert_keys_sorted(
-    tx: &Connection,
-    mut keys: Vec<(i64, i64)>,
-) -> Result<(), StoreError> {
-    keys.sort_unstable();
-    let mut statement = tx
+/// Once this many memories have come since the last merge, the recent keys are merged
+/// into the large index.
+/// Each merge writes about every page of the large index once (~400 MB at a million
+/// memories), while a transaction's keys re-write about every page of the recent table
+/// (at most ~30 MB here): this size keeps their sum per memory small from 100k to 1M,
+/// for bulk groups of 5,000 and single captures alike.
+const RECENT_KEYS_SPAN: i64 = 65_536;
+
+/// Stores the near-duplicate keys of new memories, `(seq, keys)` each: its list, and its
+/// (key, memory) pairs in the recent keys (migration 0010), all of them in key order so
+/// a batch's keys visit each page once instead of jumping between them. The recent keys
+/// move into the large index in the same transaction once [`RECENT_KEYS_SPAN`] memories
+/// have come since the last merge.
+pub(crate) fn insert_keys(tx: &Connection, memories: &[(i64, &[i64])]) -> Result<(), StoreError> {
+    let mut list = tx
         .prepare_cached(
-            "INSERT OR IGNORE INTO memory_near_duplicate_keys (key, memory_seq) VALUES (?1, ?2)",
+            "INSERT OR REPLACE INTO near_duplicate_key_lists (memory_seq, keys) VALUES (?1, ?2)",
         )
         .map_err(sqlite)?;
-    for (key, seq) in keys {
-        statement.execute(params![key, seq]).map_err(sqlite)?;
+    let mut pairs = Vec::with_capacity(memories.iter().map(|(_, keys)| keys.len()).sum());
+    for (seq, keys) in memories {
+        if keys.is_empty() {
+            continue;
+        }
+        let bytes: Vec<u8> = keys.iter().flat_map(|key| key.to_be_bytes()).collect();
+        list.execute(params![seq, bytes]).map_err(sqlite)?;
+        pairs.extend(keys.iter().map(|key| (*key, *seq)));
     }
+    pairs.sort_unstable();
+    let mut insert = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO near_duplicate_keys_recent (key, memory_seq) VALUES (?1, ?2)",
+        )
+        .map_err(sqlite)?;
+    for (key, seq) in pairs {
+        insert.execute(params![key, seq]).map_err(sqlite)?;
+    }
+    merge_recent_keys_when_due(tx)
+}
+
+/// Removes memory `seq`'s near-duplicate keys, found through its list, from both tables
+/// of keys (neither has an index by memory), and the list.
+pub(crate) fn delete_keys(tx: &Connection, seq: i64) -> Result<(), StoreError> {
+    let list: Option<Vec<u8>> = tx
+        .prepare_cached("SELECT keys FROM near_duplicate_key_lists WHERE memory_seq = ?1")
+        .map_err(sqlite)?
+        .query_row([seq], |row| row.get(0))
+        .optional()
+        .map_err(sqlite)?;
+    let Some(list) = list else { return Ok(()) };
+    if list.len() % 8 != 0 {
+        return Err(StoreError::new(format!(
+            "near-duplicate key list of memory {seq} is {} bytes, not a multiple of 8",
+            list.len()
+        )));
+    }
+    for table in ["near_duplicate_keys", "near_duplicate_keys_recent"] {
+        let mut delete = tx
+            .prepare_cached(&format!(
+                "DELETE FROM {table} WHERE key = ?1 AND memory_seq = ?2"
+            ))
+            .map_err(sqlite)?;
+        for key in list.chunks_exact(8) {
+            let key = i64::from_be_bytes(key.try_into().expect("chunks of 8"));
+            delete.execute(params![key, seq]).map_err(sqlite)?;
+        }
+    }
+    tx.prepare_cached("DELETE FROM near_duplicate_key_lists WHERE memory_seq = ?1")
+        .map_err(sqlite)?
+        .execute([seq])
+        .map_err(sqlite)?;
     Ok(())
+}
+
+/// Moves every recent key into the large index when [`RECENT_KEYS_SPAN`] memories have
+/// come since the last merge (by sequence number: purged memories leave gaps, which only
+/// makes a merge come sooner; an older memory's new content waits for the next one).
+fn merge_recent_keys_when_due(tx: &Connection) -> Result<(), StoreError> {
+    let span: Option<i64> = tx
+        .prepare_cached(
+            "SELECT (SELECT max(memory_seq) FROM near_duplicate_key_lists)
+                  - (SELECT through_seq FROM near_duplicate_keys_merged)",
+        )
+        .map_err(sqlite)?
+        .query_row([], |row| row.get(0))
+        .map_err(sqlite)?;
+    if span.is_none_or(|span| span < RECENT_KEYS_SPAN) {
+        return Ok(());
+    }
+    // Read in key order (the table's own order) and inserted in that order: each page
+    // of the large index is visited once. The recent table then empties at once (no
+    // foreign key, no trigger: SQLite drops its pages instead of deleting row by row).
+    tx.execute_batch(
+        "INSERT OR IGNORE INTO near_duplicate_keys (key, memory_seq)
+             SELECT key, memory_seq FROM near_duplicate_keys_recent ORDER BY key, memory_seq;
+         DELETE FROM near_duplicate_keys_recent;
+         UPDATE near_duplicate_keys_merged
+             SET through_seq = (SELECT max(memory_seq) FROM near_duplicate_key_lists);",
+    )
+    .map_err(sqlite)
 }
 
 /// A memory's row, vector and event: everything but its near-duplicate keys.
@@ -125,13 +207,9 @@ pub(crate) fn write_embedding(
 /// Replaces a memory's near-duplicate keys; `fresh`: it is a new row, with none to delete.
 fn write_keys(tx: &Connection, seq: i64, keys: &[i64], fresh: bool) -> Result<(), StoreError> {
     if !fresh {
-        tx.execute(
-            "DELETE FROM memory_near_duplicate_keys WHERE memory_seq = ?1",
-            [seq],
-        )
-        .map_err(sqlite)?;
+        delete_keys(tx, seq)?;
     }
-    insert_keys_sorted(tx, keys.iter().map(|key| (*key, seq)).collect())
+    insert_keys(tx, &[(seq, keys)])
 }
 
 /// Applies `interfere` to the current state of each older neighbour and logs it.
