@@ -4,7 +4,9 @@
 //! - bulk ingest: memories/s while filling the store with `capture_batches` (batches of
 //!   1,000, five per transaction, the next five judged while those are written), per
 //!   range of store sizes (`SCALE_INGEST=sequential`: `capture_batch` one batch after
-//!   another, one per transaction, the baseline);
+//!   another, one per transaction, the baseline), with a clock that moves as during a
+//!   real import (`SCALE_CLOCK=fixed`: stuck, as these figures were taken before
+//!   2026-12-05, which puts every id at a random place of its index);
 //! - capture one by one at each size (p50 per capture), beside the same store's get by
 //!   id as the baseline of the same run;
 //! - `stats` and `fading` at each size (median of 5, after a first call that fills the
@@ -150,6 +152,25 @@ fn main() {
         clock: Arc::new(FixedClock(now)),
         config: Config::default(),
     });
+    // Stores with a clock that moves as during a real import (`SCALE_CLOCK=fixed`: stuck
+    // at `now`, as before): a memory's id is a UUIDv7 of its creation time, so with the
+    // clock stuck every id falls at a random place of the id index (and of the events'
+    // index by memory), which no real import does. Reads keep the fixed clock, so the
+    // exact and approximate recalls see one state.
+    let importer = Levh::new(Parts {
+        store: store.clone(),
+        index: store.clone(),
+        embedder: Arc::new(embedder.clone()),
+        clock: if std::env::var("SCALE_CLOCK").is_ok_and(|v| v == "fixed") {
+            Arc::new(FixedClock(now)) as Arc<dyn levh_core::Clock>
+        } else {
+            Arc::new(StartedClock {
+                at: now,
+                started: Instant::now(),
+            })
+        },
+        config: Config::default(),
+    });
     // The same store behind the approximate index, as `levh serve` builds it.
     let ann = Arc::new(AnnIndex::new(store.clone(), kept, AnnConfig::default()));
     let approximate = Levh::new(Parts {
@@ -195,10 +216,10 @@ fn main() {
         };
         if sequential_ingest {
             for batch in batches {
-                count(levh.capture_batch(&scope, batch).expect("batch"));
+                count(importer.capture_batch(&scope, batch).expect("batch"));
             }
         } else {
-            levh.capture_batches(&scope, batches, |outcomes| {
+            importer.capture_batches(&scope, batches, |outcomes| {
                 count(outcomes);
                 Ok::<(), levh_core::Error>(())
             })
@@ -214,7 +235,7 @@ fn main() {
                 seed += 1;
                 let new = note(&words, 10_000_000 + seed);
                 let start = Instant::now();
-                levh.capture(&scope, new).expect("capture");
+                importer.capture(&scope, new).expect("capture");
                 start.elapsed()
             })
             .collect();
@@ -356,5 +377,20 @@ fn main() {
             ms(fading),
             peak_rss_mib()
         );
+    }
+}
+
+/// A wall clock started at `at`.
+#[derive(Debug)]
+struct StartedClock {
+    at: Timestamp,
+    started: Instant,
+}
+
+impl levh_core::Clock for StartedClock {
+    fn now(&self) -> Timestamp {
+        self.at
+            .checked_add(self.started.elapsed())
+            .expect("in range")
     }
 }

@@ -271,7 +271,9 @@ impl SqliteStore {
         let value = f(&tx)?;
         let t0 = std::time::Instant::now(); // TEMP
         tx.commit().map_err(sqlite)?;
-        if t0.elapsed().as_millis() > 50 { eprintln!("TEMP commit {:?}", t0.elapsed()); }
+        if t0.elapsed().as_millis() > 50 {
+            eprintln!("TEMP commit {:?}", t0.elapsed());
+        }
         Ok(value)
     }
 
@@ -441,10 +443,9 @@ fn lexical_query(
     limit: usize,
 ) -> Result<Vec<(MemoryId, f64)>, StoreError> {
     let (clause, values) = where_clause(filter);
-    let best = if ranked.is_some() {
-        "ORDER BY score, seq LIMIT ?"
-    } else {
-        ""
+    let best = match ranked {
+        Some(ranked) => format!("ORDER BY score, seq LIMIT {}", sql_limit(ranked)),
+        None => String::new(),
     };
     // The full-text match runs once, materialised, and its hits are then filtered by
     // rowid lookups. Left to itself the planner may instead walk the workspace and probe
@@ -455,12 +456,10 @@ fn lexical_query(
              WHERE memories_fts MATCH ? {best}
          )
          SELECT m.id, hits.score FROM hits CROSS JOIN memories m ON m.seq = hits.seq
-         WHERE {clause} ORDER BY hits.score, hits.seq LIMIT ?"
+         WHERE {clause} ORDER BY hits.score, hits.seq LIMIT {limit}",
+        limit = sql_limit(limit)
     );
-    let params = std::iter::once(rusqlite::types::Value::from(fts.to_owned()))
-        .chain(ranked.map(|n| rusqlite::types::Value::from(n.min(i64::MAX as usize) as i64)))
-        .chain(values)
-        .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
+    let params = std::iter::once(rusqlite::types::Value::from(fts.to_owned())).chain(values);
     let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
     let rows = statement
         .query_map(params_from_iter(params), |row| {
@@ -513,6 +512,48 @@ fn fts_query(words: &[lexicon::QueryWord]) -> Option<String> {
         parts.push(quoted);
     }
     Some(parts.join(" OR "))
+}
+
+/// A count for a `LIMIT` or `OFFSET`, written into the SQL instead of bound: SQLite
+/// prepares a statement again every time a `LIMIT` parameter is bound (its value can
+/// change the plan), which was a sixth of the gate's lookup per item and part of every
+/// recall. Distinct counts make distinct cached statements; callers use a few.
+fn sql_limit(count: usize) -> i64 {
+    count.min(i64::MAX as usize) as i64
+}
+
+/// The gate's lookup of memories sharing near-duplicate keys with a text, most shared
+/// first: its SQL and parameters.
+fn near_duplicates_query(
+    filter: &MemoryFilter,
+    keys: &[i64],
+    limit: usize,
+) -> (String, Vec<rusqlite::types::Value>) {
+    let (clause, values) = where_clause(filter);
+    // The keys are bound once (?1..?n) and read in both tables of keys (the large
+    // index and the recent keys not yet merged into it; each pair is in one of them).
+    // The limit is written into the SQL ([`sql_limit`]).
+    let marks = (1..=keys.len())
+        .map(|n| format!("?{n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    // CROSS JOIN: start from the (indexed) keys, never from the workspace.
+    let sql = format!(
+        "SELECT m.id FROM (
+             SELECT memory_seq FROM near_duplicate_keys WHERE key IN ({marks})
+             UNION ALL
+             SELECT memory_seq FROM near_duplicate_keys_recent WHERE key IN ({marks})
+         ) k CROSS JOIN memories m ON m.seq = k.memory_seq
+         WHERE {clause}
+         GROUP BY m.seq ORDER BY count(*) DESC, m.seq DESC LIMIT {limit}",
+        limit = sql_limit(limit)
+    );
+    let params = keys
+        .iter()
+        .map(|key| rusqlite::types::Value::from(*key))
+        .chain(values)
+        .collect();
+    (sql, params)
 }
 
 impl Store for SqliteStore {
@@ -622,11 +663,11 @@ impl Store for SqliteStore {
     }
 
     fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
-        let (clause, mut values) = where_clause(filter);
-        values.push((page.limit as i64).into());
-        values.push((page.offset as i64).into());
+        let (clause, values) = where_clause(filter);
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT ? OFFSET ?"
+            "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT {} OFFSET {}",
+            sql_limit(page.limit),
+            sql_limit(page.offset),
         );
         let conn = self.read();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
@@ -851,28 +892,7 @@ impl Store for SqliteStore {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let (clause, values) = where_clause(filter);
-        // The keys are bound once (?1..?n) and read in both tables of keys (the large
-        // index and the recent keys not yet merged into it; each pair is in one of them).
-        let marks = (1..=keys.len())
-            .map(|n| format!("?{n}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        // CROSS JOIN: start from the (indexed) keys, never from the workspace.
-        let sql = format!(
-            "SELECT m.id FROM (
-                 SELECT memory_seq FROM near_duplicate_keys WHERE key IN ({marks})
-                 UNION ALL
-                 SELECT memory_seq FROM near_duplicate_keys_recent WHERE key IN ({marks})
-             ) k CROSS JOIN memories m ON m.seq = k.memory_seq
-             WHERE {clause}
-             GROUP BY m.seq ORDER BY count(*) DESC, m.seq DESC LIMIT ?"
-        );
-        let params = keys
-            .iter()
-            .map(|k| rusqlite::types::Value::from(*k))
-            .chain(values)
-            .chain(std::iter::once(rusqlite::types::Value::from(limit as i64)));
+        let (sql, params) = near_duplicates_query(filter, keys, limit);
         let conn = self.read();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = statement
@@ -1380,7 +1400,10 @@ mod tests {
             !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
             "{options:?}"
         );
-        assert!(options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"), "{options:?}");
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
     }
 
     /// What ranking reads of a memory is what the whole row says, column for column (a
@@ -1450,9 +1473,9 @@ mod tests {
     }
 
     /// Near-duplicate keys live first in the recent table and move into the large index
-    /// once 65,536 memories have come since the last merge, in the transaction that
-    /// crosses it; lookups find a memory by its keys wherever they are, a content change
-    /// replaces them (through the memory's list of keys) and a purge removes them.
+    /// when the merge cursor's slice passes them, in a transaction that stores keys;
+    /// lookups find a memory by its keys wherever they are, a content change replaces
+    /// them (through the memory's list of keys) and a purge removes them.
     #[test]
     fn near_duplicate_keys_are_found_before_and_after_they_move_to_the_large_index() {
         let dir = tempfile::tempdir().unwrap();
@@ -1488,36 +1511,42 @@ mod tests {
         };
         let deploy = "the deploy branch for atlas is main and releases are tagged weekly";
         let first = insert(deploy);
-        assert_eq!(counts(), (0, 21, 1));
+        let (large, recent, lists) = counts();
+        assert_eq!((large + recent, lists), (21, 1));
         assert_eq!(found(deploy), [first]);
 
-        // A memory (without keys) at sequence number 65,536 + the first's, so that the
-        // next one is the 65,537th since the last merge (an empty store's: 0).
+        // The next slice starts at the smallest key still waiting: storing one more
+        // memory moves that key (and whatever else waits in the slice) to the large index.
+        let waiting: i64 = store
+            .lock()
+            .query_row("SELECT min(key) FROM near_duplicate_keys_recent", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
         store
             .lock()
             .execute(
-                &format!(
-                    "INSERT INTO memories (seq, {columns}) SELECT seq + 65536, \
-                     '019e0000-0000-7000-8000-000000000001', {rest} FROM memories",
-                    columns = "id, workspace, project, content, kind, source, importance, \
-                        pinned, stability_hours, recall_count, created_at, valid_from, \
-                        content_hash, admission_verdict, admission_reasons, \
-                        admission_decided_by, metadata, updated_at",
-                    rest = "workspace, project, 'spacer', kind, source, importance, pinned, \
-                        stability_hours, recall_count, created_at, valid_from, 'x', \
-                        admission_verdict, admission_reasons, admission_decided_by, metadata, \
-                        updated_at",
-                ),
-                [],
+                "UPDATE near_duplicate_keys_merge_cursor SET next_key = ?1",
+                [waiting],
             )
             .unwrap();
         let kafka = "kafka consumer lag alerts fire after five minutes on the billing cluster";
         let second = insert(kafka);
-        assert_eq!(counts(), (42, 0, 2), "merged in the crossing transaction");
+        let (moved_large, moved_recent, lists) = counts();
+        assert_eq!((moved_large + moved_recent, lists), (42, 2));
+        let in_large: i64 = store
+            .lock()
+            .query_row(
+                "SELECT count(*) FROM near_duplicate_keys WHERE key = ?1",
+                [waiting],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!((in_large, moved_large > large), (1, true));
         assert_eq!(found(deploy), [first]);
         assert_eq!(found(kafka), [second]);
 
-        // New content: the old keys leave the large index, the new ones wait in recent.
+        // New content: the old keys leave both tables, the new ones take their place.
         let moved = "grafana dashboards for the payments team live in the ops folder";
         let keys = levh_core::text::near_duplicate_keys(moved);
         assert!(
@@ -1535,7 +1564,8 @@ mod tests {
                 )
                 .unwrap()
         );
-        assert_eq!(counts(), (21, 21, 2));
+        let (large, recent, lists) = counts();
+        assert_eq!((large + recent, lists), (42, 2));
         assert!(found(deploy).is_empty());
         assert_eq!(found(moved), [first]);
 
@@ -1543,6 +1573,51 @@ mod tests {
         store.purge(&workspace, second, at, &Actor::cli()).unwrap();
         assert_eq!(counts(), (0, 0, 0));
         assert!(found(moved).is_empty() && found(kafka).is_empty());
+    }
+
+    /// The gate looks for near-duplicates of every item it judges: its statement is
+    /// prepared once, not again for each new set of keys, project or time (SQLite built
+    /// with STAT4 re-prepares a statement whenever a parameter it estimated rows with
+    /// changes, once statistics exist, as `PRAGMA optimize` leaves them).
+    #[test]
+    fn near_duplicate_lookups_are_not_prepared_again_for_new_values() {
+        use rusqlite::StatementStatus;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("levh.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let content = |n: usize| format!("note {n} about the {} cluster", ["alpha", "beta"][n % 2]);
+        for n in 0..300 {
+            let at = Timestamp::from_second(1_700_000_000 + n as i64).unwrap();
+            let project = ["atlas", "vega", "orion"][n % 3];
+            let mut record = crate::test_records::record(content(n), at, "default", project, None);
+            record.near_duplicate_keys = levh_core::text::near_duplicate_keys(&content(n));
+            store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+        }
+        store.lock().execute_batch("ANALYZE").unwrap();
+        let connection = Connection::open(&path).unwrap();
+        let mut runs = 0;
+        let mut reprepared = 0;
+        for n in 0..12 {
+            let filter = MemoryFilter {
+                project: Some(["atlas", "vega", "orion"][n % 3].to_owned()),
+                not_retired_at: Some(Timestamp::from_second(1_700_000_000 + n as i64).unwrap()),
+                ..MemoryFilter::workspace(Workspace::default())
+            };
+            let keys = levh_core::text::near_duplicate_keys(&content(n * 7));
+            let (sql, params) = near_duplicates_query(&filter, &keys, 20);
+            let mut statement = connection.prepare_cached(&sql).unwrap();
+            let found: Vec<String> = statement
+                .query_map(params_from_iter(params), |row| row.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            runs += usize::from(!found.is_empty());
+            reprepared += statement.reset_status(StatementStatus::RePrepare);
+        }
+        assert!(runs >= 4, "the lookups found their items ({runs} of 12)");
+        assert_eq!(reprepared, 0);
     }
 
     /// Lookups by a list of ids go through the unique id index at any list length, never

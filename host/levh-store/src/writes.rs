@@ -4,7 +4,7 @@ use levh_core::{
     Actor, Embedding, EventKind, HeldId, Interference, MemoryId, MemoryState, NewMemoryRecord,
     StoreError, Workspace,
 };
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::json;
 
 use crate::rows::micros;
@@ -23,19 +23,20 @@ pub(crate) fn insert_memory(
     Ok(seq)
 }
 
-/// Once this many memories have come since the last merge, the recent keys are merged
-/// into the large index.
-/// Each merge writes about every page of the large index once (~400 MB at a million
-/// memories), while a transaction's keys re-write about every page of the recent table
-/// (at most ~30 MB here): this size keeps their sum per memory small from 100k to 1M,
-/// for bulk groups of 5,000 and single captures alike.
-const RECENT_KEYS_SPAN: i64 = 65_536;
+/// The recent keys move into the large index a slice of the key range at a time: each
+/// transaction that stores keys moves those of the next slice, sized so that the whole
+/// range goes by once every this many stored memories. A recent key thus waits for half
+/// of that on average, and the recent table holds the keys of about 32,768 memories
+/// (~15 MB). Each transaction writes a contiguous slice of the large index in proportion
+/// to what it stores (a capture: a page or two; a group of 5,000: 8%), never the whole
+/// index at once: no pause for a merge, and a bulk import's writer stays as busy as its
+/// judge.
+const MERGE_CYCLE_MEMORIES: u64 = 65_536;
 
 /// Stores the near-duplicate keys of new memories, `(seq, keys)` each: its list, and its
 /// (key, memory) pairs in the recent keys (migration 0010), all of them in key order so
-/// a batch's keys visit each page once instead of jumping between them. The recent keys
-/// move into the large index in the same transaction once [`RECENT_KEYS_SPAN`] memories
-/// have come since the last merge.
+/// a batch's keys visit each page once instead of jumping between them; then moves the
+/// next slice of recent keys into the large index ([`MERGE_CYCLE_MEMORIES`]).
 pub(crate) fn insert_keys(tx: &Connection, memories: &[(i64, &[i64])]) -> Result<(), StoreError> {
     let mut list = tx
         .prepare_cached(
@@ -43,10 +44,12 @@ pub(crate) fn insert_keys(tx: &Connection, memories: &[(i64, &[i64])]) -> Result
         )
         .map_err(sqlite)?;
     let mut pairs = Vec::with_capacity(memories.iter().map(|(_, keys)| keys.len()).sum());
+    let mut stored = 0;
     for (seq, keys) in memories {
         if keys.is_empty() {
             continue;
         }
+        stored += 1;
         let bytes: Vec<u8> = keys.iter().flat_map(|key| key.to_be_bytes()).collect();
         list.execute(params![seq, bytes]).map_err(sqlite)?;
         pairs.extend(keys.iter().map(|key| (*key, *seq)));
@@ -60,7 +63,7 @@ pub(crate) fn insert_keys(tx: &Connection, memories: &[(i64, &[i64])]) -> Result
     for (key, seq) in pairs {
         insert.execute(params![key, seq]).map_err(sqlite)?;
     }
-    merge_recent_keys_when_due(tx)
+    merge_next_slice(tx, stored)
 }
 
 /// Removes memory `seq`'s near-duplicate keys, found through its list, from both tables
@@ -97,32 +100,105 @@ pub(crate) fn delete_keys(tx: &Connection, seq: i64) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Moves every recent key into the large index when [`RECENT_KEYS_SPAN`] memories have
-/// come since the last merge (by sequence number: purged memories leave gaps, which only
-/// makes a merge come sooner; an older memory's new content waits for the next one).
-fn merge_recent_keys_when_due(tx: &Connection) -> Result<(), StoreError> {
-    let span: Option<i64> = tx
-        .prepare_cached(
-            "SELECT (SELECT max(memory_seq) FROM near_duplicate_key_lists)
-                  - (SELECT through_seq FROM near_duplicate_keys_merged)",
-        )
+/// Moves the recent keys of the slice of the key range after the merge cursor into the
+/// large index, the slice in proportion to `stored` memories, and moves the cursor past
+/// it (wrapping from the largest key to the smallest).
+fn merge_next_slice(tx: &Connection, stored: u64) -> Result<(), StoreError> {
+    if stored == 0 {
+        return Ok(());
+    }
+    let cursor: i64 = tx
+        .prepare_cached("SELECT next_key FROM near_duplicate_keys_merge_cursor")
         .map_err(sqlite)?
         .query_row([], |row| row.get(0))
         .map_err(sqlite)?;
-    if span.is_none_or(|span| span < RECENT_KEYS_SPAN) {
-        return Ok(());
+    let slice = MergeSlice::after(cursor, stored);
+    for (from, to) in slice.ranges() {
+        let (bounds, [insert, delete]) = match to {
+            Some(to) => (vec![from, to], slice_moves(true)),
+            None => (vec![from], slice_moves(false)),
+        };
+        for sql in [insert, delete] {
+            tx.prepare_cached(&sql)
+                .map_err(sqlite)?
+                .execute(params_from_iter(&bounds))
+                .map_err(sqlite)?;
+        }
     }
-    // Read in key order (the table's own order) and inserted in that order: each page
-    // of the large index is visited once. The recent table then empties at once (no
-    // foreign key, no trigger: SQLite drops its pages instead of deleting row by row).
-    tx.execute_batch(
-        "INSERT OR IGNORE INTO near_duplicate_keys (key, memory_seq)
-             SELECT key, memory_seq FROM near_duplicate_keys_recent ORDER BY key, memory_seq;
-         DELETE FROM near_duplicate_keys_recent;
-         UPDATE near_duplicate_keys_merged
-             SET through_seq = (SELECT max(memory_seq) FROM near_duplicate_key_lists);",
-    )
-    .map_err(sqlite)
+    tx.prepare_cached("UPDATE near_duplicate_keys_merge_cursor SET next_key = ?1")
+        .map_err(sqlite)?
+        .execute([slice.next])
+        .map_err(sqlite)?;
+    Ok(())
+}
+
+/// The two statements that move the recent keys of `key >= ?1` (`bounded`: `AND key <
+/// ?2`) into the large index. Two forms, not `?2 IS NULL OR key < ?2`: with the OR,
+/// SQLite reads the table from `?1` to its end. In key order (the table's own) and
+/// inserted in that order, each page of the slice of the large index is visited once.
+fn slice_moves(bounded: bool) -> [String; 2] {
+    let range = if bounded {
+        "key >= ?1 AND key < ?2"
+    } else {
+        "key >= ?1"
+    };
+    [
+        format!(
+            "INSERT OR IGNORE INTO near_duplicate_keys (key, memory_seq)
+                 SELECT key, memory_seq FROM near_duplicate_keys_recent
+                 WHERE {range} ORDER BY key, memory_seq"
+        ),
+        format!("DELETE FROM near_duplicate_keys_recent WHERE {range}"),
+    ]
+}
+
+/// One transaction's slice of the key range, from `from` (the cursor) for `width` keys of
+/// the 2⁶⁴, wrapping from the largest key to the smallest; `next` starts the following.
+#[derive(Debug, PartialEq, Eq)]
+struct MergeSlice {
+    from: i64,
+    /// 2⁶⁴ · stored / cycle, at most 2⁶⁴ (the whole range).
+    width: u128,
+    next: i64,
+}
+
+impl MergeSlice {
+    fn after(cursor: i64, stored: u64) -> Self {
+        let width = ((u128::from(stored) << 64) / u128::from(MERGE_CYCLE_MEMORIES)).min(1 << 64);
+        let next = key_at(position(cursor).wrapping_add(width as u64));
+        Self {
+            from: cursor,
+            width,
+            next,
+        }
+    }
+
+    /// The key ranges `from..to` (`to` `None`: through the largest key) the slice covers,
+    /// one or, when it wraps, two.
+    fn ranges(&self) -> Vec<(i64, Option<i64>)> {
+        let start = u128::from(position(self.from));
+        let end = start + self.width;
+        if end < 1 << 64 {
+            return vec![(self.from, Some(key_at(end as u64)))];
+        }
+        let wrapped = (end - (1 << 64)) as u64;
+        let mut ranges = vec![(self.from, None)];
+        if wrapped > 0 {
+            // From the smallest key up to the wrapped end (at most back to `from`).
+            ranges.push((i64::MIN, Some(key_at(wrapped.min(position(self.from))))));
+        }
+        ranges
+    }
+}
+
+/// A key's place among all keys, 0..2⁶⁴ (flipping the sign bit keeps the order).
+fn position(key: i64) -> u64 {
+    (key as u64) ^ (1 << 63)
+}
+
+/// The key at a place among all keys.
+fn key_at(position: u64) -> i64 {
+    (position ^ (1 << 63)) as i64
 }
 
 /// A memory's row, vector and event: everything but its near-duplicate keys.
@@ -290,4 +366,77 @@ pub(crate) fn replace_content(
     }
     write_keys(tx, seq, keys, false)?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CYCLE: u128 = MERGE_CYCLE_MEMORIES as u128;
+
+    #[test]
+    fn a_slice_is_in_proportion_to_what_a_transaction_stores() {
+        let one = MergeSlice::after(i64::MIN, 1);
+        let width = ((1u128 << 64) / CYCLE) as i64;
+        assert_eq!(one.ranges(), [(i64::MIN, Some(i64::MIN + width))]);
+        assert_eq!(one.next, i64::MIN + width);
+        let group = MergeSlice::after(0, 5_000);
+        assert_eq!(group.ranges(), [(0, Some(5_000 * width))]);
+    }
+
+    /// A slice is read and deleted by a range of the recent table's key, never by a scan
+    /// to its end (a capture would read half the table).
+    #[test]
+    fn a_slice_is_read_by_its_key_range() {
+        let store = crate::SqliteStore::open_in_memory().unwrap();
+        store.with_connection(|c| {
+            for (bounded, range) in [(true, "(key>? AND key<?)"), (false, "(key>?)")] {
+                for sql in slice_moves(bounded) {
+                    let mut explain = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+                    let unbound = vec![rusqlite::types::Value::Null; explain.parameter_count()];
+                    let plan: Vec<String> = explain
+                        .query_map(params_from_iter(unbound), |row| row.get(3))
+                        .unwrap()
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                    assert!(
+                        plan.iter().any(|step| step
+                            == &format!(
+                                "SEARCH near_duplicate_keys_recent USING PRIMARY KEY {range}"
+                            )),
+                        "{sql}: {plan:?}"
+                    );
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn slices_cover_the_whole_key_range_once_per_cycle() {
+        // One memory per transaction: a cycle of slices, end to end, ends where it began.
+        let mut cursor = 12_345;
+        let mut covered = 0u128;
+        for _ in 0..MERGE_CYCLE_MEMORIES {
+            let slice = MergeSlice::after(cursor, 1);
+            covered += slice.width;
+            cursor = slice.next;
+        }
+        assert_eq!((cursor, covered), (12_345, 1 << 64));
+    }
+
+    #[test]
+    fn a_slice_wraps_from_the_largest_key_to_the_smallest() {
+        let width = ((1u128 << 64) / CYCLE) as i64;
+        let near_end = i64::MAX - width / 2;
+        let slice = MergeSlice::after(near_end, 1);
+        let end = i64::MIN + (width - width / 2) - 1;
+        assert_eq!(slice.ranges(), [(near_end, None), (i64::MIN, Some(end))]);
+        assert_eq!(slice.next, end);
+        // More than a cycle's worth: the whole range, once, from the cursor round to it.
+        let all = MergeSlice::after(7, MERGE_CYCLE_MEMORIES * 3);
+        assert_eq!(all.ranges(), [(7, None), (i64::MIN, Some(7))]);
+        assert_eq!(all.next, 7);
+        let from_start = MergeSlice::after(i64::MIN, MERGE_CYCLE_MEMORIES);
+        assert_eq!(from_start.ranges(), [(i64::MIN, None)]);
+    }
 }
