@@ -5,8 +5,8 @@
 //!   1,000, five per transaction, the next five judged while those are written), per
 //!   range of store sizes (`SCALE_INGEST=sequential`: `capture_batch` one batch after
 //!   another, one per transaction, the baseline), with a clock that moves as during a
-//!   real import (`SCALE_CLOCK=fixed`: stuck, as these figures were taken before
-//!   2026-12-05, which puts every id at a random place of its index);
+//!   real import (`SCALE_CLOCK=fixed`: stuck, as the figures before 2026-12-04's night
+//!   were taken, which puts every id at a random place of its index);
 //! - capture one by one at each size (p50 per capture), beside the same store's get by
 //!   id as the baseline of the same run;
 //! - `stats` and `fading` at each size (median of 5, after a first call that fills the
