@@ -269,11 +269,7 @@ impl SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sqlite)?;
         let value = f(&tx)?;
-        let t0 = std::time::Instant::now(); // TEMP
         tx.commit().map_err(sqlite)?;
-        if t0.elapsed().as_millis() > 50 {
-            eprintln!("TEMP commit {:?}", t0.elapsed());
-        }
         Ok(value)
     }
 
