@@ -219,11 +219,12 @@ fn main() {
                 count(importer.capture_batch(&scope, batch).expect("batch"));
             }
         } else {
-            importer.capture_batches(&scope, batches, |outcomes| {
-                count(outcomes);
-                Ok::<(), levh_core::Error>(())
-            })
-            .expect("batches");
+            importer
+                .capture_batches(&scope, batches, |outcomes| {
+                    count(outcomes);
+                    Ok::<(), levh_core::Error>(())
+                })
+                .expect("batches");
         }
         stored = size.max(stored);
         let ingest = start.elapsed();

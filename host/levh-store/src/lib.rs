@@ -19,6 +19,7 @@ mod migrations;
 mod purge;
 mod readers;
 mod rows;
+mod snapshot;
 mod standings;
 mod sync;
 #[cfg(test)]
@@ -30,6 +31,9 @@ mod writes;
 pub use ann::{AnnConfig, AnnIndex, AnnStats};
 pub use levh_core::LoggedEvent;
 pub use levh_core::{IssuedToken, TokenInfo};
+pub use snapshot::{
+    ExclusiveHold, HoldError, SnapshotSummary, check_restorable, hold_exclusively, snapshot,
+};
 pub use tokens::secret_hash;
 
 use std::path::Path;

@@ -89,6 +89,18 @@ impl Context {
     }
 }
 
+/// The home to use (`--home`, `LEVH_HOME`, else the platform's), created private if new,
+/// after checking the environment holds no misspelt `LEVH_*` setting.
+pub(crate) fn resolve_home(home: Option<PathBuf>) -> Result<PathBuf> {
+    let home = match home {
+        Some(home) => home,
+        None => default_home()?,
+    };
+    create_private_dir(&home)?;
+    check_environment()?;
+    Ok(home)
+}
+
 /// The default home: the platform data directory, e.g. `~/.local/share/levh`.
 pub(crate) fn default_home() -> Result<PathBuf> {
     dirs::data_dir().map(|dir| dir.join("levh")).ok_or_else(|| {
@@ -102,6 +114,7 @@ pub(crate) fn default_home() -> Result<PathBuf> {
 const SETTINGS: &[&str] = &[
     "LEVH_HOME",
     "LEVH_WORKSPACE",
+    "LEVH_BACKUP_PASSPHRASE",
     "LEVH_NOW",
     "LEVH_TZ",
     "LEVH_PERSONAL_DOMAINS",
@@ -185,6 +198,10 @@ fn check_environment() -> Result<()> {
     Ok(())
 }
 
+/// Settings read from the environment only: a backup's passphrase kept in `config.toml`
+/// would travel inside every backup it encrypts.
+const ENVIRONMENT_ONLY: &[&str] = &["LEVH_BACKUP_PASSPHRASE"];
+
 /// Reads `$LEVH_HOME/config.toml`: flat keys named like the variables without the prefix,
 /// in lowercase (`gain = 0.6` for `LEVH_GAIN`). An unknown key or a value that is not a
 /// string, number or boolean is an error naming it and the file.
@@ -201,6 +218,12 @@ fn read_config_file(home: &Path) -> Result<HashMap<String, String>> {
     let mut settings = HashMap::new();
     for (key, value) in table {
         let name = format!("LEVH_{}", key.to_uppercase());
+        if ENVIRONMENT_ONLY.contains(&name.as_str()) {
+            bail!(
+                "{}: `{key}` cannot be set here: config.toml goes into every backup; set {name} in the environment",
+                path.display()
+            );
+        }
         if !SETTINGS.contains(&name.as_str()) {
             let hint = nearest_setting(&name)
                 .map(|known| {
@@ -256,12 +279,7 @@ impl Context {
         workspace: &str,
         embedder: Option<&str>,
     ) -> Result<Self> {
-        let home = match home {
-            Some(home) => home,
-            None => default_home()?,
-        };
-        create_private_dir(&home)?;
-        check_environment()?;
+        let home = resolve_home(home)?;
         let file_config = read_config_file(&home)?;
         let lookup = |key: &str| {
             if key == "LEVH_EMBEDDER"

@@ -1,6 +1,7 @@
 //! The command tree. One file per subcommand; each parses its own arguments and calls the
 //! engine through [`Context`].
 
+mod backup;
 mod benchmark;
 mod capture;
 mod connector;
@@ -119,6 +120,10 @@ enum Command {
     RedactSecrets,
     /// Erase a memory and every copy of its content, and check nothing remains.
     Purge(IdArgs),
+    /// Back the home up into one file (encrypted with a passphrase when asked), list the
+    /// backups, check one, restore one.
+    #[command(subcommand)]
+    Backup(backup::Command),
     /// Run a connector: its items go through the gate into memory.
     Sync(sync::Args),
     /// Manage connectors: list, inspect, add, remove, grant, revoke, new.
@@ -210,6 +215,12 @@ impl Cli {
                     Context::open_with_embedder(self.home, &self.workspace, command.embedder())?;
                 return eval::run(&context, command, self.json);
             }
+            // A backup reads the store beside its users; a restore must leave no connection
+            // of its own open on it. Neither opens the engine.
+            Command::Backup(command) => {
+                let home = crate::context::resolve_home(self.home)?;
+                return backup::run(&home, command, self.json);
+            }
             command => command,
         };
         let context = Context::open(self.home, &self.workspace)?;
@@ -249,7 +260,8 @@ impl Cli {
             | Command::Serve(_)
             | Command::Reembed(_)
             | Command::Benchmark(_)
-            | Command::Eval(_) => {
+            | Command::Eval(_)
+            | Command::Backup(_) => {
                 unreachable!("handled before the store is opened")
             }
         }
