@@ -27,6 +27,15 @@ pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
                 output::line(format!("  residue: {place}"));
             }
         }
+        // Backups are files the person keeps on purpose: named, never touched.
+        let backups = levh_backup::list(&context.home).unwrap_or_default();
+        if !backups.is_empty() {
+            output::line(format!(
+                "  {} backup(s) in {} were made before this purge and may hold it; delete them if it must be gone everywhere",
+                backups.len(),
+                levh_backup::backups_dir(&context.home).display()
+            ));
+        }
     }
     Ok(if report.residue.is_empty() {
         ExitCode::SUCCESS
