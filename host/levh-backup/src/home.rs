@@ -90,14 +90,14 @@ pub fn create(
         return Err(BackupError::Io {
             what: "reading the store",
             path: database,
-            source: io::Error::new(io::ErrorKind::NotFound, "no store in this home"),
+            cause: io::Error::new(io::ErrorKind::NotFound, "no store in this home"),
         });
     }
     if out.exists() {
         return Err(BackupError::Io {
             what: "writing",
             path: out.to_path_buf(),
-            source: io::Error::new(io::ErrorKind::AlreadyExists, "the file exists"),
+            cause: io::Error::new(io::ErrorKind::AlreadyExists, "the file exists"),
         });
     }
     let folder = match out.parent() {
@@ -161,7 +161,7 @@ pub fn create(
     let text = serde_json::to_vec_pretty(&manifest).map_err(|e| BackupError::Io {
         what: "writing",
         path: partial.to_path_buf(),
-        source: io::Error::other(e),
+        cause: io::Error::other(e),
     })?;
     let mut header = file_header(text.len() as u64, now);
     let finished = tar
@@ -235,9 +235,9 @@ pub fn restore(
     let mut moved_any = false;
     let hold = if database.exists() {
         let mut hold =
-            levh_store::hold_exclusively(&database).map_err(|source| BackupError::InUse {
+            levh_store::hold_exclusively(&database).map_err(|cause| BackupError::InUse {
                 path: database.clone(),
-                source,
+                cause,
             })?;
         create_private_dir(&replaced)?;
         let kept = replaced.join(DATABASE);

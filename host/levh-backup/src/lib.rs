@@ -82,34 +82,37 @@ impl Passphrase {
 }
 
 /// What can go wrong making, checking or restoring a backup. Each message names the file.
+///
+/// The causes are fields, not `source`s: each message already carries its cause's text,
+/// which an error chain (`{:#}`) would print a second time.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BackupError {
     /// Reading or writing a file failed.
-    #[error("{what} {}: {source}", path.display())]
+    #[error("{what} {}: {cause}", path.display())]
     Io {
         /// What was being done ("writing", "reading the backup", ...).
         what: &'static str,
         /// The file or folder.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The store refused (copying it, checking the copy, opening it).
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Store {
         /// The database file.
         path: PathBuf,
         /// The cause.
-        source: levh_store::SqliteStoreError,
+        cause: levh_store::SqliteStoreError,
     },
     /// The home's store is open in another process.
-    #[error("cannot replace {}: {source}", path.display())]
+    #[error("cannot replace {}: {cause}", path.display())]
     InUse {
         /// The home's database file.
         path: PathBuf,
         /// Why it could not be held.
-        source: levh_store::HoldError,
+        cause: levh_store::HoldError,
     },
     /// The backup is encrypted and no passphrase was given.
     #[error("{} is encrypted: a passphrase is needed to open it", path.display())]
@@ -136,12 +139,12 @@ pub enum BackupError {
 impl BackupError {
     fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Self + use<> {
         let path = path.to_path_buf();
-        move |source| Self::Io { what, path, source }
+        move |cause| Self::Io { what, path, cause }
     }
 
     fn store(path: &Path) -> impl FnOnce(levh_store::SqliteStoreError) -> Self + use<> {
         let path = path.to_path_buf();
-        move |source| Self::Store { path, source }
+        move |cause| Self::Store { path, cause }
     }
 
     fn not_a_backup(path: &Path, why: impl Into<String>) -> Self {

@@ -52,6 +52,8 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file))?
     };
     let items = import::parse(&text).with_context(|| format!("reading {}", args.file))?;
+    // The memories own their text now; a large file need not stay in memory beside them.
+    drop(text);
     let mut report = Report {
         read: items.len(),
         ..Report::default()
