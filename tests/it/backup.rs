@@ -138,7 +138,9 @@ fn a_backup_taken_while_a_server_writes_restores_the_home_as_it_was() {
     let refused = failure(levh_hash(&home).args(["backup", "restore"]).arg(&file));
     // Said once: the cause is not printed again as a chained source.
     assert_eq!(
-        refused.matches("another process has the store open").count(),
+        refused
+            .matches("another process has the store open")
+            .count(),
         1,
         "{refused}"
     );

@@ -151,18 +151,27 @@ pub enum HoldError {
     Store(#[from] SqliteStoreError),
 }
 
+/// How long [`hold_exclusively`] waits for other processes to close the store.
+const HOLD_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Takes the store at `path` for this process alone and checkpoints its log into the
 /// file, so that the file by itself is the whole store and can be moved.
 ///
 /// In WAL mode every open connection keeps a shared lock on the file, idle or not, so
 /// the exclusive lock is refused while any other process has the store open, and no
-/// other process can open it while this hold lives.
+/// other process can open it while this hold lives. Waits up to five seconds for
+/// others to close it.
 pub fn hold_exclusively(path: &Path) -> Result<ExclusiveHold, HoldError> {
     let connection = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(SqliteStoreError::from)?;
+    // A command that is about to finish (a `levh capture`, an MCP client exiting) is
+    // waited for; a server, which keeps the store open, is not outlasted.
+    connection
+        .busy_timeout(HOLD_WAIT)
+        .map_err(SqliteStoreError::from)?;
     connection
         .pragma_update(None, "locking_mode", "EXCLUSIVE")
         .map_err(SqliteStoreError::from)?;
