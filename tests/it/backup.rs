@@ -91,7 +91,29 @@ fn filled_home(dir: &Path) -> PathBuf {
     std::fs::write(home.join("config.toml"), "tz = \"Europe/Istanbul\"\n").unwrap();
     std::fs::create_dir_all(home.join("scorers")).unwrap();
     std::fs::write(home.join("scorers").join("active"), "recency\n").unwrap();
+    set_token(&home, "github", GITHUB_TOKEN);
     home
+}
+
+/// A token in the shape GitHub issues; only an encrypted backup may carry it.
+const GITHUB_TOKEN: &str = "ghp_Zq8vBackupTestTokenNotRealAbCdEf0123";
+
+/// `levh connector secret set ID` with the token on standard input, as a script would.
+fn set_token(home: &Path, connector: &str, token: &str) {
+    let mut child = levh_hash(home)
+        .args(["connector", "secret", "set", connector])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{token}").unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(
+        home.join("plugins")
+            .join(connector)
+            .join("credential")
+            .exists()
+    );
 }
 
 #[test]
@@ -131,6 +153,17 @@ fn a_backup_taken_while_a_server_writes_restores_the_home_as_it_was() {
     assert_eq!(
         manifest["files"],
         serde_json::json!(["config.toml", "scorers/active"])
+    );
+    // The connector's token stays out of a backup that is not encrypted.
+    assert_eq!(
+        manifest["left_out"],
+        serde_json::json!(["plugins/github/credential"])
+    );
+    let archived = std::fs::read(&file).unwrap();
+    assert!(
+        !archived
+            .windows(GITHUB_TOKEN.len())
+            .any(|w| w == GITHUB_TOKEN.as_bytes())
     );
     assert_eq!(manifest["held"], 1);
 
@@ -229,6 +262,11 @@ fn a_backup_taken_while_a_server_writes_restores_the_home_as_it_was() {
         std::fs::read_to_string(replaced.join("config.toml")).unwrap(),
         "tz = \"UTC\"\n"
     );
+    assert!(!home.join("plugins/github/credential").exists());
+    assert_eq!(
+        std::fs::read_to_string(replaced.join("plugins/github/credential")).unwrap(),
+        GITHUB_TOKEN
+    );
     // No staging folder or partial file is left behind.
     let entries = backups_entries(&home);
     assert_eq!(entries.len(), 2, "{entries:?}");
@@ -245,6 +283,7 @@ fn an_encrypted_backup_needs_its_passphrase_and_shows_nothing_without_it() {
         &home,
         &["the vault combination is kept by margarethe in accounting"],
     );
+    set_token(&home, "github", GITHUB_TOKEN);
     let file = dir.path().join("secret.tar.age");
 
     let refused = failure(
@@ -292,6 +331,12 @@ fn an_encrypted_backup_needs_its_passphrase_and_shows_nothing_without_it() {
     );
     assert_eq!(restored["replaced"], Value::Null);
     assert_eq!(memories(&other), memories(&home));
+    // Encrypted, the connector's token travels with it.
+    assert_eq!(created["manifest"]["left_out"], serde_json::json!([]));
+    assert_eq!(
+        std::fs::read_to_string(other.join("plugins/github/credential")).unwrap(),
+        GITHUB_TOKEN
+    );
 
     // Cut short, it no longer opens, whatever the passphrase.
     let cut = dir.path().join("cut.tar.age");

@@ -23,6 +23,11 @@ const PARTS: &[&str] = &["config.toml", "plugins", "scorers"];
 const DERIVED: &[&str] = &["cache/index"];
 /// Where backups go by default, and what a restore replaced.
 const BACKUPS: &str = "backups";
+/// Files holding a secret: the token a connector's requests carry (`levh connector secret
+/// set`, stored as `plugins/<id>/credential` by levh-plugins' registry). Only an encrypted
+/// backup carries them; a plain one leaves them out and lists them in its manifest, so a
+/// backup copied to a USB stick holds no token in the clear.
+const SECRET_FILE_NAMES: &[&str] = &["credential"];
 /// A manifest is a few hundred bytes; anything past this is not one.
 const MANIFEST_LIMIT: u64 = 1 << 20;
 
@@ -138,8 +143,17 @@ pub fn create(
     let database_sha256 = hashed.hex();
 
     let mut files = Vec::new();
+    let mut left_out = Vec::new();
     for part in PARTS {
         for relative in files_under(home, Path::new(part))? {
+            let secret = relative
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| SECRET_FILE_NAMES.contains(&name));
+            if secret && passphrase.is_none() {
+                left_out.push(slash_path(&relative));
+                continue;
+            }
             let source = home.join(&relative);
             tar.append_path_with_name(&source, &relative)
                 .map_err(BackupError::io("adding to the backup", &source))?;
@@ -157,6 +171,7 @@ pub fn create(
         database_bytes,
         database_sha256,
         files,
+        left_out,
     };
     let text = serde_json::to_vec_pretty(&manifest).map_err(|e| BackupError::Io {
         what: "writing",

@@ -52,6 +52,10 @@ pub struct Manifest {
     pub database_sha256: String,
     /// The other files in the archive (settings, connectors, scorers), relative to the home.
     pub files: Vec<String>,
+    /// Files of the home a plain (unencrypted) backup leaves out because they hold a
+    /// secret: connectors' tokens.
+    #[serde(default)]
+    pub left_out: Vec<String>,
 }
 
 /// The passphrase a backup is encrypted with.

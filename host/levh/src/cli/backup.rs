@@ -102,6 +102,12 @@ fn create(home: &Path, args: CreateArgs, json: bool) -> Result<ExitCode> {
         if !created.manifest.files.is_empty() {
             output::line(format!("  with {}", created.manifest.files.join(", ")));
         }
+        if !created.manifest.left_out.is_empty() {
+            output::line(format!(
+                "  left out, since they hold tokens and the backup is not encrypted: {} (--encrypt keeps them)",
+                created.manifest.left_out.join(", ")
+            ));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -187,6 +193,12 @@ fn restore(home: &Path, file: &Path, json: bool) -> Result<ExitCode> {
             output::line(format!(
                 "  its store was migrated from schema {} to {}",
                 restored.manifest.schema_version, restored.schema_version
+            ));
+        }
+        if !restored.manifest.left_out.is_empty() {
+            output::line(format!(
+                "  the backup left out {} (tokens; it is not encrypted): set them again with `levh connector secret set ID`",
+                restored.manifest.left_out.join(", ")
             ));
         }
         match &restored.replaced {
