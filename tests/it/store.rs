@@ -311,3 +311,65 @@ fn statistics_and_the_fading_list_follow_every_change_including_another_process_
     assert_eq!(ended.total, 26);
     assert_eq!(ended.by_project.get("p9"), None);
 }
+
+#[test]
+fn a_list_continued_after_its_last_memory_reads_every_memory_once_in_order_even_at_one_instant() {
+    use levh_core::{Memory, MemoryFilter, Page};
+    let h = Harness::new();
+    let batch = |numbers: std::ops::Range<u64>| -> Vec<NewMemory> {
+        numbers
+            .map(|n| NewMemory {
+                content: crate::support::distinct_sentence(n),
+                ..NewMemory::default()
+            })
+            .collect()
+    };
+    // 1,600 memories at one instant (the clock does not move: only the order they were
+    // stored in tells them apart), then 500 an hour later.
+    for numbers in [0..800, 800..1600] {
+        h.levh.capture_batch(&h.scope, batch(numbers)).unwrap();
+    }
+    h.clock.advance_hours(1.0);
+    h.levh.capture_batch(&h.scope, batch(1600..2100)).unwrap();
+    let filter = MemoryFilter {
+        workspace: h.scope.workspace.clone(),
+        ..MemoryFilter::default()
+    };
+    let list = |after: Option<&Memory>, limit: usize| {
+        h.levh.list(
+            &h.scope,
+            MemoryFilter {
+                listed_after: after.map(|m| m.id),
+                ..filter.clone()
+            },
+            Page { limit, offset: 0 },
+        )
+    };
+    let whole = list(None, 10_000).unwrap();
+    assert_eq!(whole.len(), 2100);
+    let mut paged: Vec<Memory> = Vec::new();
+    loop {
+        let page = list(paged.last(), 300).unwrap();
+        let done = page.len() < 300;
+        paged.extend(page);
+        if done {
+            break;
+        }
+    }
+    let ids = |memories: &[Memory]| memories.iter().map(|m| m.id).collect::<Vec<_>>();
+    assert_eq!(paged.len(), whole.len());
+    assert!(
+        ids(&paged) == ids(&whole),
+        "the pages differ from the whole list"
+    );
+
+    // A cursor purged while listing is an error, not a list that quietly ends there.
+    let cursor = paged[299].clone();
+    h.levh.purge(&h.scope, cursor.id).unwrap();
+    let error = list(Some(&cursor), 300).unwrap_err().to_string();
+    assert!(error.contains("no longer stored"), "{error}");
+    // A forgotten one still orders the rest.
+    let forgotten = paged[599].clone();
+    h.levh.forget(&h.scope, forgotten.id).unwrap();
+    assert!(ids(&list(Some(&forgotten), 300).unwrap()) == ids(&whole[600..900]));
+}

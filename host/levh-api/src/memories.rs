@@ -169,17 +169,21 @@ pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
 }
 
 /// Every memory the filter matches, newest first, read a page at a time (a list call is
-/// bounded; a whole workspace is not).
+/// bounded; a whole workspace is not), each page continuing after the last memory of the
+/// one before.
 pub(crate) fn all(levh: &Levh, scope: &Scope, filter: MemoryFilter) -> Result<Vec<Memory>> {
     const PAGE: usize = 1000;
-    let mut memories = Vec::new();
+    let mut memories: Vec<Memory> = Vec::new();
     loop {
         let page = levh.list(
             scope,
-            filter.clone(),
+            MemoryFilter {
+                listed_after: memories.last().map(|last| last.id),
+                ..filter.clone()
+            },
             Page {
                 limit: PAGE,
-                offset: memories.len(),
+                offset: 0,
             },
         )?;
         let done = page.len() < PAGE;

@@ -38,6 +38,13 @@ pub(crate) fn where_clause(filter: &MemoryFilter) -> (String, Vec<Value>) {
     if let Some(pinned) = filter.pinned {
         add("m.pinned = ?", i64::from(pinned).into());
     }
+    if let Some(id) = filter.listed_after {
+        // Row values in the list's own order; the cursor's row is found once by its id.
+        add(
+            "(m.created_at, m.seq) < (SELECT c.created_at, c.seq FROM memories c WHERE c.id = ?)",
+            id.to_string().into(),
+        );
+    }
     match filter.known_at {
         Some(known) => {
             add("m.created_at <= ?", micros(known).into());

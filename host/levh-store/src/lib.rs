@@ -664,12 +664,27 @@ impl Store for SqliteStore {
 
     fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
         let (clause, values) = where_clause(filter);
+        let conn = self.read();
+        // A cursor whose memory was purged meanwhile would match nothing, and a page-by-page
+        // read would end there as if complete: say so instead.
+        if let Some(id) = filter.listed_after {
+            let stored = conn
+                .prepare_cached("SELECT count(*) > 0 FROM memories WHERE id = ?1")
+                .and_then(|mut statement| {
+                    statement.query_row([id.to_string()], |row| row.get::<_, bool>(0))
+                })
+                .map_err(sqlite)?;
+            if !stored {
+                return Err(StoreError::new(format!(
+                    "the memory {id} that this list continues from is no longer stored (purged while listing); list again"
+                )));
+            }
+        }
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT {} OFFSET {}",
             sql_limit(page.limit),
             sql_limit(page.offset),
         );
-        let conn = self.read();
         let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
         let rows = statement
             .query_map(params_from_iter(values), read_memory)

@@ -41,6 +41,7 @@ impl Levh {
             not_retired_at: None,
             known_at: request.known_at,
             pinned: None,
+            listed_after: None,
         }
         // What levh knew at `known_at` is judged valid at that time too, unless an
         // `as_of` says which world time.
