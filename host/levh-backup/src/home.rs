@@ -6,7 +6,6 @@ use std::io::{self, BufReader, Read};
 use std::path::{Component, Path, PathBuf};
 
 use jiff::Timestamp;
-use levh_store::SnapshotSummary;
 
 use crate::archive::{self, Hashing, Sink};
 use crate::{BackupError, FORMAT, Manifest, Passphrase};
@@ -125,7 +124,6 @@ pub fn create(
         .tempfile_in(&folder)
         .map_err(BackupError::io("creating a file in", &folder))?
         .into_parts();
-    let writing = BackupError::io("writing", &partial);
     let sink = Sink::new(file, passphrase).map_err(BackupError::io("writing", &partial))?;
     let mut tar = tar::Builder::new(sink);
     tar.follow_symlinks(false);
@@ -137,9 +135,8 @@ pub fn create(
         .len();
     let mut hashed = Hashing::new(BufReader::with_capacity(1 << 20, store));
     let mut header = file_header(database_bytes, now);
-    if let Err(e) = tar.append_data(&mut header, DATABASE, &mut hashed) {
-        return Err(writing(e));
-    }
+    tar.append_data(&mut header, DATABASE, &mut hashed)
+        .map_err(BackupError::io("writing", &partial))?;
     let database_sha256 = hashed.hex();
 
     let mut files = Vec::new();
@@ -184,9 +181,7 @@ pub fn create(
         .and_then(|()| tar.into_inner())
         .and_then(Sink::finish)
         .and_then(|file| file.sync_all());
-    if let Err(e) = finished {
-        return Err(BackupError::io("writing", &partial)(e));
-    }
+    finished.map_err(BackupError::io("writing", &partial))?;
     partial
         .persist_noclobber(out)
         .map_err(|e| BackupError::io("writing", out)(e.error))?;
@@ -215,8 +210,7 @@ pub fn verify(
         .prefix(".levh-verify-")
         .tempdir_in(scratch)
         .map_err(BackupError::io("creating a folder in", scratch))?;
-    let (manifest, _) = unpack(path, passphrase, staging.path())?;
-    Ok(manifest)
+    unpack(path, passphrase, staging.path())
 }
 
 /// Makes `home` what the backup at `path` holds.
@@ -238,12 +232,12 @@ pub fn restore(
         .prefix(".levh-restore-")
         .tempdir_in(&backups)
         .map_err(BackupError::io("creating a folder in", &backups))?;
-    let (manifest, _) = unpack(path, passphrase, staging.path())?;
+    let manifest = unpack(path, passphrase, staging.path())?;
     let staged = staging.path().join(DATABASE);
     // Opened as the store it is about to be: an older schema is migrated here, before
-    // anything of the home changes. Dropping it closes it (and folds its log back in).
+    // anything of the home changes (it is then at this build's schema). Dropping it
+    // closes it (and folds its log back in).
     drop(levh_store::SqliteStore::open(&staged).map_err(BackupError::store(&staged))?);
-    let summary = levh_store::check_restorable(&staged).map_err(BackupError::store(&staged))?;
 
     let database = home.join(DATABASE);
     let replaced = backups.join(format!("replaced-{}", now.strftime("%Y%m%dT%H%M%SZ")));
@@ -288,7 +282,7 @@ pub fn restore(
     Ok(Restored {
         manifest,
         replaced: moved_any.then_some(replaced),
-        schema_version: summary.schema_version,
+        schema_version: levh_store::latest_schema_version(),
     })
 }
 
@@ -336,7 +330,7 @@ fn unpack(
     path: &Path,
     passphrase: Option<&Passphrase>,
     staging: &Path,
-) -> Result<(Manifest, SnapshotSummary), BackupError> {
+) -> Result<Manifest, BackupError> {
     let damaged =
         |e: io::Error| BackupError::not_a_backup(path, format!("it is damaged or cut short ({e})"));
     let mut tar = tar::Archive::new(archive::open(path, passphrase)?);
@@ -449,7 +443,7 @@ fn unpack(
             ),
         ));
     }
-    Ok((manifest, summary))
+    Ok(manifest)
 }
 
 /// An entry's name as the archive may hold it: relative, no `..`, under one of the parts

@@ -31,6 +31,7 @@ mod writes;
 pub use ann::{AnnConfig, AnnIndex, AnnStats};
 pub use levh_core::LoggedEvent;
 pub use levh_core::{IssuedToken, TokenInfo};
+pub use migrations::latest_version as latest_schema_version;
 pub use snapshot::{
     ExclusiveHold, HoldError, SnapshotSummary, check_restorable, hold_exclusively, snapshot,
 };

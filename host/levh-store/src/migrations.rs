@@ -27,7 +27,7 @@ fn migrations() -> Migrations<'static> {
 }
 
 /// The schema version this build writes.
-pub(crate) fn latest_version() -> i64 {
+pub fn latest_version() -> i64 {
     MIGRATIONS.len() as i64
 }
 

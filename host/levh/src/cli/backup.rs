@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
+use indicatif::HumanBytes;
 use levh_backup::{Passphrase, SecretString};
 use serde_json::json;
 
@@ -92,7 +93,7 @@ fn create(home: &Path, args: CreateArgs, json: bool) -> Result<ExitCode> {
         ));
         output::line(format!(
             "  {}, {}, {seconds:.1} s",
-            size(created.bytes),
+            HumanBytes(created.bytes),
             if created.encrypted {
                 "encrypted with your passphrase"
             } else {
@@ -140,7 +141,7 @@ fn list(home: &Path, json: bool) -> Result<ExitCode> {
     for file in &found {
         table.add_row(vec![
             file.path.display().to_string(),
-            size(file.bytes),
+            HumanBytes(file.bytes).to_string(),
             file.modified.map(output::human_time).unwrap_or_default(),
             if file.encrypted { "yes" } else { "no" }.to_string(),
         ]);
@@ -261,19 +262,4 @@ fn passphrase_from_environment() -> Result<Option<SecretString>> {
             bail!("{PASSPHRASE_VARIABLE} is not valid UTF-8")
         }
     }
-}
-
-/// A size for people: bytes up to KiB, then one decimal.
-fn size(bytes: u64) -> String {
-    const UNITS: &[&str] = &["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }
