@@ -487,3 +487,74 @@ fn damaged_and_crafted_backups_are_refused_and_the_home_is_untouched() {
     ok(levh_hash(&home).args(["backup", "restore"]).arg(&file));
     assert_eq!(memories(&home), before);
 }
+
+/// A purge inside a running server scans the store for what it left; that scan must not
+/// release the server's hold on the store (reading the file would drop SQLite's POSIX
+/// locks): a restore afterwards is still refused, naming the server, and the server's
+/// store stays whole.
+#[test]
+fn a_restore_after_a_purge_inside_the_server_is_refused_and_names_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    for n in 0..10 {
+        capture(&home, &[&distinct_sentence(n)]);
+    }
+    let created = json(levh_hash(&home).args(["--json", "backup", "create"]));
+    let file = PathBuf::from(created["path"].as_str().unwrap());
+
+    let (mut server, address) = serve(&home, &[("LEVH_EMBEDDER", "hash")]);
+    let post = |path: &str, body: Value| -> Value {
+        ureq::post(format!("http://{address}{path}"))
+            .send_json(body)
+            .unwrap()
+            .body_mut()
+            .read_json()
+            .unwrap()
+    };
+    let stored = post(
+        "/api/memories",
+        serde_json::json!({ "content": "the vendor's private price list is 41 euros a seat" }),
+    );
+    let id = stored["memory_id"].as_str().unwrap().to_owned();
+    let purged = post(&format!("/api/memories/{id}/purge"), serde_json::json!({}));
+    assert_eq!(purged["residue"], serde_json::json!([]), "{purged}");
+
+    let refused = failure(levh_hash(&home).args(["backup", "restore"]).arg(&file));
+    assert!(
+        refused.contains("another process has the store open (pid ")
+            && refused.contains(&format!("pid {} (levh serve)", server.id())),
+        "{refused}"
+    );
+    assert!(
+        backups_entries(&home)
+            .iter()
+            .all(|name| !name.starts_with("replaced-")),
+        "{:?}",
+        backups_entries(&home)
+    );
+    // The server still writes into a whole store.
+    let after = post(
+        "/api/memories",
+        serde_json::json!({ "content": distinct_sentence(500) }),
+    );
+    assert_eq!(after["verdict"], "admit", "{after}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let listed = memories(&home);
+    assert_eq!(listed.len(), 11);
+    assert!(
+        listed
+            .iter()
+            .all(|(_, content, _)| !content.contains("41 euros"))
+    );
+    let integrity: String = rusqlite::Connection::open(home.join("levh.db"))
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok");
+
+    // With the server gone (killed: its holder file is left behind), the restore goes
+    // through.
+    ok(levh_hash(&home).args(["backup", "restore"]).arg(&file));
+    assert_eq!(memories(&home).len(), 10);
+}

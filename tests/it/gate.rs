@@ -154,8 +154,11 @@ fn a_held_candidate_can_be_discarded_once_and_the_decision_is_logged() {
     );
 }
 
+/// The memory and the decision are one transaction: a failure while closing the row
+/// leaves nothing stored and the candidate held (to admit again or discard), never a
+/// memory whose candidate says otherwise.
 #[test]
-fn a_crash_between_storing_and_closing_loses_nothing_and_a_retry_completes_it() {
+fn a_failure_while_closing_rolls_the_whole_admission_back_and_a_retry_completes_it() {
     let h = Harness::new();
     h.capture(MAIN);
     let held = h
@@ -170,6 +173,21 @@ fn a_crash_between_storing_and_closing_loses_nothing_and_a_retry_completes_it() 
         .unwrap()
         .held_id
         .unwrap();
+    let prods = || {
+        h.levh
+            .list(
+                &h.scope,
+                MemoryFilter::default(),
+                Page {
+                    limit: 10,
+                    offset: 0,
+                },
+            )
+            .unwrap()
+            .into_iter()
+            .filter(|m| m.content == PROD)
+            .collect::<Vec<_>>()
+    };
 
     // Inject the failure in the database itself: closing the row aborts.
     h.store.with_connection(|c| {
@@ -181,60 +199,22 @@ fn a_crash_between_storing_and_closing_loses_nothing_and_a_retry_completes_it() 
     });
     let err = h.levh.held_admit(&h.scope, held, false).unwrap_err();
     assert!(err.to_string().contains("injected crash"), "{err}");
-
-    let stored: Vec<_> = h
-        .levh
-        .list(
-            &h.scope,
-            MemoryFilter::default(),
-            Page {
-                limit: 10,
-                offset: 0,
-            },
-        )
-        .unwrap()
-        .into_iter()
-        .filter(|m| m.content == PROD)
-        .collect();
-    assert_eq!(stored.len(), 1, "the memory was stored before the failure");
+    assert!(prods().is_empty(), "nothing was stored");
     assert_eq!(
         h.levh.held_get(&h.scope, held).unwrap().status,
         HeldStatus::Held,
         "and the row is still held"
     );
-    // discarding now would lose the stored memory's provenance: refused
-    let discard = h.levh.held_discard(&h.scope, held).unwrap_err();
-    assert!(
-        discard.to_string().contains("finish its admission"),
-        "{discard}"
-    );
 
     h.store
         .with_connection(|c| c.execute_batch("DROP TRIGGER injected_crash").unwrap());
     let admission = h.levh.held_admit(&h.scope, held, false).unwrap();
-    assert_eq!(
-        admission.memory_id, stored[0].id,
-        "the retry completes the same admission"
-    );
-    let prods = h
-        .levh
-        .list(
-            &h.scope,
-            MemoryFilter::default(),
-            Page {
-                limit: 10,
-                offset: 0,
-            },
-        )
-        .unwrap()
-        .into_iter()
-        .filter(|m| m.content == PROD)
-        .count();
-    assert_eq!(prods, 1, "exactly one memory");
-    assert_eq!(
-        h.levh.held_get(&h.scope, held).unwrap().status,
-        HeldStatus::Admitted
-    );
+    let stored = prods();
+    assert_eq!(stored.len(), 1, "exactly one memory");
+    assert_eq!(admission.memory_id, stored[0].id);
+    let closed = h.levh.held_get(&h.scope, held).unwrap();
+    assert_eq!(closed.status, HeldStatus::Admitted);
+    assert_eq!(closed.memory_id, Some(stored[0].id));
 }
 
 #[test]
@@ -330,11 +310,12 @@ fn file_bytes(dir: &std::path::Path) -> Vec<u8> {
     let mut bytes = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("levh.db")
+        if path.is_file()
+            && path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("levh.db")
         {
             bytes.extend(std::fs::read(&path).unwrap());
         }
@@ -637,4 +618,94 @@ fn the_gate_stores_a_conversation_answers_and_other_speakers_words_included() {
         None,
     );
     assert_eq!(changed.verdict.name(), "review", "{changed:?}");
+}
+
+/// `held admit` and `held discard` of one candidate started at the same moment from two
+/// processes: exactly one takes effect, the other is told it was already decided, and the
+/// store agrees with the decision (a discarded candidate's text is not stored; an admitted
+/// one's is).
+#[test]
+fn a_held_candidate_raced_by_admit_and_discard_from_two_processes_is_decided_once() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    assert_eq!(
+        json(levh(home).args(["capture", MAIN, "--json"]))["verdict"],
+        "admit"
+    );
+    let words = [
+        "prod", "stable", "trunk", "live", "green", "blue", "canary", "edge", "next", "beta",
+        "gamma", "delta", "release", "ship", "final", "gold",
+    ];
+    let mut candidates = Vec::new();
+    for word in words {
+        let content = format!("The deploy branch for atlas is {word}.");
+        let held = json(levh(home).args(["capture", &content, "--json"]));
+        if held["verdict"] == "review" {
+            candidates.push((held["held_id"].as_str().unwrap().to_owned(), content));
+        }
+    }
+    assert!(candidates.len() >= 10, "{candidates:?}");
+
+    for (n, (id, content)) in candidates.iter().enumerate() {
+        let mut admit = levh(home);
+        admit.args(["held", "admit", id]);
+        if n % 2 == 0 {
+            admit.arg("--supersede");
+        }
+        let mut discard = levh(home);
+        discard.args(["held", "discard", id]);
+        let (admit, discard) = (admit.output_spawned(), discard.output_spawned());
+        let (admit, discard) = (
+            admit.wait_with_output().unwrap(),
+            discard.wait_with_output().unwrap(),
+        );
+        assert!(
+            admit.status.success() != discard.status.success(),
+            "candidate {n}: admit {:?} {}, discard {:?} {}",
+            admit.status,
+            String::from_utf8_lossy(&admit.stderr),
+            discard.status,
+            String::from_utf8_lossy(&discard.stderr)
+        );
+        let loser = if admit.status.success() {
+            &discard
+        } else {
+            &admit
+        };
+        assert!(
+            String::from_utf8_lossy(&loser.stderr).contains("already decided"),
+            "{}",
+            String::from_utf8_lossy(&loser.stderr)
+        );
+        let shown = json(levh(home).args(["held", "show", id, "--json"]));
+        let stored = json(levh(home).args(["list", "--json", "--limit", "1000"]))
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["content"] == content.as_str());
+        let status = shown["held"]["status"].as_str().unwrap().to_owned();
+        assert_eq!(
+            (status.as_str(), stored),
+            if admit.status.success() {
+                ("admitted", true)
+            } else {
+                ("discarded", false)
+            },
+            "candidate {n}: {shown}"
+        );
+    }
+}
+
+/// Spawning without waiting, so that two commands run at once.
+trait SpawnOutput {
+    fn output_spawned(&mut self) -> std::process::Child;
+}
+
+impl SpawnOutput for std::process::Command {
+    fn output_spawned(&mut self) -> std::process::Child {
+        self.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
 }

@@ -47,6 +47,7 @@ fn with_mcp(harness: &Harness, profile: levh_mcp::Profile) -> AppState {
         profile,
         None,
         state.mcp_allowed_hosts(),
+        levh_mcp::sessions::SessionLimits::default(),
         state.shutdown_token().child_token(),
     );
     state.with_mcp(mcp)

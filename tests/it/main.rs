@@ -19,6 +19,7 @@ mod hardening;
 mod http;
 mod inspector;
 mod knowledge;
+mod limits;
 mod mcp;
 mod memory_model;
 mod notion;

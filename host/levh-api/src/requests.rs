@@ -97,6 +97,7 @@ pub struct StoreBatchArgs {
 
 /// Arguments of recall_memory and search_memory.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RecallArgs {
     /// What to look for.
     pub query: String,
@@ -122,6 +123,7 @@ pub struct RecallArgs {
 
 /// A memory id.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct IdArgs {
     /// The memory's id (a UUID).
     pub id: String,
@@ -129,6 +131,7 @@ pub struct IdArgs {
 
 /// Arguments of get_context.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ContextArgs {
     /// The project to load essentials of (pinned rules without a project always come).
     pub project: Option<String>,
@@ -138,6 +141,7 @@ pub struct ContextArgs {
 
 /// An optional project.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ProjectArgs {
     /// Only this project.
     pub project: Option<String>,
@@ -145,6 +149,7 @@ pub struct ProjectArgs {
 
 /// Arguments of list_memories.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListArgs {
     /// Only this project.
     pub project: Option<String>,
@@ -162,6 +167,7 @@ pub struct ListArgs {
 
 /// Arguments of set_importance.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ImportanceArgs {
     /// The memory's id.
     pub id: String,
@@ -171,6 +177,7 @@ pub struct ImportanceArgs {
 
 /// Arguments of update_memory.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UpdateArgs {
     /// The memory's id.
     pub id: String,
@@ -180,6 +187,7 @@ pub struct UpdateArgs {
 
 /// Arguments of memory_feedback.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct FeedbackArgs {
     /// The memory's id.
     pub id: String,
@@ -189,6 +197,7 @@ pub struct FeedbackArgs {
 
 /// Arguments of related_memories.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RelatedArgs {
     /// The memory's id.
     pub id: String,
@@ -198,6 +207,7 @@ pub struct RelatedArgs {
 
 /// Arguments of list_fading_memories.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct FadingArgs {
     /// Only this project.
     pub project: Option<String>,
@@ -207,6 +217,7 @@ pub struct FadingArgs {
 
 /// Arguments of end_session.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SessionArgs {
     /// The id create_session returned.
     pub session_id: String,
@@ -224,6 +235,7 @@ pub struct EvaluateArgs {
 
 /// Arguments of list_held_memories.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HeldListArgs {
     /// held (default), admitted, discarded or expired.
     pub status: Option<String>,
@@ -240,6 +252,7 @@ pub struct DecideArgs {
 
 /// Arguments of get_connector_help.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ConnectorArgs {
     /// The connector's id (list_connectors shows them).
     pub id: String,
@@ -262,6 +275,7 @@ pub struct SyncArgs {
 
 /// Arguments of connector_sync_status.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SyncStatusArgs {
     /// Only this connector.
     pub id: Option<String>,
@@ -298,6 +312,7 @@ pub struct AdmitBody {
 
 /// Forgetting-curve query.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CurveQuery {
     /// Days ahead (1..3650, default 30).
     pub days: Option<u32>,
@@ -305,6 +320,7 @@ pub struct CurveQuery {
 
 /// Score-breakdown query.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ScoreQuery {
     /// Score against this query (similarity 1 without one).
     pub query: Option<String>,
@@ -387,6 +403,7 @@ impl HeldListArgs {
 
 /// Related-memories query (REST; MCP names the memory in [`RelatedArgs`]).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RelatedQuery {
     /// At most this many (default 5).
     pub limit: Option<usize>,
@@ -558,4 +575,59 @@ pub struct EntityPageArgs {
     pub kind: Option<String>,
     /// At most this many of its memories (1..1000, default 20).
     pub limit: Option<usize>,
+}
+
+/// serde's refusal of an unknown argument ("unknown field `asof`, expected one of
+/// `query`, …, `as_of`") with the closest valid name added ("… did you mean `as_of`?"),
+/// for every surface that reads arguments (MCP tools, REST bodies and query strings).
+/// Other messages are returned as they are.
+pub fn suggest_known_field(message: &str) -> String {
+    let Some((_, rest)) = message.split_once("unknown field `") else {
+        return message.to_owned();
+    };
+    let Some((unknown, expected)) = rest.split_once('`') else {
+        return message.to_owned();
+    };
+    let closest = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|name| (strsim::normalized_damerau_levenshtein(unknown, name), name))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match closest {
+        Some((similarity, name)) if similarity >= 0.5 => {
+            format!("{message}; did you mean `{name}`?")
+        }
+        _ => message.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_argument_is_named_with_the_closest_valid_one() {
+        let refused = serde_json::from_value::<RecallArgs>(
+            serde_json::json!({ "query": "deploys", "asof": "2026-01-01" }),
+        )
+        .unwrap_err()
+        .to_string();
+        let told = suggest_known_field(&refused);
+        assert!(told.contains("unknown field `asof`"), "{told}");
+        assert!(told.ends_with("did you mean `as_of`?"), "{told}");
+        let refused = serde_json::from_value::<ListArgs>(serde_json::json!({ "projet": "api" }))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            suggest_known_field(&refused).ends_with("did you mean `project`?"),
+            "{refused}"
+        );
+        // Nothing close: no guess.
+        let refused = serde_json::from_value::<ContextArgs>(serde_json::json!({ "zzzzzz": 1 }))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(suggest_known_field(&refused), refused);
+        assert_eq!(suggest_known_field("invalid type"), "invalid type");
+    }
 }

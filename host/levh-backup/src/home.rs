@@ -256,7 +256,17 @@ pub fn restore(
         moved_any = true;
         Some(hold)
     } else {
+        // No store yet: still, nobody may open one here while the restored one moves in.
+        let lease = levh_store::acquire_exclusive(&database, std::time::Duration::from_secs(5))
+            .map_err(|e| BackupError::InUse {
+                path: database.clone(),
+                cause: match e {
+                    levh_store::LeaseError::InUse(holders) => levh_store::HoldError::InUse(holders),
+                    other => levh_store::HoldError::Store(other.into()),
+                },
+            })?;
         fs::rename(&staged, &database).map_err(BackupError::io("writing", &database))?;
+        drop(lease);
         None
     };
     for part in PARTS.iter().chain(DERIVED) {

@@ -437,20 +437,45 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         actor: &Actor,
     ) -> Result<(), StoreError>;
 
-    /// Step one of admitting a held candidate: stores the memory (at most once per held
-    /// candidate: a retry after a crash finds and returns the memory already stored),
-    /// applies interference, and retires `supersede` if given. Returns the memory's id.
+    /// Admits a held candidate as a new memory, in one transaction: if and only if the
+    /// candidate is still held (compare-and-set), stores the memory, applies interference,
+    /// retires `supersede` if given, and closes the candidate as admitted. When someone
+    /// decided first (another process, another surface), nothing is written and their
+    /// decision is returned. A memory already stored from the candidate (by a build that
+    /// wrote it in a transaction of its own and crashed before closing) is kept, not
+    /// stored twice.
+    #[allow(clippy::too_many_arguments)]
     fn store_held_memory(
         &self,
+        workspace: &Workspace,
         held: HeldId,
         record: &NewMemoryRecord,
         neighbours: &[(MemoryId, f64)],
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         supersede: Option<MemoryId>,
+        now: Timestamp,
         actor: &Actor,
-    ) -> Result<MemoryId, StoreError>;
+    ) -> Result<HeldClose, StoreError>;
 
-    /// Step two: closes a held candidate if and only if it is still held (compare-and-set),
+    /// Admits a held update in one transaction: if and only if the candidate is still
+    /// held, replaces memory `target`'s content (as [`Store::replace_content`] does,
+    /// logging an update with `detail`) and closes the candidate as admitted.
+    /// [`HeldClose::Missing`] also when `target` is gone.
+    #[allow(clippy::too_many_arguments)]
+    fn admit_held_update(
+        &self,
+        workspace: &Workspace,
+        held: HeldId,
+        target: MemoryId,
+        content: &str,
+        embedding: Option<&Embedding>,
+        near_duplicate_keys: &[i64],
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<HeldClose, StoreError>;
+
+    /// Closes a held candidate if and only if it is still held (compare-and-set),
     /// recording who decided and when, and logging the decision.
     fn close_held(
         &self,

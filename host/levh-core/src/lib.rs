@@ -35,8 +35,8 @@ pub use backends::{
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
-    HeldAdmission, Levh, MAX_BATCH, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts, REINDEX_BATCH,
-    RecallHit, RecallOutput, RecallRequest, ReindexReport, SecretFinding, Stats,
+    HeldAdmission, Levh, MAX_BATCH, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
+    REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport, SecretFinding, Stats,
 };
 pub use engine::{ContentUpdate, RelatedMemory, Session};
 pub use error::{Error, Result};

@@ -185,8 +185,38 @@ pub fn content_words(text: &str) -> Vec<String> {
 }
 
 /// Lowercased Unicode words of `text` (UAX #29 word boundaries, punctuation dropped).
-pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.unicode_words().map(str::to_lowercase)
+pub fn words(text: &str) -> Words<'_> {
+    match without_invisible(text) {
+        std::borrow::Cow::Borrowed(text) => Words::Plain(text.unicode_words()),
+        std::borrow::Cow::Owned(cleaned) => Words::Cleaned(
+            cleaned
+                .unicode_words()
+                .map(str::to_lowercase)
+                .collect::<Vec<_>>()
+                .into_iter(),
+        ),
+    }
+}
+
+/// The lower-cased words of a text ([`words`]): read in place, or from a copy when the
+/// text held invisible characters to drop first.
+#[derive(Debug)]
+pub enum Words<'a> {
+    /// The text as it is.
+    Plain(unicode_segmentation::UnicodeWords<'a>),
+    /// Words of the text without its invisible characters.
+    Cleaned(std::vec::IntoIter<String>),
+}
+
+impl Iterator for Words<'_> {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        match self {
+            Self::Plain(words) => words.next().map(str::to_lowercase),
+            Self::Cleaned(words) => words.next(),
+        }
+    }
 }
 
 /// The numbers a text mentions: every word with a digit in it, sorted ("9:30" gives `9`
@@ -309,6 +339,7 @@ pub fn near_duplicate_keys(text: &str) -> Vec<i64> {
 /// A stable hash of the content after whitespace and case normalisation, so trivially
 /// re-spaced copies hash alike. Hex, 32 characters (xxh3-128).
 pub fn content_hash(content: &str) -> String {
+    let content = without_invisible(content);
     let normal: Vec<String> = content.split_whitespace().map(str::to_lowercase).collect();
     format!(
         "{:032x}",
@@ -441,18 +472,49 @@ pub fn without_nul(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Characters that show nothing: zero-width spaces and joiners, direction marks and
+/// overrides, word joiners and invisible operators, the byte-order mark, soft hyphen,
+/// variation selectors, tags, and the blank "letters" that render as space (Braille
+/// blank, Hangul fillers). Written inside a word they make a copy of a text look new to
+/// a comparison; on their own they are content nobody can read.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{2800}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
+}
+
+/// The text without [`is_invisible`] characters, for comparing texts (copied only when
+/// it has some).
+pub fn without_invisible(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(is_invisible) {
+        std::borrow::Cow::Owned(text.chars().filter(|&c| !is_invisible(c)).collect())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// Whether a person would see anything: a character that is not whitespace, a control
-/// character or one of the invisible formatting characters (zero-width space and joiners,
-/// word joiner, byte-order mark, soft hyphen, Mongolian vowel separator).
+/// character or [`is_invisible`].
 pub fn has_visible(text: &str) -> bool {
-    text.chars().any(|c| {
-        !c.is_whitespace()
-            && !c.is_control()
-            && !matches!(
-                c,
-                '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
-            )
-    })
+    text.chars()
+        .any(|c| !c.is_whitespace() && !c.is_control() && !is_invisible(c))
 }
 
 #[cfg(test)]
@@ -470,7 +532,24 @@ mod visibility_tests {
         ] {
             assert!(!has_visible(invisible), "{invisible:?}");
         }
+        for blank in [
+            "\u{2800}\u{2800}\u{2800}",
+            "\u{3164}\u{3164}\u{3164}",
+            "\u{202E}\u{202E}\u{202E}",
+        ] {
+            assert!(!has_visible(blank), "{blank:?}");
+        }
         assert!(has_visible("\u{200B}a"));
+        // Compared without what nobody sees: a zero-width space inside a word changes
+        // neither its words nor its hash.
+        let hidden = "deploy\u{200B}ments go out on tues\u{2060}days";
+        let plain = "deployments go out on tuesdays";
+        assert_eq!(
+            words(hidden).collect::<Vec<_>>(),
+            words(plain).collect::<Vec<_>>()
+        );
+        assert_eq!(content_hash(hidden), content_hash(plain));
+        assert!(same_words(hidden, plain));
         assert!(has_visible("ğ"));
         assert_eq!(without_nul("dep\0loy"), "deploy");
     }

@@ -124,7 +124,12 @@ fn presented(request: &Request) -> Presented {
         return Presented::Token(value.trim().to_owned());
     }
     if let Some(value) = headers.get(header::AUTHORIZATION) {
-        return match value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")) {
+        // The scheme is case-insensitive (RFC 9110 §11.1): `bearer` is Bearer.
+        let token = value.to_str().ok().and_then(|v| {
+            let (scheme, token) = v.trim_start().split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then_some(token)
+        });
+        return match token {
             Some(token) => Presented::Token(token.trim().to_owned()),
             None => Presented::Other,
         };

@@ -135,7 +135,9 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
 
 impl From<axum::extract::rejection::QueryRejection> for ApiError {
     fn from(rejection: axum::extract::rejection::QueryRejection) -> Self {
-        Self::bad_request(rejection.body_text())
+        Self::bad_request(levh_api::requests::suggest_known_field(
+            &rejection.body_text(),
+        ))
     }
 }
 

@@ -22,7 +22,6 @@ mod openapi;
 mod routes;
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
@@ -149,6 +148,14 @@ pub fn router(state: AppState) -> Router {
             guard::same_site,
         ))
         .layer(auth::cors(&state.auth))
+        // Every answer, refusals included: a browser never guesses a type from content
+        // (a memory's text served as JSON must not be sniffed into HTML).
+        .layer(
+            tower_http::set_header::SetResponseHeaderLayer::if_not_present(
+                axum::http::header::X_CONTENT_TYPE_OPTIONS,
+                axum::http::HeaderValue::from_static("nosniff"),
+            ),
+        )
         .layer(
             tower_http::trace::TraceLayer::new_for_http().make_span_with(|request: &Request| {
                 tracing::info_span!(
@@ -203,21 +210,114 @@ pub fn route_operations() -> Vec<(String, String, levh_api::Operation)> {
         .collect()
 }
 
+/// Most connections served at once. Past it, new connections wait in the kernel's
+/// backlog until one closes, instead of taking a descriptor each: 1,100 clients that never
+/// finished their headers once used up a 1,024-descriptor limit and locked everyone out,
+/// before any token was checked.
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// How long a client may take to send a request's headers, and how long a kept-alive
+/// connection may sit idle before its next request: then it is closed. Long answers (the
+/// live feed, MCP's event streams) are not cut: the limit is on reading a request.
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Serves `router(state)` on `listener` until `shutdown` resolves, then lets requests in
 /// flight finish (graceful shutdown) and ends feeds and MCP sessions.
+///
+/// At most [`MAX_CONNECTIONS`] at once, each closed when its headers take longer than
+/// [`HEADER_READ_TIMEOUT`] or it idles that long between requests.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let token = state.shutdown.clone();
-    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            token.cancel();
-        })
-        .await
+    serve_with_limits(
+        listener,
+        state,
+        shutdown,
+        MAX_CONNECTIONS,
+        HEADER_READ_TIMEOUT,
+    )
+    .await
+}
+
+/// [`serve`] with chosen limits (tests use small ones).
+pub async fn serve_with_limits(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    max_connections: usize,
+    header_read_timeout: std::time::Duration,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+
+    let feeds = state.shutdown.clone();
+    let app = router(state);
+    let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let closing = CancellationToken::new();
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let (stream, remote) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of descriptors (EMFILE) or a connection reset before it was
+                    // taken: wait a moment rather than spin, and go on serving.
+                    tracing::warn!(%error, "accepting a connection");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let app = app.clone();
+        let service = hyper::service::service_fn(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(remote));
+                let mut app = app.clone();
+                // A router is always ready: no poll_ready needed before call.
+                tower_service::Service::call(&mut app, request)
+            },
+        );
+        let connection = builder
+            .serve_connection(TokioIo::new(stream), service)
+            .with_upgrades();
+        let closing = closing.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            tokio::pin!(connection);
+            tokio::select! {
+                result = connection.as_mut() => {
+                    if let Err(error) = result {
+                        tracing::debug!(%error, %remote, "connection ended");
+                    }
+                }
+                () = closing.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.as_mut().await;
+                }
+            }
+        });
+    }
+    // Feeds and MCP sessions end, connections finish what they were answering, and the
+    // server returns once every slot is free again.
+    feeds.cancel();
+    closing.cancel();
+    drop(listener);
+    let _ = slots
+        .acquire_many(u32::try_from(max_connections).unwrap_or(u32::MAX))
+        .await;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -107,13 +107,11 @@ impl<S, P: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Paramet
                 // rmcp's router turns an error with this prefix into a tool result the
                 // agent reads (isError), not a protocol fault: keep it.
                 let path = error.path().to_string();
+                let inner = levh_api::requests::suggest_known_field(&error.inner().to_string());
                 let message = if path == "." {
-                    format!("failed to deserialize parameters: {}", error.inner())
+                    format!("failed to deserialize parameters: {inner}")
                 } else {
-                    format!(
-                        "failed to deserialize parameters: argument `{path}`: {}",
-                        error.inner()
-                    )
+                    format!("failed to deserialize parameters: argument `{path}`: {inner}")
                 };
                 rmcp::ErrorData::invalid_params(message, None)
             })

@@ -16,6 +16,7 @@
 mod arguments;
 mod handler;
 mod profile;
+pub mod sessions;
 pub mod stdio;
 pub mod tools;
 
@@ -154,12 +155,11 @@ pub fn http_service(
     profile: Profile,
     connectors: Option<Arc<dyn Connectors>>,
     allowed_hosts: Option<Vec<String>>,
+    limits: sessions::SessionLimits,
     cancel: tokio_util::sync::CancellationToken,
-) -> rmcp::transport::streamable_http_server::StreamableHttpService<
-    LevhMcp,
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
-> {
+) -> sessions::CappedSessions {
     use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     let mut config = StreamableHttpServerConfig::default().with_cancellation_token(cancel);
     if let Some(hosts) = allowed_hosts {
         config = config.with_allowed_hosts(hosts);
@@ -171,10 +171,17 @@ pub fn http_service(
             None => server,
         })
     };
-    rmcp::transport::streamable_http_server::StreamableHttpService::new(
-        make,
-        Default::default(),
-        config,
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(limits.idle);
+    let manager = Arc::new(manager);
+    sessions::CappedSessions::new(
+        rmcp::transport::streamable_http_server::StreamableHttpService::new(
+            make,
+            manager.clone(),
+            config,
+        ),
+        manager,
+        limits.max_sessions,
     )
 }
 

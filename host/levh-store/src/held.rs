@@ -235,7 +235,31 @@ pub(crate) fn expire(
     Ok(())
 }
 
-/// Step one of an admission; see [`levh_core::Store::store_held_memory`].
+/// `None` while candidate `id` is held; otherwise what closing it would say (decided
+/// already, or missing). Read inside the deciding transaction.
+pub(crate) fn still_held(
+    tx: &Connection,
+    workspace: &Workspace,
+    id: HeldId,
+) -> Result<Option<HeldClose>, StoreError> {
+    let current: Option<String> = tx
+        .query_row(
+            "SELECT status FROM held_candidates WHERE workspace = ?1 AND id = ?2",
+            params![workspace.as_str(), id.to_string()],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(sqlite)?;
+    let Some(current) = current else {
+        return Ok(Some(HeldClose::Missing));
+    };
+    let current = HeldStatus::parse(&current)
+        .ok_or_else(|| StoreError::new(format!("held status {current:?}")))?;
+    Ok((current != HeldStatus::Held).then_some(HeldClose::AlreadyDecided(current)))
+}
+
+/// Writes the memory of an admission, inside [`levh_core::Store::store_held_memory`]'s
+/// transaction.
 pub(crate) fn store_memory(
     tx: &Connection,
     held: HeldId,
@@ -291,7 +315,7 @@ pub(crate) fn store_memory(
     Ok(m.id)
 }
 
-/// Step two: compare-and-set from `held` to `status`.
+/// Compare-and-set from `held` to `status`.
 pub(crate) fn close(
     tx: &Connection,
     workspace: &Workspace,

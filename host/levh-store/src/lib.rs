@@ -14,6 +14,7 @@ mod entities;
 mod events;
 mod filter;
 mod held;
+mod lease;
 mod lexicon;
 mod migrations;
 mod purge;
@@ -29,6 +30,7 @@ mod vectors;
 mod writes;
 
 pub use ann::{AnnConfig, AnnIndex, AnnStats};
+pub use lease::{ExclusiveLease, LeaseError, acquire_exclusive};
 pub use levh_core::LoggedEvent;
 pub use levh_core::{IssuedToken, TokenInfo};
 pub use migrations::latest_version as latest_schema_version;
@@ -87,6 +89,9 @@ pub enum SqliteStoreError {
     /// A stored value could not be read back.
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// Another process holds the store alone (a restore), or its lock file is unusable.
+    #[error(transparent)]
+    Lease(#[from] lease::LeaseError),
 }
 
 impl From<rusqlite::Error> for SqliteStoreError {
@@ -127,6 +132,8 @@ pub struct SqliteStore {
     lexicon: lexicon::Lexicon,
     busy_timeout: Duration,
     path: String,
+    /// This process's open of the file, named to a restore that is refused (`lease.rs`).
+    _lease: Option<lease::Lease>,
 }
 
 impl SqliteStore {
@@ -150,15 +157,19 @@ impl SqliteStore {
                 "the database file is empty (0 bytes): starting a new store in it"
             );
         }
+        // Taken first: while a restore replaces the file, the store is not opened.
+        let lease = lease::acquire(path, busy_timeout)?;
         let connection = Connection::open(path)?;
         let mut lock_file = path.as_os_str().to_owned();
         lock_file.push("-migrate-lock");
-        Self::setup(
+        let mut store = Self::setup(
             connection,
             path.display().to_string(),
             busy_timeout,
             Some(Path::new(&lock_file)),
-        )
+        )?;
+        store._lease = Some(lease);
+        Ok(store)
     }
 
     /// A private in-memory store (tests).
@@ -227,6 +238,7 @@ impl SqliteStore {
             lexicon: lexicon::Lexicon::default(),
             busy_timeout,
             path,
+            _lease: None,
         })
     }
 
@@ -966,15 +978,82 @@ impl Store for SqliteStore {
 
     fn store_held_memory(
         &self,
+        workspace: &Workspace,
         held: HeldId,
         record: &NewMemoryRecord,
         neighbours: &[(MemoryId, f64)],
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         supersede: Option<MemoryId>,
+        now: Timestamp,
         actor: &Actor,
-    ) -> Result<MemoryId, StoreError> {
+    ) -> Result<HeldClose, StoreError> {
+        // One immediate transaction: the status is read and changed under the write lock,
+        // so a discard in another process cannot slip between the check and the store.
         self.write(|tx| {
-            held::store_memory(tx, held, record, neighbours, interfere, supersede, actor)
+            if let Some(decided) = held::still_held(tx, workspace, held)? {
+                return Ok(decided);
+            }
+            let memory_id =
+                held::store_memory(tx, held, record, neighbours, interfere, supersede, actor)?;
+            held::close(
+                tx,
+                workspace,
+                held,
+                HeldStatus::Admitted,
+                Some(memory_id),
+                now,
+                actor,
+            )
+        })
+    }
+
+    fn admit_held_update(
+        &self,
+        workspace: &Workspace,
+        held: HeldId,
+        target: MemoryId,
+        content: &str,
+        embedding: Option<&Embedding>,
+        near_duplicate_keys: &[i64],
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<HeldClose, StoreError> {
+        self.write(|tx| {
+            if let Some(decided) = held::still_held(tx, workspace, held)? {
+                return Ok(decided);
+            }
+            let replaced = writes::replace_content(
+                tx,
+                workspace,
+                target,
+                content,
+                embedding,
+                near_duplicate_keys,
+                now,
+            )?;
+            if !replaced {
+                return Ok(HeldClose::Missing);
+            }
+            log_event(
+                tx,
+                now,
+                EventKind::Update,
+                workspace,
+                Some(target),
+                actor,
+                detail,
+            )
+            .map_err(sqlite)?;
+            held::close(
+                tx,
+                workspace,
+                held,
+                HeldStatus::Admitted,
+                Some(target),
+                now,
+                actor,
+            )
         })
     }
 
@@ -1420,6 +1499,48 @@ mod tests {
             options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
             "{options:?}"
         );
+    }
+
+    /// A purge's residue scan reads the file's pages through SQLite: with secure delete
+    /// off (what secure delete exists to prevent), the freed pages keep the text and the
+    /// report names the file; with it on, nothing is found. Either way the scan opens no
+    /// second descriptor of the file, so the store's lease still refuses a restore.
+    #[test]
+    fn a_purge_reads_the_file_through_sqlite_and_reports_what_free_pages_keep() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("levh.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let workspace = Workspace::default();
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let purge_one = |content: &str| {
+            let record = crate::test_records::record(content.to_owned(), at, "default", "p", None);
+            store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+            store
+                .purge(&workspace, record.memory.id, at, &Actor::cli())
+                .unwrap()
+                .unwrap()
+        };
+        let clean = purge_one("the quarterly numbers for the northern region are confidential");
+        assert_eq!(clean.residue, Vec::<String>::new());
+
+        store
+            .lock()
+            .pragma_update(None, "secure_delete", false)
+            .unwrap();
+        let left = purge_one("the acquisition of the harbour company closes in march next year");
+        assert!(
+            left.residue
+                .iter()
+                .any(|r| r.starts_with(&format!("file {}:", path.display()))),
+            "{:?}",
+            left.residue
+        );
+        assert!(matches!(
+            crate::acquire_exclusive(&path, Duration::from_millis(50)),
+            Err(crate::LeaseError::InUse(_))
+        ));
     }
 
     /// What ranking reads of a memory is what the whole row says, column for column (a

@@ -73,8 +73,8 @@ pub(crate) fn purge(
     .map_err(sqlite)?;
     tx.commit().map_err(sqlite)?;
 
-    compact(conn)?;
-    let residue = residue(conn, file, seq, &content, &hash)?;
+    let log_emptied = compact(conn)?;
+    let residue = residue(conn, file, log_emptied, seq, &content, &hash)?;
     Ok(Some(PurgeReport {
         memory_id: id,
         held_removed,
@@ -83,23 +83,26 @@ pub(crate) fn purge(
 }
 
 /// Merges the full-text index (dropping deleted terms) and checkpoints the log into the
-/// database file, truncating it.
-pub(crate) fn compact(conn: &Connection) -> Result<(), StoreError> {
+/// database file, truncating it. Whether the log was emptied: not while another
+/// connection reads.
+pub(crate) fn compact(conn: &Connection) -> Result<bool, StoreError> {
     conn.execute(
         "INSERT INTO memories_fts (memories_fts) VALUES ('optimize')",
         [],
     )
     .map_err(sqlite)?;
     // In memory there is no log; the pragma then answers without doing anything.
-    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+    let busy: i64 = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))
         .map_err(sqlite)?;
-    Ok(())
+    Ok(busy == 0)
 }
 
 /// Every place the content (or its hash) can still be found.
 fn residue(
     conn: &Connection,
     file: Option<&Path>,
+    log_emptied: bool,
     seq: i64,
     content: &str,
     hash: &str,
@@ -164,15 +167,33 @@ fn residue(
     }
 
     if let Some(path) = file {
-        for candidate in [path.to_path_buf(), path.with_extension("db-wal")] {
-            let Ok(bytes) = std::fs::read(&candidate) else {
-                continue;
-            };
-            if contains(&bytes, hash.as_bytes())
-                || (substring && contains(&bytes, content.as_bytes()))
-            {
-                found.push(format!("file {}", candidate.display()));
+        // The file's pages are read through SQLite itself (`sqlite_dbpage`, free pages
+        // included), never by opening the file: closing a second descriptor of it would
+        // drop every POSIX lock this process holds on it, SQLite's included, and leave a
+        // server's store unguarded against a restore.
+        let mut statement = conn
+            .prepare("SELECT data FROM sqlite_dbpage('main')")
+            .map_err(sqlite)?;
+        let mut pages = statement.query([]).map_err(sqlite)?;
+        let mut hits = 0usize;
+        while let Some(page) = pages.next().map_err(sqlite)? {
+            if let ValueRef::Blob(bytes) = page.get_ref(0).map_err(sqlite)? {
+                hits += usize::from(
+                    contains(bytes, hash.as_bytes())
+                        || (substring && contains(bytes, content.as_bytes())),
+                );
             }
+        }
+        if hits > 0 {
+            found.push(format!("file {}: {hits} page(s)", path.display()));
+        }
+        // The log was checkpointed and cut to nothing unless a reader still needed its
+        // frames: then old page images may hold the content until the next checkpoint.
+        if !log_emptied {
+            found.push(format!(
+                "file {}-wal: not emptied (another connection was reading); its old pages go at the next checkpoint",
+                path.display()
+            ));
         }
     }
     Ok(found)

@@ -102,6 +102,7 @@ fn summarize(connection: &Connection) -> Result<SnapshotSummary, SqliteStoreErro
 #[derive(Debug)]
 pub struct ExclusiveHold {
     connection: Connection,
+    _lease: crate::ExclusiveLease,
 }
 
 impl ExclusiveHold {
@@ -141,11 +142,10 @@ fn utf8(path: &Path) -> Result<&str, SqliteStoreError> {
 /// Why a store could not be held exclusively.
 #[derive(Debug, thiserror::Error)]
 pub enum HoldError {
-    /// Another process (a server, an MCP client, a sync) has the store open.
-    #[error(
-        "another process has the store open (a `levh serve`, an MCP client, a sync); stop it first"
-    )]
-    InUse,
+    /// Another process (a server, an MCP client, a sync) has the store open: the
+    /// processes that said so, each as `pid N (levh serve), open since T`.
+    #[error("{}", crate::LeaseError::InUse(.0.clone()))]
+    InUse(Vec<String>),
     /// SQLite refused for another reason.
     #[error(transparent)]
     Store(#[from] SqliteStoreError),
@@ -162,6 +162,13 @@ const HOLD_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// other process can open it while this hold lives. Waits up to five seconds for
 /// others to close it.
 pub fn hold_exclusively(path: &Path) -> Result<ExclusiveHold, HoldError> {
+    // First the lease every opener holds, which nothing in another process can drop
+    // (`lease.rs`); SQLite's own lock below is the second guard.
+    let lease = match crate::acquire_exclusive(path, HOLD_WAIT) {
+        Ok(lease) => lease,
+        Err(crate::LeaseError::InUse(holders)) => return Err(HoldError::InUse(holders)),
+        Err(e) => return Err(SqliteStoreError::from(e).into()),
+    };
     let connection = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -178,7 +185,7 @@ pub fn hold_exclusively(path: &Path) -> Result<ExclusiveHold, HoldError> {
     // A write transaction takes the lock; nothing is written.
     match connection.execute_batch("BEGIN EXCLUSIVE; COMMIT;") {
         Ok(()) => {}
-        Err(e) if crate::is_busy(&e) => return Err(HoldError::InUse),
+        Err(e) if crate::is_busy(&e) => return Err(HoldError::InUse(Vec::new())),
         Err(e) => return Err(SqliteStoreError::from(e).into()),
     }
     let (busy, _, _): (i64, i64, i64) = connection
@@ -187,7 +194,10 @@ pub fn hold_exclusively(path: &Path) -> Result<ExclusiveHold, HoldError> {
         })
         .map_err(SqliteStoreError::from)?;
     if busy != 0 {
-        return Err(HoldError::InUse);
+        return Err(HoldError::InUse(Vec::new()));
     }
-    Ok(ExclusiveHold { connection })
+    Ok(ExclusiveHold {
+        connection,
+        _lease: lease,
+    })
 }

@@ -24,9 +24,9 @@ impl Levh {
             .ok_or(Error::HeldNotFound(id))
     }
 
-    /// A person admits a held candidate. The memory is stored first, then the row is
-    /// closed (compare-and-set): a crash between the two loses nothing, and admitting
-    /// again completes it.
+    /// A person admits a held candidate. The memory is stored and the row closed in one
+    /// transaction, if and only if the candidate is still held (compare-and-set): two
+    /// people (or processes, or surfaces) deciding at once get exactly one decision.
     ///
     /// One rule for world time: an admitted memory holds from its candidate's
     /// `valid_from` (the time it was written, unless the writer gave one), but never from
@@ -93,21 +93,45 @@ impl Levh {
         let neighbours = p.neighbours.clone();
         let record = self.record(scope, p, admission);
         let model = self.config.model;
-        let memory_id = self.store.store_held_memory(
+        let memory_id = record.memory.id;
+        let closed = self.store.store_held_memory(
+            &scope.workspace,
             id,
             &record,
             &neighbours,
             &|state| model::interfere(state, &model),
             superseded,
+            self.clock.now(),
             &scope.actor,
         )?;
+        self.closed(id, closed)?;
+        // A memory stored by an admission that crashed before closing keeps its own id.
+        let memory_id = self
+            .store
+            .get_held(&scope.workspace, id)?
+            .and_then(|held| held.memory_id)
+            .unwrap_or(memory_id);
         self.index_entities_of(&scope.workspace, &[memory_id]);
-        self.close_admitted(scope, id, memory_id, superseded, false)
+        Ok(HeldAdmission {
+            held_id: id,
+            memory_id,
+            superseded,
+            updated: false,
+        })
     }
 
-    /// A person admits a held update: the content replaces memory `target`'s in place,
-    /// then the row is closed. Writing the same content twice is harmless, so a crash
-    /// between the two is completed by admitting again.
+    /// What a compare-and-set on a held candidate's status means for its caller.
+    fn closed(&self, id: HeldId, outcome: HeldClose) -> Result<()> {
+        match outcome {
+            HeldClose::Closed => Ok(()),
+            HeldClose::AlreadyDecided(status) => Err(Error::AlreadyDecided { id, status }),
+            HeldClose::Missing => Err(Error::HeldNotFound(id)),
+            HeldClose::AdmissionIncomplete => Err(Error::AdmissionIncomplete(id)),
+        }
+    }
+
+    /// A person admits a held update: the content replaces memory `target`'s in place and
+    /// the row is closed, in one transaction.
     fn admit_update(
         &self,
         scope: &Scope,
@@ -135,36 +159,39 @@ impl Levh {
         };
         let mut p = self.prepare(scope, new, Some(target))?;
         p.redactions = held.redactions.clone();
-        self.apply_content(scope, target, &p, None)?;
-        self.close_admitted(scope, held.id, target, None, true)
-    }
-
-    fn close_admitted(
-        &self,
-        scope: &Scope,
-        id: HeldId,
-        memory_id: MemoryId,
-        superseded: Option<MemoryId>,
-        updated: bool,
-    ) -> Result<HeldAdmission> {
-        match self.store.close_held(
+        let kinds: Vec<&str> = p.redactions.iter().map(|r| r.kind.as_str()).collect();
+        // The content and the decision in one transaction: a discard racing this admission
+        // either comes first (nothing changes here) or finds the candidate admitted.
+        let outcome = self.store.admit_held_update(
             &scope.workspace,
-            id,
-            HeldStatus::Admitted,
-            Some(memory_id),
+            held.id,
+            target,
+            &p.content,
+            Some(&p.embedding),
+            &p.keys,
+            serde_json::json!({ "redacted": kinds, "held_id": held.id }),
             self.clock.now(),
             &scope.actor,
-        )? {
-            HeldClose::Closed => Ok(HeldAdmission {
-                held_id: id,
-                memory_id,
-                superseded,
-                updated,
-            }),
-            HeldClose::AlreadyDecided(status) => Err(Error::AlreadyDecided { id, status }),
-            HeldClose::Missing => Err(Error::HeldNotFound(id)),
-            HeldClose::AdmissionIncomplete => Err(Error::AdmissionIncomplete(id)),
+        )?;
+        if outcome == HeldClose::Missing
+            && self.store.get_held(&scope.workspace, held.id)?.is_some()
+        {
+            return Err(Error::invalid(
+                "held_id",
+                format!(
+                    "{} would update memory {target}, which is gone (forgotten or purged); discard it",
+                    held.id
+                ),
+            ));
         }
+        self.closed(held.id, outcome)?;
+        self.index_entities_of(&scope.workspace, &[target]);
+        Ok(HeldAdmission {
+            held_id: held.id,
+            memory_id: target,
+            superseded: None,
+            updated: true,
+        })
     }
 
     /// A person discards a held candidate (compare-and-set).
@@ -172,21 +199,17 @@ impl Levh {
         let now = self.clock.now();
         self.store
             .expire_held(&scope.workspace, now, &scope.actor)?;
-        match self.store.close_held(
+        let outcome = self.store.close_held(
             &scope.workspace,
             id,
             HeldStatus::Discarded,
             None,
             now,
             &scope.actor,
-        )? {
-            HeldClose::Closed => self
-                .store
-                .get_held(&scope.workspace, id)?
-                .ok_or(Error::HeldNotFound(id)),
-            HeldClose::AlreadyDecided(status) => Err(Error::AlreadyDecided { id, status }),
-            HeldClose::Missing => Err(Error::HeldNotFound(id)),
-            HeldClose::AdmissionIncomplete => Err(Error::AdmissionIncomplete(id)),
-        }
+        )?;
+        self.closed(id, outcome)?;
+        self.store
+            .get_held(&scope.workspace, id)?
+            .ok_or(Error::HeldNotFound(id))
     }
 }

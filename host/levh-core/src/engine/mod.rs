@@ -331,6 +331,29 @@ pub const DEFAULT_IMPORTANCE: f64 = 0.5;
 const COMPARE_NEIGHBOURS: usize = 20;
 /// Most results a recall may ask for.
 pub const MAX_RECALL_LIMIT: usize = 1000;
+/// Longest query, in characters: a memory's own limit, so any memory's text can be used
+/// to look for its like. A query's cost grows with its words; anyone who may search
+/// (a viewer included) would otherwise set it.
+pub const MAX_QUERY_CHARS: usize = 32_000;
+
+/// A query trimmed, refused when empty or longer than [`MAX_QUERY_CHARS`] (counted
+/// without reading past the limit).
+fn check_query(query: &str) -> Result<&str> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Err(Error::invalid("query", "is empty"));
+    }
+    if query.chars().nth(MAX_QUERY_CHARS).is_some() {
+        return Err(Error::invalid(
+            "query",
+            format!(
+                "is longer than {MAX_QUERY_CHARS} characters ({} bytes); shorten it",
+                query.len()
+            ),
+        ));
+    }
+    Ok(query)
+}
 
 fn check_importance(importance: f64) -> Result<f64> {
     if importance.is_finite() && (0.0..=1.0).contains(&importance) {

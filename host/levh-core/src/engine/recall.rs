@@ -8,10 +8,7 @@ impl Levh {
     /// evidence into one relevance, rank by H-score, pack into the budget, then reinforce
     /// exactly what is returned.
     pub fn recall(&self, scope: &Scope, request: &RecallRequest) -> Result<RecallOutput> {
-        let query = request.query.trim();
-        if query.is_empty() {
-            return Err(Error::invalid("query", "is empty"));
-        }
+        let query = check_query(&request.query)?;
         if request.limit == 0 || request.limit > MAX_RECALL_LIMIT {
             return Err(Error::invalid(
                 "limit",
@@ -271,9 +268,8 @@ impl Levh {
     ) -> Result<(rank::HScore, Option<rank::Relevance>)> {
         let memory = self.get(scope, id)?;
         let now = self.clock.now();
-        let relevance = match query.map(str::trim) {
+        let relevance = match query.map(check_query).transpose()? {
             None => None,
-            Some("") => return Err(Error::invalid("query", "is empty")),
             Some(query) => {
                 let filter = MemoryFilter::workspace(scope.workspace.clone()).read_at(None, now);
                 let floor = self.config.recall.floor(self.embedder.is_semantic());

@@ -41,9 +41,12 @@ where
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Self(T::default()));
         }
-        serde_json::from_slice(&bytes)
-            .map(Self)
-            .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))
+        serde_json::from_slice(&bytes).map(Self).map_err(|e| {
+            ApiError::bad_request(format!(
+                "invalid JSON body: {}",
+                levh_api::requests::suggest_known_field(&e.to_string())
+            ))
+        })
     }
 }
 

@@ -22,6 +22,14 @@ pub struct Args {
     /// The MCP tool band /mcp serves: minimal, work, admin or full.
     #[arg(long, env = "LEVH_MCP_PROFILE", default_value = "work")]
     mcp_profile: Profile,
+    /// Most MCP sessions over HTTP at once (~77 KB each); past it a new `initialize` gets
+    /// 503 until one ends.
+    #[arg(long, env = "LEVH_MCP_MAX_SESSIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    mcp_max_sessions: u32,
+    /// Seconds an MCP session over HTTP lives without a request; its client then starts
+    /// a new one.
+    #[arg(long, env = "LEVH_MCP_SESSION_IDLE_SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    mcp_session_idle_seconds: u64,
 }
 
 pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCode> {
@@ -90,6 +98,10 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         args.mcp_profile,
         Some(connectors),
         state.mcp_allowed_hosts(),
+        levh_mcp::sessions::SessionLimits {
+            max_sessions: args.mcp_max_sessions as usize,
+            idle: std::time::Duration::from_secs(args.mcp_session_idle_seconds),
+        },
         state.shutdown_token().child_token(),
     );
     let state = state.with_mcp(mcp).with_pages(levh_dashboard::router());

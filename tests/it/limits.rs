@@ -1,0 +1,211 @@
+//! Requests whose cost would otherwise grow without bound, tried against the real
+//! `levh serve` as an attacker would: clients that never finish their headers, more MCP
+//! sessions than the cap, a query far longer than any memory.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{levh, levh_binary};
+
+/// `levh serve` under a 1,024-descriptor limit (a common default), with the given flags;
+/// the child and its address.
+fn serve_limited(home: &std::path::Path, flags: &[&str]) -> (std::process::Child, String) {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("ulimit -n 1024 && exec \"$0\" \"$@\"")
+        .arg(levh_binary())
+        .args(["serve", "--port", "0"])
+        .args(flags)
+        .env("LEVH_HOME", home)
+        .env("LEVH_EMBEDDER", "hash")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (key, _) in std::env::vars() {
+        if key.starts_with("LEVH_") && key != "LEVH_HOME" && key != "LEVH_EMBEDDER" {
+            command.env_remove(key);
+        }
+    }
+    let mut server = command.spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    (server, address)
+}
+
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(timeout))
+        .build()
+        .into()
+}
+
+/// 1,100 clients that send part of their headers and then nothing: under a 1,024
+/// descriptor limit they once locked every other client out, for good. Now they are
+/// dropped once the header timeout passes, and a client behind them is answered.
+#[test]
+fn clients_that_never_finish_their_headers_are_dropped_and_others_are_answered() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut server, address) = serve_limited(home.path(), &[]);
+    let mut slow = Vec::new();
+    for _ in 0..1_100 {
+        let mut stream = TcpStream::connect(&address).unwrap();
+        stream
+            .write_all(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .unwrap();
+        slow.push(stream);
+    }
+    // Answered (within a minute: it may wait for the slow ones to be dropped first).
+    let mut response = agent(Duration::from_secs(60))
+        .get(format!("http://{address}/api/health"))
+        .call()
+        .expect("a client behind 1,100 slow ones is answered");
+    assert_eq!(response.status(), 200);
+    let health: Value = response.body_mut().read_json().unwrap();
+    assert_eq!(health["status"], "ok", "{health}");
+    // The first slow client was closed by the server (end of stream or a reset), not
+    // left waiting forever.
+    slow[0]
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut buffer = [0u8; 512];
+    match slow[0].read(&mut buffer) {
+        Ok(n) => assert!(
+            n == 0 || String::from_utf8_lossy(&buffer[..n]).starts_with("HTTP/1.1 408"),
+            "{}",
+            String::from_utf8_lossy(&buffer[..n])
+        ),
+        Err(e) => assert!(
+            matches!(e.kind(), std::io::ErrorKind::ConnectionReset),
+            "{e}"
+        ),
+    }
+    drop(slow);
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+fn initialize(address: &str) -> (u16, Option<String>, String) {
+    let mut response = agent(Duration::from_secs(30))
+        .post(format!("http://{address}/mcp"))
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .send_json(json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": { "name": "limits-test", "version": "1" }
+            }
+        }))
+        .unwrap();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let status = response.status().as_u16();
+    // An SSE answer stays open for further events: read just its first event.
+    let mut body = String::new();
+    let mut reader = response.body_mut().as_reader();
+    let mut buffer = [0u8; 4096];
+    while !body.contains("\n\n") && !body.ends_with('}') {
+        let n = reader.read(&mut buffer).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        body.push_str(&String::from_utf8_lossy(&buffer[..n]));
+    }
+    (status, session, body)
+}
+
+/// MCP sessions over HTTP are capped and end when idle: past the cap, `initialize` gets a
+/// 503 whose JSON-RPC error says why; once the idle ones have ended, a new client gets in.
+#[test]
+fn mcp_sessions_over_http_are_capped_with_a_clear_refusal_and_end_when_idle() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut server, address) = serve_limited(
+        home.path(),
+        &["--mcp-max-sessions", "3", "--mcp-session-idle-seconds", "2"],
+    );
+    for n in 0..3 {
+        let (status, session, body) = initialize(&address);
+        assert_eq!(status, 200, "session {n}: {body}");
+        assert!(session.is_some(), "session {n}");
+        assert!(body.contains("serverInfo"), "{body}");
+    }
+    let (status, session, body) = initialize(&address);
+    assert_eq!(status, 503, "{body}");
+    assert!(session.is_none());
+    let refusal: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(refusal["jsonrpc"], "2.0");
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("too many MCP sessions: this server keeps at most 3 at once"),
+        "{refusal}"
+    );
+    // Idle sessions end; then a new client is let in.
+    let mut admitted = false;
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(250));
+        let (status, _, _) = initialize(&address);
+        if status == 200 {
+            admitted = true;
+            break;
+        }
+    }
+    assert!(admitted, "no session ended while idle");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+/// A query longer than any memory is refused at once on every surface, naming the
+/// limit; one at the limit is answered.
+#[test]
+fn a_query_longer_than_the_limit_is_refused_on_rest_and_the_cli() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut server, address) = serve_limited(home.path(), &[]);
+    let too_long = "word ".repeat(7_000); // 35,000 characters
+    let mut response = agent(Duration::from_secs(30))
+        .post(format!("http://{address}/api/search"))
+        .send_json(json!({ "query": too_long }))
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let body: Value = response.body_mut().read_json().unwrap();
+    assert!(
+        body.to_string().contains("longer than 32000 characters"),
+        "{body}"
+    );
+    let at_limit = "word ".repeat(6_400); // 32,000 characters, trimmed to 31,999
+    let response = agent(Duration::from_secs(60))
+        .post(format!("http://{address}/api/search"))
+        .send_json(json!({ "query": at_limit }))
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    let output = levh(home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .args(["recall", &too_long])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("longer than 32000 characters"), "{stderr}");
+}
