@@ -779,3 +779,83 @@ fn a_synced_file_edited_into_a_copy_of_another_is_held_not_applied_and_an_invisi
     let listed = json(levh(home.path()).args(["list", "--json"])).to_string();
     assert!(listed.contains("Deploys happen on Tuesdays"), "{listed}");
 }
+
+/// Edges an outsider tried through a real server and the CLI: a lower-case `bearer`
+/// scheme is a token like any other; every answer says `nosniff`; a misspelt argument
+/// over REST names the one meant; an invisible character inside a word does not make a
+/// copy new to the gate, and content of nothing but blank "letters" or direction
+/// overrides is refused like empty content.
+#[test]
+fn hostile_edges_bearer_case_nosniff_misspelt_arguments_and_invisible_characters() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    const TOKEN: &str = "operator-token-0123456789abcdef";
+    let (mut server, address) = serve(home, &[("LEVH_EMBEDDER", "hash"), ("LEVH_TOKEN", TOKEN)]);
+    let agent = agent();
+    let health = |authorization: &str| {
+        agent
+            .get(format!("http://{address}/api/health"))
+            .header("Authorization", authorization)
+            .call()
+            .unwrap()
+    };
+    let accepted = health(&format!("bearer {TOKEN}"));
+    assert_eq!(accepted.status(), 200);
+    assert_eq!(
+        accepted.headers().get("x-content-type-options").unwrap(),
+        "nosniff"
+    );
+    assert_eq!(health(&format!("BEARER {TOKEN}")).status(), 200);
+    let refused = health("bearer not-the-token-at-all");
+    assert_eq!(refused.status(), 401);
+    assert_eq!(
+        refused.headers().get("x-content-type-options").unwrap(),
+        "nosniff"
+    );
+    let mut misspelt = agent
+        .post(format!("http://{address}/api/search"))
+        .header("X-LEVH-Token", TOKEN)
+        .send_json(json!({ "query": "deploys", "asof": "2026-01-01T00:00:00Z" }))
+        .unwrap();
+    assert_eq!(misspelt.status(), 400);
+    let told = misspelt.body_mut().read_to_string().unwrap();
+    assert!(told.contains("did you mean `as_of`?"), "{told}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    let capture = |content: &str| -> Value {
+        json(
+            levh(home)
+                .env("LEVH_EMBEDDER", "hash")
+                .args(["capture", content, "--json"]),
+        )
+    };
+    assert_eq!(
+        capture("Deployments go out on tuesdays after the morning standup")["verdict"],
+        "admit"
+    );
+    let hidden =
+        capture("Deploy\u{200B}ments go out on tues\u{2060}days after the morning standup");
+    assert_eq!(hidden["verdict"], "reject", "{hidden}");
+    for blank in [
+        "\u{2800}\u{2800}\u{2800}\u{2800}",
+        "\u{3164}\u{3164}\u{3164}",
+        "\u{202E}\u{202E}\u{202E}\u{202E}",
+    ] {
+        let refused = capture(blank);
+        assert_eq!(refused["verdict"], "reject", "{blank:?}: {refused}");
+        assert!(
+            refused["reason"]
+                .as_str()
+                .unwrap()
+                .contains("nothing visible"),
+            "{refused}"
+        );
+    }
+    let listed = json(
+        levh(home)
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["list", "--json"]),
+    );
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+}

@@ -1429,3 +1429,46 @@ fn a_secret_in_an_mcp_client_name_is_redacted_from_the_source_the_sessions_and_t
     });
     assert!(clients.iter().all(|c| !c.contains("ghp_")), "{clients:?}");
 }
+
+/// A misspelt argument is refused by every tool, naming it and the argument meant —
+/// never quietly ignored (`asof` once answered with today's data, `projet` listed every
+/// project).
+#[test]
+fn mcp_unknown_arguments_are_refused_everywhere_naming_the_closest_valid_one() {
+    let harness = Harness::new();
+    block_on(async {
+        let client = connect(
+            &harness,
+            Profile::Full,
+            TestClient::new("claude-code", Person::Absent),
+        )
+        .await;
+        for (tool, arguments, meant) in [
+            (
+                "recall_memory",
+                json!({ "query": "deploys", "asof": "2026-01-01T00:00:00Z" }),
+                "as_of",
+            ),
+            (
+                "search_memory",
+                json!({ "query": "deploys", "asof": "2026-01-01T00:00:00Z" }),
+                "as_of",
+            ),
+            ("list_memories", json!({ "projet": "api" }), "project"),
+            ("get_context", json!({ "projet": "api" }), "project"),
+            (
+                "store_memory",
+                json!({ "content": "a note long enough", "projet": "api" }),
+                "project",
+            ),
+        ] {
+            let told = error(&client, tool, arguments).await;
+            assert!(
+                told.contains("unknown field `")
+                    && told.contains(&format!("did you mean `{meant}`?")),
+                "{tool}: {told}"
+            );
+        }
+        assert_eq!(count(&harness), 0, "nothing was stored");
+    });
+}

@@ -129,7 +129,10 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
                     .to_owned(),
             );
         }
-        Self::new(status, rejection.body_text())
+        Self::new(
+            status,
+            levh_api::requests::suggest_known_field(&rejection.body_text()),
+        )
     }
 }
 
