@@ -492,3 +492,90 @@ fn list_limit_zero_is_refused_naming_the_option() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--limit"), "{stderr}");
 }
+
+/// `config.toml` keys that `levh serve` once accepted and ignored are honoured
+/// (`allowed_hosts`, `cors_origins`, `mcp_profile`, `tz`), and a credential there (`token`)
+/// is refused on every command, naming the environment variable to use: config.toml goes
+/// into every backup, and a token set there was an open server.
+#[test]
+fn config_file_settings_reach_levh_serve_and_a_token_there_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    std::fs::create_dir_all(home).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        "allowed_hosts = \"memory.example.test\"\ncors_origins = \"https://app.example.test\"\nmcp_profile = \"minimal\"\ntz = \"Pacific/Kiritimati\"\nembedder = \"hash\"\n",
+    )
+    .unwrap();
+    let (mut server, address) = crate::support::serve(home, &[]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    // A Host the file allows (a reverse proxy's name), and a write from an origin it allows.
+    let by_name = agent
+        .get(format!("http://{address}/api/health"))
+        .header("Host", "memory.example.test")
+        .call()
+        .unwrap();
+    assert_eq!(by_name.status(), 200);
+    let other_name = agent
+        .get(format!("http://{address}/api/health"))
+        .header("Host", "rebound.example.test")
+        .call()
+        .unwrap();
+    assert_eq!(other_name.status(), 403);
+    let from_app = agent
+        .post(format!("http://{address}/api/search"))
+        .header("Origin", "https://app.example.test")
+        .send_json(serde_json::json!({ "query": "anything at all" }))
+        .unwrap();
+    assert_eq!(from_app.status(), 200);
+    let from_elsewhere = agent
+        .post(format!("http://{address}/api/search"))
+        .header("Origin", "https://evil.example.test")
+        .send_json(serde_json::json!({ "query": "anything at all" }))
+        .unwrap();
+    assert_eq!(from_elsewhere.status(), 403);
+    let settings: Value = agent
+        .get(format!("http://{address}/api/settings"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_json()
+        .unwrap();
+    assert_eq!(settings["mcp"]["profile"], "minimal", "{settings}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // The zone reaches the knowledge views: today in Kiritimati (UTC+14) is a day ahead
+    // of UTC's from 10:00 UTC on.
+    let timeline = json(
+        levh(home)
+            .env("LEVH_NOW", "2026-12-06T11:00:00Z")
+            .args(["timeline", "--json"]),
+    );
+    assert!(
+        timeline.to_string().contains("Pacific/Kiritimati"),
+        "{timeline}"
+    );
+
+    std::fs::write(
+        home.join("config.toml"),
+        "token = \"0123456789abcdef0123\"\n",
+    )
+    .unwrap();
+    for command in [&["stats"][..], &["serve", "--port", "0"][..]] {
+        let output = levh(home).args(command).output().unwrap();
+        assert!(
+            !output.status.success(),
+            "{command:?} ran with a token in config.toml"
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("`token` cannot be set here")
+                && stderr.contains("set LEVH_TOKEN in the environment"),
+            "{stderr}"
+        );
+    }
+}

@@ -859,3 +859,362 @@ fn hostile_edges_bearer_case_nosniff_misspelt_arguments_and_invisible_characters
     );
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
 }
+
+/// Secrets an outsider slipped past the gate, each through the surface where it was
+/// found: a metadata key and a kind over REST (refused without echoing the secret), a
+/// token behind a `key_`/`x_` prefix, an indented or space-joined private key without
+/// its END line, a token's label on the CLI, a synced file named after a token; then a
+/// store written by other means (secrets in a kind, a held candidate, a synced item's id,
+/// a token's label) is audited and stripped. The token never reaches the database file.
+#[test]
+fn secrets_in_keys_kinds_labels_prefixes_pem_bodies_and_source_ids_are_caught_and_audited() {
+    const TOKEN: &str = "ghp_Qm7zKx2Lp9Vt4Rw8Yn3Bc6Hd1Jf5Gs0Ea9Ui";
+    const AWS: &str = "AKIAQ4EXAMPLEKEY7ZZQ";
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let file_has = |needle: &str| -> bool {
+        std::fs::read_dir(home).unwrap().flatten().any(|entry| {
+            let path = entry.path();
+            path.is_file()
+                && path
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("levh.db")
+                && std::fs::read(&path)
+                    .unwrap()
+                    .windows(needle.len())
+                    .any(|w| w == needle.as_bytes())
+        })
+    };
+
+    let (mut server, address) = serve(home, &[("LEVH_EMBEDDER", "hash")]);
+    let (status, stored) = request(
+        "POST",
+        &format!("http://{address}/api/memories"),
+        Some(json!({
+            "content": "The deploy bot reads its settings from the vault",
+            "metadata": { (format!("token {TOKEN}")): "rotated monthly", "owner": "ops" },
+        })),
+    );
+    assert_eq!(status, 201, "{stored}");
+    assert!(!stored.to_string().contains(TOKEN), "{stored}");
+    let lowercase_token = "xoxb-1234567890-abcdefghij";
+    let (status, refused) = request(
+        "POST",
+        &format!("http://{address}/api/memories"),
+        Some(json!({ "content": "A note of a strange kind", "kind": lowercase_token })),
+    );
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused.to_string().contains("looks like a secret"),
+        "{refused}"
+    );
+    assert!(!refused.to_string().contains(lowercase_token), "{refused}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    let capture = |content: &str| -> Value {
+        json(
+            levh(home)
+                .env("LEVH_EMBEDDER", "hash")
+                .args(["capture", content, "--json"]),
+        )
+    };
+    let prefixed = capture(&format!(
+        "The old creds were key_{AWS} and x_{TOKEN} in the deploy script"
+    ));
+    assert_eq!(prefixed["verdict"], "redact", "{prefixed}");
+    let indented = capture(
+        "deploy key for the box:\n    -----BEGIN RSA PRIVATE KEY-----\n    MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n    VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n",
+    );
+    assert_eq!(indented["verdict"], "redact", "{indented}");
+    let joined = capture(
+        "paste from chat: -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ AAAAMwAAAAtzc2gtZWQyNTUxOQAAACDxq7Kd",
+    );
+    assert_eq!(joined["verdict"], "redact", "{joined}");
+    for body in [
+        "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+        "AAAAMwAAAAtzc2gtZWQyNTUxOQAAACDxq7Kd",
+        AWS,
+        TOKEN,
+    ] {
+        assert!(!file_has(body), "{body} reached the file");
+    }
+
+    let issued = json(levh(home).args([
+        "token",
+        "create",
+        "--role",
+        "viewer",
+        "--label",
+        &format!("ci runner {TOKEN}"),
+        "--json",
+    ]));
+    assert!(!issued.to_string().contains(TOKEN), "{issued}");
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(format!("creds-{TOKEN}.md")),
+        "Where the deploy credentials of the staging cluster are kept",
+    )
+    .unwrap();
+    let synced = json(
+        levh(home)
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["sync", "local_files", "--json", "--config"])
+            .arg(format!("directory={}", dir.path().display())),
+    );
+    assert!(!synced.to_string().contains(TOKEN), "{synced}");
+    assert!(!file_has(TOKEN), "the synced file's name reached the file");
+    let audit = json(levh(home).args(["audit-secrets", "--json"]));
+    assert_eq!(audit["findings"], json!([]), "{audit}");
+    assert_eq!(audit["elsewhere"], json!([]), "{audit}");
+
+    // A store written by an older levh or a script: secrets in places the old audit
+    // never read.
+    let near = capture("The staging cluster is rebuilt every Sunday night at ten");
+    assert_eq!(near["verdict"], "admit");
+    let held = capture("The staging cluster is rebuilt every Saturday night at ten");
+    assert_eq!(held["verdict"], "review", "{held}");
+    let connection = rusqlite::Connection::open(home.join("levh.db")).unwrap();
+    connection
+        .execute_batch(&format!(
+            "UPDATE memories SET kind = 'note-{t}' WHERE id = '{m}';
+             UPDATE held_candidates SET content = content || ' {t}';
+             UPDATE sync_items SET source_id = 'file:creds-{t}.md';
+             UPDATE tokens SET label = 'planted {t}';",
+            t = TOKEN.to_lowercase(),
+            m = near["memory_id"].as_str().unwrap(),
+        ))
+        .unwrap();
+    drop(connection);
+    let audit = json(levh(home).args(["audit-secrets", "--json"]));
+    let places: Vec<String> = audit["elsewhere"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["place"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        !audit.to_string().contains(&TOKEN.to_lowercase()),
+        "{audit}"
+    );
+    for expected in ["kind", "held candidate", "synced item", "label"] {
+        assert!(
+            places.iter().any(|p| p.contains(expected)),
+            "{expected} not in {places:?}"
+        );
+    }
+    ok(levh(home).args(["redact-secrets"]));
+    let audit = json(levh(home).args(["audit-secrets", "--json"]));
+    assert_eq!(audit["elsewhere"], json!([]), "{audit}");
+    assert!(
+        !file_has(&TOKEN.to_lowercase()),
+        "a planted secret stayed in the file"
+    );
+    // The synced file is still known: a second sync stores nothing new.
+    let again = json(
+        levh(home)
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["sync", "local_files", "--json", "--config"])
+            .arg(format!("directory={}", dir.path().display())),
+    );
+    assert!(!again.to_string().contains(TOKEN), "{again}");
+}
+
+/// A line that is not JSON, sent to the real `levh mcp stdio`, gets JSON-RPC's parse error
+/// (-32700) for the id it shows, instead of silence and a client waiting forever; the
+/// session goes on.
+#[test]
+fn an_mcp_stdio_message_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
+    use std::io::{BufRead as _, Write as _};
+    let home = tempfile::tempdir().unwrap();
+    let mut child = levh(home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .args(["mcp", "stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || -> Value {
+        let line = received
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("no answer: the client would hang");
+        serde_json::from_str(&line).unwrap()
+    };
+    writeln!(stdin, "{}", json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } }
+    })).unwrap();
+    assert_eq!(next()["id"], 1);
+    writeln!(
+        stdin,
+        "{}",
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\","
+    )
+    .unwrap();
+    let answer = next();
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON"),
+        "{answer}"
+    );
+    writeln!(
+        stdin,
+        "{}",
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list" })
+    )
+    .unwrap();
+    let listed = next();
+    assert_eq!(listed["id"], 3, "{listed}");
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{listed}"
+    );
+    drop(stdin);
+    child.wait().unwrap();
+}
+
+/// A full disk is a condition a person can fix, said as such: `507 Insufficient Storage`
+/// naming it, nothing stored — not an opaque 500. (SQLite's `max_page_count` makes the
+/// store full exactly as a full disk does: the write fails with SQLITE_FULL.)
+#[test]
+fn a_full_disk_is_a_507_saying_so_and_nothing_is_stored() {
+    let harness = Harness::new();
+    harness.capture("The store has room for this one");
+    let app = levh_http::router(levh_http::AppState::new(
+        harness.levh.clone(),
+        harness.store.clone(),
+        levh_http::AuthConfig::default(),
+    ));
+    harness.store.with_connection(|c| {
+        // No free page left to write into, and no page more to take.
+        c.execute_batch("VACUUM").unwrap();
+        let pages: i64 = c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+        c.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            .unwrap();
+    });
+    let body = json!({ "content": format!("A long note that needs new pages: {}", "lorem ipsum dolor ".repeat(1700)) });
+    let (status, answer) = runtime().block_on(async move {
+        use http_body_util::BodyExt;
+        use tower::ServiceExt;
+        let request = levh_http::axum::http::Request::builder()
+            .method("POST")
+            .uri("/api/memories")
+            .header("content-type", "application/json")
+            .body(levh_http::axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let response = app.oneshot(request).await.unwrap();
+        let status = response.status().as_u16();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (
+            status,
+            serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
+        )
+    });
+    assert_eq!(status, 507, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("disk holding levh's store is full"),
+        "{answer}"
+    );
+    assert_eq!(harness.levh.stats(&harness.scope, None).unwrap().total, 1);
+}
+
+/// Times at the edge of year 9999: a date on the last day and an instant in its last
+/// hours are both the end of time, accepted alike; every read (list, export, timeline)
+/// answers; a stored time past the end (an older levh wrote the end of time a few
+/// nanoseconds too late) reads as the end instead of failing the whole list, and
+/// `levh doctor` counts it.
+#[test]
+fn times_at_the_end_of_year_9999_are_accepted_alike_and_never_break_a_read() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let cli = || {
+        let mut command = levh(home);
+        command.env("LEVH_EMBEDDER", "hash");
+        command
+    };
+    let by_date = json(cli().args([
+        "capture",
+        "A lease that never ends, by date",
+        "--valid-to",
+        "9999-12-31",
+        "--json",
+    ]));
+    assert_eq!(by_date["verdict"], "admit", "{by_date}");
+    let by_instant = json(cli().args([
+        "capture",
+        "A plan that starts at the very end",
+        "--valid-from",
+        "9999-12-31T12:00:00Z",
+        "--json",
+    ]));
+    assert_eq!(by_instant["verdict"], "admit", "{by_instant}");
+    let listed = json(cli().args(["list", "--json"]));
+    let ends: Vec<&Value> = listed.as_array().unwrap().iter().collect();
+    assert_eq!(ends.len(), 2, "{listed}");
+    assert!(
+        listed.to_string().contains("9999-12-30T22:00:00Z"),
+        "{listed}"
+    );
+    ok(cli().args(["timeline", "--json"]));
+    let (mut server, address) = serve(home, &[("LEVH_EMBEDDER", "hash")]);
+    let (status, export) = request("GET", &format!("http://{address}/api/export"), None);
+    assert_eq!(status, 200, "{export}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // What an older levh wrote: the end of time in nanoseconds, stored as microseconds
+    // past the last one a read accepts.
+    let connection = rusqlite::Connection::open(home.join("levh.db")).unwrap();
+    connection
+        .execute(
+            "UPDATE memories SET valid_to = 253402207200999999 WHERE id = ?1",
+            [by_date["memory_id"].as_str().unwrap()],
+        )
+        .unwrap();
+    drop(connection);
+    let listed = json(cli().args(["list", "--json"]));
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    ok(cli().args(["timeline", "--json"]));
+    let doctor = cli().args(["doctor", "--json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let times = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "times")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(times["ok"], false, "{report}");
+    assert!(
+        times["detail"].as_str().unwrap().starts_with("1 memories"),
+        "{report}"
+    );
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{levh, levh_binary};
+use crate::support::{levh, levh_binary, spawn_server};
 
 /// `levh serve` under a 1,024-descriptor limit (a common default), with the given flags;
 /// the child and its address.
@@ -23,27 +23,13 @@ fn serve_limited(home: &std::path::Path, flags: &[&str]) -> (std::process::Child
         .args(flags)
         .env("LEVH_HOME", home)
         .env("LEVH_EMBEDDER", "hash")
-        .stdout(Stdio::piped())
         .stderr(Stdio::null());
     for (key, _) in std::env::vars() {
         if key.starts_with("LEVH_") && key != "LEVH_HOME" && key != "LEVH_EMBEDDER" {
             command.env_remove(key);
         }
     }
-    let mut server = command.spawn().unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let address = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    (server, address)
+    spawn_server(&mut command)
 }
 
 fn agent(timeout: Duration) -> ureq::Agent {

@@ -138,10 +138,17 @@ pub fn serve(home: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Chi
     for (key, value) in env {
         command.env(key, value);
     }
-    let mut server = command
+    command
         .args(["serve", "--port", "0"])
+        .stderr(std::process::Stdio::piped());
+    spawn_server(&mut command)
+}
+
+/// Starts a prepared `levh serve --port 0` command and reads the address it prints; the
+/// child and its address.
+pub fn spawn_server(command: &mut Command) -> (std::process::Child, String) {
+    let mut server = command
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();

@@ -130,7 +130,7 @@ pub fn about(levh: &Levh, scope: &Scope, args: AboutArgs) -> Result<AboutView> {
         y.cmp(x)
             .then((a.kind != EntityKind::Person).cmp(&(b.kind != EntityKind::Person)))
     });
-    let zone = crate::knowledge::user_time_zone()?;
+    let zone = crate::knowledge::user_time_zone(levh)?;
     let all = crate::knowledge::memories(levh, scope, &KnowledgeArgs::default())?;
     // Its memories that are valid now (the others make no open promise).
     let valid: std::collections::HashSet<_> = all.iter().map(|m| m.id).collect();

@@ -27,6 +27,9 @@ pub enum Error {
     /// This server runs without what the operation needs (503).
     #[error("{0}")]
     Unavailable(String),
+    /// The disk holding the store is full: nothing was stored (507).
+    #[error("{0}")]
+    InsufficientStorage(String),
     /// A fault on levh's side; the detail is for the server log (500).
     #[error("{0}")]
     Internal(String),
@@ -70,6 +73,10 @@ impl From<levh_core::Error> for Error {
             E::AlreadyDecided { .. } | E::AdmissionIncomplete(_) => {
                 Self::Conflict(error.to_string())
             }
+            E::Store(store) if store.is_disk_full() => Self::InsufficientStorage(
+                "the disk holding levh's store is full: nothing was stored; free some space and try again"
+                    .into(),
+            ),
             other => Self::internal(other),
         }
     }

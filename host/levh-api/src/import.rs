@@ -45,9 +45,7 @@ pub fn parse(text: &str) -> Result<Vec<ImportItem>> {
                 None => {
                     return Ok(vec![ImportItem {
                         location: "line 1".to_owned(),
-                        memory: serde_json::from_str::<Value>(trimmed)
-                            .map_err(|error| format!("not JSON: {error}"))
-                            .and_then(memory),
+                        memory: item(trimmed),
                     }]);
                 }
             },
@@ -66,9 +64,7 @@ pub fn parse(text: &str) -> Result<Vec<ImportItem>> {
             .enumerate()
             .map(|(index, raw)| ImportItem {
                 location: format!("memories[{index}]"),
-                memory: serde_json::from_str::<Value>(raw.get())
-                    .map_err(|error| format!("not JSON: {error}"))
-                    .and_then(memory),
+                memory: item(raw.get()),
             })
             .collect());
     }
@@ -78,14 +74,32 @@ pub fn parse(text: &str) -> Result<Vec<ImportItem>> {
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(number, line)| ImportItem {
             location: format!("line {}", number + 1),
-            memory: serde_json::from_str::<Value>(line)
-                .map_err(|error| format!("not JSON: {error}"))
-                .and_then(memory),
+            memory: item(line),
         })
         .collect())
 }
 
 /// The fields of one exported or hand-written memory that an import keeps.
+/// The longest text one memory may take in the input: its content at the gate's limit
+/// (32,000 characters, up to 4 bytes each, escaped), its metadata at its cap (64 KiB), and
+/// room for the rest. A longer item is refused by its size, before it is parsed: a 200 MB
+/// line once took 2.6 GB to turn into a tree only to be rejected.
+pub const MAX_ITEM_BYTES: usize = 512 * 1024;
+
+/// One item's text parsed, unless it is too long to be a memory.
+fn item(raw: &str) -> std::result::Result<StoreArgs, String> {
+    if raw.len() > MAX_ITEM_BYTES {
+        return Err(format!(
+            "{} bytes: longer than any memory can be ({} KiB at most: 32,000 characters of content and 64 KiB of metadata); not read",
+            raw.len(),
+            MAX_ITEM_BYTES / 1024
+        ));
+    }
+    serde_json::from_str::<Value>(raw)
+        .map_err(|error| format!("not JSON: {error}"))
+        .and_then(memory)
+}
+
 fn memory(value: Value) -> std::result::Result<StoreArgs, String> {
     let Value::Object(object) = value else {
         return Err("a memory must be a JSON object with `content`".to_owned());
@@ -189,5 +203,20 @@ mod tests {
                 .unwrap_err()
                 .contains("JSON object")
         );
+    }
+
+    #[test]
+    fn an_item_longer_than_any_memory_is_refused_by_its_size_and_the_others_are_read() {
+        let huge = format!("{{\"content\": \"{}\"}}", "a".repeat(MAX_ITEM_BYTES));
+        let lines = format!("{{\"content\": \"before\"}}\n{huge}\n{{\"content\": \"after\"}}\n");
+        let items = parse(&lines).unwrap();
+        assert_eq!(items.len(), 3);
+        let refused = items[1].memory.as_ref().unwrap_err();
+        assert!(refused.contains("longer than any memory"), "{refused}");
+        assert_eq!(items[2].memory.as_ref().unwrap().content, "after");
+        let document = format!("{{\"memories\": [{huge}, {{\"content\": \"kept\"}}]}}");
+        let items = parse(&document).unwrap();
+        assert!(items[0].memory.is_err());
+        assert_eq!(items[1].memory.as_ref().unwrap().content, "kept");
     }
 }

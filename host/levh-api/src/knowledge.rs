@@ -16,11 +16,17 @@ use crate::{Error, Result};
 /// How many a list returns when no limit is given.
 pub const DEFAULT_LIMIT: usize = 50;
 
-/// The user's time zone: `LEVH_TZ` (an IANA name such as `Europe/Istanbul`) or the
-/// system's. A name that is not a zone is an error, not a silent UTC.
-pub fn user_time_zone() -> Result<TimeZone> {
-    match std::env::var("LEVH_TZ") {
-        Ok(name) if !name.trim().is_empty() => TimeZone::get(name.trim()).map_err(|e| {
+/// The user's time zone: `LEVH_TZ` (an IANA name such as `Europe/Istanbul`, from the
+/// environment or `config.toml`, as the engine was configured) or the system's. A name
+/// that is not a zone is an error, not a silent UTC.
+pub fn user_time_zone(levh: &Levh) -> Result<TimeZone> {
+    let configured = levh
+        .person()
+        .time_zone
+        .clone()
+        .or_else(|| std::env::var("LEVH_TZ").ok());
+    match configured {
+        Some(name) if !name.trim().is_empty() => TimeZone::get(name.trim()).map_err(|e| {
             Error::invalid(format!(
                 "invalid LEVH_TZ: '{}' is not a time zone name like Europe/Istanbul ({e})",
                 name.trim()
@@ -95,8 +101,12 @@ pub fn decisions(levh: &Levh, scope: &Scope, args: KnowledgeArgs) -> Result<Deci
 pub(crate) struct Me(Vec<String>);
 
 impl Me {
-    pub(crate) fn from_env() -> Option<Self> {
-        let text = std::env::var("LEVH_ME").ok()?;
+    pub(crate) fn configured(levh: &Levh) -> Option<Self> {
+        let text = levh
+            .person()
+            .me
+            .clone()
+            .or_else(|| std::env::var("LEVH_ME").ok())?;
         let names: Vec<String> = text
             .split(',')
             .map(levh_knowledge::people::normalized_name)
@@ -162,7 +172,7 @@ pub(crate) fn found_commitments(
     all: &[Memory],
     zone: &TimeZone,
 ) -> Result<Vec<CommitmentView>> {
-    let me = Me::from_env();
+    let me = Me::configured(levh);
     let today = levh.now().to_zoned(zone.clone()).date();
     let marked = levh.commitments_done(scope)?;
     // Every sentence that reads as a kept promise, with who said it and when.
@@ -235,7 +245,7 @@ pub(crate) fn found_commitments(
 /// `include_done`, done ones too), soonest due first, undated ones after.
 pub fn commitments(levh: &Levh, scope: &Scope, args: KnowledgeArgs) -> Result<CommitmentList> {
     let limit = limit(args.limit, DEFAULT_LIMIT)?;
-    let zone = user_time_zone()?;
+    let zone = user_time_zone(levh)?;
     let of = memories(levh, scope, &args)?;
     let all = memories(levh, scope, &KnowledgeArgs::default())?;
     let mut found = found_commitments(levh, scope, &of, &all, &zone)?;
@@ -253,7 +263,7 @@ pub fn commitments(levh: &Levh, scope: &Scope, args: KnowledgeArgs) -> Result<Co
 /// marks one of the listed commitments done.
 pub fn complete(levh: &Levh, scope: &Scope, id: &str) -> Result<CommitmentView> {
     let id = id.trim();
-    let zone = user_time_zone()?;
+    let zone = user_time_zone(levh)?;
     let all = memories(levh, scope, &KnowledgeArgs::default())?;
     let found = found_commitments(levh, scope, &all, &all, &zone)?;
     let Some(commitment) = found.into_iter().find(|c| c.id == id) else {

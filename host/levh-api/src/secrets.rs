@@ -1,21 +1,31 @@
-//! Secrets already stored: find them (kinds only, never the secrets) or strip them.
+//! Secrets already stored: find them (kinds only, never the secrets) or strip them, in
+//! memories and everywhere else levh keeps text (held candidates, kinds, synced items'
+//! ids, tokens' labels).
 
-use levh_core::{Levh, Scope, SecretFinding};
+use levh_core::{Levh, Scope, SecretFinding, SecretPlace};
 
 use crate::Result;
-use crate::views::{SecretFindingView, SecretsView};
+use crate::views::{SecretFindingView, SecretPlaceView, SecretsView};
 
 /// [`Operation::AuditSecrets`](crate::Operation::AuditSecrets).
 pub fn audit(levh: &Levh, scope: &Scope) -> Result<SecretsView> {
-    Ok(view(levh.audit_secrets(scope)?, false))
+    Ok(view(
+        levh.audit_secrets(scope)?,
+        levh.audit_secret_places(scope)?,
+        false,
+    ))
 }
 
 /// [`Operation::RedactSecrets`](crate::Operation::RedactSecrets): re-embeds each memory.
 pub fn redact(levh: &Levh, scope: &Scope) -> Result<SecretsView> {
-    Ok(view(levh.redact_secrets(scope)?, true))
+    Ok(view(
+        levh.redact_secrets(scope)?,
+        levh.redact_secret_places(scope)?,
+        true,
+    ))
 }
 
-fn view(findings: Vec<SecretFinding>, redacted: bool) -> SecretsView {
+fn view(findings: Vec<SecretFinding>, elsewhere: Vec<SecretPlace>, redacted: bool) -> SecretsView {
     SecretsView {
         findings: findings
             .into_iter()
@@ -23,6 +33,13 @@ fn view(findings: Vec<SecretFinding>, redacted: bool) -> SecretsView {
                 memory_id: f.memory_id.to_string(),
                 kinds: f.kinds,
                 fields: f.fields,
+            })
+            .collect(),
+        elsewhere: elsewhere
+            .into_iter()
+            .map(|p| SecretPlaceView {
+                place: p.place,
+                kinds: p.kinds,
             })
             .collect(),
         redacted,

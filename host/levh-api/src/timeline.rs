@@ -123,7 +123,7 @@ fn item(memory: &Memory, at: &Zoned) -> TimelineItem {
 /// [`Operation::Timeline`](crate::Operation::Timeline).
 pub fn timeline(levh: &Levh, scope: &Scope, args: TimelineArgs) -> Result<TimelineView> {
     let limit = limit(args.limit, DEFAULT_LIMIT)?;
-    let zone = user_time_zone()?;
+    let zone = user_time_zone(levh)?;
     let today = levh.now().to_zoned(zone.clone()).date();
     let (from, to) = match (&args.from, &args.to) {
         (None, None) => named_range(args.range.as_deref().unwrap_or("this week"), today)?,

@@ -625,11 +625,24 @@ pub struct SecretFindingView {
     pub fields: Vec<String>,
 }
 
+/// A secret kept outside memories' content and labels.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SecretPlaceView {
+    /// Where: a memory's kind, a held candidate's field, a synced item's id, a token's
+    /// label (named without the text).
+    pub place: String,
+    /// Kinds of secrets (never the secrets).
+    pub kinds: Vec<String>,
+}
+
 /// Secrets found (or redacted).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SecretsView {
     /// One entry per memory.
     pub findings: Vec<SecretFindingView>,
+    /// Secrets elsewhere: memories' kinds, held candidates, synced items' ids, tokens'
+    /// labels.
+    pub elsewhere: Vec<SecretPlaceView>,
     /// Whether the secrets were stripped (redact_secrets) or only found (audit_secrets).
     pub redacted: bool,
 }

@@ -24,7 +24,23 @@ impl StoreError {
     pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         Self(error.into())
     }
+
+    /// A write refused because the disk holding the store is full: nothing was written.
+    pub fn disk_full(detail: impl Into<String>) -> Self {
+        Self(Box::new(DiskFull(detail.into())))
+    }
+
+    /// Whether the disk holding the store is full (a condition a person can fix, not a
+    /// fault of levh's).
+    pub fn is_disk_full(&self) -> bool {
+        self.0.downcast_ref::<DiskFull>().is_some()
+    }
 }
+
+/// The disk holding the store is full.
+#[derive(Debug, thiserror::Error)]
+#[error("the disk holding the store is full ({0})")]
+pub struct DiskFull(pub String);
 
 /// An embedder failure.
 #[derive(Debug, thiserror::Error)]
@@ -180,6 +196,9 @@ pub struct StoreHealth {
     pub events: u64,
     /// Stored vectors per embedding model.
     pub embeddings: Vec<(String, u64)>,
+    /// Memories and held candidates with a time outside what levh can show (written by an
+    /// older levh): they read as the nearest time it can.
+    pub times_out_of_range: u64,
 }
 
 /// A memory whose vector is missing or of another model, with what to embed.
@@ -191,6 +210,80 @@ pub struct StaleEmbedding {
     pub content: String,
     /// The hash of that content, so a vector is never written for a stale text.
     pub content_hash: String,
+}
+
+/// Where levh keeps a text outside a memory's content and labels: what a secret audit
+/// reads besides [`StoredText`]. Exhaustive on purpose: a new place must be read and
+/// rewritten by every store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextPlace {
+    /// A memory's kind.
+    MemoryKind(MemoryId),
+    /// A field of a held candidate.
+    Held {
+        /// The candidate.
+        id: HeldId,
+        /// Which field.
+        field: HeldField,
+    },
+    /// The id a connector gave a synced item (a file's name, a mail's Message-ID).
+    SyncedItem {
+        /// The connector.
+        connector: String,
+        /// The id as stored.
+        source_id: String,
+    },
+    /// A token's label.
+    TokenLabel(String),
+}
+
+/// A held candidate's field that holds text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldField {
+    /// What it would remember.
+    Content,
+    /// Its kind.
+    Kind,
+    /// Its project label.
+    Project,
+    /// Its source label.
+    Source,
+    /// Its metadata (JSON).
+    Metadata,
+}
+
+impl HeldField {
+    /// The field's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Content => "content",
+            Self::Kind => "kind",
+            Self::Project => "project",
+            Self::Source => "source",
+            Self::Metadata => "metadata",
+        }
+    }
+}
+
+impl fmt::Display for TextPlace {
+    /// Names the place without the text (a synced item's id may be the secret itself).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MemoryKind(id) => write!(f, "memory {id} kind"),
+            Self::Held { id, field } => write!(f, "held candidate {id} {}", field.as_str()),
+            Self::SyncedItem { connector, .. } => write!(f, "a synced item's id ({connector})"),
+            Self::TokenLabel(id) => write!(f, "token {id} label"),
+        }
+    }
+}
+
+/// A text and where it is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedText {
+    /// Where.
+    pub place: TextPlace,
+    /// The text (metadata as JSON).
+    pub text: String,
 }
 
 /// The text a memory stores besides its vector: what a secret audit reads.
@@ -490,6 +583,22 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
     /// Every stored memory's text fields in the workspace, forgotten ones too (for secret
     /// audits: a secret in a retired row is still in the file).
     fn contents(&self, workspace: &Workspace) -> Result<Vec<StoredText>, StoreError>;
+
+    /// Every text of the workspace kept outside memories' content and labels (see
+    /// [`TextPlace`]), for secret audits.
+    fn placed_texts(&self, workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError>;
+
+    /// Replaces the text at `place` with `text` (a held candidate's content hash follows
+    /// its content), logging a `redact` event naming the place. False when the place is
+    /// gone.
+    fn rewrite_placed_text(
+        &self,
+        workspace: &Workspace,
+        place: &TextPlace,
+        text: &str,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
 
     /// Replaces a memory's labels and metadata (secrets found in them), logging `event`
     /// with `detail`. False when there is no such memory.

@@ -87,6 +87,24 @@ impl fmt::Display for SessionId {
 }
 
 /// Checks a short machine name: 1..=64 chars of `a-z 0-9 - _ .`.
+/// A new name: [`check_name`], and never one shaped like a secret (a lowercase token fits
+/// the alphabet): a name is stored, listed and sent to every client as it is. The secret
+/// is not echoed back.
+fn check_new_name(field: &'static str, value: &str) -> Result<(), Error> {
+    let secrets = crate::gate::secrets::detect(value);
+    if !secrets.is_empty() {
+        let kinds: Vec<&str> = secrets.iter().map(|r| r.kind.as_str()).collect();
+        return Err(Error::invalid(
+            field,
+            format!(
+                "looks like a secret ({}); a {field} is a short name, never a credential",
+                kinds.join(", ")
+            ),
+        ));
+    }
+    check_name(field, value)
+}
+
 fn check_name(field: &'static str, value: &str) -> Result<(), Error> {
     let ok = !value.is_empty()
         && value.len() <= 64
@@ -150,6 +168,14 @@ impl Kind {
 
     /// Validates and wraps a kind.
     pub fn new(name: &str) -> Result<Self, Error> {
+        check_new_name("kind", name)?;
+        Ok(Self(name.to_owned()))
+    }
+
+    /// A kind read back from the store: its alphabet checked, not whether it looks like a
+    /// secret (a store written before that check still reads; `levh audit-secrets` finds
+    /// such a kind and `levh redact-secrets` replaces it).
+    pub fn stored(name: &str) -> Result<Self, Error> {
         check_name("kind", name)?;
         Ok(Self(name.to_owned()))
     }

@@ -28,15 +28,17 @@ mod time;
 
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
-    BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, LoggedEvent, MemoryFilter,
-    MemorySummary, Page, PurgeReport, RankingRow, ServerStore, StaleEmbedding, StandingGroup,
-    Store, StoreError, StoreHealth, StoredText, SyncedPage, VectorIndex,
+    BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, HeldField, LoggedEvent,
+    MemoryFilter, MemorySummary, Page, PlacedText, PurgeReport, RankingRow, ServerStore,
+    StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText, SyncedPage,
+    TextPlace, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
     HeldAdmission, Levh, MAX_BATCH, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
-    REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport, SecretFinding, Stats,
+    PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport,
+    SecretFinding, SecretPlace, Stats,
 };
 pub use engine::{ContentUpdate, RelatedMemory, Session};
 pub use error::{Error, Result};
@@ -47,3 +49,5 @@ pub use memory::{
     Interference, Memory, MemoryState, NewMemory, NewMemoryRecord,
 };
 pub use time::{Clock, FixedClock, SystemClock, Timestamp, parse_instant};
+/// The range of instants levh stores (see [`time::latest`]).
+pub use time::{EARLIEST_MICROS, LATEST_MICROS, earliest, latest, within_range};

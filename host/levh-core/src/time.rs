@@ -13,15 +13,42 @@ pub use jiff::Timestamp;
 pub fn parse_instant(text: &str) -> Option<Timestamp> {
     let text = text.trim();
     if let Ok(at) = text.parse::<Timestamp>() {
-        return Some(at);
+        return Some(within_range(at));
     }
     if let Ok(date) = text.parse::<jiff::civil::Date>() {
-        return date
-            .to_zoned(jiff::tz::TimeZone::UTC)
-            .map(|z| z.timestamp())
-            .ok();
+        // The last day or two of year 9999 start past the last instant: the end of time.
+        return Some(date.to_zoned(jiff::tz::TimeZone::UTC).map_or_else(
+            |_| clamp_beyond(date.year()),
+            |z| within_range(z.timestamp()),
+        ));
     }
     beyond_range(text)
+}
+
+/// The first instant levh can store: what SQLite's integer microseconds read back as
+/// (jiff's own range reaches a few nanoseconds further, which a read would refuse).
+pub fn earliest() -> Timestamp {
+    Timestamp::from_microsecond(EARLIEST_MICROS).expect("jiff's range holds its own bound")
+}
+
+/// The last instant levh can store ("the end of time": 9999-12-30T22:00:00Z, the last
+/// instant that is a valid date and time in every time zone).
+pub fn latest() -> Timestamp {
+    Timestamp::from_microsecond(LATEST_MICROS).expect("jiff's range holds its own bound")
+}
+
+/// [`earliest`] in microseconds.
+pub const EARLIEST_MICROS: i64 = -377_705_023_201_000_000;
+/// [`latest`] in microseconds.
+pub const LATEST_MICROS: i64 = 253_402_207_200_000_000;
+
+/// `at`, or the nearest instant levh can store.
+pub fn within_range(at: Timestamp) -> Timestamp {
+    at.clamp(earliest(), latest())
+}
+
+fn clamp_beyond(year: i16) -> Timestamp {
+    if year > 0 { latest() } else { earliest() }
 }
 
 /// The nearest instant levh can hold, for an RFC 3339 time outside its range (a date
@@ -33,11 +60,7 @@ fn beyond_range(text: &str) -> Option<Timestamp> {
         text[time..].rfind('-').map(|i| time + i)
     })?;
     let local: jiff::civil::DateTime = text[..split].parse().ok()?;
-    Some(if local.year() > 0 {
-        Timestamp::MAX
-    } else {
-        Timestamp::MIN
-    })
+    Some(clamp_beyond(local.year()))
 }
 
 /// Where the engine gets `now` from.

@@ -103,6 +103,7 @@ impl From<levh_api::Error> for ApiError {
             E::Denied(_) => StatusCode::FORBIDDEN,
             E::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             E::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            E::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
             E::Internal(detail) => return Self::internal(detail),
             _ => return Self::internal(&error),
         };

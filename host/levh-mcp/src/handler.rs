@@ -51,6 +51,19 @@ impl ServerHandler for LevhMcp {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if request.method == crate::stdio::PARSE_ERROR_METHOD {
+            let error = request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("error"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("not JSON");
+            return Err(ErrorData::new(
+                ErrorCode::PARSE_ERROR,
+                format!("parse error: the message is not valid JSON ({error}); nothing was done"),
+                None,
+            ));
+        }
         if request.method != crate::stdio::TOO_LARGE_METHOD {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,

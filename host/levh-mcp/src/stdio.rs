@@ -24,6 +24,9 @@ pub const MAX_MESSAGE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE
 /// The method of the stand-in request for a message over the limit.
 pub const TOO_LARGE_METHOD: &str = "levh/message-too-large";
 
+/// The method of the stand-in request for a message that is not JSON.
+pub const PARSE_ERROR_METHOD: &str = "levh/parse-error";
+
 /// How much of a line's head and tail is kept to find its `id`.
 const ID_WINDOW: usize = 4096;
 
@@ -125,9 +128,46 @@ impl<R> Oversize<R> {
                     self.end_skipping();
                 }
             } else if newline.is_some() {
-                self.ready.append(&mut self.line);
+                let line = std::mem::take(&mut self.line);
+                self.pass_on(line);
             }
         }
+    }
+
+    /// A whole line goes to the reader — unless it is not JSON: rmcp would drop it without
+    /// a word and its sender would wait forever. Then, when the line still shows its
+    /// request `id`, a stand-in request ([`PARSE_ERROR_METHOD`]) carries the parser's
+    /// message, and the handler answers that id with JSON-RPC's parse error (-32700).
+    fn pass_on(&mut self, line: Vec<u8>) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let error = match serde_json::from_slice::<serde::de::IgnoredAny>(&line) {
+            Ok(_) => {
+                self.ready.extend_from_slice(&line);
+                return;
+            }
+            Err(error) => error,
+        };
+        let head = &line[..ID_WINDOW.min(line.len())];
+        let tail = &line[line.len().saturating_sub(ID_WINDOW)..];
+        let tail = tail.strip_suffix(b"\n").unwrap_or(tail);
+        let tail = tail.strip_suffix(b"\r").unwrap_or(tail);
+        let Some(id) = request_id(head, tail) else {
+            tracing::warn!(%error, bytes = line.len(), "dropped an MCP message that is not JSON and shows no request id");
+            return;
+        };
+        tracing::warn!(%error, "an MCP message that is not JSON: answering it with a parse error");
+        let stand_in = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": PARSE_ERROR_METHOD,
+            "params": { "error": error.to_string() },
+        });
+        // The id is spliced in as it was written (a number or a string literal).
+        let mut text = stand_in.to_string();
+        text.insert_str(1, &format!("\"id\":{id},"));
+        text.push('\n');
+        self.ready.extend_from_slice(text.as_bytes());
     }
 
     /// A too-long line ended: its stand-in request goes to the reader.
@@ -193,7 +233,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for Oversize<R> {
                     if this.skipping.is_some() {
                         this.end_skipping();
                     } else {
-                        this.ready.append(&mut this.line);
+                        let line = std::mem::take(&mut this.line);
+                        this.pass_on(line);
                     }
                 }
                 Poll::Ready(Ok(())) => this.take(read.filled()),
@@ -224,8 +265,36 @@ mod tests {
 
     #[test]
     fn lines_within_the_limit_pass_unchanged() {
-        let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"a\":2}\nlast";
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"a\":2}\n{\"b\":3}";
         assert_eq!(through(input, 64), input.to_vec());
+    }
+
+    /// A line that is not JSON gets a parse error for its id, when the line shows one;
+    /// without one it is dropped (nothing waits for it) and the stream goes on.
+    #[test]
+    fn a_line_that_is_not_json_becomes_a_parse_error_stand_in_with_its_id() {
+        let input =
+            b"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\n\
+                      not json at all\n\
+                      {\"jsonrpc\":\"2.0\",\"id\":\"q-1\",\"method\":\"ping\",}\n\
+                      {\"ok\":1}\n";
+        let out = String::from_utf8(through(input, 1024)).unwrap();
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines[0]["id"], 12);
+        assert_eq!(lines[0]["method"], PARSE_ERROR_METHOD);
+        assert!(
+            lines[0]["params"]["error"]
+                .as_str()
+                .unwrap()
+                .contains("EOF"),
+            "{out}"
+        );
+        assert_eq!(lines[1]["id"], "q-1");
+        assert_eq!(lines[2]["ok"], 1);
     }
 
     #[test]

@@ -21,7 +21,7 @@ fn corrupt(what: String) -> StoreError {
 }
 
 fn time(micros: i64) -> Result<Timestamp, StoreError> {
-    Timestamp::from_microsecond(micros).map_err(|e| corrupt(format!("time {micros}: {e}")))
+    Ok(crate::rows::from_micros(micros))
 }
 
 /// The entity a sighting names, created when no key is known, and merged into when its

@@ -96,7 +96,7 @@ fn logged_event(
     let corrupt = |what: &str| SqliteStoreError::Corrupt(format!("event {seq}: {what}"));
     Ok(LoggedEvent {
         seq,
-        at: Timestamp::from_microsecond(at).map_err(|_| corrupt("time"))?,
+        at: crate::rows::from_micros(at),
         kind,
         workspace: Workspace::new(&workspace).map_err(|_| corrupt("workspace"))?,
         memory_id: memory_id

@@ -20,9 +20,9 @@ fn corrupt(column: usize, what: String) -> rusqlite::Error {
 }
 
 fn time(row: &Row<'_>, column: usize) -> rusqlite::Result<Option<Timestamp>> {
-    row.get::<_, Option<i64>>(column)?
-        .map(|v| Timestamp::from_microsecond(v).map_err(|e| corrupt(column, e.to_string())))
-        .transpose()
+    Ok(row
+        .get::<_, Option<i64>>(column)?
+        .map(crate::rows::from_micros))
 }
 
 fn parsed<T: std::str::FromStr>(row: &Row<'_>, column: usize) -> rusqlite::Result<Option<T>> {
@@ -70,7 +70,7 @@ fn read(row: &Row<'_>) -> rusqlite::Result<HeldCandidate> {
         workspace: Workspace::new(&workspace).map_err(|e| corrupt(1, e.to_string()))?,
         project: row.get(2)?,
         content: row.get(3)?,
-        kind: Kind::new(&kind).map_err(|e| corrupt(4, e.to_string()))?,
+        kind: Kind::stored(&kind).map_err(|e| corrupt(4, e.to_string()))?,
         source: row.get(5)?,
         importance: row.get(6)?,
         pinned: row.get(7)?,
@@ -325,21 +325,8 @@ pub(crate) fn close(
     now: Timestamp,
     actor: &Actor,
 ) -> Result<HeldClose, StoreError> {
-    let current: Option<String> = tx
-        .query_row(
-            "SELECT status FROM held_candidates WHERE workspace = ?1 AND id = ?2",
-            params![workspace.as_str(), id.to_string()],
-            |row| row.get(0),
-        )
-        .optional()
-        .map_err(sqlite)?;
-    let Some(current) = current else {
-        return Ok(HeldClose::Missing);
-    };
-    let current = HeldStatus::parse(&current)
-        .ok_or_else(|| StoreError::new(format!("held status {current:?}")))?;
-    if current != HeldStatus::Held {
-        return Ok(HeldClose::AlreadyDecided(current));
+    if let Some(decided) = still_held(tx, workspace, id)? {
+        return Ok(decided);
     }
     if status == HeldStatus::Discarded {
         let stored: bool = tx

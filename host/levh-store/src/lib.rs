@@ -17,6 +17,7 @@ mod held;
 mod lease;
 mod lexicon;
 mod migrations;
+mod places;
 mod purge;
 mod readers;
 mod rows;
@@ -47,8 +48,8 @@ use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
     Actor, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate, HeldClose, HeldId,
     HeldStatus, Interference, Memory, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Page,
-    PurgeReport, RankingRow, StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth,
-    StoredText, SyncedPage, Timestamp, VectorIndex, Workspace,
+    PlacedText, PurgeReport, RankingRow, StaleEmbedding, StandingGroup, Store, StoreError,
+    StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, VectorIndex, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use serde_json::json;
@@ -114,12 +115,27 @@ impl From<std::io::Error> for SqliteStoreError {
 
 impl From<SqliteStoreError> for StoreError {
     fn from(error: SqliteStoreError) -> Self {
-        StoreError::new(error)
+        let full = match &error {
+            SqliteStoreError::Sqlite(e) => is_disk_full(e),
+            SqliteStoreError::Lock(e) => e.kind() == std::io::ErrorKind::StorageFull,
+            _ => false,
+        };
+        if full {
+            StoreError::disk_full(error.to_string())
+        } else {
+            StoreError::new(error)
+        }
     }
 }
 
 pub(crate) fn sqlite(error: rusqlite::Error) -> StoreError {
-    StoreError::new(SqliteStoreError::Sqlite(error))
+    SqliteStoreError::Sqlite(error).into()
+}
+
+/// SQLite's "database or disk is full" (a write that found no room; the transaction was
+/// rolled back).
+fn is_disk_full(error: &rusqlite::Error) -> bool {
+    matches!(error, rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::DiskFull)
 }
 
 /// The SQLite store: one writer connection behind a mutex, and a pool of read
@@ -886,6 +902,17 @@ impl Store for SqliteStore {
         let forgotten = count("SELECT count(*) FROM memories WHERE forgotten_at IS NOT NULL")
             .map_err(sqlite)?;
         let events = count("SELECT count(*) FROM events").map_err(sqlite)?;
+        let outside = format!(
+            "NOT BETWEEN {} AND {}",
+            levh_core::EARLIEST_MICROS,
+            levh_core::LATEST_MICROS
+        );
+        let times_out_of_range = count(&format!(
+            "SELECT (SELECT count(*) FROM memories WHERE valid_from {outside} OR valid_to {outside}
+                      OR created_at {outside} OR last_recalled_at {outside})
+                  + (SELECT count(*) FROM held_candidates WHERE valid_from {outside} OR valid_to {outside})"
+        ))
+        .map_err(sqlite)?;
         let mut statement = conn
             .prepare("SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model")
             .map_err(sqlite)?;
@@ -907,6 +934,7 @@ impl Store for SqliteStore {
             forgotten,
             events,
             embeddings,
+            times_out_of_range,
         })
     }
 
@@ -1067,6 +1095,26 @@ impl Store for SqliteStore {
         actor: &Actor,
     ) -> Result<HeldClose, StoreError> {
         self.write(|tx| held::close(tx, workspace, id, status, memory_id, now, actor))
+    }
+
+    fn placed_texts(&self, workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
+        places::texts(&self.lock(), workspace)
+    }
+
+    fn rewrite_placed_text(
+        &self,
+        workspace: &Workspace,
+        place: &TextPlace,
+        text: &str,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        let changed = self.write(|tx| places::rewrite(tx, workspace, place, text, now, actor))?;
+        if changed {
+            // The old text must leave the log and the index segments too.
+            purge::compact(&self.lock())?;
+        }
+        Ok(changed)
     }
 
     fn contents(&self, workspace: &Workspace) -> Result<Vec<StoredText>, StoreError> {
@@ -1351,9 +1399,7 @@ impl Store for SqliteStore {
                  WHERE workspace = ?1 AND id = ?2",
                 params![workspace.as_str(), id.as_str()],
                 |row| {
-                    let at = |value: Option<i64>| {
-                        value.and_then(|v| Timestamp::from_microsecond(v).ok())
-                    };
+                    let at = |value: Option<i64>| value.map(rows::from_micros);
                     Ok(levh_core::Session {
                         id: id.clone(),
                         workspace: workspace.clone(),

@@ -20,8 +20,25 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.workspace, m.project, m.content
 pub(crate) const MEMORY_FROM: &str =
     "FROM memories m LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq";
 
+/// A time as stored: integer microseconds, within what every read can turn back into a
+/// time (an instant past the end of time is stored as the end of time).
 pub(crate) fn micros(at: Timestamp) -> i64 {
     at.as_microsecond()
+        .clamp(levh_core::EARLIEST_MICROS, levh_core::LATEST_MICROS)
+}
+
+/// A stored time read back. A value outside the range (written by an older levh, which
+/// stored the end of time a few nanoseconds too late) reads as the nearest instant in
+/// it, logged, instead of failing the whole read it is part of.
+pub(crate) fn from_micros(value: i64) -> Timestamp {
+    let kept = value.clamp(levh_core::EARLIEST_MICROS, levh_core::LATEST_MICROS);
+    if kept != value {
+        tracing::warn!(
+            stored = value,
+            "a stored time lies outside what levh can show; read as the nearest one (levh doctor counts them)"
+        );
+    }
+    Timestamp::from_microsecond(kept).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
 fn conversion(
@@ -33,17 +50,11 @@ fn conversion(
 }
 
 fn time(row: &Row<'_>, column: usize) -> rusqlite::Result<Timestamp> {
-    let value: i64 = row.get(column)?;
-    Timestamp::from_microsecond(value).map_err(|e| conversion(column, Type::Integer, e))
+    Ok(from_micros(row.get(column)?))
 }
 
 fn optional_time(row: &Row<'_>, column: usize) -> rusqlite::Result<Option<Timestamp>> {
-    match row.get::<_, Option<i64>>(column)? {
-        None => Ok(None),
-        Some(value) => Timestamp::from_microsecond(value)
-            .map(Some)
-            .map_err(|e| conversion(column, Type::Integer, e)),
-    }
+    Ok(row.get::<_, Option<i64>>(column)?.map(from_micros))
 }
 
 pub(crate) fn parse_id(text: &str) -> Result<MemoryId, SqliteStoreError> {
@@ -63,7 +74,7 @@ fn json(row: &Row<'_>, column: usize) -> rusqlite::Result<serde_json::Value> {
 
 fn kind(row: &Row<'_>, column: usize) -> rusqlite::Result<Kind> {
     let text: String = row.get(column)?;
-    Kind::new(&text).map_err(|e| conversion(column, Type::Text, e))
+    Kind::stored(&text).map_err(|e| conversion(column, Type::Text, e))
 }
 
 /// Reads `importance, pinned, stability_hours, last_recalled_at, recall_count,

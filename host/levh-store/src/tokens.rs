@@ -139,7 +139,7 @@ fn token_info(
     (id, workspace, role, label, created_at, revoked_at): Row,
 ) -> Result<TokenInfo, SqliteStoreError> {
     let corrupt = |what: &str| SqliteStoreError::Corrupt(format!("token {id}: {what}"));
-    let time = |micros: i64| Timestamp::from_microsecond(micros).map_err(|_| corrupt("time"));
+    let time = |micros: i64| Ok::<_, SqliteStoreError>(crate::rows::from_micros(micros));
     Ok(TokenInfo {
         workspace: Workspace::new(&workspace).map_err(|_| corrupt("workspace"))?,
         role: role.parse().map_err(|_| corrupt("role"))?,

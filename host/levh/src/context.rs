@@ -124,6 +124,8 @@ const SETTINGS: &[&str] = &[
     "LEVH_CORS_ORIGINS",
     "LEVH_ALLOWED_HOSTS",
     "LEVH_MCP_PROFILE",
+    "LEVH_MCP_MAX_SESSIONS",
+    "LEVH_MCP_SESSION_IDLE_SECONDS",
     "LEVH_EMBEDDER",
     "LEVH_EMBED_DIMENSION",
     "LEVH_MODEL_DIR",
@@ -198,9 +200,27 @@ fn check_environment() -> Result<()> {
     Ok(())
 }
 
-/// Settings read from the environment only: a backup's passphrase kept in `config.toml`
-/// would travel inside every backup it encrypts.
-const ENVIRONMENT_ONLY: &[&str] = &["LEVH_BACKUP_PASSPHRASE"];
+/// Settings read from the environment only, each with why. Credentials: `config.toml`
+/// travels inside every backup, a plain one included.
+const ENVIRONMENT_ONLY: &[(&str, &str)] = &[
+    (
+        "LEVH_BACKUP_PASSPHRASE",
+        "config.toml goes into every backup",
+    ),
+    (
+        "LEVH_TOKEN",
+        "config.toml goes into every backup, a plain one too",
+    ),
+    (
+        "LEVH_OPENAI_API_KEY",
+        "config.toml goes into every backup, a plain one too",
+    ),
+    (
+        "LEVH_HOME",
+        "config.toml is read from the home, so it cannot choose it",
+    ),
+    ("LEVH_LOG", "logging starts before config.toml is read"),
+];
 
 /// Reads `$LEVH_HOME/config.toml`: flat keys named like the variables without the prefix,
 /// in lowercase (`gain = 0.6` for `LEVH_GAIN`). An unknown key or a value that is not a
@@ -218,9 +238,9 @@ fn read_config_file(home: &Path) -> Result<HashMap<String, String>> {
     let mut settings = HashMap::new();
     for (key, value) in table {
         let name = format!("LEVH_{}", key.to_uppercase());
-        if ENVIRONMENT_ONLY.contains(&name.as_str()) {
+        if let Some((_, why)) = ENVIRONMENT_ONLY.iter().find(|(only, _)| *only == name) {
             bail!(
-                "{}: `{key}` cannot be set here: config.toml goes into every backup; set {name} in the environment",
+                "{}: `{key}` cannot be set here: {why}; set {name} in the environment",
                 path.display()
             );
         }
@@ -270,6 +290,26 @@ impl Context {
         std::env::var(key)
             .ok()
             .or_else(|| self.settings.get(key).cloned())
+    }
+
+    /// A setting read as a `T`: `given` (a command-line flag, which clap also fills from
+    /// the environment) first, then [`Context::setting`]; an unreadable value is an error
+    /// naming the setting.
+    pub fn setting_or<T>(&self, given: Option<T>, key: &str) -> Result<Option<T>>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        if given.is_some() {
+            return Ok(given);
+        }
+        self.setting(key)
+            .map(|raw| {
+                raw.trim()
+                    .parse::<T>()
+                    .map_err(|e| anyhow!("{key} = {raw:?} (config.toml): {e}"))
+            })
+            .transpose()
     }
 
     /// Opens the store like [`Context::open`], with `embedder` (a `LEVH_EMBEDDER` value)
@@ -328,6 +368,10 @@ impl Context {
                     .with_context(|| format!("reading LEVH_PERSONAL_DOMAINS={path}"))?,
             ),
             None => Default::default(),
+        })
+        .with_person(levh_core::PersonSettings {
+            time_zone: lookup("LEVH_TZ"),
+            me: lookup("LEVH_ME"),
         });
         let mut scope = Scope::cli(workspace);
         // Decisions record who took them: at a terminal, the OS user.

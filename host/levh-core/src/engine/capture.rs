@@ -550,6 +550,50 @@ impl Levh {
             .collect())
     }
 
+    /// Secrets that today's patterns recognise in what levh keeps outside memories' own
+    /// fields: memories' kinds, held candidates, synced items' ids, tokens' labels.
+    pub fn audit_secret_places(&self, scope: &Scope) -> Result<Vec<SecretPlace>> {
+        Ok(self
+            .store
+            .placed_texts(&scope.workspace)?
+            .into_iter()
+            .filter_map(|placed| {
+                let (_, kinds) = scrub_placed(&placed);
+                (!kinds.is_empty()).then(|| SecretPlace {
+                    place: placed.place.to_string(),
+                    kinds,
+                })
+            })
+            .collect())
+    }
+
+    /// Strips the secrets [`Levh::audit_secret_places`] finds: a kind becomes `note`, a
+    /// synced item's id keeps a digest beside its redacted text (so the next sync still
+    /// knows the item), everything else is redacted in place. Each change is a `redact`
+    /// event naming the place.
+    pub fn redact_secret_places(&self, scope: &Scope) -> Result<Vec<SecretPlace>> {
+        let now = self.clock.now();
+        let mut done = Vec::new();
+        for placed in self.store.placed_texts(&scope.workspace)? {
+            let (replacement, kinds) = scrub_placed(&placed);
+            if kinds.is_empty() {
+                continue;
+            }
+            self.store.rewrite_placed_text(
+                &scope.workspace,
+                &placed.place,
+                &replacement,
+                now,
+                &scope.actor,
+            )?;
+            done.push(SecretPlace {
+                place: placed.place.to_string(),
+                kinds,
+            });
+        }
+        Ok(done)
+    }
+
     /// Strips recognised secrets from stored memories — content re-embedded, labels and
     /// metadata rewritten — and records a `redact` event per field changed. Returns what
     /// was redacted.
@@ -602,6 +646,43 @@ impl Levh {
 }
 
 /// The secrets in one memory's stored fields, and those fields redacted.
+/// What a placed text becomes without its secrets, and the kinds found.
+fn scrub_placed(placed: &crate::PlacedText) -> (String, Vec<String>) {
+    use crate::{HeldField, TextPlace};
+    let kinds_of = |found: Vec<Redaction>| found.into_iter().map(|r| r.kind).collect::<Vec<_>>();
+    match &placed.place {
+        TextPlace::MemoryKind(_)
+        | TextPlace::Held {
+            field: HeldField::Kind,
+            ..
+        } => (
+            Kind::NOTE.to_owned(),
+            kinds_of(gate::secrets::detect(&placed.text)),
+        ),
+        TextPlace::Held {
+            field: HeldField::Metadata,
+            ..
+        } => match serde_json::from_str::<serde_json::Value>(&placed.text) {
+            Ok(value) => {
+                let (redacted, found) = gate::secrets::redact_json(&value);
+                (redacted.to_string(), kinds_of(found))
+            }
+            Err(_) => {
+                let (redacted, found) = gate::secrets::redact(&placed.text);
+                (redacted, kinds_of(found))
+            }
+        },
+        TextPlace::SyncedItem { .. } => (
+            gate::secrets::kept_source_id(&placed.text),
+            kinds_of(gate::secrets::detect(&placed.text)),
+        ),
+        _ => {
+            let (redacted, found) = gate::secrets::redact(&placed.text);
+            (redacted, kinds_of(found))
+        }
+    }
+}
+
 struct SecretScan {
     kinds: Vec<Redaction>,
     fields: Vec<String>,

@@ -5,7 +5,7 @@
 use levh_knowledge::organizations::PersonalDomains;
 use serde::Serialize;
 
-use super::Levh;
+use super::{Levh, PersonSettings};
 use crate::entities::{
     CommitmentDone, EntityEdge, EntityId, EntityKey, EntityKind, EntityMemory, EntityQuery,
     EntitySummary, INDEX_VERSION, IndexedMemory, KnownPeople, sightings,
@@ -32,6 +32,17 @@ impl Levh {
     pub fn with_personal_domains(mut self, personal: PersonalDomains) -> Self {
         self.personal = personal;
         self
+    }
+
+    /// The user's time zone and names, as configured.
+    pub fn with_person(mut self, person: PersonSettings) -> Self {
+        self.person = person;
+        self
+    }
+
+    /// The user's time zone and names, as configured.
+    pub fn person(&self) -> &PersonSettings {
+        &self.person
     }
 
     fn indexed(&self, memories: &[Memory], known: &KnownPeople) -> Vec<IndexedMemory> {

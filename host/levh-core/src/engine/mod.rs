@@ -109,6 +109,15 @@ pub struct SecretFinding {
     pub fields: Vec<String>,
 }
 
+/// A secret kept outside memories' content and labels (see [`crate::TextPlace`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretPlace {
+    /// Where, named without the text (`held candidate … content`, `token … label`).
+    pub place: String,
+    /// The kinds found (never the secrets).
+    pub kinds: Vec<String>,
+}
+
 /// How a candidate compares with what is stored.
 struct Comparison {
     /// The most similar memory valid now, pinned or not.
@@ -323,6 +332,17 @@ pub struct Levh {
     config: Config,
     scorer: Option<Arc<dyn Scorer>>,
     personal: levh_knowledge::organizations::PersonalDomains,
+    person: PersonSettings,
+}
+
+/// Who the user is and where: what the knowledge views need to read "today" and "my
+/// promises" (`LEVH_TZ`, `LEVH_ME`, from the environment or `config.toml`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PersonSettings {
+    /// An IANA time zone name (`Europe/Istanbul`); the system's when none.
+    pub time_zone: Option<String>,
+    /// The user's names and addresses, comma-separated.
+    pub me: Option<String>,
 }
 
 /// Importance when the caller gives none.
@@ -394,9 +414,15 @@ fn check_label(field: &'static str, value: Option<String>) -> Result<Option<Stri
     let Some(value) = value else { return Ok(None) };
     let value = value.trim().to_owned();
     if value.is_empty() || value.chars().count() > 200 || value.chars().any(char::is_control) {
+        // Never echo what may hold a secret: an error travels to logs and clients.
+        let shown = if gate::secrets::detect(&value).is_empty() {
+            format!("{value:?}")
+        } else {
+            "the value (which holds a secret)".to_owned()
+        };
         return Err(Error::invalid(
             field,
-            format!("{value:?} must be 1-200 printable characters"),
+            format!("{shown} must be 1-200 printable characters"),
         ));
     }
     Ok(Some(value))
@@ -464,6 +490,7 @@ impl Levh {
             config,
             scorer: None,
             personal: Default::default(),
+            person: PersonSettings::default(),
         }
     }
 

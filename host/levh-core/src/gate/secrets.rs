@@ -20,38 +20,42 @@ struct Rule {
 
 /// Rules, most specific first: an earlier rule's redaction hides its text from later ones
 /// (so `sk-ant-…` is an Anthropic key, not an OpenAI one). Where a rule has a capture group
-/// named `secret`, only that group is replaced.
+/// named `secret`, only that group is replaced. Token shapes with a distinctive prefix are
+/// matched wherever they start, not only at a word boundary: `key_AKIA…` or `x_ghp_…` is a
+/// secret behind a prefix (`_` is a word character, so `\b` missed it).
 const RULES: &[Rule] = &[
     Rule {
         kind: "private-key",
         // To its END line; a key pasted without one (cut short, or its END lost) to the
         // end of its body: whole lines of base64 and the `Proc-Type`/`DEK-Info` headers
         // (a following line of prose is not swallowed).
-        pattern: r"(?mR)-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|(?:\s*^(?:[A-Za-z0-9+/=]{8,}|Proc-Type:[^\r\n]*|DEK-Info:[^\r\n]*)[ \t]*$)*)",
+        // Indented lines and a body joined by spaces onto the BEGIN line (pasted into a
+        // chat or a YAML value) are a key body too.
+        pattern: r"(?mR)-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|(?:[ \t]+[A-Za-z0-9+/=]{8,})*(?:\s*^[ \t]*(?:[A-Za-z0-9+/=]{8,}(?:[ \t]+[A-Za-z0-9+/=]{8,})*|Proc-Type:[^\r\n]*|DEK-Info:[^\r\n]*)[ \t]*$)*)",
     },
     Rule {
         kind: "aws-access-key-id",
-        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
+        pattern: r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
     },
     Rule {
         kind: "aws-secret-access-key",
-        pattern: r#"(?i)\baws_?secret_?(?:access_?)?key\b["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})\b"#,
+        pattern: r#"(?i)(?:\b|_)aws_?secret_?(?:access_?)?key\b["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})\b"#,
     },
     Rule {
         kind: "github-token",
-        pattern: r"\bgh[pousr]_[A-Za-z0-9]{36,251}\b",
+        pattern: r"gh[pousr]_[A-Za-z0-9]{36,251}\b",
     },
     Rule {
         kind: "github-fine-grained-token",
-        pattern: r"\bgithub_pat_[A-Za-z0-9_]{50,255}\b",
+        pattern: r"github_pat_[A-Za-z0-9_]{50,255}\b",
     },
     Rule {
         kind: "gitlab-token",
-        pattern: r"\bgl(?:pat|dt|ptt|rt|cbt|ft|imt|agent|oas)-[A-Za-z0-9_-]{20,}",
+        pattern: r"gl(?:pat|dt|ptt|rt|cbt|ft|imt|agent|oas)-[A-Za-z0-9_-]{20,}",
     },
     Rule {
         kind: "slack-token",
-        pattern: r"\bxox[abposre]-[A-Za-z0-9-]{10,}",
+        pattern: r"xox[abposre]-[A-Za-z0-9-]{10,}",
     },
     Rule {
         kind: "slack-webhook",
@@ -63,39 +67,39 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "stripe-key",
-        pattern: r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
+        pattern: r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
     },
     Rule {
         kind: "anthropic-key",
-        pattern: r"\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{20,}",
+        pattern: r"sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{20,}",
     },
     Rule {
         kind: "openai-key",
-        pattern: r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|\bsk-[A-Za-z0-9]{48}\b",
+        pattern: r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48}\b",
     },
     Rule {
         kind: "google-api-key",
-        pattern: r"\bAIza[0-9A-Za-z_-]{35}\b",
+        pattern: r"AIza[0-9A-Za-z_-]{35}\b",
     },
     Rule {
         kind: "google-oauth-secret",
-        pattern: r"\bGOCSPX-[A-Za-z0-9_-]{28}\b",
+        pattern: r"GOCSPX-[A-Za-z0-9_-]{28}\b",
     },
     Rule {
         kind: "huggingface-token",
-        pattern: r"\bhf_[A-Za-z0-9]{34,40}\b",
+        pattern: r"hf_[A-Za-z0-9]{34,40}\b",
     },
     Rule {
         kind: "npm-token",
-        pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
+        pattern: r"npm_[A-Za-z0-9]{36}\b",
     },
     Rule {
         kind: "pypi-token",
-        pattern: r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
+        pattern: r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}",
     },
     Rule {
         kind: "sendgrid-key",
-        pattern: r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
+        pattern: r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
     },
     Rule {
         kind: "twilio-key",
@@ -103,11 +107,11 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "digitalocean-token",
-        pattern: r"\bdo[opr]_v1_[a-f0-9]{64}\b",
+        pattern: r"do[opr]_v1_[a-f0-9]{64}\b",
     },
     Rule {
         kind: "shopify-token",
-        pattern: r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+        pattern: r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
     },
     Rule {
         kind: "telegram-bot-token",
@@ -119,7 +123,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "jwt",
-        pattern: r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        pattern: r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
     },
     Rule {
         kind: "bearer-token",
@@ -137,7 +141,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         kind: "password",
-        pattern: r#"(?i)\b(?:password|passwd|passphrase|pwd|pass|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\b["']?\s*[:=]\s*["']?(?P<secret>[^\s"',;]{4,})"#,
+        pattern: r#"(?i)(?:\b|_)(?:password|passwd|passphrase|pwd|pass|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\b["']?\s*[:=]\s*["']?(?P<secret>[^\s"',;]{4,})"#,
     },
 ];
 
@@ -205,9 +209,10 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
     (current, found)
 }
 
-/// A JSON value with every string redacted (object keys kept). A string under a key that
-/// names a secret (`"password": "…"`) is judged with its key, as `key=value` would be in
-/// text, so a bare value is not missed for want of context.
+/// A JSON value with every string redacted, object keys included (a key is stored and
+/// listed like a value). A string under a key that names a secret (`"password": "…"`) is
+/// judged with its key, as `key=value` would be in text, so a bare value is not missed
+/// for want of context.
 pub fn redact_json(value: &serde_json::Value) -> (serde_json::Value, Vec<Redaction>) {
     let mut found = Vec::new();
     let redacted = redact_value(value, None, &mut found);
@@ -242,13 +247,40 @@ fn redact_value(
                 .map(|item| redact_value(item, key, found))
                 .collect(),
         ),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), redact_value(v, Some(k), found)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            let mut redacted = serde_json::Map::new();
+            for (k, v) in map {
+                let value = redact_value(v, Some(k), found);
+                let (mut key, kinds) = redact(k);
+                found.extend(kinds);
+                // Two keys that redact alike stay two entries.
+                let mut n = 2;
+                while redacted.contains_key(&key) {
+                    key = format!("{} #{n}", redact(k).0);
+                    n += 1;
+                }
+                redacted.insert(key, value);
+            }
+            Value::Object(redacted)
+        }
         other => other.clone(),
     }
+}
+
+/// A source id as levh keeps and reports it: as the connector gave it, unless it holds a
+/// secret (a file named after a token, a Message-ID with a key in it) — then redacted, with
+/// a digest of the original after it so that two such ids stay two items from one run to
+/// the next. The digest cannot give the secret back: a token has far more entropy than 64
+/// bits, so no search through candidates finds the one that hashes alike.
+pub fn kept_source_id(id: &str) -> String {
+    let (redacted, found) = redact(id);
+    if found.is_empty() {
+        return id.to_owned();
+    }
+    format!(
+        "{redacted}#{:016x}",
+        xxhash_rust::xxh3::xxh3_64(id.as_bytes())
+    )
 }
 
 /// The kinds of secret present in `text` (without changing it).
@@ -406,5 +438,77 @@ mod tests {
             assert!(found.is_empty(), "{text:?} → {found:?}");
             assert_eq!(redacted, text);
         }
+    }
+
+    /// Behind a prefix that `\b` did not see (`_` and letters are word characters).
+    #[test]
+    fn tokens_behind_a_word_prefix_and_keywords_behind_an_underscore_are_caught() {
+        let token = format!("ghp_{}", "Ab3".repeat(12));
+        for (text, kind) in [
+            ("key_AKIAQ4EXAMPLEKEY7ZZQ".to_owned(), "aws-access-key-id"),
+            (format!("x_{token}"), "github-token"),
+            (format!("MY{token}"), "github-token"),
+            ("db_password=hunter22x".to_owned(), "password"),
+            (
+                "PROD_AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".to_owned(),
+                "aws-secret-access-key",
+            ),
+        ] {
+            let (redacted, found) = redact(&text);
+            assert_eq!(
+                found.first().map(|r| r.kind.as_str()),
+                Some(kind),
+                "{text}: {redacted}"
+            );
+            assert!(redacted.contains(&marker(kind)), "{redacted}");
+        }
+    }
+
+    /// A private key indented (a YAML value, a quoted mail) or joined by spaces onto its
+    /// BEGIN line (a chat paste), without its END line: the body goes with the BEGIN line,
+    /// and prose after it stays.
+    #[test]
+    fn an_indented_or_space_joined_private_key_without_its_end_loses_its_body() {
+        let indented = "key:\n  -----BEGIN RSA PRIVATE KEY-----\n  MIIEowIBAAKCAQEAu1SU1LfVLPHC\n  VTLw7onLRnrq0IzW7yWR7Qkrm\nThanks, rotate it soon.";
+        let (redacted, found) = redact(indented);
+        assert_eq!(found.len(), 1, "{redacted}");
+        assert_eq!(
+            redacted,
+            "key:\n  [REDACTED:private-key]\nThanks, rotate it soon."
+        );
+        let joined = "paste: -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA AAAAMwAAAAtzc2gtZWQy";
+        let (redacted, _) = redact(joined);
+        assert_eq!(redacted, "paste: [REDACTED:private-key]");
+    }
+
+    /// A metadata key is stored and listed like a value.
+    #[test]
+    fn secrets_in_metadata_keys_are_redacted_and_two_such_keys_stay_two() {
+        let token = format!("ghp_{}", "Cd4".repeat(12));
+        let other = format!("ghp_{}", "Ef5".repeat(12));
+        let (redacted, found) = redact_json(&serde_json::json!({
+            (format!("token {token}")): "a",
+            (format!("token {other}")): "b",
+            "plain": "c",
+        }));
+        assert_eq!(found.len(), 2);
+        let text = redacted.to_string();
+        assert!(!text.contains(&token) && !text.contains(&other), "{text}");
+        assert_eq!(redacted.as_object().unwrap().len(), 3, "{text}");
+    }
+
+    #[test]
+    fn a_source_id_keeps_a_digest_beside_its_redacted_secret_and_plain_ids_stay() {
+        let token = format!("ghp_{}", "Gh6".repeat(12));
+        let kept = kept_source_id(&format!("file:creds-{token}.md"));
+        assert!(!kept.contains(&token), "{kept}");
+        assert!(
+            kept.starts_with("file:creds-[REDACTED:github-token].md#"),
+            "{kept}"
+        );
+        assert_eq!(kept_source_id(&kept), kept, "idempotent");
+        let other = kept_source_id(&format!("file:creds-ghp_{}.md", "Ij7".repeat(12)));
+        assert_ne!(kept, other, "two secrets stay two items");
+        assert_eq!(kept_source_id("file:notes.md"), "file:notes.md");
     }
 }

@@ -82,6 +82,24 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
             warning: context.embedder.warning.clone(),
         },
         Check {
+            name: "times",
+            ok: health.times_out_of_range == 0,
+            detail: if health.times_out_of_range == 0 {
+                format!(
+                    "every stored time is within range (up to {})",
+                    levh_core::latest()
+                )
+            } else {
+                format!(
+                    "{} memories or held candidates carry a time past {} or before {} (written by an older levh); they read as the nearest time levh can show",
+                    health.times_out_of_range,
+                    levh_core::latest(),
+                    levh_core::earliest()
+                )
+            },
+            warning: None,
+        },
+        Check {
             name: "counts",
             ok: true,
             detail: format!(

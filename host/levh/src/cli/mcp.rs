@@ -20,8 +20,9 @@ pub enum Command {
     Stdio {
         /// The tool band clients discover: minimal, work, admin or full. A profile
         /// filters discovery; it is not a security boundary.
-        #[arg(long, env = "LEVH_MCP_PROFILE", default_value = "work")]
-        profile: Profile,
+        /// Default: `mcp_profile` in config.toml, else work.
+        #[arg(long, env = "LEVH_MCP_PROFILE")]
+        profile: Option<Profile>,
     },
     /// The tool profiles (cumulative bands) and their tools.
     Profiles,
@@ -55,8 +56,11 @@ pub fn run(
     }
 }
 
-fn stdio(home: Option<PathBuf>, workspace: &str, profile: Profile) -> Result<ExitCode> {
+fn stdio(home: Option<PathBuf>, workspace: &str, profile: Option<Profile>) -> Result<ExitCode> {
     let context = Arc::new(Context::open(home, workspace)?);
+    let profile = context
+        .setting_or(profile, "LEVH_MCP_PROFILE")?
+        .unwrap_or(Profile::Work);
     let (levh, warning) = context.levh_for_recall();
     if let Some(warning) = warning {
         tracing::warn!("{warning}");

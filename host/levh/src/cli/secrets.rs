@@ -1,52 +1,53 @@
 //! `levh audit-secrets` and `levh redact-secrets`: find and strip secrets stored before a
-//! pattern existed.
+//! pattern existed — in memories and everywhere else levh keeps text. Adapters over
+//! levh-api's operations: `--json` prints the same view as REST and MCP.
 
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::context::Context;
 use crate::output;
 
 pub fn audit(context: &Context, json: bool) -> Result<ExitCode> {
-    let findings = context.levh.audit_secrets(&context.scope)?;
+    let view = levh_api::secrets::audit(&context.levh, &context.scope)?;
     if json {
-        output::json(&json!({ "findings": findings }))?;
-    } else if findings.is_empty() {
-        output::line("no stored memory holds a recognised secret");
+        output::json(&view)?;
+    } else if view.findings.is_empty() && view.elsewhere.is_empty() {
+        output::line("nothing stored holds a recognised secret");
     } else {
-        for f in &findings {
-            output::line(format!(
-                "{}  {}  (in {})",
-                f.memory_id,
-                f.kinds.join(", "),
-                f.fields.join(", ")
-            ));
-        }
+        print(&view, "");
         output::line(format!(
-            "{} memories hold secrets; `levh redact-secrets` strips them",
-            findings.len()
+            "{} memories and {} other places hold secrets; `levh redact-secrets` strips them",
+            view.findings.len(),
+            view.elsewhere.len()
         ));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn redact(context: &Context, json: bool) -> Result<ExitCode> {
-    let findings = context.levh.redact_secrets(&context.scope)?;
+    let view = levh_api::secrets::redact(&context.levh, &context.scope)?;
     if json {
-        output::json(&json!({ "redacted": findings }))?;
-    } else if findings.is_empty() {
+        output::json(&view)?;
+    } else if view.findings.is_empty() && view.elsewhere.is_empty() {
         output::line("nothing to redact");
     } else {
-        for f in &findings {
-            output::line(format!(
-                "redacted {}  {}  (in {})",
-                f.memory_id,
-                f.kinds.join(", "),
-                f.fields.join(", ")
-            ));
-        }
+        print(&view, "redacted ");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print(view: &levh_api::views::SecretsView, prefix: &str) {
+    for f in &view.findings {
+        output::line(format!(
+            "{prefix}{}  {}  (in {})",
+            f.memory_id,
+            f.kinds.join(", "),
+            f.fields.join(", ")
+        ));
+    }
+    for p in &view.elsewhere {
+        output::line(format!("{prefix}{}  {}", p.place, p.kinds.join(", ")));
+    }
 }

@@ -19,17 +19,18 @@ pub struct Args {
     /// Port (0 picks a free one; the address is printed on start).
     #[arg(long, short, default_value_t = 7777)]
     port: u16,
-    /// The MCP tool band /mcp serves: minimal, work, admin or full.
-    #[arg(long, env = "LEVH_MCP_PROFILE", default_value = "work")]
-    mcp_profile: Profile,
+    /// The MCP tool band /mcp serves: minimal, work, admin or full (default:
+    /// `mcp_profile` in config.toml, else work).
+    #[arg(long, env = "LEVH_MCP_PROFILE")]
+    mcp_profile: Option<Profile>,
     /// Most MCP sessions over HTTP at once (~77 KB each); past it a new `initialize` gets
-    /// 503 until one ends.
-    #[arg(long, env = "LEVH_MCP_MAX_SESSIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-    mcp_max_sessions: u32,
+    /// 503 until one ends (default: config.toml's `mcp_max_sessions`, else 1000).
+    #[arg(long, env = "LEVH_MCP_MAX_SESSIONS", value_parser = clap::value_parser!(u32).range(1..))]
+    mcp_max_sessions: Option<u32>,
     /// Seconds an MCP session over HTTP lives without a request; its client then starts
-    /// a new one.
-    #[arg(long, env = "LEVH_MCP_SESSION_IDLE_SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
-    mcp_session_idle_seconds: u64,
+    /// a new one (default: config.toml's `mcp_session_idle_seconds`, else 300).
+    #[arg(long, env = "LEVH_MCP_SESSION_IDLE_SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    mcp_session_idle_seconds: Option<u64>,
 }
 
 pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCode> {
@@ -59,12 +60,29 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
             token.len()
         );
     }
-    let cors_origins = comma_list("LEVH_CORS_ORIGINS");
+    // The settings below are read from the environment or config.toml, like every other.
+    let context = Arc::new(Context::open(home.clone(), workspace)?);
+    let cors_origins = comma_list(context.setting("LEVH_CORS_ORIGINS"));
     // Names a browser may use to reach this server besides loopback ones (a reverse proxy,
     // a LAN name): every other Host is refused, against DNS rebinding.
-    let allowed_hosts = comma_list("LEVH_ALLOWED_HOSTS");
+    let allowed_hosts = comma_list(context.setting("LEVH_ALLOWED_HOSTS"));
+    let mcp_profile = context
+        .setting_or(args.mcp_profile, "LEVH_MCP_PROFILE")?
+        .unwrap_or(Profile::Work);
+    let limits = levh_mcp::sessions::SessionLimits::default();
+    let max_sessions = context
+        .setting_or(args.mcp_max_sessions, "LEVH_MCP_MAX_SESSIONS")?
+        .map_or(limits.max_sessions, |n| n as usize);
+    let idle = context
+        .setting_or(
+            args.mcp_session_idle_seconds,
+            "LEVH_MCP_SESSION_IDLE_SECONDS",
+        )?
+        .map_or(limits.idle, std::time::Duration::from_secs);
+    if max_sessions == 0 || idle.is_zero() {
+        bail!("LEVH_MCP_MAX_SESSIONS and LEVH_MCP_SESSION_IDLE_SECONDS must be at least 1");
+    }
 
-    let context = Arc::new(Context::open(home.clone(), workspace)?);
     let (levh, scorer_warning) = context.levh_for_recall();
     if let Some(warning) = &scorer_warning {
         tracing::warn!("{warning}");
@@ -77,7 +95,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         embedder_warning: context.embedder.warning.clone(),
         scorer: context.scorers().active(),
         scorer_warning,
-        mcp_profile: args.mcp_profile.as_str().into(),
+        mcp_profile: mcp_profile.as_str().into(),
     };
     let connectors = Arc::new(OnDemandConnectors(context.clone()));
     let state = AppState::new(
@@ -95,13 +113,10 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
     // MCP over streamable HTTP at /mcp, behind the same authentication as /api.
     let mcp = levh_mcp::http_service(
         levh,
-        args.mcp_profile,
+        mcp_profile,
         Some(connectors),
         state.mcp_allowed_hosts(),
-        levh_mcp::sessions::SessionLimits {
-            max_sessions: args.mcp_max_sessions as usize,
-            idle: std::time::Duration::from_secs(args.mcp_session_idle_seconds),
-        },
+        levh_mcp::sessions::SessionLimits { max_sessions, idle },
         state.shutdown_token().child_token(),
     );
     let state = state.with_mcp(mcp).with_pages(levh_dashboard::router());
@@ -184,9 +199,9 @@ async fn shutdown_signal() {
     }
 }
 
-/// A comma-separated list from the environment, blanks dropped.
-fn comma_list(key: &str) -> Vec<String> {
-    std::env::var(key)
+/// A comma-separated list (a setting's value), blanks dropped.
+fn comma_list(value: Option<String>) -> Vec<String> {
+    value
         .unwrap_or_default()
         .split(',')
         .map(str::trim)

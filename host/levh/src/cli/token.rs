@@ -37,21 +37,28 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
     let now = context.levh.now();
     match command {
         Command::Create { role, label } => {
-            let workspace = context.scope.workspace.clone();
-            let issued = context
-                .store
-                .create_token(&workspace, role, label.as_deref(), now)?;
+            // Through the operation every surface uses: the label is checked and its
+            // secrets redacted as over REST.
+            let principal = levh_core::Principal {
+                workspace: context.scope.workspace.clone(),
+                role: levh_core::Role::Admin,
+                name: Some("local".into()),
+            };
+            let issued = levh_api::tokens::create(
+                context.store.as_ref(),
+                &principal,
+                levh_api::requests::TokenBody {
+                    role: role.to_string(),
+                    label,
+                },
+                now,
+            )?;
             if json {
-                output::json(&json!({
-                    "id": issued.info.id,
-                    "workspace": issued.info.workspace.as_str(),
-                    "role": issued.info.role,
-                    "secret": issued.secret,
-                }))?;
+                output::json(&issued)?;
             } else {
                 output::line(format!(
                     "token {} for workspace {} as {}:",
-                    issued.info.id, issued.info.workspace, issued.info.role
+                    issued.token.id, issued.token.workspace, role
                 ));
                 output::line(&issued.secret);
                 output::line(
