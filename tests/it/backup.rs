@@ -558,3 +558,151 @@ fn a_restore_after_a_purge_inside_the_server_is_refused_and_names_the_server() {
     ok(levh_hash(&home).args(["backup", "restore"]).arg(&file));
     assert_eq!(memories(&home).len(), 10);
 }
+
+/// levh's own export imported into an empty store reproduces every memory: id, decay
+/// state (stability, recalls, last recall, creation), validity, the supersede chain, source
+/// and labels — field by field — with nothing held or rejected (the older, superseded fact
+/// is history, judged at its own time, not against the fact that replaced it). Imported
+/// again, nothing is added: not even the expired item, once copied on every run.
+#[test]
+fn levh_s_own_export_imports_into_an_empty_store_exactly_and_a_second_import_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("from");
+    let main = capture(
+        &home,
+        &[
+            "The deploy branch for atlas is main.",
+            "--project",
+            "atlas",
+            "--importance",
+            "0.9",
+        ],
+    );
+    let main_id = main["memory_id"].as_str().unwrap().to_owned();
+    capture(
+        &home,
+        &["--pin", "Never deploy on fridays: the on-call rota is thin"],
+    );
+    capture(
+        &home,
+        &[
+            "Bob was on call the first week of January",
+            "--valid-from",
+            "2026-01-01",
+            "--valid-to",
+            "2026-01-08",
+        ],
+    );
+    for n in 0..5 {
+        capture(&home, &[&distinct_sentence(n)]);
+    }
+    ok(levh_hash(&home).args(["recall", "deploy branch atlas"]));
+    ok(levh_hash(&home).args(["reinforce", &main_id]));
+    let prod = capture(
+        &home,
+        &["The deploy branch for atlas is prod.", "--project", "atlas"],
+    );
+    assert_eq!(prod["verdict"], "review", "{prod}");
+    ok(levh_hash(&home).args([
+        "held",
+        "admit",
+        prod["held_id"].as_str().unwrap(),
+        "--supersede",
+    ]));
+
+    let (mut server, address) = serve(&home, &[("LEVH_EMBEDDER", "hash")]);
+    let export = |address: &str| -> Value {
+        ureq::get(format!("http://{address}/api/export"))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_json()
+            .unwrap()
+    };
+    let exported = export(&address);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let file = dir.path().join("export.json");
+    std::fs::write(&file, exported.to_string()).unwrap();
+    let count = exported["memories"].as_array().unwrap().len();
+    assert_eq!(count, 9, "{exported}");
+
+    let into = dir.path().join("into");
+    let imported = json(levh_hash(&into).args(["import"]).arg(&file).arg("--json"));
+    let text = imported.to_string();
+    assert!(
+        !text.contains("\"review\"") && !text.contains("\"reject\""),
+        "{imported}"
+    );
+
+    let (mut server, address) = serve(&into, &[("LEVH_EMBEDDER", "hash")]);
+    let again = export(&address);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let by_id = |list: &Value| -> std::collections::BTreeMap<String, Value> {
+        list["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["id"].as_str().unwrap().to_owned(), m.clone()))
+            .collect()
+    };
+    let (before, after) = (by_id(&exported), by_id(&again));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    for (id, old) in &before {
+        let new = &after[id];
+        for field in [
+            "content",
+            "project",
+            "kind",
+            "source",
+            "importance",
+            "pinned",
+            "stability_hours",
+            "recall_count",
+            "last_recalled_at",
+            "created_at",
+            "valid_from",
+            "valid_to",
+            "superseded_by",
+            "metadata",
+        ] {
+            assert_eq!(old[field], new[field], "{id}: {field}");
+        }
+    }
+    let old_main = &after[&main_id];
+    assert_eq!(
+        old_main["superseded_by"],
+        prod_memory_id(&after, "is prod.")
+    );
+    assert!(
+        old_main["recall_count"].as_u64().unwrap() >= 2,
+        "{old_main}"
+    );
+
+    // Again: every item is already there.
+    let twice = json(levh_hash(&into).args(["import"]).arg(&file).arg("--json"));
+    assert!(!twice.to_string().contains("\"admit\""), "{twice}");
+    let (mut server, address) = serve(&into, &[("LEVH_EMBEDDER", "hash")]);
+    let thrice = export(&address);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(
+        thrice["memories"].as_array().unwrap().len(),
+        count,
+        "{thrice}"
+    );
+}
+
+fn prod_memory_id(memories: &std::collections::BTreeMap<String, Value>, ending: &str) -> Value {
+    let found: Vec<&String> = memories
+        .iter()
+        .filter(|(_, m)| m["content"].as_str().unwrap().ends_with(ending))
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    Value::String(found[0].clone())
+}

@@ -579,3 +579,33 @@ fn config_file_settings_reach_levh_serve_and_a_token_there_is_refused() {
         );
     }
 }
+
+/// `levh show` of a forgotten memory shows it, marked forgotten (it is kept for history
+/// until purged), instead of saying there is no such memory; after a purge there is none.
+#[test]
+fn show_of_a_forgotten_memory_shows_it_marked_and_a_purged_one_is_gone() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let cli = || {
+        let mut command = levh(home);
+        command.env("LEVH_EMBEDDER", "hash");
+        command
+    };
+    let stored = json(cli().args([
+        "capture",
+        "The staging database moved to the blue cluster",
+        "--json",
+    ]));
+    let id = stored["memory_id"].as_str().unwrap().to_owned();
+    ok(cli().args(["forget", &id]));
+    let shown = String::from_utf8(ok(cli().args(["show", &id])).stdout).unwrap();
+    assert!(shown.starts_with("forgotten at "), "{shown}");
+    assert!(shown.contains("The staging database moved"), "{shown}");
+    let view = json(cli().args(["show", &id, "--json"]));
+    assert_eq!(view["id"], id.as_str());
+    assert!(view["forgotten_at"].is_string(), "{view}");
+    ok(cli().args(["purge", &id]));
+    let gone = cli().args(["show", &id]).output().unwrap();
+    assert!(!gone.status.success());
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("no memory"));
+}

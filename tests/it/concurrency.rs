@@ -37,3 +37,231 @@ fn eight_processes_capturing_two_hundred_memories_each_lose_nothing() {
     assert_eq!(doctor["health"]["memories"], 1600);
     assert_eq!(doctor["ok"], true);
 }
+
+/// A minute of writes over REST and the CLI into a real `levh serve`, with a purge, a
+/// backup and an attempted restore every few seconds and three `kill -9`s of the server
+/// (restarted each time): every acknowledged write is stored exactly once, every purge
+/// took, every restore was refused while a server lived (naming it), and SQLite's own
+/// integrity check passes.
+#[test]
+fn a_minute_of_writes_purges_backups_and_refused_restores_through_three_kills_loses_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let cli = |home: &std::path::Path| {
+        let mut command = levh(home);
+        command.env("LEVH_EMBEDDER", "hash");
+        command
+    };
+    assert!(
+        cli(&home)
+            .args(["capture", "the first memory of the home"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let baseline = dir.path().join("baseline.tar");
+    assert!(
+        cli(&home)
+            .args(["backup", "create", "--to"])
+            .arg(&baseline)
+            .status()
+            .unwrap()
+            .success()
+    );
+
+    // The live server's address, or None while it is being restarted.
+    let server: Arc<Mutex<Option<(std::process::Child, String)>>> = Arc::new(Mutex::new(Some(
+        crate::support::serve(&home, &[("LEVH_EMBEDDER", "hash")]),
+    )));
+    let address = |server: &Mutex<Option<(std::process::Child, String)>>| {
+        server
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(|(_, address)| address.clone())
+    };
+    let next = Arc::new(AtomicU64::new(10_000));
+    let stop = Arc::new(AtomicBool::new(false));
+    let acknowledged: Arc<Mutex<Vec<String>>> = Arc::default();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(20)))
+        .build()
+        .into();
+
+    let mut workers = Vec::new();
+    for _ in 0..2 {
+        let (server, next, stop, acknowledged, agent) = (
+            server.clone(),
+            next.clone(),
+            stop.clone(),
+            acknowledged.clone(),
+            agent.clone(),
+        );
+        workers.push(std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let Some(address) = address(&server) else {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                };
+                let content = distinct_sentence(next.fetch_add(1, Ordering::Relaxed));
+                let Ok(mut response) = agent
+                    .post(format!("http://{address}/api/memories"))
+                    .send_json(serde_json::json!({ "content": content }))
+                else {
+                    continue; // the server died mid-request: not acknowledged
+                };
+                if response.status() == 201 {
+                    let body: serde_json::Value = response.body_mut().read_json().unwrap();
+                    // Acknowledged as stored (a near-copy the gate holds is not a memory).
+                    if body["verdict"] == "admit" {
+                        acknowledged.lock().unwrap().push(content);
+                    }
+                }
+            }
+        }));
+    }
+    {
+        let (home, next, stop, acknowledged) = (
+            home.clone(),
+            next.clone(),
+            stop.clone(),
+            acknowledged.clone(),
+        );
+        workers.push(std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let content = distinct_sentence(next.fetch_add(1, Ordering::Relaxed));
+                let output = cli(&home)
+                    .args(["capture", &content, "--json"])
+                    .output()
+                    .unwrap();
+                if output.status.success()
+                    && serde_json::from_slice::<serde_json::Value>(&output.stdout)
+                        .is_ok_and(|v| v["verdict"] == "admit")
+                {
+                    acknowledged.lock().unwrap().push(content);
+                }
+            }
+        }));
+    }
+
+    let started = Instant::now();
+    let (mut kills, mut purged, mut backups, mut refused) = (0, Vec::new(), 0, 0);
+    let mut round = 0u64;
+    while started.elapsed() < Duration::from_secs(60) {
+        round += 1;
+        std::thread::sleep(Duration::from_millis(1_500));
+        if let Some(address) = address(&server) {
+            // A purge: a memory written for it, then erased.
+            let doomed = format!("{} (to be purged)", distinct_sentence(900_000 + round));
+            if let Ok(mut stored) = agent
+                .post(format!("http://{address}/api/memories"))
+                .send_json(serde_json::json!({ "content": doomed }))
+                && stored.status() == 201
+            {
+                let body: serde_json::Value = stored.body_mut().read_json().unwrap();
+                let id = body["memory_id"].as_str().unwrap().to_owned();
+                if let Ok(response) = agent
+                    .post(format!("http://{address}/api/memories/{id}/purge"))
+                    .send_json(serde_json::json!({}))
+                    && response.status() == 200
+                {
+                    purged.push(doomed);
+                }
+            }
+        }
+        if cli(&home)
+            .args(["backup", "create"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+        {
+            backups += 1;
+        }
+        // A restore, attempted only while a server is known to live (held across the
+        // attempt, so no kill or restart comes between).
+        {
+            let guard = server.lock().unwrap();
+            if let Some((child, _)) = guard.as_ref() {
+                let output = cli(&home)
+                    .args(["backup", "restore"])
+                    .arg(&baseline)
+                    .output()
+                    .unwrap();
+                assert!(
+                    !output.status.success(),
+                    "a restore went through while the server lived"
+                );
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                assert!(
+                    stderr.contains(&format!("pid {} (levh serve)", child.id())),
+                    "{stderr}"
+                );
+                refused += 1;
+            }
+        }
+        if kills < 3 && started.elapsed() > Duration::from_secs(15 * (kills + 1)) {
+            let mut guard = server.lock().unwrap();
+            if let Some((mut child, _)) = guard.take() {
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+            }
+            kills += 1;
+            *guard = Some(crate::support::serve(&home, &[("LEVH_EMBEDDER", "hash")]));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    if let Some((mut child, _)) = server.lock().unwrap().take() {
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    assert_eq!(kills, 3);
+    assert!(
+        backups >= 5 && refused >= 5 && purged.len() >= 5,
+        "{backups} backups, {refused} refused restores, {} purges",
+        purged.len()
+    );
+
+    let connection = rusqlite::Connection::open(home.join("levh.db")).unwrap();
+    let integrity: String = connection
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok");
+    let mut statement = connection.prepare("SELECT content FROM memories").unwrap();
+    let stored: Vec<String> = statement
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let distinct: HashSet<&String> = stored.iter().collect();
+    assert_eq!(distinct.len(), stored.len(), "a memory stored twice");
+    let acknowledged = acknowledged.lock().unwrap();
+    assert!(acknowledged.len() > 300, "{}", acknowledged.len());
+    let missing: Vec<&String> = acknowledged
+        .iter()
+        .filter(|c| !distinct.contains(c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} acknowledged writes lost: {missing:?}",
+        missing.len()
+    );
+    for doomed in &purged {
+        assert!(!distinct.contains(doomed), "a purged memory came back");
+    }
+    // Shown with --nocapture: what the minute did.
+    println!(
+        "{} acknowledged writes, {} stored, {} purges, {backups} backups, {refused} refused restores, {kills} kills",
+        acknowledged.len(),
+        stored.len(),
+        purged.len()
+    );
+}

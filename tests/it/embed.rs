@@ -262,21 +262,59 @@ fn doctor_without_a_model_warns_and_says_how_to_install_one() {
     assert!(doctor.contains("levh models install"), "{doctor}");
 }
 
+/// An explicit local mode whose model cannot be used (missing, or a folder without its
+/// `config.json`) never stops a command — nor an MCP client's `initialize`: the hash
+/// embedder stands in, each command warns naming the file, and `levh doctor` says so.
 #[test]
-fn an_explicit_local_mode_without_a_model_fails_with_the_missing_file() {
+fn an_explicit_local_mode_without_a_usable_model_falls_back_warning_and_mcp_still_starts() {
     let home = tempfile::tempdir().unwrap();
-    let output = levh(home.path())
-        .env("LEVH_EMBEDDER", "local")
-        .env("LEVH_MODEL_DIR", home.path().join("nowhere"))
-        .args(["capture", "anything at all"])
-        .output()
+    let broken = home.path().join("no-config");
+    std::fs::create_dir_all(&broken).unwrap();
+    for file in ["model.onnx", "tokenizer.json"] {
+        std::fs::write(broken.join(file), b"not a model").unwrap();
+    }
+    for dir in [home.path().join("nowhere"), broken] {
+        let command = || {
+            let mut command = levh(home.path());
+            command
+                .env("LEVH_EMBEDDER", "local")
+                .env("LEVH_MODEL_DIR", &dir)
+                .env("ORT_DYLIB_PATH", home.path().join("no-runtime.so"));
+            command
+        };
+        let output = command()
+            .args(["capture", "anything at all, stored anyway"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("stands in"), "{stderr}");
+        let doctor =
+            String::from_utf8_lossy(&command().arg("doctor").output().unwrap().stdout).into_owned();
+        assert!(doctor.contains("cannot be used"), "{doctor}");
+        // An MCP client's `initialize` is answered.
+        let mut mcp = command()
+            .args(["mcp", "stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        writeln!(
+            mcp.stdin.take().unwrap(),
+            "{}",
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+        )
         .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("nowhere") && stderr.contains("levh models install"),
-        "{stderr}"
-    );
+        let answered = String::from_utf8(mcp.wait_with_output().unwrap().stdout).unwrap();
+        assert!(answered.contains("serverInfo"), "{answered}");
+    }
 }
 
 /// Makes `model.tar.gz` (the model files under `onnx/`, like upstream's archive) in

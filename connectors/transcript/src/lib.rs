@@ -155,7 +155,7 @@ mod component {
         if !speakers.is_empty() {
             content.push_str(&format!(" with {speakers}"));
         }
-        content.push_str(&format!(".\nSummary: {}\n\n{excerpt}", meeting.summary));
+        content.push_str(&format!(".\nSummary:\n{}\n\n{excerpt}", meeting.summary));
         Item {
             source_id: name.to_owned(),
             title: name.to_owned(),

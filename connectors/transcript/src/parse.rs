@@ -265,13 +265,23 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let mut summary = summarise(
+    // Each line of the summary keeps who said it, as the excerpt does: a promise quoted
+    // there without its speaker read as the user's own, and as a second promise.
+    let chosen = representative(
         &utterances
             .iter()
             .map(|(_, w)| w.as_str())
             .collect::<Vec<_>>(),
         3,
     );
+    let mut summary = chosen
+        .into_iter()
+        .map(|i| match &utterances[i].0 {
+            Some(who) => format!("{who}: {}", utterances[i].1),
+            None => utterances[i].1.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
     if summary.chars().count() > MAX_SUMMARY_CHARS {
         summary = summary.chars().take(MAX_SUMMARY_CHARS).collect::<String>() + "…";
     }
@@ -287,6 +297,15 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
 /// The `count` utterances whose words are most frequent in the whole meeting, in their
 /// original order: a plain extractive summary that needs no model.
 pub fn summarise(utterances: &[&str], count: usize) -> String {
+    representative(utterances, count)
+        .into_iter()
+        .map(|i| utterances[i])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Which utterances [`summarise`] picks, in their original order.
+fn representative(utterances: &[&str], count: usize) -> Vec<usize> {
     let words = |s: &str| -> Vec<String> {
         s.split(|c: char| !c.is_alphanumeric())
             .filter(|w| w.len() > 3)
@@ -316,10 +335,6 @@ pub fn summarise(utterances: &[&str], count: usize) -> String {
     let mut chosen: Vec<usize> = scored.into_iter().take(count).map(|(i, _)| i).collect();
     chosen.sort();
     chosen
-        .into_iter()
-        .map(|i| utterances[i])
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

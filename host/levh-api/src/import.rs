@@ -1,9 +1,11 @@
 //! Reading memories to import (`levh import`): what `GET /api/export` writes (an object
 //! with `memories`), a JSON array of memories, or JSON Lines (one memory per line). Each
 //! memory needs `content`; `project`, `kind`, `importance`, `pinned` (or `pin`),
-//! `valid_from`, `valid_to` and `metadata` are kept; everything else an export carries
-//! (ids, model state, scores) is levh's own bookkeeping and is made afresh. The items then
-//! go through the gate in batches ([`crate::memories::store_batch`]).
+//! `valid_from`, `valid_to` and `metadata` are kept. An item of levh's own export (with
+//! `id` and `stability_hours`) also keeps its id, decay state (stability, recalls, last
+//! recall, creation), source and the memory that superseded it; derived values (retention,
+//! scores) are computed again. The items then go through the gate in batches
+//! ([`crate::memories::store_batch`]).
 
 use std::collections::BTreeMap;
 
@@ -130,6 +132,7 @@ fn memory(value: Value) -> std::result::Result<StoreArgs, String> {
         Some(value @ Value::Object(_)) => Some(value.clone()),
         Some(other) => return Err(format!("`metadata` must be a JSON object, not {other}")),
     };
+    let prior = prior(&object, &text)?;
     Ok(StoreArgs {
         content,
         project: text("project")?,
@@ -140,7 +143,57 @@ fn memory(value: Value) -> std::result::Result<StoreArgs, String> {
         valid_to: text("valid_to")?,
         session_id: None,
         metadata,
+        prior,
     })
+}
+
+/// The memory's own record when the item is one of levh's export (it has an `id` and a
+/// `stability_hours`): kept, so an import reproduces the memory. Other inputs start
+/// afresh.
+fn prior(
+    object: &serde_json::Map<String, Value>,
+    text: &dyn Fn(&str) -> std::result::Result<Option<String>, String>,
+) -> std::result::Result<Option<levh_core::PriorMemory>, String> {
+    let (Some(id), Some(stability)) = (text("id")?, object.get("stability_hours")) else {
+        return Ok(None);
+    };
+    let id = id
+        .parse()
+        .map_err(|_| format!("`id` is not a memory id: {id:?}"))?;
+    let stability_hours = stability
+        .as_f64()
+        .filter(|h| h.is_finite() && *h > 0.0)
+        .ok_or_else(|| format!("`stability_hours` must be a positive number, not {stability}"))?;
+    let recall_count = match object.get("recall_count") {
+        None | Some(Value::Null) => 0,
+        Some(value) => value
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| format!("`recall_count` must be a whole number, not {value}"))?,
+    };
+    let when = |field: &str| -> std::result::Result<Option<levh_core::Timestamp>, String> {
+        text(field)?
+            .map(|t| {
+                levh_core::parse_instant(&t)
+                    .ok_or_else(|| format!("`{field}` is not a time: {t:?}"))
+            })
+            .transpose()
+    };
+    let superseded_by = text("superseded_by")?
+        .map(|s| {
+            s.parse()
+                .map_err(|_| format!("`superseded_by` is not a memory id: {s:?}"))
+        })
+        .transpose()?;
+    Ok(Some(levh_core::PriorMemory {
+        id,
+        source: text("source")?,
+        stability_hours,
+        recall_count,
+        last_recalled_at: when("last_recalled_at")?,
+        created_at: when("created_at")?.ok_or("`created_at` is missing from an exported memory")?,
+        superseded_by,
+    }))
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! done or when a later memory by the same person says it was ("I sent the budget").
 
 use jiff::tz::TimeZone;
+use std::collections::HashSet;
+
 use levh_core::{Levh, Memory, MemoryFilter, MemoryId, Scope};
 
 use crate::requests::{KnowledgeArgs, limit, time};
@@ -75,11 +77,18 @@ pub fn decisions(levh: &Levh, scope: &Scope, args: KnowledgeArgs) -> Result<Deci
     let limit = limit(args.limit, DEFAULT_LIMIT)?;
     let mut found = Vec::new();
     for memory in memories(levh, scope, &args)? {
+        // A memory that quotes itself (a transcript's summary, then its text) states each
+        // decision once.
+        let mut said = HashSet::new();
         for sentence in levh_knowledge::decisions::decisions(&memory.content) {
             let by = speaker_of(&memory, &sentence);
+            let sentence = without_speaker(&sentence, by.as_deref());
+            if !said.insert((by.clone(), sentence.clone())) {
+                continue;
+            }
             found.push(FoundDecisionView {
                 memory_id: memory.id.to_string(),
-                sentence: without_speaker(&sentence, by.as_deref()),
+                sentence,
                 by,
                 at: memory.valid_from.to_string(),
                 source: memory.source.clone(),
@@ -192,8 +201,15 @@ pub(crate) fn found_commitments(
     let mut found = Vec::new();
     for memory in of {
         let written_on = memory.valid_from.to_zoned(zone.clone()).date();
+        let mut promised = HashSet::new();
         for commitment in levh_knowledge::commitments::commitments(&memory.content, written_on) {
             let by = speaker_of(memory, &commitment.sentence);
+            if !promised.insert((
+                by.clone(),
+                without_speaker(&commitment.sentence, by.as_deref()),
+            )) {
+                continue; // quoted twice in one memory (a summary, then the text)
+            }
             if let (Some(me), Some(who)) = (&me, &by)
                 && !me.is(who)
             {

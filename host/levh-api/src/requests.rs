@@ -82,6 +82,10 @@ pub struct StoreArgs {
     pub session_id: Option<String>,
     /// Free-form JSON object.
     pub metadata: Option<serde_json::Value>,
+    /// An imported memory's own record (levh's export, read by `levh import`); never
+    /// taken from a request.
+    #[serde(skip)]
+    pub prior: Option<levh_core::PriorMemory>,
 }
 
 /// Arguments of store_memories: many memories through the gate in one call and one
@@ -362,6 +366,7 @@ impl StoreArgs {
             valid_to: time("valid_to", self.valid_to.as_deref())?,
             metadata: self.metadata,
             session_id: self.session_id.map(SessionId::new),
+            prior: self.prior,
         })
     }
 }
@@ -517,7 +522,8 @@ pub struct AboutArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimelineArgs {
-    /// today, yesterday, this week, last week, this month, last month or last N days
+    /// today, yesterday, tomorrow, this/last/next week, this/last/next month, last N days
+    /// or next N days
     /// (weeks start on Monday, in `LEVH_TZ` or the system's zone). Default: this week.
     pub range: Option<String>,
     /// First day (YYYY-MM-DD in the user's zone, or an RFC 3339 time); instead of `range`.

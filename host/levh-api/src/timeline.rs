@@ -19,7 +19,7 @@ pub const DEFAULT_LIMIT: usize = 200;
 
 fn invalid_range(text: &str) -> Error {
     Error::invalid(format!(
-        "invalid range: '{}' is not one of today, yesterday, this week, last week, this month, last month, last N days",
+        "invalid range: '{}' is not one of today, yesterday, tomorrow, this/last/next week, this/last/next month, last N days, next N days",
         text.trim().escape_debug()
     ))
 }
@@ -51,6 +51,24 @@ pub fn named_range(text: &str, today: Date) -> Result<(Date, Date)> {
         ["last", "month"] => {
             let last = shift(first_of_month, -1)?;
             (last.first_of_month(), last)
+        }
+        ["tomorrow"] => {
+            let day = shift(today, 1)?;
+            (day, day)
+        }
+        ["next", "week"] => (shift(monday, 7)?, shift(monday, 13)?),
+        ["next", "month"] => {
+            let first = shift(today.last_of_month(), 1)?;
+            (first, first.last_of_month())
+        }
+        ["next", n, "days"] => {
+            let n: i64 = n.parse().map_err(|_| invalid_range(text))?;
+            if !(1..=366).contains(&n) {
+                return Err(Error::invalid(format!(
+                    "invalid range: next {n} days is outside 1..366 days"
+                )));
+            }
+            (today, shift(today, n - 1)?)
         }
         ["last", n, "days"] => {
             let n: i64 = n.parse().map_err(|_| invalid_range(text))?;
@@ -232,9 +250,25 @@ mod tests {
             range("yesterday"),
             ("2026-10-24".into(), "2026-10-24".into())
         );
+        assert_eq!(
+            range("tomorrow"),
+            ("2026-10-26".into(), "2026-10-26".into())
+        );
+        assert_eq!(
+            range("next week"),
+            ("2026-10-26".into(), "2026-11-01".into())
+        );
+        assert_eq!(
+            range("next month"),
+            ("2026-11-01".into(), "2026-11-30".into())
+        );
+        assert_eq!(
+            range("next 3 days"),
+            ("2026-10-25".into(), "2026-10-27".into())
+        );
         let error = named_range("next year", sunday).unwrap_err().to_string();
         assert!(
-            error.contains("'next year'") && error.contains("last week"),
+            error.contains("'next year'") && error.contains("next week"),
             "{error}"
         );
     }

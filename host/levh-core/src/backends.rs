@@ -390,6 +390,17 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
     /// One live memory of the workspace.
     fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError>;
 
+    /// A forgotten memory (retired from every read, kept for history) and when it was
+    /// forgotten; `None` when there is no such forgotten memory.
+    fn get_forgotten(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+    ) -> Result<Option<(Memory, Timestamp)>, StoreError>;
+
+    /// Whether any workspace has a memory (forgotten ones included) with this id.
+    fn id_in_use(&self, id: MemoryId) -> Result<bool, StoreError>;
+
     /// Several memories of the workspace by id, forgotten ones included (callers pass ids
     /// that came out of filtered queries), in no particular order; missing ids are skipped.
     fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError>;

@@ -100,6 +100,31 @@ pub struct NewMemory {
     pub metadata: Option<serde_json::Value>,
     /// The session it belongs to.
     pub session_id: Option<SessionId>,
+    /// What the memory was before it moved here (levh's own export, imported): kept as it
+    /// was instead of starting afresh.
+    pub prior: Option<PriorMemory>,
+}
+
+/// A memory's own record from levh's export: its id, model state, source and the memory
+/// that superseded it. An import keeps them, so moving a store (export → import) loses
+/// neither decay state nor supersede chains. The gate still judges the content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriorMemory {
+    /// Its id (kept unless another memory of this store has it).
+    pub id: MemoryId,
+    /// Who wrote it.
+    pub source: Option<String>,
+    /// Its stability, in hours.
+    pub stability_hours: f64,
+    /// How often it was recalled.
+    pub recall_count: u32,
+    /// When it was last recalled.
+    pub last_recalled_at: Option<Timestamp>,
+    /// When levh first stored it.
+    pub created_at: Timestamp,
+    /// The memory that replaced it (kept when that one is stored first, as an export's
+    /// newest-first order has it).
+    pub superseded_by: Option<MemoryId>,
 }
 
 /// A vector with the model that made it. Recall only compares vectors of one model.

@@ -178,16 +178,35 @@ pub fn select(
             warning: Some("LEVH_EMBEDDER=hash: recall matches words, not meaning".into()),
             local: None,
         },
-        Some(Mode::Local) => {
-            let local = Arc::new(LocalEmbedder::new(locate_local(lookup, home)?));
-            Selection {
-                embedder: local.clone(),
-                mode: Mode::Local,
-                automatic: false,
-                warning: None,
-                local: Some(local),
+        // A model that cannot be used never stops levh from starting (an MCP client
+        // would get no `initialize` at all): the hash embedder stands in, and the warning
+        // says why (stderr, `levh doctor`).
+        Some(Mode::Local) => match locate_local(lookup, home) {
+            Ok(model) => {
+                let local = Arc::new(LocalEmbedder::new(model));
+                Selection {
+                    embedder: local.clone(),
+                    mode: Mode::Local,
+                    automatic: false,
+                    warning: None,
+                    local: Some(local),
+                }
             }
-        }
+            Err(why) => {
+                let warning = format!(
+                    "LEVH_EMBEDDER=local, but the model cannot be used ({why}); the hash \
+                     embedder stands in (recall matches words, not meaning) until it is fixed"
+                );
+                tracing::warn!("{warning}");
+                Selection {
+                    embedder: Arc::new(HashEmbedder::default()),
+                    mode: Mode::Hash,
+                    automatic: false,
+                    warning: Some(warning),
+                    local: None,
+                }
+            }
+        },
         Some(Mode::Ollama) => remote(
             Mode::Ollama,
             RemoteEmbedder::ollama(
@@ -260,13 +279,17 @@ mod tests {
         assert!(warning.contains("levh models install"), "{warning}");
     }
 
+    /// A model that cannot be used never stops levh from starting: the hash embedder
+    /// stands in and the warning names the missing file.
     #[test]
-    fn an_explicit_local_mode_without_a_model_is_an_error_naming_the_file() {
+    fn an_explicit_local_mode_without_a_model_falls_back_to_hash_naming_the_file() {
         let home = std::env::temp_dir().join("levh-embed-select-empty-home");
-        let error = select(&lookup_from(&[("LEVH_EMBEDDER", "local")]), &home)
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("model.onnx is missing"), "{error}");
+        let selection = select(&lookup_from(&[("LEVH_EMBEDDER", "local")]), &home).unwrap();
+        assert_eq!(selection.mode, Mode::Hash);
+        assert!(!selection.automatic);
+        let warning = selection.warning.unwrap();
+        assert!(warning.contains("model.onnx is missing"), "{warning}");
+        assert!(warning.contains("stands in"), "{warning}");
     }
 
     #[test]

@@ -1097,6 +1097,37 @@ impl Store for SqliteStore {
         self.write(|tx| held::close(tx, workspace, id, status, memory_id, now, actor))
     }
 
+    fn get_forgotten(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+    ) -> Result<Option<(Memory, Timestamp)>, StoreError> {
+        let conn = self.read();
+        conn.query_row(
+            &format!(
+                "SELECT {MEMORY_COLUMNS}, m.forgotten_at {MEMORY_FROM}
+                 WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NOT NULL"
+            ),
+            params![workspace.as_str(), id.to_string()],
+            |row| {
+                let forgotten: i64 = row.get(rows::MEMORY_COLUMN_COUNT)?;
+                Ok((read_memory(row)?, rows::from_micros(forgotten)))
+            },
+        )
+        .optional()
+        .map_err(sqlite)
+    }
+
+    fn id_in_use(&self, id: MemoryId) -> Result<bool, StoreError> {
+        self.lock()
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
+                [id.to_string()],
+                |row| row.get(0),
+            )
+            .map_err(sqlite)
+    }
+
     fn placed_texts(&self, workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
         places::texts(&self.lock(), workspace)
     }

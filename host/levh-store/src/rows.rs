@@ -16,6 +16,9 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.workspace, m.project, m.content
     m.valid_from, m.valid_to, m.superseded_by, m.content_hash, m.admission_verdict, \
     m.admission_reasons, m.admission_decided_by, m.metadata, m.session_id, e.model, e.dimension";
 
+/// How many columns [`MEMORY_COLUMNS`] names: a query may select more after them.
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 23;
+
 /// The `FROM` that goes with [`MEMORY_COLUMNS`].
 pub(crate) const MEMORY_FROM: &str =
     "FROM memories m LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq";

@@ -240,8 +240,19 @@ impl Levh {
                 }
             }
         }
+        if p.history_at().is_some() {
+            // History states nothing about now: it weakens no memory.
+            p.neighbours.clear();
+        }
+        let moved_in = self.keep_prior_links(scope, &mut p, peers, earlier)?;
         let hash = text::content_hash(&p.content);
-        let mut verdict = self.judge(scope, &p)?;
+        let mut verdict = match moved_in {
+            Some(reason) => Verdict::Reject {
+                reason,
+                nearest: None,
+            },
+            None => self.judge(scope, &p)?,
+        };
         let key = (p.project.clone(), hash.clone());
         if !matches!(verdict, Verdict::Reject { .. })
             && let Some(held) = peers
@@ -284,6 +295,42 @@ impl Levh {
             }
         };
         Ok(Planned { outcome, write })
+    }
+
+    /// For an imported memory's own record ([`crate::PriorMemory`]): its id is kept unless
+    /// this store has it — in this workspace that is the same memory imported before (a
+    /// duplicate, said as such), elsewhere it gets a new id; the memory that superseded it
+    /// is linked when already stored or earlier in the import, and dropped otherwise.
+    fn keep_prior_links(
+        &self,
+        scope: &Scope,
+        p: &mut Prepared,
+        peers: &Peers,
+        earlier: Option<&Peers>,
+    ) -> Result<Option<String>> {
+        let Some(prior) = p.prior.as_mut() else {
+            return Ok(None);
+        };
+        let in_peers = |id: MemoryId| {
+            peers.items.iter().any(|peer| peer.id == id)
+                || earlier.is_some_and(|e| e.items.iter().any(|peer| peer.id == id))
+        };
+        if in_peers(prior.id) || self.store.id_in_use(prior.id)? {
+            if in_peers(prior.id) || self.store.get(&scope.workspace, prior.id)?.is_some() {
+                return Ok(Some(format!(
+                    "memory {} is already stored here (imported before)",
+                    prior.id
+                )));
+            }
+            prior.id = MemoryId::new_at(p.now);
+        }
+        if let Some(target) = prior.superseded_by
+            && !in_peers(target)
+            && !self.store.id_in_use(target)?
+        {
+            prior.superseded_by = None;
+        }
+        Ok(None)
     }
 
     /// Writes a judged batch in one transaction (with a sync page's records, when given)
@@ -366,6 +413,7 @@ struct Peer {
     shingles: text::Shingles,
     vector: Vec<f32>,
     pinned: bool,
+    valid_from: Timestamp,
     valid_to: Option<Timestamp>,
 }
 
@@ -382,6 +430,7 @@ impl Peers {
             shingles: text::Shingles::of(&memory.content),
             vector,
             pinned: memory.state.pinned,
+            valid_from: memory.valid_from,
             valid_to: memory.valid_to,
         });
     }
@@ -394,9 +443,13 @@ impl Peers {
     fn similar(&self, p: &Prepared, measure: Measure) -> Vec<(usize, f64)> {
         // The store filters by project and validity before it picks (its query's WHERE),
         // so the same look-alikes in other projects never crowd out those in this one.
+        let history_at = p.history_at();
         let candidate = |peer: &Peer| {
             (p.project.is_none() || peer.project == p.project)
-                && peer.valid_to.is_none_or(|to| to > p.now)
+                && match history_at {
+                    None => peer.valid_to.is_none_or(|to| to > p.now),
+                    Some(at) => peer.valid_from <= at && peer.valid_to.is_none_or(|to| to > at),
+                }
         };
         // As many as the store would offer ([`COMPARE_NEIGHBOURS`]), chosen as it chooses
         // them: most shared keys (newest first among equals), or highest cosine — so a

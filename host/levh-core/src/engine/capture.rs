@@ -43,6 +43,7 @@ impl Levh {
             &embedding.vector,
             &keys,
             draft.now,
+            history_at(draft.valid_from, draft.valid_to, draft.now),
             replaces,
         )?;
         Ok(Prepared {
@@ -63,6 +64,7 @@ impl Levh {
             metadata: draft.metadata,
             session_id: draft.session_id,
             now: draft.now,
+            prior: draft.prior,
         })
     }
 
@@ -127,6 +129,7 @@ impl Levh {
             metadata,
             session_id: new.session_id,
             now,
+            prior: new.prior,
         })
     }
 
@@ -144,11 +147,14 @@ impl Levh {
         vector: &[f32],
         keys: &[i64],
         now: Timestamp,
+        history_at: Option<Timestamp>,
         exclude: Option<MemoryId>,
     ) -> Result<Comparison> {
+        // Against the memories not retired now — or, for history, those valid at its start.
         let filter = MemoryFilter {
             project: project.map(str::to_owned),
-            not_retired_at: Some(now),
+            not_retired_at: history_at.is_none().then_some(now),
+            valid_at: history_at,
             ..MemoryFilter::workspace(scope.workspace.clone())
         };
         let (measure, threshold) = self.measure();
@@ -380,25 +386,42 @@ impl Levh {
         admission: AdmissionRecord,
     ) -> NewMemoryRecord {
         let model = self.config.model;
+        let mut state = MemoryState {
+            importance: p.importance,
+            pinned: p.pinned,
+            stability_hours: model.initial_stability_hours.min(model.max_stability_hours),
+            last_recalled_at: None,
+            recall_count: 0,
+            created_at: p.now,
+        };
+        let mut id = MemoryId::new_at(p.now);
+        let mut source = p.source;
+        let mut superseded_by = None;
+        if let Some(prior) = p.prior {
+            id = prior.id;
+            state.stability_hours = prior
+                .stability_hours
+                .clamp(model.min_stability_hours, model.max_stability_hours);
+            state.recall_count = prior.recall_count;
+            state.last_recalled_at = prior.last_recalled_at.map(crate::within_range);
+            state.created_at = crate::within_range(prior.created_at);
+            superseded_by = prior.superseded_by;
+            if let Some(prior_source) = prior.source {
+                source = gate::secrets::redact(&prior_source).0;
+            }
+        }
         let memory = Memory {
-            id: MemoryId::new_at(p.now),
+            id,
             workspace: scope.workspace.clone(),
             project: p.project,
             content_hash: text::content_hash(&p.content),
             content: p.content,
             kind: p.kind,
-            source: p.source,
-            state: MemoryState {
-                importance: p.importance,
-                pinned: p.pinned,
-                stability_hours: model.initial_stability_hours.min(model.max_stability_hours),
-                last_recalled_at: None,
-                recall_count: 0,
-                created_at: p.now,
-            },
+            source,
+            state,
             valid_from: p.valid_from,
             valid_to: p.valid_to,
-            superseded_by: None,
+            superseded_by,
             admission,
             metadata: p.metadata,
             session_id: p.session_id,
@@ -474,6 +497,7 @@ impl Levh {
             // The session is the memory's own; checking it again would refuse an edit
             // of a memory whose session has since been purged.
             session_id: None,
+            prior: None,
         };
         let p = self.prepare(scope, new, Some(id))?;
         let verdict = self.judge(scope, &p)?;

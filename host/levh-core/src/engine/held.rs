@@ -78,6 +78,7 @@ impl Levh {
             valid_to: held.valid_to,
             metadata: Some(held.metadata.clone()),
             session_id: held.session_id.clone(),
+            prior: None,
         };
         let mut p = self.prepare(scope, new, None)?;
         p.neighbours

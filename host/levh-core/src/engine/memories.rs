@@ -20,6 +20,16 @@ impl Levh {
             .ok_or(Error::NotFound(id))
     }
 
+    /// A forgotten memory of the workspace and when it was forgotten: retired from every
+    /// read, still there for history until purged.
+    pub fn get_forgotten(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+    ) -> Result<Option<(Memory, Timestamp)>> {
+        Ok(self.store.get_forgotten(&scope.workspace, id)?)
+    }
+
     /// Memories matching the filter (its workspace is replaced by the scope's), newest first.
     pub fn list(&self, scope: &Scope, filter: MemoryFilter, page: Page) -> Result<Vec<Memory>> {
         // SQLite counts in i64: a larger offset would wrap and read from the start.

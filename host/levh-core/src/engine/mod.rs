@@ -142,6 +142,7 @@ struct Draft {
     metadata: serde_json::Value,
     session_id: Option<crate::SessionId>,
     now: Timestamp,
+    prior: Option<crate::PriorMemory>,
 }
 
 /// A candidate after validation, redaction, embedding and comparison: everything the gate
@@ -165,6 +166,25 @@ struct Prepared {
     metadata: serde_json::Value,
     session_id: Option<crate::SessionId>,
     now: Timestamp,
+    prior: Option<crate::PriorMemory>,
+}
+
+impl Prepared {
+    /// For a candidate whose validity has already ended (history: an old fact imported,
+    /// an expired item), the world time it is judged at: its start. It is compared with
+    /// the memories valid then — a copy of itself, not the fact that later replaced it —
+    /// and interferes with nothing. `None` for everything else, judged against now.
+    fn history_at(&self) -> Option<Timestamp> {
+        history_at(self.valid_from, self.valid_to, self.now)
+    }
+}
+
+fn history_at(
+    valid_from: Timestamp,
+    valid_to: Option<Timestamp>,
+    now: Timestamp,
+) -> Option<Timestamp> {
+    valid_to.filter(|to| *to <= now).map(|_| valid_from)
 }
 
 /// A recall query. Filters apply before ranking.

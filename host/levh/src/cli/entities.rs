@@ -119,7 +119,8 @@ enum EntitiesCommand {
 
 #[derive(Debug, clap::Args)]
 pub struct TimelineCli {
-    /// today, yesterday, "this week" (default), "last week", "this month", "last month",
+    /// today, yesterday, tomorrow, "this week" (default), "last week", "next week", "this
+    /// month", "last month", "next month", "next N days",
     /// "last N days".
     range: Option<String>,
     /// First day (YYYY-MM-DD, in LEVH_TZ or the system's zone), instead of a range.

@@ -68,11 +68,18 @@ pub fn decisions(context: &Context, args: Args, json: bool) -> Result<ExitCode> 
             "no decision found (sentences such as \"we decided to…\" or \"karar verdik\")",
         );
     } else {
+        let zone = levh_api::knowledge::user_time_zone(&context.levh)?;
         let mut table = output::table(&["when", "decision", "who", "memory"]);
         for d in list.decisions {
-            table.add_row(vec![d.at, d.sentence, d.people.join(", "), d.memory_id]);
+            table.add_row(vec![
+                local_time(&d.at, &zone),
+                d.sentence,
+                d.people.join(", "),
+                d.memory_id,
+            ]);
         }
         output::print_table(&table);
+        output::line(format!("times in {}", zone_name(&zone)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -98,6 +105,7 @@ pub fn commitments(context: &Context, args: CommitmentsArgs, json: bool) -> Resu
             "no commitment found (sentences such as \"I'll send it by Friday\" or \"yarın göndereceğim\")",
         );
     } else {
+        let zone = levh_api::knowledge::user_time_zone(&context.levh)?;
         let mut table = output::table(&["due", "commitment", "by", "written", "id"]);
         for c in list.commitments {
             let due = match (c.due, c.overdue, c.done) {
@@ -110,12 +118,28 @@ pub fn commitments(context: &Context, args: CommitmentsArgs, json: bool) -> Resu
                 due,
                 c.sentence,
                 c.by.unwrap_or_else(|| "you".into()),
-                c.written_at,
+                local_time(&c.written_at, &zone),
                 c.id,
             ]);
         }
         output::print_table(&table);
-        output::line(format!("due dates in {}", list.time_zone));
+        output::line(format!("due dates and times in {}", list.time_zone));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// An instant of a view (RFC 3339) as a person reads it: a date and time in their zone.
+/// `--json` keeps the instant itself.
+fn local_time(at: &str, zone: &jiff::tz::TimeZone) -> String {
+    match at.parse::<jiff::Timestamp>() {
+        Ok(at) => at
+            .to_zoned(zone.clone())
+            .strftime("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => at.to_owned(),
+    }
+}
+
+fn zone_name(zone: &jiff::tz::TimeZone) -> String {
+    zone.iana_name().unwrap_or("the system's zone").to_owned()
 }
