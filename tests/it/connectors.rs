@@ -451,3 +451,90 @@ fn transcripts_in_subfolders_and_upper_case_names_are_read_dated_by_their_file_a
         "{errors:?}"
     );
 }
+
+/// A grant belongs to one workspace: a directory granted for `team` is read by `team`'s
+/// syncs and refused to another workspace's editor; the operator grants over REST naming
+/// the workspace, and the CLI says what it granted to whom.
+#[test]
+fn a_directory_granted_for_one_workspace_is_refused_to_another_workspace_s_syncs() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        notes.path().join("plan.md"),
+        "The migration to the new cluster starts in March",
+    )
+    .unwrap();
+    let cli = |workspace: &str| {
+        let mut command = crate::support::levh(home);
+        command
+            .env("LEVH_EMBEDDER", "hash")
+            .args(["--workspace", workspace]);
+        command
+    };
+    let said = crate::support::ok(
+        cli("team")
+            .args(["connector", "grant", "local_files"])
+            .arg(notes.path()),
+    );
+    let said = String::from_utf8_lossy(&said.stdout);
+    assert!(said.contains("when workspace team syncs"), "{said}");
+
+    const OPERATOR: &str = "operator-token-for-grants-0123456789";
+    let token = |workspace: &str| -> String {
+        crate::support::json(cli(workspace).args(["token", "create", "--role", "editor", "--json"]))
+            ["secret"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (team, other) = (token("team"), token("other"));
+    let (mut server, address) =
+        crate::support::serve(home, &[("LEVH_EMBEDDER", "hash"), ("LEVH_TOKEN", OPERATOR)]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let sync = |token: &str| -> (u16, String) {
+        let mut response = agent
+            .post(format!("http://{address}/api/connectors/local_files/sync"))
+            .header("X-LEVH-Token", token)
+            .send_json(serde_json::json!({ "config": { "directory": notes.path() } }))
+            .unwrap();
+        (
+            response.status().as_u16(),
+            response.body_mut().read_to_string().unwrap(),
+        )
+    };
+    let (status, body) = sync(&other);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("grant"), "{body}");
+    let (status, body) = sync(&team);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"admitted\":1"), "{body}");
+
+    // The operator grants `other` over REST, naming it; a workspace's own admin cannot.
+    let other_admin = crate::support::json(
+        cli("other").args(["token", "create", "--role", "admin", "--json"]),
+    )["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let grant = |token: &str| {
+        agent
+            .post(format!(
+                "http://{address}/api/connectors/local_files/grants"
+            ))
+            .header("X-LEVH-Token", token)
+            .send_json(serde_json::json!({ "directory": notes.path(), "workspace": "other" }))
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(grant(&other_admin), 403);
+    assert_eq!(grant(OPERATOR), 200);
+    let (status, body) = sync(&other);
+    assert_eq!(status, 200, "{body}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

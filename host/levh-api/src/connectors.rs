@@ -16,18 +16,29 @@ pub fn runtime(connectors: Option<&dyn Connectors>) -> Result<&dyn Connectors> {
     connectors.ok_or_else(|| Error::Unavailable(NO_RUNTIME.into()))
 }
 
-/// [`Operation::ListConnectors`](crate::Operation::ListConnectors).
-pub fn list(connectors: &dyn Connectors) -> Result<ConnectorOutput> {
+/// [`Operation::ListConnectors`](crate::Operation::ListConnectors), with the grants of
+/// the caller's workspace.
+pub fn list(connectors: &dyn Connectors, scope: &Scope) -> Result<ConnectorOutput> {
     Ok(ConnectorOutput {
-        result: connectors.list()?,
+        result: connectors.list(&scope.workspace)?,
     })
 }
 
-/// [`Operation::GetConnectorHelp`](crate::Operation::GetConnectorHelp).
-pub fn help(connectors: &dyn Connectors, id: &str) -> Result<ConnectorOutput> {
+/// [`Operation::GetConnectorHelp`](crate::Operation::GetConnectorHelp), with the grants
+/// of the caller's workspace.
+pub fn help(connectors: &dyn Connectors, scope: &Scope, id: &str) -> Result<ConnectorOutput> {
     Ok(ConnectorOutput {
-        result: connectors.help(id)?,
+        result: connectors.help(id, &scope.workspace)?,
     })
+}
+
+/// The workspace a grant is for: the one the body names, else the caller's.
+fn grant_workspace(principal: &Principal, body: &GrantBody) -> Result<levh_core::Workspace> {
+    match &body.workspace {
+        None => Ok(principal.workspace.clone()),
+        Some(name) => levh_core::Workspace::new(name.trim())
+            .map_err(|e| Error::invalid(format!("invalid workspace: {e}"))),
+    }
 }
 
 /// [`Operation::SyncConnector`](crate::Operation::SyncConnector): the run is recorded
@@ -80,9 +91,10 @@ pub fn grant(
     body: GrantBody,
 ) -> Result<ConnectorOutput> {
     host_wide(principal)?;
+    let workspace = grant_workspace(principal, &body)?;
     let grant = body.into_grant(true)?;
-    let result = connectors.grant(id, &grant)?;
-    tracing::info!(connector = id, ?grant, principal = ?principal.name, "grant stored");
+    let result = connectors.grant(id, &workspace, &grant)?;
+    tracing::info!(connector = id, ?grant, %workspace, principal = ?principal.name, "grant stored");
     Ok(ConnectorOutput { result })
 }
 
@@ -95,14 +107,15 @@ pub fn revoke(
     body: GrantBody,
 ) -> Result<ConnectorOutput> {
     host_wide(principal)?;
+    let workspace = grant_workspace(principal, &body)?;
     let grant = body.into_grant(false)?;
-    if !connectors.revoke(id, &grant)? {
+    if !connectors.revoke(id, &workspace, &grant)? {
         return Err(Error::NotFound(format!(
-            "{id} has no such grant (nothing was changed)"
+            "{id} has no such grant for workspace {workspace} (nothing was changed)"
         )));
     }
-    tracing::info!(connector = id, ?grant, principal = ?principal.name, "grant revoked");
+    tracing::info!(connector = id, ?grant, %workspace, principal = ?principal.name, "grant revoked");
     Ok(ConnectorOutput {
-        result: connectors.help(id)?,
+        result: connectors.help(id, &workspace)?,
     })
 }

@@ -443,6 +443,9 @@ pub struct GrantBody {
     /// A host it may connect to (`api.github.com`, `host:port` or a URL), if its manifest
     /// asks for one too.
     pub host: Option<String>,
+    /// The workspace whose syncs may use it (default: the caller's): a grant belongs to
+    /// one workspace.
+    pub workspace: Option<String>,
 }
 
 impl GrantBody {

@@ -404,15 +404,33 @@ pub enum Grant {
 /// The connector runtime as the surfaces see it. levh-plugins implements it over one
 /// wasmtime engine per process; REST and MCP reach connectors only through it.
 pub trait Connectors: Send + Sync + std::fmt::Debug {
-    /// Built-in and installed connectors with their manifests and stored grants.
-    fn list(&self) -> Result<serde_json::Value, ConnectorError>;
-    /// One connector's settings, requested capabilities and stored grants.
-    fn help(&self, id: &str) -> Result<serde_json::Value, ConnectorError>;
-    /// Stores a grant (idempotent); the connector's help, as [`Connectors::help`], after.
-    fn grant(&self, id: &str, grant: &Grant) -> Result<serde_json::Value, ConnectorError>;
-    /// Takes a grant back; false when the connector had no such grant.
-    fn revoke(&self, id: &str, grant: &Grant) -> Result<bool, ConnectorError>;
-    /// Runs a sync with the stored grants only, through `levh`'s gate.
+    /// Built-in and installed connectors with their manifests and the grants stored for
+    /// `workspace` (grants belong to a workspace: another's syncs cannot use them).
+    fn list(&self, workspace: &crate::Workspace) -> Result<serde_json::Value, ConnectorError>;
+    /// One connector's settings, requested capabilities and the grants stored for
+    /// `workspace`.
+    fn help(
+        &self,
+        id: &str,
+        workspace: &crate::Workspace,
+    ) -> Result<serde_json::Value, ConnectorError>;
+    /// Stores a grant for `workspace` (idempotent); the connector's help, as
+    /// [`Connectors::help`], after.
+    fn grant(
+        &self,
+        id: &str,
+        workspace: &crate::Workspace,
+        grant: &Grant,
+    ) -> Result<serde_json::Value, ConnectorError>;
+    /// Takes a grant of `workspace` back; false when it had no such grant.
+    fn revoke(
+        &self,
+        id: &str,
+        workspace: &crate::Workspace,
+        grant: &Grant,
+    ) -> Result<bool, ConnectorError>;
+    /// Runs a sync with the grants stored for the scope's workspace only, through
+    /// `levh`'s gate.
     fn sync(
         &self,
         levh: &crate::Levh,

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use levh_core::Workspace;
+
 use crate::{Connector, Credential, Grants, Origin, PluginError, PluginHost, Scorer, sha256_hex};
 
 /// The plugins directory.
@@ -13,6 +15,10 @@ pub struct Registry {
     dir: PathBuf,
 }
 
+/// A connector's `grants.toml`. Grants belong to a workspace: a directory granted for one
+/// is not readable by another workspace's syncs. The top-level lists are the `default`
+/// workspace's (and what files written before workspaces had grants meant); every other
+/// workspace has a `[workspaces.NAME]` table.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct GrantsFile {
     #[serde(default)]
@@ -20,6 +26,30 @@ struct GrantsFile {
     /// `host:port`, normalised.
     #[serde(default)]
     http_hosts: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    workspaces: std::collections::BTreeMap<String, WorkspaceGrants>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct WorkspaceGrants {
+    #[serde(default)]
+    read_paths: Vec<PathBuf>,
+    #[serde(default)]
+    http_hosts: Vec<String>,
+}
+
+impl GrantsFile {
+    /// The lists of `workspace` (created empty when it has none).
+    fn of(&mut self, workspace: &Workspace) -> (&mut Vec<PathBuf>, &mut Vec<String>) {
+        if workspace.as_str() == Workspace::default().as_str() {
+            return (&mut self.read_paths, &mut self.http_hosts);
+        }
+        let grants = self
+            .workspaces
+            .entry(workspace.as_str().to_owned())
+            .or_default();
+        (&mut grants.read_paths, &mut grants.http_hosts)
+    }
 }
 
 /// The file holding a plugin's credential, inside its directory.
@@ -102,15 +132,15 @@ impl Registry {
         Ok(true)
     }
 
-    /// What a connector was granted, with its credential if one is stored. A grants file
+    /// What a connector was granted for `workspace`, with its credential if one is stored. A grants file
     /// that cannot be read or parsed is an error naming it — never "no grants", which
     /// the next grant would then write over.
-    pub fn grants(&self, id: &str) -> Result<Grants, PluginError> {
-        let file = self.grants_file(id)?;
+    pub fn grants(&self, id: &str, workspace: &Workspace) -> Result<Grants, PluginError> {
+        let mut file = self.grants_file(id)?;
+        let (read_paths, http_hosts) = file.of(workspace);
         Ok(Grants {
-            read_paths: file.read_paths,
-            http_hosts: file
-                .http_hosts
+            read_paths: std::mem::take(read_paths),
+            http_hosts: http_hosts
                 .iter()
                 .filter_map(|h| Origin::parse(h).ok())
                 .collect(),
@@ -145,24 +175,36 @@ impl Registry {
 
     /// Lets a connector connect to a host (`host`, `host:port` or a URL; stored as
     /// `host:port`). It still reaches it only if its manifest asks for it.
-    pub fn grant_host(&self, id: &str, host: &str) -> Result<Origin, PluginError> {
+    pub fn grant_host(
+        &self,
+        id: &str,
+        workspace: &Workspace,
+        host: &str,
+    ) -> Result<Origin, PluginError> {
         let origin = Origin::parse(host).map_err(|e| host_error("the host", e))?;
         let mut file = self.grants_file(id)?;
         let text = origin.to_string();
-        if !file.http_hosts.contains(&text) {
-            file.http_hosts.push(text);
+        let (_, hosts) = file.of(workspace);
+        if !hosts.contains(&text) {
+            hosts.push(text);
         }
         self.save_grants(id, &file)?;
         Ok(origin)
     }
 
-    /// Takes a host grant back. False when it was not granted.
-    pub fn revoke_host(&self, id: &str, host: &str) -> Result<bool, PluginError> {
+    /// Takes a host grant of `workspace` back. False when it was not granted.
+    pub fn revoke_host(
+        &self,
+        id: &str,
+        workspace: &Workspace,
+        host: &str,
+    ) -> Result<bool, PluginError> {
         let origin = Origin::parse(host).map_err(|e| host_error("the host", e))?;
         let mut file = self.grants_file(id)?;
-        let before = file.http_hosts.len();
-        file.http_hosts.retain(|h| h != &origin.to_string());
-        let removed = file.http_hosts.len() != before;
+        let (_, hosts) = file.of(workspace);
+        let before = hosts.len();
+        hosts.retain(|h| h != &origin.to_string());
+        let removed = hosts.len() != before;
         self.save_grants(id, &file)?;
         Ok(removed)
     }
@@ -207,25 +249,37 @@ impl Registry {
     }
 
     /// Grants read access to a directory (stored canonical).
-    pub fn grant(&self, id: &str, path: &Path) -> Result<PathBuf, PluginError> {
+    pub fn grant(
+        &self,
+        id: &str,
+        workspace: &Workspace,
+        path: &Path,
+    ) -> Result<PathBuf, PluginError> {
         let path = path
             .canonicalize()
             .map_err(|e| host_error(&format!("{}", path.display()), e))?;
         let mut file = self.grants_file(id)?;
-        if !file.read_paths.contains(&path) {
-            file.read_paths.push(path.clone());
+        let (paths, _) = file.of(workspace);
+        if !paths.contains(&path) {
+            paths.push(path.clone());
         }
         self.save_grants(id, &file)?;
         Ok(path)
     }
 
-    /// Takes a grant back. False when it was not granted.
-    pub fn revoke(&self, id: &str, path: &Path) -> Result<bool, PluginError> {
+    /// Takes a grant of `workspace` back. False when it was not granted.
+    pub fn revoke(
+        &self,
+        id: &str,
+        workspace: &Workspace,
+        path: &Path,
+    ) -> Result<bool, PluginError> {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         let mut file = self.grants_file(id)?;
-        let before = file.read_paths.len();
-        file.read_paths.retain(|p| p != &canonical && p != path);
-        let removed = file.read_paths.len() != before;
+        let (paths, _) = file.of(workspace);
+        let before = paths.len();
+        paths.retain(|p| p != &canonical && p != path);
+        let removed = paths.len() != before;
         self.save_grants(id, &file)?;
         Ok(removed)
     }

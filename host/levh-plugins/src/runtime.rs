@@ -91,11 +91,15 @@ impl ConnectorRuntime {
     pub fn grants(
         &self,
         connector: &Connector,
+        workspace: &levh_core::Workspace,
         config: &[(String, String)],
         typed_by_a_person: bool,
     ) -> Result<crate::Grants, ConnectorError> {
         let id = &connector.manifest.id;
-        let mut grants = self.registry.grants(id).map_err(|e| fetch_error(&e))?;
+        let mut grants = self
+            .registry
+            .grants(id, workspace)
+            .map_err(|e| fetch_error(&e))?;
         if typed_by_a_person {
             for (key, value) in config {
                 let reads = connector
@@ -210,14 +214,17 @@ pub(crate) fn fetch_error(error: &PluginError) -> ConnectorError {
 }
 
 impl Connectors for ConnectorRuntime {
-    fn list(&self) -> Result<serde_json::Value, ConnectorError> {
+    fn list(&self, workspace: &levh_core::Workspace) -> Result<serde_json::Value, ConnectorError> {
         let mut rows = Vec::new();
         for (id, origin) in self.ids() {
             let origin = origin.as_str();
             // One connector that cannot load, or whose grants file is unreadable, is that
             // row's error, not the list's.
             let loaded = self.load(&id).and_then(|c| {
-                let grants = self.registry.grants(&id).map_err(|e| fetch_error(&e))?;
+                let grants = self
+                    .registry
+                    .grants(&id, workspace)
+                    .map_err(|e| fetch_error(&e))?;
                 Ok((c, grants))
             });
             rows.push(match loaded {
@@ -233,33 +240,51 @@ impl Connectors for ConnectorRuntime {
         Ok(json!({ "connectors": rows }))
     }
 
-    fn help(&self, id: &str) -> Result<serde_json::Value, ConnectorError> {
+    fn help(
+        &self,
+        id: &str,
+        workspace: &levh_core::Workspace,
+    ) -> Result<serde_json::Value, ConnectorError> {
         let connector = self.load(id)?;
-        let grants = self.registry.grants(id).map_err(|e| fetch_error(&e))?;
+        let grants = self
+            .registry
+            .grants(id, workspace)
+            .map_err(|e| fetch_error(&e))?;
         Ok(json!({
             "manifest": connector.manifest,
+            "workspace": workspace,
             "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
             "token_stored": grants.credential.is_some(),
-            "how_to_grant": format!("a person grants it on the dashboard's Connectors page (/connectors on `levh serve`) or runs `levh connector grant {id} DIR` (or --host HOST); agents cannot grant"),
+            "how_to_grant": format!("a person grants it on the dashboard's Connectors page (/connectors on `levh serve`) or runs `levh --workspace {workspace} connector grant {id} DIR` (or --host HOST); grants belong to one workspace; agents cannot grant"),
         }))
     }
 
-    fn grant(&self, id: &str, grant: &Grant) -> Result<serde_json::Value, ConnectorError> {
+    fn grant(
+        &self,
+        id: &str,
+        workspace: &levh_core::Workspace,
+        grant: &Grant,
+    ) -> Result<serde_json::Value, ConnectorError> {
         // Only a connector there is can be granted anything.
         self.load(id)?;
         match grant {
-            Grant::Directory(path) => self.registry.grant(id, path).map(|_| ()),
-            Grant::Host(host) => self.registry.grant_host(id, host).map(|_| ()),
+            Grant::Directory(path) => self.registry.grant(id, workspace, path).map(|_| ()),
+            Grant::Host(host) => self.registry.grant_host(id, workspace, host).map(|_| ()),
         }
         .map_err(|e| invalid_grant(&e))?;
-        self.help(id)
+        self.help(id, workspace)
     }
 
-    fn revoke(&self, id: &str, grant: &Grant) -> Result<bool, ConnectorError> {
+    fn revoke(
+        &self,
+        id: &str,
+        workspace: &levh_core::Workspace,
+        grant: &Grant,
+    ) -> Result<bool, ConnectorError> {
         self.load(id)?;
         match grant {
-            Grant::Directory(path) => self.registry.revoke(id, path),
-            Grant::Host(host) => self.registry.revoke_host(id, host),
+            Grant::Directory(path) => self.registry.revoke(id, workspace, path),
+            Grant::Host(host) => self.registry.revoke_host(id, workspace, host),
         }
         .map_err(|e| invalid_grant(&e))
     }
@@ -274,7 +299,7 @@ impl Connectors for ConnectorRuntime {
         check_config(&connector.manifest, &request.config)?;
         // Stored grants only. A path named in `config` is NOT granted (unlike `levh sync`
         // typed by a person): the connector's read is refused unless a person granted it.
-        let grants = self.grants(&connector, &request.config, false)?;
+        let grants = self.grants(&connector, &scope.workspace, &request.config, false)?;
         let mut source = self.source(&connector, request.config, grants);
         Ok(levh.sync(
             scope,

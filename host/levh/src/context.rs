@@ -436,24 +436,30 @@ impl OnDemandConnectors {
 }
 
 impl Connectors for OnDemandConnectors {
-    fn list(&self) -> Result<serde_json::Value, ConnectorError> {
-        self.runtime()?.list()
+    fn list(&self, workspace: &Workspace) -> Result<serde_json::Value, ConnectorError> {
+        self.runtime()?.list(workspace)
     }
 
-    fn help(&self, id: &str) -> Result<serde_json::Value, ConnectorError> {
-        self.runtime()?.help(id)
+    fn help(&self, id: &str, workspace: &Workspace) -> Result<serde_json::Value, ConnectorError> {
+        self.runtime()?.help(id, workspace)
     }
 
     fn grant(
         &self,
         id: &str,
+        workspace: &Workspace,
         grant: &levh_core::sync::Grant,
     ) -> Result<serde_json::Value, ConnectorError> {
-        self.runtime()?.grant(id, grant)
+        self.runtime()?.grant(id, workspace, grant)
     }
 
-    fn revoke(&self, id: &str, grant: &levh_core::sync::Grant) -> Result<bool, ConnectorError> {
-        self.runtime()?.revoke(id, grant)
+    fn revoke(
+        &self,
+        id: &str,
+        workspace: &Workspace,
+        grant: &levh_core::sync::Grant,
+    ) -> Result<bool, ConnectorError> {
+        self.runtime()?.revoke(id, workspace, grant)
     }
 
     fn sync(

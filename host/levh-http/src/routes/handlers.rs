@@ -455,9 +455,11 @@ pub(super) async fn connectors(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    with_runtime(&state, scope, |_, _, runtime| connectors::list(runtime))
-        .await
-        .map(|output| Json(output.result))
+    with_runtime(&state, scope, |_, scope, runtime| {
+        connectors::list(runtime, scope)
+    })
+    .await
+    .map(|output| Json(output.result))
 }
 
 pub(super) async fn connector_help(
@@ -465,8 +467,8 @@ pub(super) async fn connector_help(
     CallerScope(scope): CallerScope,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    with_runtime(&state, scope, move |_, _, runtime| {
-        connectors::help(runtime, &id)
+    with_runtime(&state, scope, move |_, scope, runtime| {
+        connectors::help(runtime, scope, &id)
     })
     .await
     .map(|output| Json(output.result))

@@ -406,7 +406,7 @@ pub(crate) fn api() -> Api {
             handlers::sync_connector,
         )
         .route(
-            Route::new(M::POST, "/api/connectors/{id}/grants", O::GrantConnector, "Let a connector read a directory (and everything under it) or reach a host; only the operator or the local person, since grants are the machine's")
+            Route::new(M::POST, "/api/connectors/{id}/grants", O::GrantConnector, "Let a connector read a directory (and everything under it) or reach a host, when one workspace (`workspace`, default the caller's) syncs; only the operator or the local person, since grants are the machine's")
                 .body::<GrantBody>()
                 .ok::<serde_json::Value>(200)
                 .errors(&[403, 404, 422, 503]),

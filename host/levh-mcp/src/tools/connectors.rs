@@ -40,7 +40,7 @@ impl LevhMcp {
         &self,
         peer: Peer<RoleServer>,
     ) -> Result<Json<ConnectorOutput>, String> {
-        self.with_runtime(&peer, |_, _, runtime| connectors::list(runtime))
+        self.with_runtime(&peer, |_, scope, runtime| connectors::list(runtime, scope))
             .await
             .map(Json)
     }
@@ -58,8 +58,8 @@ impl LevhMcp {
         Parameters(args): Parameters<ConnectorArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<Json<ConnectorOutput>, String> {
-        self.with_runtime(&peer, move |_, _, runtime| {
-            connectors::help(runtime, &args.id)
+        self.with_runtime(&peer, move |_, scope, runtime| {
+            connectors::help(runtime, scope, &args.id)
         })
         .await
         .map(Json)

@@ -116,7 +116,10 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         Command::List => {
             // The same listing MCP and REST give, one row per connector (a connector that
             // cannot load is that row's error, not the list's).
-            let listed = levh_core::sync::Connectors::list(&context.connectors()?)?;
+            let listed = levh_core::sync::Connectors::list(
+                &context.connectors()?,
+                &context.scope.workspace,
+            )?;
             let rows = listed["connectors"].as_array().cloned().unwrap_or_default();
             if json {
                 output::json(&rows)?;
@@ -140,7 +143,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         }
         Command::Inspect { id } => {
             let connector = context.connectors()?.load(&id)?;
-            let grants = registry.grants(&id)?;
+            let grants = registry.grants(&id, &context.scope.workspace)?;
             if json {
                 output::json(&json!({
                     "manifest": connector.manifest, "sha256": connector.sha256, "grants": grants,
@@ -218,7 +221,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             let id = connector.manifest.id.clone();
             let granted: Vec<PathBuf> = grants
                 .iter()
-                .map(|dir| registry.grant(&id, dir))
+                .map(|dir| registry.grant(&id, &context.scope.workspace, dir))
                 .collect::<Result<_, _>>()?;
             if json {
                 output::json(
@@ -243,30 +246,47 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
             output::line(format!("removed {id}"));
         }
+        // A grant belongs to one workspace (`--workspace`, default `default`): the line says
+        // what was granted to whom.
         Command::Grant { id, dir, host } => {
             known(context, &id)?;
+            let workspace = &context.scope.workspace;
             if let Some(host) = host {
-                let origin = registry.grant_host(&id, &host)?;
-                output::line(format!("{id} may connect to {origin}"));
+                let origin = registry.grant_host(&id, workspace, &host)?;
+                output::line(format!(
+                    "{id} may connect to {origin} when workspace {workspace} syncs"
+                ));
             } else if let Some(dir) = dir {
                 if !dir.is_dir() {
                     bail!("{} is not a directory", dir.display());
                 }
-                let granted = registry.grant(&id, &dir)?;
-                output::line(format!("{id} may read {}", granted.display()));
+                let granted = registry.grant(&id, workspace, &dir)?;
+                output::line(format!(
+                    "{id} may read {} when workspace {workspace} syncs",
+                    granted.display()
+                ));
             }
         }
         Command::Revoke { id, dir, host } => {
+            let workspace = &context.scope.workspace;
             if let Some(host) = host {
-                if !registry.revoke_host(&id, &host)? {
-                    bail!("{id} had no grant for host {host}");
+                if !registry.revoke_host(&id, workspace, &host)? {
+                    bail!("{id} had no grant for host {host} in workspace {workspace}");
                 }
-                output::line(format!("{id} may no longer connect to {host}"));
+                output::line(format!(
+                    "{id} may no longer connect to {host} for workspace {workspace}"
+                ));
             } else if let Some(dir) = dir {
-                if !registry.revoke(&id, &dir)? {
-                    bail!("{id} had no grant for {}", dir.display());
+                if !registry.revoke(&id, workspace, &dir)? {
+                    bail!(
+                        "{id} had no grant for {} in workspace {workspace}",
+                        dir.display()
+                    );
                 }
-                output::line(format!("{id} may no longer read {}", dir.display()));
+                output::line(format!(
+                    "{id} may no longer read {} for workspace {workspace}",
+                    dir.display()
+                ));
             }
         }
         Command::Secret(SecretCommand::Set { id }) => {

@@ -71,7 +71,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     levh_plugins::check_config(&connector.manifest, &args.config)?;
     // A path the person typed on this command line is theirs to give: it is granted for
     // this run. Syncs started by agents get only the stored grants.
-    let grants = connectors.grants(&connector, &args.config, true)?;
+    let grants = connectors.grants(&connector, &context.scope.workspace, &args.config, true)?;
 
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
