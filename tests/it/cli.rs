@@ -1,7 +1,7 @@
 //! The real binary, tried as a new user would.
 
 use std::io::Write;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -608,4 +608,82 @@ fn show_of_a_forgotten_memory_shows_it_marked_and_a_purged_one_is_gone() {
     let gone = cli().args(["show", &id]).output().unwrap();
     assert!(!gone.status.success());
     assert!(String::from_utf8_lossy(&gone.stderr).contains("no memory"));
+}
+
+/// Every command of the README's five-minute tour, run as written (through `sh`, the
+/// `levh` on PATH being this build), `ID` the id the first capture printed; and what the
+/// tour says of decay holds: a week on, a memory never recalled is at about half.
+#[test]
+fn the_readme_tour_runs_as_written() {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .unwrap();
+    let tour = readme
+        .split("## A five-minute tour")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|block| block.split("\n```").next())
+        .expect("the tour's code block");
+    let home = tempfile::tempdir().unwrap();
+    let binary_dir = crate::support::levh_binary().parent().unwrap().to_owned();
+    let path = format!(
+        "{}:{}",
+        binary_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut id: Option<String> = None;
+    let mut ran = 0;
+    for line in tour.lines() {
+        // A comment after the command starts at a `#` preceded by spaces.
+        let command = match line.find("  #") {
+            Some(at) => &line[..at],
+            None => line,
+        }
+        .trim();
+        if command.is_empty() || command.starts_with('#') {
+            continue;
+        }
+        let command = match &id {
+            Some(id) => command.replace(" ID", &format!(" {id}")),
+            None => command.to_owned(),
+        };
+        let mut shell = Command::new("sh");
+        shell.arg("-c").arg(&command).env("PATH", &path);
+        for (key, _) in std::env::vars() {
+            if key.starts_with("LEVH_") {
+                shell.env_remove(key);
+            }
+        }
+        shell.env("LEVH_HOME", home.path()).env("LEVH_EMBEDDER", "hash");
+        let output = shell.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{command}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        if id.is_none() {
+            let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+            id = printed.split_whitespace().nth(1).map(str::to_owned);
+            assert!(printed.starts_with("admitted "), "{printed}");
+        }
+        ran += 1;
+    }
+    assert!(ran >= 20, "{ran} commands");
+
+    let later = json(
+        levh(home.path())
+            .env("LEVH_EMBEDDER", "hash")
+            .env("LEVH_NOW", (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(168)).to_string())
+            .args(["list", "--json"]),
+    );
+    let piped = later
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["content"] == "Notes piped from another tool")
+        .unwrap_or_else(|| panic!("{later}"));
+    let retention = piped["retention"].as_f64().unwrap();
+    assert!((0.45..0.55).contains(&retention), "{retention}");
 }

@@ -300,6 +300,16 @@ fn component(f: &Fixture) -> u64 {
 
 /// One `levh sync email` into a fresh store; returns (time, messages admitted).
 fn end_to_end(f: &Fixture) -> (Duration, u64) {
+    run_sync(f, false)
+}
+
+/// `levh sync email --dry-run` into a fresh store: every message judged, nothing stored;
+/// returns (time, messages that would be admitted).
+fn dry_run(f: &Fixture) -> (Duration, u64) {
+    run_sync(f, true)
+}
+
+fn run_sync(f: &Fixture, dry_run: bool) -> (Duration, u64) {
     let dir = tempfile::tempdir_in(&f.dir).expect("store dir");
     let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).expect("store"));
     let levh = Levh::new(Parts {
@@ -317,7 +327,7 @@ fn end_to_end(f: &Fixture) -> (Duration, u64) {
         .sync(
             &scope,
             &mut source,
-            SyncOptions::default(),
+            SyncOptions { dry_run },
             None,
             &mut |_| {},
         )
@@ -366,6 +376,14 @@ fn bench(c: &mut Criterion) {
         total += elapsed;
     }
     let mean = total.as_secs_f64() / f64::from(RUNS);
+    // The dry run judges every message as the real sync does (against the store and the
+    // run's earlier items) and stores nothing: it must cost no more than the sync.
+    let (dry, would) = dry_run(&f);
+    println!(
+        "email_sync_10k/dry_run: {:.1} s, {:.0} messages/s ({would} of {MESSAGES} would be admitted); the real sync {mean:.1} s",
+        dry.as_secs_f64(),
+        MESSAGES as f64 / dry.as_secs_f64()
+    );
     // The component's parse, timed the same way in the same run: the part of a sync no
     // engine work can remove.
     let mut parses: Vec<f64> = (0..3)
