@@ -655,7 +655,9 @@ fn the_readme_tour_runs_as_written() {
                 shell.env_remove(key);
             }
         }
-        shell.env("LEVH_HOME", home.path()).env("LEVH_EMBEDDER", "hash");
+        shell
+            .env("LEVH_HOME", home.path())
+            .env("LEVH_EMBEDDER", "hash");
         let output = shell.output().unwrap();
         assert!(
             output.status.success(),
@@ -675,7 +677,10 @@ fn the_readme_tour_runs_as_written() {
     let later = json(
         levh(home.path())
             .env("LEVH_EMBEDDER", "hash")
-            .env("LEVH_NOW", (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(168)).to_string())
+            .env(
+                "LEVH_NOW",
+                (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(168)).to_string(),
+            )
             .args(["list", "--json"]),
     );
     let piped = later

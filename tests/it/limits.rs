@@ -127,6 +127,16 @@ fn mcp_sessions_over_http_are_capped_with_a_clear_refusal_and_end_when_idle() {
         home.path(),
         &["--mcp-max-sessions", "3", "--mcp-session-idle-seconds", "2"],
     );
+    // A body that is not JSON gets JSON-RPC's parse error, not a plain-text 415.
+    let mut malformed = agent(Duration::from_secs(30))
+        .post(format!("http://{address}/mcp"))
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",")
+        .unwrap();
+    assert_eq!(malformed.status(), 400);
+    let parse_error: Value = malformed.body_mut().read_json().unwrap();
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
     for n in 0..3 {
         let (status, session, body) = initialize(&address);
         assert_eq!(status, 200, "session {n}: {body}");

@@ -102,25 +102,68 @@ where
         let opens_session = request.method() == http::Method::POST
             && !request.headers().contains_key("mcp-session-id");
         if opens_session && self.live() >= self.max_sessions {
-            let body = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": null,
-                "error": {
-                    "code": -32000,
-                    "message": format!(
-                        "too many MCP sessions: this server keeps at most {} at once; idle ones end after a while, try again then",
-                        self.max_sessions
-                    ),
-                },
-            });
-            let response = http::Response::builder()
-                .status(http::StatusCode::SERVICE_UNAVAILABLE)
-                .header(http::header::CONTENT_TYPE, "application/json")
-                .header(http::header::RETRY_AFTER, "30")
-                .body(Full::new(Bytes::from(body.to_string())).boxed())
-                .expect("a fixed response is valid");
+            let response = json_rpc_error(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                format!(
+                    "too many MCP sessions: this server keeps at most {} at once; idle ones end after a while, try again then",
+                    self.max_sessions
+                ),
+                Some("30"),
+            );
             return Box::pin(std::future::ready(Ok(response)));
         }
-        self.inner.call(request)
+        // rmcp answers a body that is not JSON with a plain-text 415; JSON-RPC's answer is
+        // a parse error (-32700), which clients know how to read.
+        let sent_json = request.method() == http::Method::POST
+            && request
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("application/json"));
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let response = answer.await?;
+            if !(sent_json && response.status() == http::StatusCode::UNSUPPORTED_MEDIA_TYPE) {
+                return Ok(response);
+            }
+            let said = response
+                .into_body()
+                .collect()
+                .await
+                .map(|body| String::from_utf8_lossy(&body.to_bytes()).into_owned())
+                .unwrap_or_default();
+            Ok(json_rpc_error(
+                http::StatusCode::BAD_REQUEST,
+                -32700,
+                format!(
+                    "parse error: the request body is not valid JSON-RPC ({said}); nothing was done"
+                ),
+                None,
+            ))
+        })
     }
+}
+
+/// A JSON-RPC error response (no `id`: the request's could not be read).
+fn json_rpc_error(
+    status: http::StatusCode,
+    code: i64,
+    message: String,
+    retry_after: Option<&'static str>,
+) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": { "code": code, "message": message },
+    });
+    let mut response = http::Response::builder()
+        .status(status)
+        .header(http::header::CONTENT_TYPE, "application/json");
+    if let Some(seconds) = retry_after {
+        response = response.header(http::header::RETRY_AFTER, seconds);
+    }
+    response
+        .body(Full::new(Bytes::from(body.to_string())).boxed())
+        .expect("a fixed response is valid")
 }
