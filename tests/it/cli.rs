@@ -692,3 +692,38 @@ fn the_readme_tour_runs_as_written() {
     let retention = piped["retention"].as_f64().unwrap();
     assert!((0.45..0.55).contains(&retention), "{retention}");
 }
+
+/// Memories whose vectors are of another model than the one in use (a model installed
+/// from a folder of another name, an embedder switched) are invisible to recall by
+/// meaning: `levh doctor` says how many, of which model, and what fixes it.
+#[test]
+fn doctor_names_memories_whose_vectors_are_of_another_model() {
+    let home = tempfile::tempdir().unwrap();
+    let cli = || {
+        let mut command = levh(home.path());
+        command.env("LEVH_EMBEDDER", "hash");
+        command
+    };
+    for text in [
+        "The ferry leaves at seven from pier four",
+        "Lunch is at noon on Fridays",
+    ] {
+        ok(cli().args(["capture", text]));
+    }
+    let quiet = String::from_utf8(ok(cli().arg("doctor")).stdout).unwrap();
+    assert!(!quiet.contains("no vector of"), "{quiet}");
+    let connection = rusqlite::Connection::open(home.path().join("levh.db")).unwrap();
+    connection
+        .execute(
+            "UPDATE memory_embeddings SET model = 'local/onnx' WHERE memory_seq = (SELECT min(seq) FROM memories)",
+            [],
+        )
+        .unwrap();
+    drop(connection);
+    let warned = String::from_utf8(cli().arg("doctor").output().unwrap().stdout).unwrap();
+    assert!(
+        warned.contains("1 memories have no vector of hash-v1-256 (vectors of local/onnx: 1")
+            && warned.contains("levh reembed"),
+        "{warned}"
+    );
+}

@@ -82,6 +82,12 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
             warning: context.embedder.warning.clone(),
         },
         Check {
+            name: "vectors",
+            ok: true,
+            detail: format!("vectors per model: {}", vector_counts(&health.embeddings)),
+            warning: other_vectors(&health.embeddings, embedder.model_id(), health.memories),
+        },
+        Check {
             name: "times",
             ok: health.times_out_of_range == 0,
             detail: if health.times_out_of_range == 0 {
@@ -212,4 +218,37 @@ fn report(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Vectors of another model than the one in use (a model renamed, installed from another
+/// folder, an embedder switched): recall by meaning does not see those memories until
+/// they are embedded again. `None` when every live memory has a vector of this model.
+fn other_vectors(embeddings: &[(String, u64)], model: &str, memories: u64) -> Option<String> {
+    let current = embeddings
+        .iter()
+        .find(|(m, _)| m == model)
+        .map_or(0, |(_, n)| *n);
+    let others: Vec<String> = embeddings
+        .iter()
+        .filter(|(m, _)| m != model)
+        .map(|(m, n)| format!("{m}: {n}"))
+        .collect();
+    (current < memories && !others.is_empty()).then(|| {
+        format!(
+            "{} memories have no vector of {model} (vectors of {}); recall by meaning misses them until `levh reembed`",
+            memories - current,
+            others.join(", ")
+        )
+    })
+}
+
+fn vector_counts(embeddings: &[(String, u64)]) -> String {
+    if embeddings.is_empty() {
+        return "none yet".to_owned();
+    }
+    embeddings
+        .iter()
+        .map(|(model, n)| format!("{model} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
