@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 /// A process's open of a store, held until dropped.
 #[derive(Debug)]
 pub(crate) struct Lease {
-    _shared: File,
+    /// `None` where the lock file can be neither written nor read (a read-only copy of
+    /// a home without one): there is nobody to guard against there.
+    _shared: Option<File>,
     holder: Option<(File, PathBuf)>,
 }
 
@@ -133,7 +135,29 @@ fn try_lock(file: &File, shared: bool, path: &Path) -> Result<bool, LeaseError> 
 /// a restore holds it.
 pub(crate) fn acquire(database: &Path, wait: Duration) -> Result<Lease, LeaseError> {
     let path = lock_path(database);
-    let shared = open_lock(&path)?;
+    let shared = match open_lock(&path) {
+        Ok(file) => file,
+        // A read-only home: the lock file is read if it is there (a shared lock needs
+        // no write access), else the store opens without one.
+        Err(LeaseError::Io { error, .. })
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) =>
+        {
+            match File::open(&path) {
+                Ok(file) => file,
+                Err(_) => {
+                    tracing::debug!(path = %path.display(), "read-only home: no lease");
+                    return Ok(Lease {
+                        _shared: None,
+                        holder: None,
+                    });
+                }
+            }
+        }
+        Err(other) => return Err(other),
+    };
     if !retry(wait, || try_lock(&shared, true, &path))? {
         return Err(LeaseError::InUse(holders(database)));
     }
@@ -141,7 +165,7 @@ pub(crate) fn acquire(database: &Path, wait: Duration) -> Result<Lease, LeaseErr
     // written (a read-only home) does not stop the store from opening.
     let holder = write_holder(database).ok();
     Ok(Lease {
-        _shared: shared,
+        _shared: Some(shared),
         holder,
     })
 }

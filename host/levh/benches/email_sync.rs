@@ -333,7 +333,12 @@ fn run_sync(f: &Fixture, dry_run: bool) -> (Duration, u64) {
         )
         .expect("sync");
     let elapsed = start.elapsed();
-    assert_eq!(report.status, levh_core::sync::SyncStatus::Ok, "{report:?}");
+    let expected = if dry_run {
+        levh_core::sync::SyncStatus::DryRun
+    } else {
+        levh_core::sync::SyncStatus::Ok
+    };
+    assert_eq!(report.status, expected, "{report:?}");
     assert_eq!(report.fetched, MESSAGES, "{report:?}");
     (elapsed, report.admitted)
 }
