@@ -311,12 +311,12 @@ impl Levh {
         let Some(prior) = p.prior.as_mut() else {
             return Ok(None);
         };
-        let in_peers = |id: MemoryId| {
-            peers.items.iter().any(|peer| peer.id == id)
-                || earlier.is_some_and(|e| e.items.iter().any(|peer| peer.id == id))
-        };
-        if in_peers(prior.id) || self.store.id_in_use(prior.id)? {
-            if in_peers(prior.id) || self.store.get(&scope.workspace, prior.id)?.is_some() {
+        // By id, not by a walk of the group: an import checks every item (5,000 a group).
+        let in_peers =
+            |id: MemoryId| peers.ids.contains(&id) || earlier.is_some_and(|e| e.ids.contains(&id));
+        let planned_here = in_peers(prior.id);
+        if planned_here || self.store.id_in_use(prior.id)? {
+            if planned_here || self.store.get(&scope.workspace, prior.id)?.is_some() {
                 return Ok(Some(format!(
                     "memory {} is already stored here (imported before)",
                     prior.id
@@ -400,6 +400,8 @@ fn check_batch_size(items: &[NewMemory]) -> Result<()> {
 #[derive(Default)]
 struct Peers {
     items: Vec<Peer>,
+    /// The ids of `items`.
+    ids: HashSet<MemoryId>,
     /// Near-duplicate key → items having it (how the store finds lexical neighbours).
     by_key: HashMap<i64, Vec<usize>>,
     /// (project, content hash) of an item held earlier in the batch → its held id.
@@ -420,6 +422,7 @@ struct Peer {
 impl Peers {
     fn add(&mut self, memory: &Memory, keys: Vec<i64>, vector: Vec<f32>) {
         let index = self.items.len();
+        self.ids.insert(memory.id);
         for key in keys {
             self.by_key.entry(key).or_default().push(index);
         }

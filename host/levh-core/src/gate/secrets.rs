@@ -251,12 +251,13 @@ fn redact_value(
             let mut redacted = serde_json::Map::new();
             for (k, v) in map {
                 let value = redact_value(v, Some(k), found);
-                let (mut key, kinds) = redact(k);
+                let (base, kinds) = redact(k);
                 found.extend(kinds);
                 // Two keys that redact alike stay two entries.
+                let mut key = base.clone();
                 let mut n = 2;
                 while redacted.contains_key(&key) {
-                    key = format!("{} #{n}", redact(k).0);
+                    key = format!("{base} #{n}");
                     n += 1;
                 }
                 redacted.insert(key, value);
