@@ -205,3 +205,94 @@ fn a_query_longer_than_the_limit_is_refused_on_rest_and_the_cli() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("longer than 32000 characters"), "{stderr}");
 }
+
+/// Runs `command` to its end; its exit status and its own peak resident memory in KiB
+/// (from `wait4`, which reports on this child alone; std has no safe way to it).
+#[allow(unsafe_code)]
+#[allow(clippy::zombie_processes)] // reaped by wait4, which std's wait cannot replace
+fn run_measured(command: &mut Command) -> (i32, String, i64) {
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    let mut stdout = String::new();
+    child.stdout.unwrap().read_to_string(&mut stdout).unwrap();
+    let mut status = 0;
+    // SAFETY: `rusage` is a plain C struct that wait4 fills; the pid is our own child,
+    // reaped here (std's handle is not waited on after this).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
+    assert_eq!(reaped, pid);
+    (libc::WEXITSTATUS(status), stdout, usage.ru_maxrss)
+}
+
+/// An import reads its file as it streams: a 256 MiB line between two memories costs
+/// no more memory than a small file (it once took ten times the line), the line is
+/// refused by its size and the memories around it are stored; an export cut short stores
+/// what came before the cut and says where it broke.
+#[test]
+fn an_import_holds_one_memory_at_a_time_whatever_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    let small = home.path().join("small.jsonl");
+    std::fs::write(&small, "{\"content\": \"the deploy runs at noon\"}\n").unwrap();
+    let (code, _, baseline) =
+        run_measured(levh(home.path()).args(["import", small.to_str().unwrap(), "--json"]));
+    assert_eq!(code, 0);
+
+    let huge = home.path().join("huge.jsonl");
+    {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&huge).unwrap());
+        file.write_all(b"{\"content\": \"the backups go to the north bucket\"}\n{\"content\": \"")
+            .unwrap();
+        let block = vec![b'a'; 1 << 20];
+        for _ in 0..256 {
+            file.write_all(&block).unwrap();
+        }
+        file.write_all(b"\"}\n{\"content\": \"the staging database is rebuilt on fridays\"}\n")
+            .unwrap();
+    }
+    let (code, stdout, peak) =
+        run_measured(levh(home.path()).args(["import", huge.to_str().unwrap(), "--json"]));
+    assert_eq!(code, 0, "{stdout}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["read"], 3, "{report}");
+    assert_eq!(report["admitted"], 2, "{report}");
+    assert_eq!(report["not_stored"][0]["location"], "line 2");
+    assert!(
+        report["not_stored"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("longer than any memory"),
+        "{report}"
+    );
+    assert!(
+        peak < baseline + 32 * 1024,
+        "peak {peak} KiB reading a 256 MiB line, {baseline} KiB for one short line"
+    );
+
+    let cut = home.path().join("cut.json");
+    std::fs::write(
+        &cut,
+        "{\"memories\": [\n {\"content\": \"invoices are sent on the first\"},\n {\"content\": \"half a mem",
+    )
+    .unwrap();
+    let (code, stdout, _) =
+        run_measured(levh(home.path()).args(["import", cut.to_str().unwrap(), "--json"]));
+    assert_eq!(code, 1, "{stdout}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["admitted"], 1, "{report}");
+    let stopped = report["stopped"].as_str().unwrap();
+    assert!(
+        stopped.contains("memories[1]") && stopped.contains("line 3"),
+        "{stopped}"
+    );
+    let listed = levh(home.path()).args(["list", "--json"]).output().unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        listed.contains("invoices are sent on the first"),
+        "{listed}"
+    );
+    assert!(!listed.contains("half a mem"), "{listed}");
+}

@@ -48,28 +48,40 @@ pub fn store_batch(
 /// Batches stored one after another, each item judged as [`store_batch`] would judge it
 /// (a bulk import: [`Levh::capture_batches`] writes several batches per transaction and
 /// judges the next while they are written). `done` gets each batch's report, in order,
-/// once it is stored; every batch's size is checked before anything is stored.
+/// once it is stored. The batches are taken as they are needed; a batch of the wrong
+/// size ends the run there (the batches before it are stored).
 pub fn store_batches(
     levh: &Levh,
     scope: &Scope,
-    batches: Vec<StoreBatchArgs>,
+    batches: impl IntoIterator<Item = StoreBatchArgs>,
     source: String,
     mut done: impl FnMut(BatchView) -> Result<()>,
 ) -> Result<()> {
     let source = levh_core::gate::secrets::redact(&source).0;
-    let sorted = batches
+    // Batches are sorted as the engine asks for them (an import streams its input), so
+    // their reports wait in order for their outcomes; a batch refused whole ends the run.
+    let reports = std::cell::RefCell::new(std::collections::VecDeque::new());
+    let mut refused = None;
+    let valid = batches
         .into_iter()
-        .map(|args| SortedBatch::of(args, &source))
-        .collect::<Result<Vec<_>>>()?;
-    let (reports, valid): (Vec<_>, Vec<_>) = sorted
-        .into_iter()
-        .map(|batch| (batch.report, batch.valid))
-        .unzip();
-    let mut reports = reports.into_iter();
+        .map_while(|args| match SortedBatch::of(args, &source) {
+            Ok(batch) => {
+                reports.borrow_mut().push_back(batch.report);
+                Some(batch.valid)
+            }
+            Err(error) => {
+                refused = Some(error);
+                None
+            }
+        });
     levh.capture_batches(scope, valid, |outcomes| {
-        let report = reports.next().expect("a report per batch");
+        let report = reports
+            .borrow_mut()
+            .pop_front()
+            .expect("a report per batch");
         done(report.finish(outcomes, &source))
-    })
+    })?;
+    refused.map_or(Ok(()), Err)
 }
 
 /// A batch's items sorted into those the gate will judge and those refused before it.

@@ -1,5 +1,7 @@
 //! `levh import FILE`: many memories through the gate, a batch (one transaction) at a time.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
@@ -31,6 +33,10 @@ struct Noted {
     reason: String,
 }
 
+/// At most this many items not stored are listed one by one (the rest are counted): the
+/// report of a million bad lines must not take the memory the import saves.
+const LISTED: usize = 1_000;
+
 /// The whole import, as `--json` prints it.
 #[derive(Debug, Default, Serialize)]
 struct Report {
@@ -41,100 +47,141 @@ struct Report {
     rejected: usize,
     failed: usize,
     batches: usize,
-    /// Every item held, rejected or failed, with where it was in the input.
+    /// Items held, rejected or failed, with where each was in the input (the first
+    /// [`LISTED`]).
     not_stored: Vec<Noted>,
+    /// How many more were not stored than `not_stored` lists.
+    not_listed: usize,
+    /// Where the input broke, if it did: the memories before it were imported.
+    stopped: Option<String>,
+}
+
+impl Report {
+    fn note(&mut self, noted: Noted) {
+        if self.not_stored.len() < LISTED {
+            self.not_stored.push(noted);
+        } else {
+            self.not_listed += 1;
+        }
+    }
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let text = if args.file == "-" {
-        std::io::read_to_string(std::io::stdin()).context("reading standard input")?
+    // Read as it streams: at most one memory's text and a few batches are held at once,
+    // whatever the file's size (a 1 GB line, a million lines).
+    let reader: Box<dyn std::io::BufRead> = if args.file == "-" {
+        Box::new(std::io::stdin().lock())
     } else {
-        std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file))?
+        let file =
+            std::fs::File::open(&args.file).with_context(|| format!("reading {}", args.file))?;
+        Box::new(std::io::BufReader::with_capacity(1 << 16, file))
     };
-    let items = import::parse(&text).with_context(|| format!("reading {}", args.file))?;
-    // The memories own their text now; a large file need not stay in memory beside them.
-    drop(text);
-    let mut report = Report {
-        read: items.len(),
-        ..Report::default()
-    };
-    let mut stored: Vec<(String, levh_api::requests::StoreArgs)> = Vec::new();
-    for ImportItem { location, memory } in items {
-        match memory {
-            Ok(mut memory) => {
-                if args.project.is_some() {
-                    memory.project = args.project.clone();
-                }
-                stored.push((location, memory));
-            }
-            Err(reason) => {
-                report.failed += 1;
-                report.not_stored.push(Noted {
-                    location,
-                    fate: "failed",
-                    reason,
-                });
-            }
-        }
-    }
-    store(context, &args.source, stored, &mut report)?;
-    if json {
-        output::json(&report)?;
-    } else {
-        output::line(format!(
-            "{} read from {}: {} admitted, {} redacted, {} held for review, {} rejected, {} failed ({} batches)",
-            report.read,
-            args.file,
-            report.admitted,
-            report.redacted,
-            report.held,
-            report.rejected,
-            report.failed,
-            report.batches
-        ));
-        for noted in &report.not_stored {
-            output::line(format!(
-                "  {} {}: {}",
-                noted.location, noted.fate, noted.reason
-            ));
-        }
-        if report.held > 0 {
-            output::line("  a person decides what was held: `levh held list`");
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Stores the items in batches (one transaction each; the next judged while the
-/// previous is written) and adds each batch's outcomes to the report.
-fn store(
-    context: &Context,
-    source: &str,
-    items: Vec<(String, levh_api::requests::StoreArgs)>,
-    report: &mut Report,
-) -> Result<()> {
-    let mut batches = Vec::new();
-    let mut locations = Vec::new();
-    let mut items = items.into_iter().peekable();
-    while items.peek().is_some() {
-        let (batch_locations, memories): (Vec<String>, Vec<_>) =
-            items.by_ref().take(levh_core::MAX_BATCH).unzip();
-        locations.push(batch_locations);
-        batches.push(levh_api::requests::StoreBatchArgs { memories });
-    }
-    let mut locations = locations.into_iter();
+    let items = import::read(reader).with_context(|| format!("reading {}", args.file))?;
+    let report = RefCell::new(Report::default());
+    let locations = RefCell::new(VecDeque::new());
+    let batches = batches(items, args.project.as_deref(), &report, &locations);
     levh_api::memories::store_batches(
         &context.levh,
         &context.scope,
         batches,
-        source.to_owned(),
+        args.source.clone(),
         |view| {
-            let locations = locations.next().expect("locations per batch");
-            add(report, &locations, view);
+            let batch_locations = locations
+                .borrow_mut()
+                .pop_front()
+                .expect("locations per batch");
+            add(&mut report.borrow_mut(), &batch_locations, view);
             Ok(())
         },
     )?;
-    Ok(())
+    let report = report.into_inner();
+    if json {
+        output::json(&report)?;
+    } else {
+        print(&report, &args.file);
+    }
+    Ok(if report.stopped.is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print(report: &Report, file: &str) {
+    output::line(format!(
+        "{} read from {file}: {} admitted, {} redacted, {} held for review, {} rejected, {} failed ({} batches)",
+        report.read,
+        report.admitted,
+        report.redacted,
+        report.held,
+        report.rejected,
+        report.failed,
+        report.batches
+    ));
+    for noted in &report.not_stored {
+        output::line(format!(
+            "  {} {}: {}",
+            noted.location, noted.fate, noted.reason
+        ));
+    }
+    if report.not_listed > 0 {
+        output::line(format!("  … and {} more not stored", report.not_listed));
+    }
+    if let Some(stopped) = &report.stopped {
+        output::line(format!(
+            "  stopped: {stopped}; the memories before it were imported, nothing after it"
+        ));
+    }
+    if report.held > 0 {
+        output::line("  a person decides what was held: `levh held list`");
+    }
+}
+
+/// The items cut into batches as the store asks for them; an item that could not be read
+/// goes to the report, and a break in the input ends the batches (noted in the report).
+fn batches<'a>(
+    items: import::Items<'a>,
+    project: Option<&'a str>,
+    report: &'a RefCell<Report>,
+    locations: &'a RefCell<VecDeque<Vec<String>>>,
+) -> impl Iterator<Item = levh_api::requests::StoreBatchArgs> + 'a {
+    let mut items = items.fuse();
+    std::iter::from_fn(move || {
+        let mut batch_locations = Vec::new();
+        let mut memories = Vec::new();
+        while memories.len() < levh_core::MAX_BATCH {
+            let Some(item) = items.next() else { break };
+            let mut report = report.borrow_mut();
+            match item {
+                Ok(ImportItem { location, memory }) => {
+                    report.read += 1;
+                    match memory {
+                        Ok(mut memory) => {
+                            if let Some(project) = project {
+                                memory.project = Some(project.to_owned());
+                            }
+                            batch_locations.push(location);
+                            memories.push(memory);
+                        }
+                        Err(reason) => {
+                            report.failed += 1;
+                            report.note(Noted {
+                                location,
+                                fate: "failed",
+                                reason,
+                            });
+                        }
+                    }
+                }
+                Err(error) => report.stopped = Some(error.to_string()),
+            }
+        }
+        if memories.is_empty() {
+            return None;
+        }
+        locations.borrow_mut().push_back(batch_locations);
+        Some(levh_api::requests::StoreBatchArgs { memories })
+    })
 }
 
 /// One batch's outcomes, added to the report under the items' locations.
@@ -172,6 +219,6 @@ fn add(report: &mut Report, locations: &[String], view: BatchView) {
             },
             _ => continue,
         };
-        report.not_stored.push(noted);
+        report.note(noted);
     }
 }
