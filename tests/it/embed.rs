@@ -457,6 +457,78 @@ fn models_install_from_a_directory_makes_local_the_default() {
     );
 }
 
+/// A model installed from a folder takes its id from what names it — `--id`, its own
+/// manifest, the installed model when it is the same file — and else from its weights,
+/// never from the folder's name: the same model copied under another name keeps its
+/// vectors, and a wrong `--id` is refused.
+#[test]
+fn a_model_from_a_folder_is_named_by_its_weights_not_the_folder() {
+    let Some(assets) = assets("a_model_from_a_folder_is_named_by_its_weights_not_the_folder")
+    else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let plain = || {
+        let mut command = levh(home.path());
+        command.env_remove("ORT_DYLIB_PATH");
+        command
+    };
+    // A copy of the model in a folder of another name, without levh's manifest.
+    let copy = home.path().join("minilm");
+    std::fs::create_dir(&copy).unwrap();
+    for file in ["model.onnx", "tokenizer.json", "config.json"] {
+        std::fs::copy(assets.model_dir.join(file), copy.join(file)).unwrap();
+    }
+    let install = |extra: &[&str]| {
+        let mut command = plain();
+        command
+            .args(["models", "install", "--json", "--from"])
+            .arg(&copy)
+            .arg("--runtime")
+            .arg(&assets.runtime)
+            .args(extra);
+        json(&mut command)["model_id"].as_str().unwrap().to_owned()
+    };
+    let fingerprint = install(&[]);
+    assert!(fingerprint.starts_with("local/onnx-"), "{fingerprint}");
+    assert_ne!(fingerprint, "local/minilm");
+
+    // Installed under its own manifest's name, a memory's vector is stored under it; the
+    // same file installed again from the nameless copy keeps that name and its vectors.
+    ok(plain()
+        .args(["models", "install", "--from"])
+        .arg(&assets.model_dir)
+        .arg("--runtime")
+        .arg(&assets.runtime));
+    ok(plain().args([
+        "capture",
+        "The night train to Vienna leaves from platform nine",
+    ]));
+    assert_eq!(install(&[]), "local/all-MiniLM-L6-v2-int8");
+    let doctor = String::from_utf8(ok(plain().arg("doctor")).stdout).unwrap();
+    assert!(!doctor.contains("have no vector of"), "{doctor}");
+
+    // A name given by the person wins, and doctor then says the vectors are another's.
+    assert_eq!(install(&["--id", "minilm-int8"]), "local/minilm-int8");
+    let doctor = String::from_utf8(plain().arg("doctor").output().unwrap().stdout).unwrap();
+    assert!(
+        doctor.contains("1 memories have no vector of local/minilm-int8"),
+        "{doctor}"
+    );
+    let refused = plain()
+        .args(["models", "install", "--from"])
+        .arg(&copy)
+        .args(["--id", "../elsewhere"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("a model's id is 1 to 100 letters"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}
+
 /// A deterministic stand-in for an embedding model: 8 numbers from the text's bytes.
 fn fake_vector(text: &str) -> Vec<f32> {
     let mut vector = vec![0.1f32; 8];

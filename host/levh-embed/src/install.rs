@@ -467,6 +467,7 @@ pub fn install_from_dir(
     home: &Path,
     dir: &Path,
     runtime: Option<&Path>,
+    id: Option<&str>,
 ) -> Result<Installed, EmbedderError> {
     for file in MODEL_FILES {
         if !dir.join(file).is_file() {
@@ -475,6 +476,9 @@ pub fn install_from_dir(
                 dir.display()
             )));
         }
+    }
+    if let Some(id) = id {
+        check_id(id)?;
     }
     let runtime = match runtime {
         Some(path) if !path.is_file() => {
@@ -507,11 +511,65 @@ pub fn install_from_dir(
         }
         None => None,
     };
-    let id = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| DEFAULT_MODEL_ID.into());
-    finish(home, staging, &id, &dir.display().to_string(), runtime_name)
+    // What the model is called, most explicit first: `--id`; the id its own
+    // levh-model.toml gives; the id of the installed model if this is the same file
+    // again (a re-install keeps its vectors); else its fingerprint. Never the folder's
+    // name, which says nothing about the weights.
+    let staged = staging.model();
+    let has_manifest = staged.join(MANIFEST).is_file();
+    let named = match id {
+        Some(id) => Some(id.to_owned()),
+        None if has_manifest => None,
+        None => match same_as_installed(home, &staged.join("model.onnx"))? {
+            Some(id) => Some(id),
+            None => Some(crate::local::fingerprint_id(&staged.join("model.onnx"))?),
+        },
+    };
+    let source = dir.display().to_string();
+    if let (Some(id), true) = (&named, has_manifest) {
+        // --id over the folder's own manifest: its dimension stays, its id gives way.
+        let (_, dimension) = LocalModel::identity(&staged)?;
+        write_manifest(&staged, id, dimension, &source)?;
+    }
+    finish(
+        home,
+        staging,
+        named.as_deref().unwrap_or(DEFAULT_MODEL_ID),
+        &source,
+        runtime_name,
+    )
+}
+
+/// An id a person gives a model: a name, not a path or markup.
+fn check_id(id: &str) -> Result<(), EmbedderError> {
+    let fine = !id.is_empty()
+        && id.len() <= 100
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'));
+    if fine {
+        Ok(())
+    } else {
+        Err(EmbedderError::Install(format!(
+            "--id {id:?}: a model's id is 1 to 100 letters, digits, `-`, `_`, `.` or `+` (e.g. all-MiniLM-L6-v2)"
+        )))
+    }
+}
+
+/// The installed model's name (without `local/`) when its `model.onnx` is the same file
+/// as `model`.
+fn same_as_installed(home: &Path, model: &Path) -> Result<Option<String>, EmbedderError> {
+    let installed = installed_model_dir(home);
+    let installed_model = installed.join("model.onnx");
+    if !installed_model.is_file() {
+        return Ok(None);
+    }
+    if crate::local::fingerprint_id(&installed_model)? != crate::local::fingerprint_id(model)? {
+        return Ok(None);
+    }
+    Ok(LocalModel::identity(&installed)
+        .ok()
+        .map(|(id, _)| id.trim_start_matches("local/").to_owned()))
 }
 
 /// Checks the staged model reads, writes its manifest if it came without one, and moves

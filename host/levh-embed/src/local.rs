@@ -141,15 +141,36 @@ impl LocalModel {
                 message: "dimension 0".into(),
             });
         }
-        let name = manifest.id.unwrap_or_else(|| {
-            dir.file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "model".into())
-        });
+        // Not the folder's name: the same model copied under another name would lose
+        // its vectors, and two models in folders of one name would share them.
+        let name = match manifest.id {
+            Some(id) => id,
+            None => fingerprint_id(&dir.join("model.onnx"))?,
+        };
         // The prefix keeps a local model's vectors apart from a remote model that
         // happens to carry the same name.
         Ok((format!("local/{name}"), dimension))
     }
+}
+
+/// The id of a model nothing names (`onnx-` and the start of its weights' sha256): the
+/// same file gets the same id from any folder on any machine, and two different models
+/// never share one. Reading it hashes the file; a `levh-model.toml` with an `id` skips
+/// that.
+pub fn fingerprint_id(model: &Path) -> Result<String, EmbedderError> {
+    use sha2::Digest as _;
+    let mut file = std::fs::File::open(model).map_err(|e| EmbedderError::Model {
+        path: model.to_owned(),
+        message: e.to_string(),
+    })?;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| EmbedderError::Model {
+        path: model.to_owned(),
+        message: e.to_string(),
+    })?;
+    let digest = hasher.finalize();
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("onnx-{hex}"))
 }
 
 /// The runtime library, opened once per process. ONNX Runtime allows one environment per

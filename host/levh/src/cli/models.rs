@@ -32,6 +32,12 @@ pub struct InstallArgs {
     /// in DIR, if any).
     #[arg(long, value_name = "FILE", requires = "from")]
     runtime: Option<PathBuf>,
+    /// With --from: the name the model's vectors are stored under (e.g.
+    /// all-MiniLM-L6-v2). Default: the id in DIR's levh-model.toml, the installed
+    /// model's if DIR holds the same model.onnx, else one made from the file's sha256
+    /// (never the folder's name).
+    #[arg(long, value_name = "NAME", requires = "from")]
+    id: Option<String>,
 }
 
 /// A progress bar on stderr (drawn only on a terminal).
@@ -77,8 +83,13 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
 
 fn install(context: &Context, args: InstallArgs, json: bool) -> Result<ExitCode> {
     let installed = match &args.from {
-        Some(dir) => install::install_from_dir(&context.home, dir, args.runtime.as_deref())
-            .with_context(|| format!("installing the model from {}", dir.display()))?,
+        Some(dir) => install::install_from_dir(
+            &context.home,
+            dir,
+            args.runtime.as_deref(),
+            args.id.as_deref(),
+        )
+        .with_context(|| format!("installing the model from {}", dir.display()))?,
         None => {
             let sources = Sources::from_lookup(&|key| context.setting(key))?;
             install::install_download(&context.home, &sources, &Bar::new())
