@@ -534,3 +534,62 @@ fn a_second_event_with_the_same_uid_is_reported_not_dropped_silently() {
     assert_eq!(failed.len(), 1, "{report}");
     assert_eq!(failed[0]["source_id"], "twice.ics#kestrel-review");
 }
+
+/// A recurring series is one memory, but the timeline shows it on every day it meets —
+/// in the user's zone, across the change to summer time — not once.
+#[test]
+fn the_timeline_shows_each_occurrence_of_a_series_on_its_own_day() {
+    let home = tempfile::tempdir().unwrap();
+    let ics = home.path().join("team.ics");
+    std::fs::write(
+        &ics,
+        "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:design-review\r\nDTSTART:20260316T090000Z\r\nDURATION:PT1H\r\n\
+         RRULE:FREQ=WEEKLY;COUNT=4\r\nSUMMARY:Design review\r\nEND:VEVENT\r\n\
+         BEGIN:VEVENT\r\nUID:offsite\r\nDTSTART:20260325T080000Z\r\nDTEND:20260325T160000Z\r\nSUMMARY:Offsite\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+    )
+    .unwrap();
+    let report = json(&mut sync(home.path(), &[ics_path(&ics)]));
+    assert_eq!(report["admitted"], 2, "{report}");
+    let timeline = json(
+        levh(home.path())
+            .env("LEVH_NOW", NOW)
+            .env("LEVH_TZ", "Europe/Berlin")
+            .args(["timeline", "--from", "2026-03-16", "--to", "2026-04-12", "--json"]),
+    );
+    let seen: Vec<(String, String, String)> = timeline["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|day| {
+            day["memories"].as_array().unwrap().iter().map(|item| {
+                (
+                    day["day"].as_str().unwrap().to_owned(),
+                    item["time"].as_str().unwrap().to_owned(),
+                    item["preview"].as_str().unwrap().to_owned(),
+                )
+            })
+        })
+        .collect();
+    let want = [
+        ("2026-03-16", "10:00", "Design review"),
+        ("2026-03-23", "10:00", "Design review"),
+        ("2026-03-25", "09:00", "Offsite"),
+        ("2026-03-30", "11:00", "Design review"),
+        ("2026-04-06", "11:00", "Design review"),
+    ];
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|(d, t, p)| ((*d).to_owned(), (*t).to_owned(), (*p).to_owned()))
+        .collect();
+    assert_eq!(seen, want, "{timeline}");
+    // One memory behind the four.
+    let ids: std::collections::BTreeSet<&str> = timeline["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|day| day["memories"].as_array().unwrap())
+        .filter(|item| item["preview"] == "Design review")
+        .map(|item| item["memory_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 1, "{timeline}");
+}

@@ -138,6 +138,26 @@ fn item(memory: &Memory, at: &Zoned) -> TimelineItem {
     }
 }
 
+/// When a memory happened: its world time, or for a recurring series (the calendar
+/// connector keeps one memory per series and lists its occurrences in the sync window
+/// in `metadata.occurrences`) each occurrence, so the timeline shows the standup on every
+/// day it meets, not once.
+fn occurrences(memory: &Memory) -> Vec<Timestamp> {
+    let listed: Vec<Timestamp> = match memory.metadata.get("occurrences") {
+        Some(serde_json::Value::Array(items)) if memory.metadata["recurring"] == true => items
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .filter_map(levh_core::parse_instant)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if listed.is_empty() {
+        vec![memory.valid_from]
+    } else {
+        listed
+    }
+}
+
 /// [`Operation::Timeline`](crate::Operation::Timeline).
 pub fn timeline(levh: &Levh, scope: &Scope, args: TimelineArgs) -> Result<TimelineView> {
     let limit = limit(args.limit, DEFAULT_LIMIT)?;
@@ -185,18 +205,26 @@ pub fn timeline(levh: &Levh, scope: &Scope, args: TimelineArgs) -> Result<Timeli
         project: args.project.clone(),
         ..KnowledgeArgs::default()
     };
-    let mut memories: Vec<Memory> = crate::knowledge::memories(levh, scope, &selection)?
+    let memories: Vec<Memory> = crate::knowledge::memories(levh, scope, &selection)?
         .into_iter()
-        .filter(|m| m.valid_from >= start && m.valid_from < end)
         .filter(|m| kind.as_ref().is_none_or(|k: &Kind| m.kind == *k))
         .filter(|m| with.as_ref().is_none_or(|ids| ids.contains(&m.id)))
         .collect();
-    memories.sort_by_key(|m| m.valid_from);
-    let truncated = memories.len() > limit;
-    memories.truncate(limit);
+    let mut moments: Vec<(Timestamp, &Memory)> = memories
+        .iter()
+        .flat_map(|memory| {
+            occurrences(memory)
+                .into_iter()
+                .filter(|at| *at >= start && *at < end)
+                .map(move |at| (at, memory))
+        })
+        .collect();
+    moments.sort_by_key(|(at, memory)| (*at, memory.id));
+    let truncated = moments.len() > limit;
+    moments.truncate(limit);
     let mut days: BTreeMap<Date, Vec<TimelineItem>> = BTreeMap::new();
-    for memory in &memories {
-        let at = memory.valid_from.to_zoned(zone.clone());
+    for (at, memory) in moments {
+        let at = at.to_zoned(zone.clone());
         days.entry(at.date()).or_default().push(item(memory, &at));
     }
     Ok(TimelineView {
