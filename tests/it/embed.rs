@@ -238,7 +238,7 @@ fn the_gate_holds_a_paraphrased_near_duplicate_via_cosine() {
     );
     assert_eq!(second["verdict"], "review", "{second}");
     assert_eq!(second["measure"], "cosine", "{second}");
-    assert_eq!(second["nearest_id"], first["memory_id"]);
+    assert_eq!(second["nearest"]["id"], first["memory_id"]);
     assert!(
         second["reason"]
             .as_str()

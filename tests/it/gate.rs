@@ -42,7 +42,7 @@ fn duplicate_rejects_near_duplicate_is_held_and_a_person_admits_it_as_a_replacem
             .args(["capture", MAIN, "--json"]),
     );
     assert_eq!(again["verdict"], "reject", "{again}");
-    assert_eq!(again["nearest_id"], first_id.as_str());
+    assert_eq!(again["nearest"]["id"], first_id.as_str());
     assert!(
         again["reason"].as_str().unwrap().contains(&first_id),
         "{again}"
@@ -55,8 +55,8 @@ fn duplicate_rejects_near_duplicate_is_held_and_a_person_admits_it_as_a_replacem
             .args(["capture", PROD, "--json"]),
     );
     assert_eq!(held["verdict"], "review", "{held}");
-    assert_eq!(held["nearest_id"], first_id.as_str());
-    assert!(held["similarity"].as_f64().unwrap() < 0.95);
+    assert_eq!(held["nearest"]["id"], first_id.as_str());
+    assert!(held["nearest"]["similarity"].as_f64().unwrap() < 0.95);
     let held_id = held["held_id"].as_str().unwrap().to_owned();
 
     let list = json(levh(home).args(["held", "list", "--json"]));
@@ -489,9 +489,9 @@ fn no_gate_override_exists_on_the_command_line() {
         assert!(!out.status.success(), "{flag} must not exist");
     }
     let dry = json(levh(home.path()).args(["admit", PROD, "--dry-run", "--json"]));
-    assert_eq!(dry["gate"]["verdict"], "review");
+    assert_eq!(dry["verdict"], "review");
     assert!(
-        json(levh(home.path()).args(["held", "list", "--json"]))
+        json(levh(home.path()).args(["held", "list", "--json"]))["held"]
             .as_array()
             .unwrap()
             .is_empty(),

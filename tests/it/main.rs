@@ -23,6 +23,7 @@ mod limits;
 mod mcp;
 mod memory_model;
 mod notion;
+mod parity;
 mod plugins;
 mod quality;
 mod recall;

@@ -11,8 +11,8 @@ use crate::requests::{
 };
 use crate::views::{
     BatchItemView, BatchView, CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList,
-    MemoryView, NearestView, PurgeView, RelatedList, RelatedView, ScoreView, UpdateView,
-    VerdictKind,
+    MemoryView, NearestView, PurgeView, RelatedList, RelatedView, ScoreView, ShownMemory,
+    UpdateView, VerdictKind,
 };
 use crate::{Error, Result};
 
@@ -218,6 +218,26 @@ pub fn export(levh: &Levh, scope: &Scope) -> Result<MemoryList> {
 pub fn get(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
     let id = memory_id("id", id)?;
     Ok(MemoryView::of(levh, &levh.get(scope, id)?))
+}
+
+/// A memory by id for a person at a terminal (`levh show`): also a forgotten one, marked
+/// with when it was forgotten (retired from every read, kept for history until purged).
+pub fn show(levh: &Levh, scope: &Scope, id: &str) -> Result<ShownMemory> {
+    let id = memory_id("id", id)?;
+    match levh.get(scope, id) {
+        Ok(memory) => Ok(ShownMemory {
+            memory: MemoryView::of(levh, &memory),
+            forgotten_at: None,
+        }),
+        Err(levh_core::Error::NotFound(_)) => match levh.get_forgotten(scope, id)? {
+            Some((memory, at)) => Ok(ShownMemory {
+                memory: MemoryView::of(levh, &memory),
+                forgotten_at: Some(at.to_string()),
+            }),
+            None => Err(levh_core::Error::NotFound(id).into()),
+        },
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// [`Operation::UpdateMemory`](crate::Operation::UpdateMemory): new content and/or

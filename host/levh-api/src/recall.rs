@@ -4,6 +4,7 @@
 use levh_core::{Levh, Memory, MemoryFilter, Page, Scope, text};
 
 use crate::requests::{ContextArgs, RecallArgs};
+use crate::views::HitShape;
 use crate::views::{ContextView, MemoryView, RecallView};
 use crate::{Error, Result};
 
@@ -13,9 +14,13 @@ pub const DEFAULT_CONTEXT_TOKENS: usize = 1500;
 /// [`Operation::RecallMemory`](crate::Operation::RecallMemory) (`reinforce`) and
 /// [`Operation::SearchMemory`](crate::Operation::SearchMemory).
 pub fn recall(levh: &Levh, scope: &Scope, args: RecallArgs, reinforce: bool) -> Result<RecallView> {
+    let shape = HitShape {
+        compact: args.compact.unwrap_or(false),
+        explain: args.explain.unwrap_or(false),
+    };
     let request = args.into_request(reinforce)?;
     let output = levh.recall(scope, &request)?;
-    Ok(RecallView::new(&output, levh))
+    Ok(RecallView::new(&output, levh, shape))
 }
 
 /// [`Operation::GetContext`](crate::Operation::GetContext): pinned rules (of the project

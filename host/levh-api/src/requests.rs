@@ -123,6 +123,14 @@ pub struct RecallArgs {
     /// query, needs; default: the embedder's floor. Raise it to prefer no answer to a
     /// loose one.
     pub min_similarity: Option<f64>,
+    /// Only memories levh recorded at or after this time (RFC 3339).
+    pub since: Option<String>,
+    /// Only memories levh recorded before this time (RFC 3339).
+    pub until: Option<String>,
+    /// Only each result's id, preview and score: thrifty with an agent's tokens.
+    pub compact: Option<bool>,
+    /// Add each result's four H-score terms and the parts of its relevance.
+    pub explain: Option<bool>,
 }
 
 /// A memory id.
@@ -380,12 +388,12 @@ impl RecallArgs {
             project: self.project,
             kind: kind(self.kind.as_deref())?,
             source: self.source,
-            since: None,
-            until: None,
+            since: time("since", self.since.as_deref())?,
+            until: time("until", self.until.as_deref())?,
             as_of: time("as_of", self.as_of.as_deref())?,
             known_at: time("known_at", self.known_at.as_deref())?,
             max_tokens: self.max_tokens,
-            compact: false,
+            compact: self.compact.unwrap_or(false),
             reinforce,
             min_similarity: self.min_similarity,
         })
@@ -393,13 +401,14 @@ impl RecallArgs {
 }
 
 impl HeldListArgs {
-    /// The status asked for (held when none).
-    pub fn status(&self) -> Result<levh_core::HeldStatus, Error> {
-        match self.status.as_deref() {
-            None => Ok(levh_core::HeldStatus::Held),
-            Some(text) => levh_core::HeldStatus::parse(text.trim()).ok_or_else(|| {
+    /// The status asked for (held when none; `None` for all).
+    pub fn status(&self) -> Result<Option<levh_core::HeldStatus>, Error> {
+        match self.status.as_deref().map(str::trim) {
+            None => Ok(Some(levh_core::HeldStatus::Held)),
+            Some("all") => Ok(None),
+            Some(text) => levh_core::HeldStatus::parse(text).map(Some).ok_or_else(|| {
                 Error::invalid(format!(
-                    "invalid status: '{text}' is not held, admitted, discarded or expired"
+                    "invalid status: '{text}' is not held, admitted, discarded, expired or all"
                 ))
             }),
         }

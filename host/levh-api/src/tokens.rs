@@ -21,6 +21,26 @@ pub fn list(store: &dyn ServerStore, principal: &Principal) -> Result<TokenList>
     })
 }
 
+/// Every workspace's tokens, for the operator at a terminal (`levh token list`).
+pub fn list_all(store: &dyn ServerStore) -> Result<TokenList> {
+    let tokens = store.all_tokens().map_err(Error::internal)?;
+    Ok(TokenList {
+        tokens: tokens.iter().map(TokenView::from).collect(),
+    })
+}
+
+/// Revokes a token of any workspace, for the operator at a terminal (`levh token
+/// revoke`); the tokens left, in every workspace.
+pub fn revoke_any(store: &dyn ServerStore, id: &str, now: Timestamp) -> Result<TokenList> {
+    let id = id.trim();
+    if !store.revoke_any_token(id, now).map_err(Error::internal)? {
+        return Err(Error::NotFound(format!(
+            "no live token with id {id} (`levh token list` shows them; nothing was changed)"
+        )));
+    }
+    list_all(store)
+}
+
 /// [`Operation::CreateToken`](crate::Operation::CreateToken): bound to the caller's
 /// workspace. A label is a person's note, shown in lists: secrets in it are redacted.
 pub fn create(

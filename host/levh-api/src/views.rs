@@ -131,6 +131,18 @@ pub struct MemoryList {
     pub memories: Vec<MemoryView>,
 }
 
+/// A memory as `levh show` finds it: also a forgotten one, with when it was forgotten.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ShownMemory {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: MemoryView,
+    /// When it was forgotten (RFC 3339), if it was: retired from every read, kept for
+    /// history until purged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forgotten_at: Option<String>,
+}
+
 /// The nearest existing memory the gate compared with.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct NearestView {
@@ -175,6 +187,18 @@ pub enum VerdictKind {
     Reject,
 }
 
+impl VerdictKind {
+    /// The verdict as the wire spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Admit => "admit",
+            Self::Redact => "redact",
+            Self::Review => "review",
+            Self::Reject => "reject",
+        }
+    }
+}
+
 impl From<&Verdict> for VerdictKind {
     fn from(verdict: &Verdict) -> Self {
         match verdict {
@@ -199,6 +223,13 @@ pub enum HeldStatusKind {
     Discarded,
     /// Not decided within the configured expiry.
     Expired,
+}
+
+impl HeldStatusKind {
+    /// The status as the wire spells it.
+    pub fn name(self) -> &'static str {
+        HeldStatus::from(self).as_str()
+    }
 }
 
 impl From<HeldStatus> for HeldStatusKind {
@@ -255,6 +286,20 @@ pub struct CaptureView {
     pub redactions: Vec<String>,
     /// The source recorded on what was stored.
     pub source: String,
+    /// Older memories this one weakened because it resembles them (a new fact
+    /// interferes with the one it replaces), with their stability now.
+    pub interference: Vec<InterferenceView>,
+}
+
+/// An older memory a new one weakened.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct InterferenceView {
+    /// The older memory.
+    pub memory_id: String,
+    /// How similar the new memory is to it, 0..1.
+    pub similarity: f64,
+    /// Its stability (hours for retention to halve) after the interference.
+    pub stability_hours: f64,
 }
 
 impl CaptureView {
@@ -268,6 +313,15 @@ impl CaptureView {
             nearest: outcome.nearest().map(NearestView::from),
             redactions: kinds(&outcome.redactions),
             source,
+            interference: outcome
+                .interference
+                .iter()
+                .map(|hit| InterferenceView {
+                    memory_id: hit.memory_id.to_string(),
+                    similarity: hit.similarity,
+                    stability_hours: hit.stability_hours,
+                })
+                .collect(),
         }
     }
 }
@@ -377,6 +431,12 @@ pub struct HeldView {
     pub memory_id: Option<String>,
     /// The memory whose content it would replace, when it is a held update.
     pub updates: Option<String>,
+    /// When it expires undecided, if it does.
+    pub expires_at: Option<String>,
+    /// When a person decided it.
+    pub decided_at: Option<String>,
+    /// Who decided it (surface and principal).
+    pub decided_by: Option<String>,
 }
 
 impl From<&HeldCandidate> for HeldView {
@@ -392,6 +452,9 @@ impl From<&HeldCandidate> for HeldView {
             created_at: held.created_at.to_string(),
             memory_id: held.memory_id.map(|id| id.to_string()),
             updates: held.updates.map(|id| id.to_string()),
+            expires_at: held.expires_at.map(|at| at.to_string()),
+            decided_at: held.decision.as_ref().map(|d| d.at.to_string()),
+            decided_by: held.decision.as_ref().map(|d| d.by.to_string()),
         }
     }
 }
@@ -405,7 +468,17 @@ pub struct HeldList {
     pub how_to_decide: String,
 }
 
-/// One recall result.
+/// One recall result: the memory as it was scored, or (compact) only what names it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum HitEntry {
+    /// The memory and its scores.
+    Full(Box<HitView>),
+    /// Only id, preview and score (`compact`).
+    Compact(CompactHitView),
+}
+
+/// One recall result in full.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct HitView {
     /// The memory, as it was scored.
@@ -426,6 +499,49 @@ pub struct HitView {
     pub lexical: f64,
     /// Whether the full-text index found it (a word of the query matched).
     pub lexical_match: bool,
+    /// The H-score's terms and the relevance's parts (with `explain`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<ExplainView>,
+}
+
+/// One recall result, compact.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CompactHitView {
+    /// The memory's id.
+    pub id: String,
+    /// The start of its content.
+    pub preview: String,
+    /// What ranked it, lower is better.
+    pub score: f64,
+}
+
+/// Why a result ranked where it did: the four weighted H-score terms (lower is better;
+/// their sum is the H-score) and the evidence its relevance was fused from.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ExplainView {
+    /// α·(1−relevance).
+    pub relevance_term: f64,
+    /// β·(1−retention).
+    pub retention_term: f64,
+    /// γ·(1−importance).
+    pub importance_term: f64,
+    /// δ·(1−frequency).
+    pub frequency_term: f64,
+    /// The raw BM25 score, when a word of the query matched.
+    pub bm25: Option<f64>,
+    /// Rank among the full-text candidates.
+    pub lexical_rank: Option<usize>,
+    /// Rank among the vector candidates.
+    pub vector_rank: Option<usize>,
+}
+
+/// How recall results are shaped.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HitShape {
+    /// Only id, preview and score.
+    pub compact: bool,
+    /// With the score's terms.
+    pub explain: bool,
 }
 
 impl HitView {
@@ -440,7 +556,35 @@ impl HitView {
             similarity: hit.relevance.semantic,
             lexical: hit.relevance.lexical,
             lexical_match: hit.lexical_match,
+            explain: None,
         }
+    }
+}
+
+impl HitEntry {
+    /// One hit shaped as asked.
+    pub fn new(hit: &levh_core::RecallHit, ranked_by: &str, levh: &Levh, shape: HitShape) -> Self {
+        if shape.compact {
+            return Self::Compact(CompactHitView {
+                id: hit.memory.id.to_string(),
+                preview: levh_core::text::preview(&hit.memory.content, levh_core::PREVIEW_CHARS),
+                score: hit.policy_score.unwrap_or(hit.score.score),
+            });
+        }
+        let mut view = HitView::new(hit, ranked_by, levh);
+        if shape.explain {
+            let terms = hit.score.terms;
+            view.explain = Some(ExplainView {
+                relevance_term: terms.relevance,
+                retention_term: terms.retention,
+                importance_term: terms.importance,
+                frequency_term: terms.frequency,
+                bm25: hit.relevance.bm25,
+                lexical_rank: hit.relevance.lexical_rank,
+                vector_rank: hit.relevance.vector_rank,
+            });
+        }
+        Self::Full(Box::new(view))
     }
 }
 
@@ -466,7 +610,11 @@ impl From<levh_core::Stats> for StatsView {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RecallView {
     /// Best first.
-    pub results: Vec<HitView>,
+    pub results: Vec<HitEntry>,
+    /// How many memories were considered before ranking.
+    pub candidates: usize,
+    /// `h-score`, or the id of the scorer plugin that ranked the results.
+    pub ranked_by: String,
     /// Ids of the memories this call reinforced (empty for a search).
     pub reinforced: Vec<String>,
     /// Estimated tokens of the returned content.
@@ -478,14 +626,16 @@ pub struct RecallView {
 }
 
 impl RecallView {
-    /// The view of a recall's output, retention computed at `now`.
-    pub fn new(output: &levh_core::RecallOutput, levh: &Levh) -> Self {
+    /// The view of a recall's output, retention computed at `now`, hits shaped as asked.
+    pub fn new(output: &levh_core::RecallOutput, levh: &Levh, shape: HitShape) -> Self {
         Self {
             results: output
                 .hits
                 .iter()
-                .map(|hit| HitView::new(hit, &output.ranked_by, levh))
+                .map(|hit| HitEntry::new(hit, &output.ranked_by, levh, shape))
                 .collect(),
+            candidates: output.candidates,
+            ranked_by: output.ranked_by.clone(),
             reinforced: output.reinforced.iter().map(|id| id.to_string()).collect(),
             tokens: output.tokens,
             omitted_by_budget: output.omitted_by_budget,
@@ -815,6 +965,17 @@ pub enum RoleView {
     Editor,
     /// Everything in its workspace.
     Admin,
+}
+
+impl RoleView {
+    /// The role as the wire spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Viewer => "viewer",
+            Self::Editor => "editor",
+            Self::Admin => "admin",
+        }
+    }
 }
 
 impl From<levh_core::Role> for RoleView {

@@ -840,4 +840,11 @@ pub trait ServerStore: Send + Sync + fmt::Debug {
         id: &str,
         now: Timestamp,
     ) -> Result<bool, StoreError>;
+
+    /// Every workspace's tokens (revoked ones too), never their secrets: for the
+    /// operator at a terminal.
+    fn all_tokens(&self) -> Result<Vec<crate::TokenInfo>, StoreError>;
+
+    /// Revokes a token of any workspace; false when there is no live token of that id.
+    fn revoke_any_token(&self, id: &str, now: Timestamp) -> Result<bool, StoreError>;
 }

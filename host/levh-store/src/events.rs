@@ -163,4 +163,12 @@ impl ServerStore for SqliteStore {
             self, workspace, id, now,
         )?)
     }
+
+    fn all_tokens(&self) -> Result<Vec<levh_core::TokenInfo>, StoreError> {
+        Ok(self.list_tokens()?)
+    }
+
+    fn revoke_any_token(&self, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        Ok(self.revoke_token(id, now)?)
+    }
 }

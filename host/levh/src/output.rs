@@ -2,7 +2,8 @@
 //! people. Nothing else in the binary writes to stdout.
 
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use levh_core::{Memory, ModelConfig, Timestamp, model, text};
+use levh_api::views::MemoryView;
+use levh_core::{Timestamp, text};
 use serde::Serialize;
 
 /// Writes one line to stdout. A reader that went away (`levh list --json | head`) ends
@@ -66,66 +67,61 @@ pub fn percent(value: f64) -> String {
     format!("{:.0}%", value * 100.0)
 }
 
-/// Every field of a memory, plus its retention now and when it will fade: what `show`,
-/// `list` and write commands report — levh-api's one `MemoryView`, the same shape REST,
-/// MCP and the dashboard return.
-pub fn memory_view(memory: &Memory, config: &ModelConfig, now: Timestamp) -> serde_json::Value {
-    serde_json::to_value(levh_api::views::MemoryView::new(memory, config, now))
-        .unwrap_or(serde_json::Value::Null)
+/// A time given as RFC 3339 text (as views carry it), for people; as given if unreadable.
+pub fn human_time_text(at: &str) -> String {
+    levh_core::parse_instant(at).map_or_else(|| at.to_owned(), human_time)
 }
 
-/// A memory for people, one field a line.
-pub fn print_memory(memory: &Memory, config: &ModelConfig, now: Timestamp) {
-    let state = &memory.state;
+/// A memory for people, one field a line, from levh-api's view (what `--json` prints).
+pub fn print_memory(memory: &MemoryView) {
     let mut rows: Vec<(&str, String)> = vec![
-        ("id", memory.id.to_string()),
+        ("id", memory.id.clone()),
         ("content", memory.content.clone()),
-        (
-            "project",
-            memory.project.clone().unwrap_or_else(|| "-".into()),
-        ),
-        ("kind", memory.kind.to_string()),
+        ("project", memory.project.clone().unwrap_or_else(|| "-".into())),
+        ("kind", memory.kind.clone()),
         ("source", memory.source.clone()),
-        ("importance", format!("{:.2}", state.importance)),
-        (
-            "pinned",
-            if state.pinned {
-                "yes".into()
-            } else {
-                "no".into()
-            },
-        ),
-        ("retention", percent(model::retention(state, now))),
-        ("stability", format!("{:.1} h", state.stability_hours)),
-        ("recalls", state.recall_count.to_string()),
+        ("importance", format!("{:.2}", memory.importance)),
+        ("pinned", if memory.pinned { "yes" } else { "no" }.into()),
+        ("retention", percent(memory.retention)),
+        ("stability", format!("{:.1} h", memory.stability_hours)),
+        ("recalls", memory.recall_count.to_string()),
         (
             "last recalled",
-            state
+            memory
                 .last_recalled_at
-                .map(human_time)
-                .unwrap_or_else(|| "never".into()),
+                .as_deref()
+                .map_or_else(|| "never".into(), human_time_text),
         ),
-        ("created", human_time(state.created_at)),
+        ("created", human_time_text(&memory.created_at)),
         (
             "valid",
             format!(
                 "{} → {}",
-                human_time(memory.valid_from),
+                human_time_text(&memory.valid_from),
                 memory
                     .valid_to
-                    .map(human_time)
-                    .unwrap_or_else(|| "open".into())
+                    .as_deref()
+                    .map_or_else(|| "open".into(), human_time_text)
             ),
         ),
     ];
-    if let Some(at) = model::fades_at(state, config) {
-        rows.push(("fades", human_time(at)));
+    if let Some(at) = &memory.fades_at {
+        rows.push(("fades", human_time_text(at)));
     }
-    if let Some(by) = memory.superseded_by {
-        rows.push(("superseded by", by.to_string()));
+    if let Some(by) = &memory.superseded_by {
+        rows.push(("superseded by", by.clone()));
     }
     for (key, value) in rows {
         emit(format!("{key:>14}  {value}"));
+    }
+}
+
+/// A memory's retention for a table: `pinned`, or a percentage.
+pub fn retention(memory: &MemoryView) -> String {
+    if memory.pinned {
+        "pinned".into()
+    } else {
+        percent(memory.retention)
     }
 }
 

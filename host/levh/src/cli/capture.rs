@@ -4,8 +4,10 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use levh_core::{HeldId, Kind, MemoryId, Nearest, NewMemory, Redaction, Timestamp, Verdict};
-use serde_json::json;
+use levh_api::requests::{EvaluateArgs, StoreArgs};
+use levh_api::views::{CaptureView, VerdictKind};
+use levh_api::{held, memories};
+use levh_core::{Kind, Timestamp};
 
 use crate::context::Context;
 use crate::output;
@@ -65,67 +67,54 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     } else {
         args.text
     };
-    let new = NewMemory {
-        content,
-        project: args.project,
-        kind: args.kind,
-        source: args.source,
-        importance: args.importance,
-        pinned: args.pin,
-        valid_from: args.valid_from,
-        valid_to: args.valid_to,
-        ..NewMemory::default()
-    };
     if args.dry_run {
-        let evaluation = context.levh.evaluate(&context.scope, new)?;
-        let value = verdict_json(
-            &evaluation.verdict,
-            None,
-            None,
-            &evaluation.redactions,
-            evaluation.nearest,
-        );
+        let view = held::evaluate(
+            &context.levh,
+            &context.scope,
+            EvaluateArgs {
+                content,
+                project: args.project,
+            },
+        )?;
         if json {
-            output::json(
-                &json!({ "dry_run": true, "content": evaluation.content, "gate": value }),
-            )?;
+            output::json(&view)?;
         } else {
-            let mut line = format!(
-                "the gate would {} this",
-                value["verdict"].as_str().unwrap_or("?")
-            );
-            if let Some(reason) = value["reason"].as_str() {
+            let mut line = format!("the gate would {} this", view.verdict.name());
+            if let Some(reason) = &view.reason {
                 line.push_str(&format!(": {reason}"));
             }
             output::line(line);
-            if !evaluation.redactions.is_empty() {
-                output::line(format!("stored as: {}", evaluation.content));
+            if !view.redactions.is_empty() {
+                output::line(format!("stored as: {}", view.content));
             }
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let outcome = context.levh.capture(&context.scope, new)?;
-    let mut value = verdict_json(
-        &outcome.verdict,
-        outcome.memory_id,
-        outcome.held_id,
-        &outcome.redactions,
-        outcome.nearest(),
-    );
+    let request = StoreArgs {
+        content,
+        project: args.project,
+        kind: args.kind.map(|kind| kind.to_string()),
+        importance: args.importance,
+        pin: args.pin.then_some(true),
+        valid_from: args.valid_from.map(|t| t.to_string()),
+        valid_to: args.valid_to.map(|t| t.to_string()),
+        session_id: None,
+        metadata: None,
+        prior: None,
+    };
+    let source = args.source.unwrap_or_else(|| "cli".to_owned());
+    let view = memories::store(&context.levh, &context.scope, request, source)?;
     if json {
-        if !outcome.interference.is_empty() {
-            value["interference"] = serde_json::to_value(&outcome.interference)?;
-        }
-        output::json(&value)?;
+        output::json(&view)?;
     } else {
-        output::line(describe(&value));
-        for hit in &outcome.interference {
+        output::line(describe(&view));
+        for hit in &view.interference {
             output::line(format!(
                 "  weakened older memory {} (similarity {:.2}, stability now {:.1} h)",
                 hit.memory_id, hit.similarity, hit.stability_hours
             ));
         }
-        if let Some(held) = outcome.held_id {
+        if let Some(held) = &view.held_id {
             output::line(format!(
                 "  a person decides: `levh held show {held}`, then `levh held admit|discard {held}`"
             ));
@@ -134,60 +123,20 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The gate's answer in the shape every surface returns:
-/// `{"verdict", "memory_id"?, "held_id"?, "reason"?, "nearest_id"?, "similarity"?, "redactions"?}`.
-fn verdict_json(
-    verdict: &Verdict,
-    memory_id: Option<MemoryId>,
-    held_id: Option<HeldId>,
-    redactions: &[Redaction],
-    nearest: Option<Nearest>,
-) -> serde_json::Value {
-    let mut value = json!({ "verdict": verdict.name() });
-    if let Some(id) = memory_id {
-        value["memory_id"] = json!(id);
-    }
-    if let Some(id) = held_id {
-        value["held_id"] = json!(id);
-    }
-    let reason = match verdict {
-        Verdict::Review { nearest } => Some(levh_core::gate::review_reason(nearest)),
-        Verdict::Reject { reason, .. } => Some(reason.clone()),
-        _ => None,
-    };
-    if let Some(reason) = reason {
-        value["reason"] = json!(reason);
-    }
-    if let Some(nearest) = nearest {
-        value["nearest_id"] = json!(nearest.id);
-        value["similarity"] = json!(nearest.similarity);
-        value["measure"] = json!(nearest.measure);
-    }
-    if !redactions.is_empty() {
-        value["redactions"] = json!(redactions);
-    }
-    value
-}
-
-/// One line for people from a verdict value.
-fn describe(value: &serde_json::Value) -> String {
-    let text = |key: &str| value[key].as_str().unwrap_or_default().to_owned();
-    let redacted = value["redactions"]
-        .as_array()
-        .map(|r| {
-            r.iter()
-                .filter_map(|x| x["kind"].as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .filter(|kinds| !kinds.is_empty())
-        .map(|kinds| format!(" (secrets replaced: {kinds})"))
-        .unwrap_or_default();
-    match value["verdict"].as_str() {
-        Some("admit") => format!("admitted {}", text("memory_id")),
-        Some("redact") => format!("admitted {}{redacted}", text("memory_id")),
-        Some("review") => format!("held for review {}: {}", text("held_id"), text("reason")),
-        Some("reject") => format!("rejected: {}", text("reason")),
-        _ => value.to_string(),
+/// One line for people from the gate's answer.
+fn describe(view: &CaptureView) -> String {
+    let id = view.memory_id.as_deref().unwrap_or_default();
+    let reason = view.reason.as_deref().unwrap_or_default();
+    match view.verdict {
+        VerdictKind::Admit => format!("admitted {id}"),
+        VerdictKind::Redact => format!(
+            "admitted {id} (secrets replaced: {})",
+            view.redactions.join(", ")
+        ),
+        VerdictKind::Review => format!(
+            "held for review {}: {reason}",
+            view.held_id.as_deref().unwrap_or_default()
+        ),
+        VerdictKind::Reject => format!("rejected: {reason}"),
     }
 }

@@ -17,14 +17,21 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let curve = context.levh.curve(&context.scope, args.id.0, args.days)?;
+    let curve = levh_api::memories::curve(
+        &context.levh,
+        &context.scope,
+        &args.id.0.to_string(),
+        levh_api::requests::CurveQuery {
+            days: Some(args.days),
+        },
+    )?;
     if json {
         output::json(&curve)?;
         return Ok(ExitCode::SUCCESS);
     }
     let threshold = context.levh.config().model.fading_threshold;
     let mut table = output::table(&["day", "date", "retention", ""]);
-    for point in &curve {
+    for point in &curve.points {
         let bar = "█".repeat((point.retention * 30.0).round() as usize);
         let mark = if point.retention < threshold {
             " fading"
@@ -33,7 +40,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         };
         table.add_row(vec![
             point.day.to_string(),
-            point.at.strftime("%Y-%m-%d").to_string(),
+            point.at.get(..10).unwrap_or(&point.at).to_owned(),
             output::percent(point.retention),
             format!("{bar}{mark}"),
         ]);

@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::json;
+use levh_api::memories;
+use levh_api::requests::FadingArgs;
 
 use crate::context::Context;
 use crate::output;
@@ -13,41 +14,36 @@ pub struct Args {
     /// Only this project.
     #[arg(long, short)]
     project: Option<String>,
-    /// At most this many, weakest first.
-    #[arg(long, short = 'n', default_value_t = 50)]
-    limit: usize,
+    /// At most this many, weakest first (default 20).
+    #[arg(long, short = 'n')]
+    limit: Option<usize>,
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let fading = context
-        .levh
-        .fading(&context.scope, args.project, args.limit)?;
-    let (config, now) = (&context.levh.config().model, context.levh.now());
+    let request = FadingArgs {
+        project: args.project,
+        limit: args.limit,
+    };
+    let fading = memories::fading(&context.levh, &context.scope, request)?;
     if json {
-        let views: Vec<_> = fading
-            .iter()
-            .map(|f| output::memory_view(&f.memory, config, now))
-            .collect();
-        output::json(&json!(views))?;
+        output::json(&fading)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if fading.is_empty() {
+    if fading.memories.is_empty() {
         output::line(format!(
             "nothing is fading (retention below {})",
-            output::percent(config.fading_threshold)
+            output::percent(context.levh.config().model.fading_threshold)
         ));
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = output::table(&["id", "retention", "last recalled", "project", "memory"]);
-    for f in &fading {
-        let m = &f.memory;
+    for m in &fading.memories {
         table.add_row(vec![
-            m.id.to_string(),
-            output::percent(f.retention),
-            m.state
-                .last_recalled_at
-                .map(output::human_time)
-                .unwrap_or_else(|| "never".into()),
+            m.id.clone(),
+            output::percent(m.retention),
+            m.last_recalled_at
+                .as_deref()
+                .map_or_else(|| "never".into(), output::human_time_text),
             m.project.clone().unwrap_or_else(|| "-".into()),
             output::preview(&m.content),
         ]);

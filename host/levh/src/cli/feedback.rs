@@ -20,13 +20,16 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let memory = context
-        .levh
-        .feedback(&context.scope, args.id.0, args.helpful)?;
+    let view = levh_api::memories::feedback(
+        &context.levh,
+        &context.scope,
+        &args.id.0.to_string(),
+        args.helpful,
+    )?;
     let what = if args.helpful {
         "reinforced (helpful)"
     } else {
         "weakened (unhelpful)"
     };
-    super::pin::report(context, &memory, what, json)
+    super::pin::report(&view, what, json)
 }

@@ -3,16 +3,18 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::memories;
 use levh_core::MemoryId;
-use serde_json::json;
 
 use crate::context::Context;
 use crate::output;
 
 pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
-    context.levh.forget(&context.scope, id)?;
+    let forgotten = memories::forget(&context.levh, &context.scope, &id.to_string())?;
     if json {
-        output::json(&json!({ "forgotten": id }))?;
+        output::json(&forgotten.done)?;
+    } else if forgotten.was_pinned {
+        output::line(format!("forgot {id} (it was pinned)"));
     } else {
         output::line(format!("forgot {id}"));
     }

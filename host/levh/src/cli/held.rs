@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
-use levh_core::{HeldCandidate, HeldId, HeldStatus};
-use serde_json::json;
+use levh_api::requests::HeldListArgs;
+use levh_api::views::{HeldStatusKind, HeldView};
+use levh_api::{held, memories};
+use levh_core::HeldId;
 
 use crate::context::Context;
 use crate::output;
@@ -56,20 +58,20 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
     let (levh, scope) = (&context.levh, &context.scope);
     match command {
         Command::List { status } => {
-            let status = HeldStatus::parse(&status);
-            let held = levh.held_list(scope, status)?;
+            let list = held::list(levh, scope, HeldListArgs { status: Some(status) })?;
             if json {
-                output::json(&held)?;
-            } else if held.is_empty() {
+                output::json(&list)?;
+            } else if list.held.is_empty() {
                 output::line("nothing is held");
             } else {
                 let mut table = output::table(&["id", "held", "status", "similar to", "candidate"]);
-                for h in &held {
+                for h in &list.held {
                     table.add_row(vec![
-                        h.id.to_string(),
-                        output::human_time(h.created_at),
-                        h.status.as_str().to_owned(),
+                        h.id.clone(),
+                        output::human_time_text(&h.created_at),
+                        h.status.name().to_owned(),
                         h.nearest
+                            .as_ref()
                             .map(|n| format!("{} ({:.2})", n.id, n.similarity))
                             .unwrap_or_else(|| "-".into()),
                         output::preview(&h.content),
@@ -79,28 +81,28 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Show { id } => {
-            let held = levh.held_get(scope, id.0)?;
-            let nearest = match held.nearest {
-                Some(n) => levh.get(scope, n.id).ok(),
-                None => None,
-            };
+            let view = held::get(levh, scope, &id.0.to_string())?;
             if json {
-                output::json(&json!({ "held": held, "nearest": nearest }))?;
+                output::json(&view)?;
             } else {
-                print_held(&held);
+                print_held(&view);
+                let nearest = view
+                    .nearest
+                    .as_ref()
+                    .and_then(|n| memories::get(levh, scope, &n.id).ok());
                 if let Some(memory) = nearest {
                     output::line(format!("{:>14}  {}", "nearest now", memory.content));
                 }
-                if held.status == HeldStatus::Held {
+                if view.status == HeldStatusKind::Held {
                     output::line(format!(
                         "\ndecide: levh held admit {0} [--supersede] | levh held discard {0}",
-                        held.id
+                        view.id
                     ));
                 }
             }
         }
         Command::Admit { id, supersede } => {
-            let admission = levh.held_admit(scope, id.0, supersede)?;
+            let admission = held::admit(levh, scope, id.0, supersede)?;
             if json {
                 output::json(&admission)?;
             } else {
@@ -115,7 +117,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                         admission.held_id, admission.memory_id
                     ));
                 }
-                if let Some(old) = admission.superseded {
+                if let Some(old) = &admission.superseded {
                     output::line(format!(
                         "  it supersedes {old}, which is no longer valid from now on"
                     ));
@@ -123,44 +125,38 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Discard { id } => {
-            let held = levh.held_discard(scope, id.0)?;
+            let view = held::discard(levh, scope, id.0)?;
             if json {
-                output::json(&held)?;
+                output::json(&view)?;
             } else {
-                output::line(format!("discarded {}", held.id));
+                output::line(format!("discarded {}", view.id));
             }
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_held(held: &HeldCandidate) {
+fn print_held(held: &HeldView) {
     let mut rows: Vec<(&str, String)> = vec![
-        ("id", held.id.to_string()),
-        ("status", held.status.as_str().to_owned()),
+        ("id", held.id.clone()),
+        ("status", held.status.name().to_owned()),
         ("candidate", held.content.clone()),
         ("why held", held.reason.clone()),
-        (
-            "project",
-            held.project.clone().unwrap_or_else(|| "-".into()),
-        ),
+        ("project", held.project.clone().unwrap_or_else(|| "-".into())),
         ("source", held.source.clone()),
-        ("held at", output::human_time(held.created_at)),
+        ("held at", output::human_time_text(&held.created_at)),
     ];
-    if let Some(at) = held.expires_at {
-        rows.push(("expires", output::human_time(at)));
+    if let Some(at) = &held.expires_at {
+        rows.push(("expires", output::human_time_text(at)));
     }
-    if let Some(decision) = &held.decision {
-        rows.push((
-            "decided",
-            format!("{} by {}", output::human_time(decision.at), decision.by),
-        ));
+    if let (Some(at), Some(by)) = (&held.decided_at, &held.decided_by) {
+        rows.push(("decided", format!("{} by {by}", output::human_time_text(at))));
     }
-    if let Some(target) = held.updates {
-        rows.push(("updates", target.to_string()));
+    if let Some(target) = &held.updates {
+        rows.push(("updates", target.clone()));
     }
-    if let Some(memory) = held.memory_id {
-        rows.push(("memory", memory.to_string()));
+    if let Some(memory) = &held.memory_id {
+        rows.push(("memory", memory.clone()));
     }
     for (key, value) in rows {
         output::line(format!("{key:>14}  {value}"));

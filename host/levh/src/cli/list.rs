@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use levh_core::{Kind, MemoryFilter, Page, model};
+use levh_api::memories;
+use levh_api::requests::ListArgs;
 
 use crate::context::Context;
 use crate::output;
@@ -14,65 +15,48 @@ pub struct Args {
     #[arg(long, short)]
     project: Option<String>,
     /// Only this kind.
-    #[arg(long, short, value_parser = |s: &str| Kind::new(s).map_err(|e| e.to_string()))]
-    kind: Option<Kind>,
+    #[arg(long, short)]
+    kind: Option<String>,
     /// Only this source.
     #[arg(long, short)]
     source: Option<String>,
     /// Only pinned memories.
     #[arg(long)]
     pinned: bool,
-    /// At most this many (1..=10000).
-    #[arg(long, short = 'n', default_value_t = 50,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
-    limit: usize,
+    /// At most this many (1..1000, default 20).
+    #[arg(long, short = 'n')]
+    limit: Option<usize>,
     /// Skip this many first.
-    #[arg(long, default_value_t = 0)]
-    offset: usize,
+    #[arg(long)]
+    offset: Option<usize>,
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let filter = MemoryFilter {
+    let request = ListArgs {
         project: args.project,
         kind: args.kind,
         source: args.source,
         pinned: args.pinned.then_some(true),
-        ..MemoryFilter::default()
-    }
-    .read_at(None, context.levh.now());
-    let memories = context.levh.list(
-        &context.scope,
-        filter,
-        Page {
-            limit: args.limit,
-            offset: args.offset,
-        },
-    )?;
-    let (config, now) = (&context.levh.config().model, context.levh.now());
+        limit: args.limit,
+        offset: args.offset,
+    };
+    let list = memories::list(&context.levh, &context.scope, request)?;
     if json {
-        let views: Vec<_> = memories
-            .iter()
-            .map(|m| output::memory_view(m, config, now))
-            .collect();
-        output::json(&views)?;
+        output::json(&list)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if memories.is_empty() {
+    if list.memories.is_empty() {
         output::line("no memories");
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = output::table(&["id", "created", "retention", "project", "kind", "memory"]);
-    for m in &memories {
+    for m in &list.memories {
         table.add_row(vec![
-            m.id.to_string(),
-            output::human_time(m.state.created_at),
-            if m.state.pinned {
-                "pinned".into()
-            } else {
-                output::percent(model::retention(&m.state, now))
-            },
+            m.id.clone(),
+            output::human_time_text(&m.created_at),
+            output::retention(m),
             m.project.clone().unwrap_or_else(|| "-".into()),
-            m.kind.to_string(),
+            m.kind.clone(),
             output::preview(&m.content),
         ]);
     }

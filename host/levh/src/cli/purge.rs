@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::output;
 
 pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
-    let report = context.levh.purge(&context.scope, id)?;
+    let report = levh_api::memories::purge(&context.levh, &context.scope, &id.to_string())?;
     if json {
         output::json(&report)?;
     } else {

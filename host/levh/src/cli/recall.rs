@@ -4,8 +4,10 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use levh_core::{Kind, PREVIEW_CHARS, RecallRequest, Timestamp, text};
-use serde_json::json;
+use levh_api::recall;
+use levh_api::requests::RecallArgs;
+use levh_api::views::HitEntry;
+use levh_core::Timestamp;
 
 use crate::context::Context;
 use crate::output;
@@ -21,8 +23,8 @@ pub struct Args {
     #[arg(long, short)]
     project: Option<String>,
     /// Only this kind.
-    #[arg(long, short, value_parser = |s: &str| Kind::new(s).map_err(|e| e.to_string()))]
-    kind: Option<Kind>,
+    #[arg(long, short)]
+    kind: Option<String>,
     /// Only this source.
     #[arg(long, short)]
     source: Option<String>,
@@ -57,61 +59,31 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let request = RecallRequest {
-        limit: args.limit,
+    let request = RecallArgs {
+        query: args.query,
+        limit: Some(args.limit),
         project: args.project,
         kind: args.kind,
         source: args.source,
-        since: args.since,
-        until: args.until,
-        as_of: args.as_of,
-        known_at: args.known_at,
+        as_of: args.as_of.map(|t| t.to_string()),
+        known_at: args.known_at.map(|t| t.to_string()),
         max_tokens: args.max_tokens,
-        compact: args.compact,
-        reinforce: !args.no_reinforce,
         min_similarity: args.min_similarity,
-        ..RecallRequest::new(args.query)
+        since: args.since.map(|t| t.to_string()),
+        until: args.until.map(|t| t.to_string()),
+        compact: Some(args.compact),
+        explain: Some(args.explain),
     };
     let (levh, load_warning) = context.levh_for_recall();
-    let result = levh.recall(&context.scope, &request)?;
-    for warning in load_warning.iter().chain(&result.warnings) {
+    let view = recall::recall(&levh, &context.scope, request, !args.no_reinforce)?;
+    for warning in load_warning.iter().chain(&view.warnings) {
         output::warn(warning);
     }
-
     if json {
-        let hits: Vec<serde_json::Value> = result
-            .hits
-            .iter()
-            .map(|hit| {
-                let m = &hit.memory;
-                if args.compact {
-                    return json!({
-                        "id": m.id,
-                        "preview": text::preview(&m.content, PREVIEW_CHARS),
-                        "score": hit.policy_score.unwrap_or(hit.score.score),
-                    });
-                }
-                // The hit as REST and MCP return it (levh-api's view), plus the terms.
-                let mut value = serde_json::to_value(levh_api::views::HitView::new(
-                    hit,
-                    &result.ranked_by,
-                    &levh,
-                ))
-                .unwrap_or_default();
-                if args.explain {
-                    let mut explain = serde_json::to_value(hit.score.terms).unwrap_or_default();
-                    explain["relevance_parts"] =
-                        serde_json::to_value(hit.relevance).unwrap_or_default();
-                    value["explain"] = explain;
-                }
-                value
-            })
-            .collect();
-        output::json(&hits)?;
+        output::json(&view)?;
         return Ok(ExitCode::SUCCESS);
     }
-
-    if result.hits.is_empty() {
+    if view.results.is_empty() {
         output::line("no memories match");
         return Ok(ExitCode::SUCCESS);
     }
@@ -130,47 +102,61 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             ],
         );
     }
+    if args.compact {
+        header = vec!["#", "score", "id", "memory"];
+    }
     let mut table = output::table(&header);
-    for (rank, hit) in result.hits.iter().enumerate() {
+    for (rank, entry) in view.results.iter().enumerate() {
+        let hit = match entry {
+            HitEntry::Compact(hit) => {
+                table.add_row(vec![
+                    (rank + 1).to_string(),
+                    format!("{:.3}", hit.score),
+                    hit.id.clone(),
+                    hit.preview.clone(),
+                ]);
+                continue;
+            }
+            HitEntry::Full(hit) => hit,
+        };
         let m = &hit.memory;
         let mut row = vec![
             (rank + 1).to_string(),
-            format!("{:.3}", hit.policy_score.unwrap_or(hit.score.score)),
-            format!("{:.2}", hit.score.relevance),
-            if m.state.pinned {
-                "pinned".into()
-            } else {
-                output::percent(hit.score.retention)
-            },
-            m.id.to_string(),
+            format!("{:.3}", hit.score),
+            format!("{:.2}", hit.relevance),
+            output::retention(m),
+            m.id.clone(),
             m.project.clone().unwrap_or_else(|| "-".into()),
             output::preview(&m.content),
         ];
-        if args.explain {
-            let t = hit.score.terms;
-            let r = hit.relevance;
-            let mut parts: Vec<String> = [t.relevance, t.retention, t.importance, t.frequency]
-                .map(|x| format!("{x:.3}"))
-                .to_vec();
-            parts.push(r.bm25.map_or_else(|| "-".into(), |b| format!("{b:.2}")));
-            parts.push(format!("{:.2}", r.lexical));
-            parts.push(format!("{:.2}", r.semantic));
+        if let Some(explain) = &hit.explain {
+            let mut parts: Vec<String> = [
+                explain.relevance_term,
+                explain.retention_term,
+                explain.importance_term,
+                explain.frequency_term,
+            ]
+            .map(|x| format!("{x:.3}"))
+            .to_vec();
+            parts.push(explain.bm25.map_or_else(|| "-".into(), |b| format!("{b:.2}")));
+            parts.push(format!("{:.2}", hit.lexical));
+            parts.push(format!("{:.2}", hit.similarity));
             row.splice(2..2, parts);
         }
         table.add_row(row);
     }
     output::print_table(&table);
-    let mut footer = format!("{} of {} candidates", result.hits.len(), result.candidates);
-    if result.ranked_by != levh_core::H_SCORE {
-        footer.push_str(&format!(", ranked by scorer `{}`", result.ranked_by));
+    let mut footer = format!("{} of {} candidates", view.results.len(), view.candidates);
+    if view.ranked_by != levh_core::H_SCORE {
+        footer.push_str(&format!(", ranked by scorer `{}`", view.ranked_by));
     }
-    if !result.reinforced.is_empty() {
-        footer.push_str(&format!(", {} reinforced", result.reinforced.len()));
+    if !view.reinforced.is_empty() {
+        footer.push_str(&format!(", {} reinforced", view.reinforced.len()));
     }
-    if result.omitted_by_budget > 0 {
+    if view.omitted_by_budget > 0 {
         footer.push_str(&format!(
             ", {} left out to fit {} tokens",
-            result.omitted_by_budget,
+            view.omitted_by_budget,
             args.max_tokens.unwrap_or(0)
         ));
     }

@@ -15,7 +15,7 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let stats = context.levh.stats(&context.scope, args.project)?;
+    let stats = levh_api::workspace::stats(&context.levh, &context.scope, args.project)?;
     if json {
         output::json(&stats)?;
         return Ok(ExitCode::SUCCESS);

@@ -3,10 +3,9 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Subcommand;
 use levh_core::Role;
-use serde_json::json;
 
 use crate::context::Context;
 use crate::output;
@@ -67,35 +66,36 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::List => {
-            let tokens = context.store.list_tokens()?;
+            let list = levh_api::tokens::list_all(context.store.as_ref())?;
             if json {
-                output::json(&tokens)?;
+                output::json(&list)?;
             } else {
-                let mut table =
-                    output::table(&["id", "workspace", "role", "label", "created", "revoked"]);
-                for token in tokens {
-                    table.add_row(vec![
-                        token.id,
-                        token.workspace.to_string(),
-                        token.role.to_string(),
-                        token.label.unwrap_or_default(),
-                        token.created_at.to_string(),
-                        token.revoked_at.map(|t| t.to_string()).unwrap_or_default(),
-                    ]);
-                }
-                output::print_table(&table);
+                print_tokens(&list);
             }
         }
         Command::Revoke { id } => {
-            if !context.store.revoke_token(&id, now)? {
-                bail!("no live token with id {id} (`levh token list` shows them)");
-            }
+            let left = levh_api::tokens::revoke_any(context.store.as_ref(), &id, now)?;
             if json {
-                output::json(&json!({ "id": id, "revoked": true }))?;
+                output::json(&left)?;
             } else {
-                output::line(format!("token {id} revoked"));
+                output::line(format!("token {} revoked", id.trim()));
             }
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_tokens(list: &levh_api::views::TokenList) {
+    let mut table = output::table(&["id", "workspace", "role", "label", "created", "revoked"]);
+    for token in &list.tokens {
+        table.add_row(vec![
+            token.id.clone(),
+            token.workspace.clone(),
+            token.role.name().to_owned(),
+            token.label.clone().unwrap_or_default(),
+            token.created_at.clone(),
+            token.revoked_at.clone().unwrap_or_default(),
+        ]);
+    }
+    output::print_table(&table);
 }

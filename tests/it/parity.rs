@@ -1,0 +1,297 @@
+//! One operation, one document: for every operation the CLI offers, `levh … --json`, the
+//! REST body of a real `levh serve` and the structured content of its MCP tool are the
+//! same JSON (ids and times aside), so no surface can drift into a shape of its own.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::{json as cli_json, levh, serve};
+
+/// The clock every process reads, so retention and curves agree to the last digit.
+const NOW: &str = "2026-11-02T09:00:00Z";
+
+/// A client of one running server: REST and an initialized MCP session.
+struct Server {
+    address: String,
+    agent: ureq::Agent,
+    session: String,
+    next_id: std::cell::Cell<u64>,
+}
+
+impl Server {
+    fn connect(address: String) -> Self {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "parity", "version": "1"}}
+        });
+        let response = agent
+            .post(format!("http://{address}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .send_json(&initialize)
+            .unwrap();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .expect("an MCP session id")
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let server = Self {
+            address,
+            agent,
+            session,
+            next_id: std::cell::Cell::new(1),
+        };
+        server.mcp_send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn mcp_send(&self, message: &Value) -> String {
+        let mut response = self
+            .agent
+            .post(format!("http://{}/mcp", self.address))
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &self.session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .send_json(message)
+            .unwrap();
+        response.body_mut().read_to_string().unwrap()
+    }
+
+    /// A tool's structured content (the tool's error text when it failed).
+    fn tool(&self, name: &str, arguments: Value) -> Value {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        let text = self.mcp_send(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}
+        }));
+        // JSON, or an SSE stream whose data lines hold the JSON-RPC answer.
+        let answer: Value = serde_json::from_str(&text).unwrap_or_else(|_| {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+                .find(|message| message["id"] == id)
+                .unwrap_or_else(|| panic!("no answer to {name}: {text}"))
+        });
+        let result = &answer["result"];
+        assert_ne!(result["isError"], true, "{name} failed: {answer}");
+        result["structuredContent"].clone()
+    }
+
+    fn rest(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("http://{}{path}", self.address);
+        let mut response = match (method, body) {
+            ("GET", _) => self.agent.get(&url).call().unwrap(),
+            ("POST", Some(body)) => self.agent.post(&url).send_json(&body).unwrap(),
+            ("POST", None) => self
+                .agent
+                .post(&url)
+                .header("content-type", "application/json")
+                .send_empty()
+                .unwrap(),
+            other => panic!("no such request in this test: {other:?}"),
+        };
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap();
+        assert!(status < 300, "{method} {path}: {status} {text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
+    }
+}
+
+/// The document with every id and time replaced by a placeholder (they differ between
+/// the three memories a mutation is tried on, and a time's precision is not the point).
+fn shape(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(
+            object
+                .iter()
+                .map(|(key, value)| (key.clone(), shape(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
+        Value::String(text) if is_id(text) => Value::String("<id>".into()),
+        Value::String(text) if levh_core::parse_instant(text).is_some() && text.len() >= 20 => {
+            Value::String("<time>".into())
+        }
+        other => other.clone(),
+    }
+}
+
+fn is_id(text: &str) -> bool {
+    text.len() == 36 && text.chars().filter(|c| *c == '-').count() == 4
+}
+
+/// The same document from three surfaces.
+fn same(what: &str, cli: &Value, rest: &Value, mcp: &Value) {
+    same_two(what, cli, rest);
+    assert_eq!(shape(rest), shape(mcp), "{what}: MCP differs from REST");
+}
+
+/// The same document from the CLI and REST, for operations MCP offers otherwise (one
+/// memory is a resource there; curves and a held candidate's page are for people).
+fn same_two(what: &str, cli: &Value, rest: &Value) {
+    assert_eq!(shape(cli), shape(rest), "{what}: the CLI's --json differs from REST");
+}
+
+fn cli(home: &Path, args: &[&str]) -> Value {
+    cli_json(
+        levh(home)
+            .env("LEVH_NOW", NOW)
+            .env("LEVH_EMBEDDER", "hash")
+            .arg("--json")
+            .args(args),
+    )
+}
+
+#[test]
+fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let (mut child, address) = serve(
+        home,
+        &[
+            ("LEVH_NOW", NOW),
+            ("LEVH_EMBEDDER", "hash"),
+            ("LEVH_MCP_PROFILE", "full"),
+        ],
+    );
+    let server = Server::connect(address);
+
+    // What differs by design between three memories written through three surfaces:
+    // their words and who wrote them (`source`: `cli`, `http`, the MCP client's name).
+    let masked = |mut value: Value| {
+        for key in ["content", "content_hash", "source"] {
+            if value.get(key).is_some() {
+                value[key] = Value::Null;
+            }
+        }
+        value
+    };
+    // Writes: each surface stores its own memory; the answers have one shape.
+    let stored_cli = cli(
+        home,
+        &["capture", "The release train for the mobile apps leaves every second Thursday at nine", "-p", "ops"],
+    );
+    let stored_rest = server.rest(
+        "POST",
+        "/api/memories",
+        Some(json!({"content": "The staging cluster is rebuilt every Monday night", "project": "ops"})),
+    );
+    let stored_mcp = server.tool(
+        "store_memory",
+        json!({"content": "Invoices go out on the first working day of the month", "project": "ops"}),
+    );
+    same(
+        "store",
+        &masked(stored_cli.clone()),
+        &masked(stored_rest.clone()),
+        &masked(stored_mcp.clone()),
+    );
+    let ids: Vec<String> = [&stored_cli, &stored_rest, &stored_mcp]
+        .iter()
+        .map(|v| v["memory_id"].as_str().unwrap().to_owned())
+        .collect();
+
+    // What the gate would say, storing nothing.
+    let text = "The release train for the mobile apps leaves every second Thursday at nine";
+    same(
+        "evaluate",
+        &cli(home, &["capture", "--dry-run", text, "-p", "ops"]),
+        &server.rest(
+            "POST",
+            "/api/memories/evaluate-admission",
+            Some(json!({"content": text, "project": "ops"})),
+        ),
+        &server.tool("evaluate_admission", json!({"content": text, "project": "ops"})),
+    );
+
+    // Reads of the same store.
+    same(
+        "list",
+        &cli(home, &["list", "-p", "ops"]),
+        &server.rest("GET", "/api/memories?project=ops", None),
+        &server.tool("list_memories", json!({"project": "ops"})),
+    );
+    same_two(
+        "get",
+        &cli(home, &["show", &ids[0]]),
+        &server.rest("GET", &format!("/api/memories/{}", ids[0]), None),
+    );
+    same(
+        "fading",
+        &cli(home, &["fading"]),
+        &server.rest("GET", "/api/memories/fading", None),
+        &server.tool("list_fading_memories", json!({})),
+    );
+    same_two(
+        "curve",
+        &cli(home, &["curve", &ids[1], "--days", "5"]),
+        &server.rest(
+            "GET",
+            &format!("/api/memories/{}/forgetting-curve?days=5", ids[1]),
+            None,
+        ),
+    );
+    same(
+        "stats",
+        &cli(home, &["stats"]),
+        &server.rest("GET", "/api/stats", None),
+        &server.tool("get_memory_stats", json!({})),
+    );
+    let query = "when does the release train leave";
+    same(
+        "search",
+        &cli(home, &["recall", query, "--no-reinforce", "--explain"]),
+        &server.rest("POST", "/api/search", Some(json!({"query": query, "explain": true}))),
+        &server.tool("search_memory", json!({"query": query, "explain": true})),
+    );
+    same(
+        "search, compact",
+        &cli(home, &["recall", query, "--no-reinforce", "--compact"]),
+        &server.rest("POST", "/api/search", Some(json!({"query": query, "compact": true}))),
+        &server.tool("search_memory", json!({"query": query, "compact": true})),
+    );
+
+    // The same change on three memories in the same state, one per surface (their own
+    // words aside).
+    same(
+        "pin",
+        &masked(cli(home, &["pin", &ids[0]])),
+        &masked(server.rest("POST", &format!("/api/memories/{}/pin", ids[1]), None)),
+        &masked(server.tool("pin_memory", json!({"id": ids[2]}))),
+    );
+    same(
+        "reinforce",
+        &masked(cli(home, &["reinforce", &ids[0]])),
+        &masked(server.rest("POST", &format!("/api/memories/{}/reinforce", ids[1]), None)),
+        &masked(server.tool("reinforce_memory", json!({"id": ids[2]}))),
+    );
+
+    // The held queue: a near-copy is held; list and show agree.
+    let held = cli(
+        home,
+        &["capture", "The release train for the mobile apps leaves every second Thursday at ten", "-p", "ops"],
+    );
+    assert_eq!(held["verdict"], "review", "{held}");
+    let held_id = held["held_id"].as_str().unwrap();
+    same(
+        "held list",
+        &cli(home, &["held", "list"]),
+        &server.rest("GET", "/api/memories/held", None),
+        &server.tool("list_held_memories", json!({})),
+    );
+    same_two(
+        "held show",
+        &cli(home, &["held", "show", held_id]),
+        &server.rest("GET", &format!("/api/memories/held/{held_id}"), None),
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
