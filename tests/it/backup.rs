@@ -26,7 +26,7 @@ fn capture(home: &Path, args: &[&str]) -> Value {
 /// `(id, content, pinned)` of every memory, sorted by id.
 fn memories(home: &Path) -> Vec<(String, String, bool)> {
     let listed = json(levh_hash(home).args(["list", "--json", "--limit", "10000"]));
-    let mut rows: Vec<_> = listed
+    let mut rows: Vec<_> = listed["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -43,7 +43,7 @@ fn memories(home: &Path) -> Vec<(String, String, bool)> {
 }
 
 fn held(home: &Path) -> usize {
-    json(levh_hash(home).args(["held", "list", "--json"]))
+    json(levh_hash(home).args(["held", "list", "--json"]))["held"]
         .as_array()
         .unwrap()
         .len()

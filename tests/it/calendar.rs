@@ -42,7 +42,7 @@ fn errors(report: &Value) -> Vec<String> {
 }
 
 fn memories(home: &Path) -> Vec<Value> {
-    json(levh(home).env("LEVH_NOW", NOW).args(["list", "--json"]))
+    json(levh(home).env("LEVH_NOW", NOW).args(["list", "--json"]))["memories"]
         .as_array()
         .unwrap()
         .clone()
@@ -199,7 +199,11 @@ fn a_calendar_directory_becomes_one_memory_per_event_and_each_bad_file_or_event_
             .env("LEVH_NOW", NOW)
             .args(["held", "list", "--json"]),
     );
-    assert_eq!(held, serde_json::json!([]), "nothing waits for review");
+    assert_eq!(
+        held["held"],
+        serde_json::json!([]),
+        "nothing waits for review"
+    );
     // Every admitted memory, by source id: 10 March (EXDATE) and the 2024 kickoff are in
     // neither list.
     let mut admitted: Vec<&str> = memories
@@ -296,17 +300,17 @@ fn stored(home: &Path) -> std::collections::HashMap<String, Value> {
         levh(home)
             .env("LEVH_NOW", NOW)
             .args(["list", "--json", "-n", "1000"]),
-    )
-    .as_array()
-    .unwrap()
-    .iter()
-    .map(|m| {
-        (
-            m["metadata"]["source_id"].as_str().unwrap().to_owned(),
-            m.clone(),
-        )
-    })
-    .collect()
+    )["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["metadata"]["source_id"].as_str().unwrap().to_owned(),
+                m.clone(),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -554,7 +558,14 @@ fn the_timeline_shows_each_occurrence_of_a_series_on_its_own_day() {
         levh(home.path())
             .env("LEVH_NOW", NOW)
             .env("LEVH_TZ", "Europe/Berlin")
-            .args(["timeline", "--from", "2026-03-16", "--to", "2026-04-12", "--json"]),
+            .args([
+                "timeline",
+                "--from",
+                "2026-03-16",
+                "--to",
+                "2026-04-12",
+                "--json",
+            ]),
     );
     let seen: Vec<(String, String, String)> = timeline["days"]
         .as_array()

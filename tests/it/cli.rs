@@ -55,7 +55,8 @@ fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
             levh(home)
                 .env("LEVH_NOW", T0)
                 .args(["recall", "which database do we use", "--json"]),
-        );
+        )["results"]
+            .clone();
     assert_eq!(hits[0]["id"], db.as_str(), "{hits}");
     for key in [
         "content",
@@ -110,13 +111,11 @@ fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
         "when do deploys happen",
         "--json",
         "--explain",
-    ]));
+    ]))["results"]
+        .clone();
     assert_eq!(hits[0]["id"], deploy.as_str(), "{hits}");
-    assert!(hits[0]["explain"]["relevance"].is_number(), "{hits}");
-    assert!(
-        hits[0]["explain"]["relevance_parts"]["bm25"].is_number(),
-        "{hits}"
-    );
+    assert!(hits[0]["explain"]["relevance_term"].is_number(), "{hits}");
+    assert!(hits[0]["explain"]["bm25"].is_number(), "{hits}");
     let shown = json(
         levh(home)
             .env("LEVH_NOW", WEEK_LATER)
@@ -144,7 +143,7 @@ fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
             .env("LEVH_NOW", MONTH_LATER)
             .args(["fading", "--json"]),
     );
-    let fading: Vec<&str> = fading
+    let fading: Vec<&str> = fading["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -159,7 +158,7 @@ fn a_new_user_tour_of_decay_recall_feedback_and_pins() {
             .env("LEVH_NOW", T0)
             .args(["curve", &db, "--days", "7", "--json"]),
     );
-    assert_eq!(curve.as_array().unwrap().len(), 8);
+    assert_eq!(curve["points"].as_array().unwrap().len(), 8);
 
     let stats = json(
         levh(home)
@@ -288,7 +287,7 @@ fn bad_input_gets_a_one_line_error_and_changes_nothing() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("LEVH_GAIN"));
 
-    let listed = json(levh(home).args(["list", "--json"]));
+    let listed = json(levh(home).args(["list", "--json"]))["memories"].clone();
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["id"], id.as_str());
     assert_eq!(listed[0]["recall_count"], 0);
@@ -329,13 +328,13 @@ fn workspaces_are_separate_from_the_command_line() {
     ]));
     let other =
         json(levh(home.path()).args(["recall", "tickets", "--json", "--workspace", "team-b"]));
-    assert_eq!(other.as_array().unwrap().len(), 0);
+    assert_eq!(other["results"].as_array().unwrap().len(), 0);
     let same = json(
         levh(home.path())
             .env("LEVH_WORKSPACE", "team-a")
             .args(["recall", "tickets", "--json"]),
     );
-    assert_eq!(same.as_array().unwrap().len(), 1);
+    assert_eq!(same["results"].as_array().unwrap().len(), 1);
 }
 
 #[test]
@@ -352,8 +351,8 @@ fn recall_min_similarity_on_the_command_line_silences_loose_matches() {
             floor,
         ]))
     };
-    assert_eq!(recall("0").as_array().unwrap().len(), 1);
-    assert_eq!(recall("0.99"), serde_json::json!([]));
+    assert_eq!(recall("0")["results"].as_array().unwrap().len(), 1);
+    assert_eq!(recall("0.99")["results"], serde_json::json!([]));
     let out = levh(home.path())
         .args(["recall", "kubernetes", "--min-similarity", "2"])
         .output()
@@ -412,7 +411,11 @@ fn the_cli_refuses_content_with_nothing_visible() {
             .env("LEVH_EMBEDDER", "hash")
             .args(["list", "--json"]),
     );
-    assert_eq!(listed.as_array().map(Vec::len), Some(0), "{listed}");
+    assert_eq!(
+        listed["memories"].as_array().map(Vec::len),
+        Some(0),
+        "{listed}"
+    );
 }
 
 /// The gate's settings are read like every other: `LEVH_GATE_MIN_CHARS=50` refuses a
@@ -441,7 +444,11 @@ fn the_gate_settings_in_the_environment_take_effect() {
             .env("LEVH_EMBEDDER", "hash")
             .args(["list", "--json"]),
     );
-    assert_eq!(listed.as_array().map(Vec::len), Some(0), "{listed}");
+    assert_eq!(
+        listed["memories"].as_array().map(Vec::len),
+        Some(0),
+        "{listed}"
+    );
 }
 
 /// A typo in a setting is an error naming it and the nearest valid name — in the
@@ -683,7 +690,7 @@ fn the_readme_tour_runs_as_written() {
             )
             .args(["list", "--json"]),
     );
-    let piped = later
+    let piped = later["memories"]
         .as_array()
         .unwrap()
         .iter()

@@ -26,7 +26,7 @@ fn eight_processes_capturing_two_hundred_memories_each_lose_nothing() {
 
     let listed =
         crate::support::json(levh(home.path()).args(["list", "--limit", "5000", "--json"]));
-    let contents: HashSet<String> = listed
+    let contents: HashSet<String> = listed["memories"]
         .as_array()
         .unwrap()
         .iter()

@@ -57,7 +57,7 @@ fn transcripts_become_meetings_with_speakers_and_bad_files_are_one_line_each() {
         );
     }
     let memories = json(levh(home.path()).args(["list", "--json"]));
-    let standup = memories
+    let standup = memories["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -95,7 +95,9 @@ fn transcripts_become_meetings_with_speakers_and_bad_files_are_one_line_each() {
         "{again}"
     );
     // recall finds a meeting by what was said in it
-    let hits = json(levh(home.path()).args(["recall", "who writes the rollback plan", "--json"]));
+    let hits = json(levh(home.path()).args(["recall", "who writes the rollback plan", "--json"]))
+        ["results"]
+        .clone();
     assert!(
         hits[0]["content"].as_str().unwrap().contains("standup.vtt"),
         "{hits}"
@@ -114,7 +116,7 @@ fn an_obsidian_vault_keeps_front_matter_tags_and_links_and_skips_settings() {
         "{errors:?}"
     );
     let memories = json(levh(home.path()).args(["list", "--json"]));
-    let atlas = memories
+    let atlas = memories["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -130,7 +132,7 @@ fn an_obsidian_vault_keeps_front_matter_tags_and_links_and_skips_settings() {
         "world time from the note's date"
     );
     assert!(
-        memories
+        memories["memories"]
             .as_array()
             .unwrap()
             .iter()
@@ -142,7 +144,7 @@ fn an_obsidian_vault_keeps_front_matter_tags_and_links_and_skips_settings() {
 fn memories_by_note(home: &Path) -> impl Fn(&str) -> Value {
     let memories = json(levh(home).args(["list", "--json"]));
     move |note: &str| {
-        memories
+        memories["memories"]
             .as_array()
             .unwrap()
             .iter()
@@ -298,7 +300,7 @@ fn local_files_reads_text_and_reports_each_unreadable_file_once() {
     );
     let memories = json(levh(home.path()).args(["list", "--json"]));
     assert!(
-        memories
+        memories["memories"]
             .as_array()
             .unwrap()
             .iter()
@@ -409,7 +411,7 @@ fn transcripts_in_subfolders_and_upper_case_names_are_read_dated_by_their_file_a
         "{report}"
     );
     let memories = json(levh(home.path()).args(["list", "--json"]));
-    let ids: Vec<&str> = memories
+    let ids: Vec<&str> = memories["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -438,7 +440,7 @@ fn transcripts_in_subfolders_and_upper_case_names_are_read_dated_by_their_file_a
         &dir.path().join("RETRO.VTT"),
     );
     assert_eq!(report["admitted"], 1, "{report}");
-    let stored = json(levh(retro.path()).args(["list", "--json"]));
+    let stored = json(levh(retro.path()).args(["list", "--json"]))["memories"].clone();
     assert_eq!(stored[0]["valid_from"], "2026-01-05T08:00:00Z", "{stored}");
 
     // A format it does not read is refused by name, not ingested as speech.

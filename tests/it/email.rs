@@ -43,7 +43,7 @@ fn errors(report: &Value) -> Vec<String> {
 }
 
 fn memories(home: &Path) -> Vec<Value> {
-    json(levh_at_now(home).args(["list", "--json", "-n", "500"]))
+    json(levh_at_now(home).args(["list", "--json", "-n", "500"]))["memories"]
         .as_array()
         .unwrap()
         .clone()
@@ -172,7 +172,7 @@ fn an_mbox_becomes_one_memory_per_message_without_the_noise() {
         "--json",
     ]));
     assert!(
-        hits[0]["content"]
+        hits["results"][0]["content"]
             .as_str()
             .unwrap()
             .contains("Atlas budget review"),
@@ -531,7 +531,7 @@ fn a_mailbox_larger_than_a_page_is_stored_whole_and_once() {
             "--offset",
             &offset.to_string(),
         ]));
-        for memory in page.as_array().unwrap() {
+        for memory in page["memories"].as_array().unwrap() {
             ids.insert(memory["metadata"]["source_id"].as_str().unwrap().to_owned());
         }
     }

@@ -163,7 +163,7 @@ fn capture(command: &mut Command, text: &str) -> Value {
 }
 
 fn recall_ids(command: &mut Command, query: &str) -> Vec<String> {
-    json(command.args(["recall", query, "--json", "--limit", "3"]))
+    json(command.args(["recall", query, "--json", "--limit", "3"]))["results"]
         .as_array()
         .unwrap()
         .iter()
@@ -237,7 +237,7 @@ fn the_gate_holds_a_paraphrased_near_duplicate_via_cosine() {
         "Our deploy pipeline runs every Friday at midday.",
     );
     assert_eq!(second["verdict"], "review", "{second}");
-    assert_eq!(second["measure"], "cosine", "{second}");
+    assert_eq!(second["nearest"]["measure"], "cosine", "{second}");
     assert_eq!(second["nearest"]["id"], first["memory_id"]);
     assert!(
         second["reason"]
@@ -623,7 +623,7 @@ fn reembed_backfills_switches_models_and_resumes_after_an_interruption() {
             .env("LEVH_OLLAMA_MODEL", "tiny")
             .args(["recall", &texts[3], "--json", "--explain"]),
     );
-    assert_eq!(hits[0]["content"], texts[3].as_str(), "{hits}");
+    assert_eq!(hits["results"][0]["content"], texts[3].as_str(), "{hits}");
 }
 
 #[test]
@@ -836,7 +836,7 @@ fn a_loose_paraphrase_is_found_first_with_the_local_model_and_min_similarity_can
     // A caller that prefers silence to a loose answer says so.
     let strict = json(run().args(["recall", query, "--json", "--min-similarity", "0.9"]));
     assert!(
-        strict
+        strict["results"]
             .as_array()
             .unwrap()
             .iter()

@@ -110,8 +110,7 @@ fn sync(home: &Path, server: &ApiServer, repos: &str) -> (Value, Output) {
 
 fn memories(home: &Path) -> Vec<Value> {
     let out = ok(levh(home).args(["list", "--json", "--limit", "100"]));
-    serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
+    serde_json::from_slice::<Value>(&out.stdout).unwrap()["memories"]
         .as_array()
         .unwrap()
         .clone()

@@ -550,7 +550,7 @@ fn future_dated_memories_are_listed_and_recalled_alike_by_cli_rest_and_mcp() {
             .env("LEVH_NOW", T0)
             .args(["list", "--json"]),
     );
-    let cli = ids(cli.as_array().unwrap());
+    let cli = ids(cli["memories"].as_array().unwrap());
 
     let (mut server, address) = serve(home.path(), &[("LEVH_NOW", T0)]);
     let (_, rest) = request(
@@ -775,8 +775,8 @@ fn a_synced_file_edited_into_a_copy_of_another_is_held_not_applied_and_an_invisi
         "{second}"
     );
     let held = json(levh(home.path()).args(["held", "list", "--json"]));
-    assert!(held[0]["updates"].is_string(), "{held}");
-    let listed = json(levh(home.path()).args(["list", "--json"])).to_string();
+    assert!(held["held"][0]["updates"].is_string(), "{held}");
+    let listed = json(levh(home.path()).args(["list", "--json"]))["memories"].to_string();
     assert!(listed.contains("Deploys happen on Tuesdays"), "{listed}");
 }
 
@@ -857,7 +857,7 @@ fn hostile_edges_bearer_case_nosniff_misspelt_arguments_and_invisible_characters
             .env("LEVH_EMBEDDER", "hash")
             .args(["list", "--json"]),
     );
-    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 1, "{listed}");
 }
 
 /// Secrets an outsider slipped past the gate, each through the surface where it was
@@ -1178,7 +1178,7 @@ fn times_at_the_end_of_year_9999_are_accepted_alike_and_never_break_a_read() {
     ]));
     assert_eq!(by_instant["verdict"], "admit", "{by_instant}");
     let listed = json(cli().args(["list", "--json"]));
-    let ends: Vec<&Value> = listed.as_array().unwrap().iter().collect();
+    let ends: Vec<&Value> = listed["memories"].as_array().unwrap().iter().collect();
     assert_eq!(ends.len(), 2, "{listed}");
     assert!(
         listed.to_string().contains("9999-12-30T22:00:00Z"),
@@ -1202,7 +1202,7 @@ fn times_at_the_end_of_year_9999_are_accepted_alike_and_never_break_a_read() {
         .unwrap();
     drop(connection);
     let listed = json(cli().args(["list", "--json"]));
-    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 2, "{listed}");
     ok(cli().args(["timeline", "--json"]));
     let doctor = cli().args(["doctor", "--json"]).output().unwrap();
     let report: Value = serde_json::from_slice(&doctor.stdout).unwrap();

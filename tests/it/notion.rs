@@ -296,7 +296,7 @@ fn errors(report: &Value) -> Vec<String> {
 }
 
 fn memories(home: &Path) -> Vec<Value> {
-    json(levh(home).args(["list", "--json"]))
+    json(levh(home).args(["list", "--json"]))["memories"]
         .as_array()
         .unwrap()
         .clone()

@@ -137,7 +137,11 @@ fn same(what: &str, cli: &Value, rest: &Value, mcp: &Value) {
 /// The same document from the CLI and REST, for operations MCP offers otherwise (one
 /// memory is a resource there; curves and a held candidate's page are for people).
 fn same_two(what: &str, cli: &Value, rest: &Value) {
-    assert_eq!(shape(cli), shape(rest), "{what}: the CLI's --json differs from REST");
+    assert_eq!(
+        shape(cli),
+        shape(rest),
+        "{what}: the CLI's --json differs from REST"
+    );
 }
 
 fn cli(home: &Path, args: &[&str]) -> Value {
@@ -177,7 +181,12 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
     // Writes: each surface stores its own memory; the answers have one shape.
     let stored_cli = cli(
         home,
-        &["capture", "The release train for the mobile apps leaves every second Thursday at nine", "-p", "ops"],
+        &[
+            "capture",
+            "The release train for the mobile apps leaves every second Thursday at nine",
+            "-p",
+            "ops",
+        ],
     );
     let stored_rest = server.rest(
         "POST",
@@ -209,7 +218,10 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
             "/api/memories/evaluate-admission",
             Some(json!({"content": text, "project": "ops"})),
         ),
-        &server.tool("evaluate_admission", json!({"content": text, "project": "ops"})),
+        &server.tool(
+            "evaluate_admission",
+            json!({"content": text, "project": "ops"}),
+        ),
     );
 
     // Reads of the same store.
@@ -249,13 +261,21 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
     same(
         "search",
         &cli(home, &["recall", query, "--no-reinforce", "--explain"]),
-        &server.rest("POST", "/api/search", Some(json!({"query": query, "explain": true}))),
+        &server.rest(
+            "POST",
+            "/api/search",
+            Some(json!({"query": query, "explain": true})),
+        ),
         &server.tool("search_memory", json!({"query": query, "explain": true})),
     );
     same(
         "search, compact",
         &cli(home, &["recall", query, "--no-reinforce", "--compact"]),
-        &server.rest("POST", "/api/search", Some(json!({"query": query, "compact": true}))),
+        &server.rest(
+            "POST",
+            "/api/search",
+            Some(json!({"query": query, "compact": true})),
+        ),
         &server.tool("search_memory", json!({"query": query, "compact": true})),
     );
 
@@ -277,7 +297,12 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
     // The held queue: a near-copy is held; list and show agree.
     let held = cli(
         home,
-        &["capture", "The release train for the mobile apps leaves every second Thursday at ten", "-p", "ops"],
+        &[
+            "capture",
+            "The release train for the mobile apps leaves every second Thursday at ten",
+            "-p",
+            "ops",
+        ],
     );
     assert_eq!(held["verdict"], "review", "{held}");
     let held_id = held["held_id"].as_str().unwrap();

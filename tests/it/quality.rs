@@ -21,7 +21,11 @@ fn run(command: &mut Command) -> (Output, String, String) {
 /// The user's own store is empty: the harnesses ran on throwaway stores.
 fn assert_store_untouched(home: &Path) {
     let listed = json(levh(home).args(["list", "--json"]));
-    assert_eq!(listed, json!([]), "a harness wrote to the user's store");
+    assert_eq!(
+        listed,
+        json!({"memories": []}),
+        "a harness wrote to the user's store"
+    );
 }
 
 fn slice<'a>(report: &'a Value, name: &str) -> &'a Value {

@@ -167,7 +167,7 @@ fn recall(home: &Path, query: &str) -> (Vec<Value>, String) {
             .args(["recall", query, "--json", "--no-reinforce"]));
     let hits: Value = serde_json::from_slice(&output.stdout).unwrap();
     (
-        hits.as_array().unwrap().clone(),
+        hits["results"].as_array().unwrap().clone(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }

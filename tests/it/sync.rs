@@ -19,7 +19,7 @@ fn sync(home: &Path, dir: &Path) -> Value {
 }
 
 fn memories(home: &Path) -> Vec<Value> {
-    json(levh(home).args(["list", "--json", "--limit", "1000"]))
+    json(levh(home).args(["list", "--json", "--limit", "1000"]))["memories"]
         .as_array()
         .unwrap()
         .clone()
@@ -185,7 +185,7 @@ fn secrets_in_synced_files_are_redacted_and_a_near_duplicate_is_held() {
     assert_eq!(report["redacted"], 1, "{report}");
     assert_eq!(report["held"], 1, "{report}");
     let held = json(levh(home.path()).args(["held", "list", "--json"]));
-    assert_eq!(held.as_array().unwrap().len(), 1);
+    assert_eq!(held["held"].as_array().unwrap().len(), 1);
     let again = sync(home.path(), dir.path());
     assert_eq!(again["held"], 0, "a held item is not held twice: {again}");
     let all: String = memories(home.path())

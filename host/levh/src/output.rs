@@ -77,7 +77,10 @@ pub fn print_memory(memory: &MemoryView) {
     let mut rows: Vec<(&str, String)> = vec![
         ("id", memory.id.clone()),
         ("content", memory.content.clone()),
-        ("project", memory.project.clone().unwrap_or_else(|| "-".into())),
+        (
+            "project",
+            memory.project.clone().unwrap_or_else(|| "-".into()),
+        ),
         ("kind", memory.kind.clone()),
         ("source", memory.source.clone()),
         ("importance", format!("{:.2}", memory.importance)),

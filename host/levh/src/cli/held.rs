@@ -58,7 +58,13 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
     let (levh, scope) = (&context.levh, &context.scope);
     match command {
         Command::List { status } => {
-            let list = held::list(levh, scope, HeldListArgs { status: Some(status) })?;
+            let list = held::list(
+                levh,
+                scope,
+                HeldListArgs {
+                    status: Some(status),
+                },
+            )?;
             if json {
                 output::json(&list)?;
             } else if list.held.is_empty() {
@@ -142,7 +148,10 @@ fn print_held(held: &HeldView) {
         ("status", held.status.name().to_owned()),
         ("candidate", held.content.clone()),
         ("why held", held.reason.clone()),
-        ("project", held.project.clone().unwrap_or_else(|| "-".into())),
+        (
+            "project",
+            held.project.clone().unwrap_or_else(|| "-".into()),
+        ),
         ("source", held.source.clone()),
         ("held at", output::human_time_text(&held.created_at)),
     ];
@@ -150,7 +159,10 @@ fn print_held(held: &HeldView) {
         rows.push(("expires", output::human_time_text(at)));
     }
     if let (Some(at), Some(by)) = (&held.decided_at, &held.decided_by) {
-        rows.push(("decided", format!("{} by {by}", output::human_time_text(at))));
+        rows.push((
+            "decided",
+            format!("{} by {by}", output::human_time_text(at)),
+        ));
     }
     if let Some(target) = &held.updates {
         rows.push(("updates", target.clone()));

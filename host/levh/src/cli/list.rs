@@ -23,24 +23,55 @@ pub struct Args {
     /// Only pinned memories.
     #[arg(long)]
     pinned: bool,
-    /// At most this many (1..1000, default 20).
-    #[arg(long, short = 'n')]
+    /// At most this many (default 20; over 1,000 the list is read a page of 1,000 at a
+    /// time, as a REST client would, up to 100,000).
+    #[arg(long, short = 'n',
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     limit: Option<usize>,
     /// Skip this many first.
     #[arg(long)]
     offset: Option<usize>,
 }
 
+/// The API's largest page.
+const PAGE: usize = 1_000;
+/// The most `levh list` reads in pages.
+const MAX_LISTED: usize = 100_000;
+
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let request = ListArgs {
-        project: args.project,
-        kind: args.kind,
-        source: args.source,
+    let page = |limit: Option<usize>, offset: Option<usize>| ListArgs {
+        project: args.project.clone(),
+        kind: args.kind.clone(),
+        source: args.source.clone(),
         pinned: args.pinned.then_some(true),
-        limit: args.limit,
-        offset: args.offset,
+        limit,
+        offset,
     };
-    let list = memories::list(&context.levh, &context.scope, request)?;
+    let list = match args.limit {
+        Some(limit) if limit > PAGE && limit <= MAX_LISTED => {
+            // Pages of the one operation, so the shape and every check stay the API's.
+            let mut list =
+                memories::list(&context.levh, &context.scope, page(Some(PAGE), args.offset))?;
+            let mut offset = args.offset.unwrap_or(0) + PAGE;
+            while list.memories.len() < limit
+                && list.memories.len() + args.offset.unwrap_or(0) == offset
+            {
+                let want = (limit - list.memories.len()).min(PAGE);
+                let next = memories::list(
+                    &context.levh,
+                    &context.scope,
+                    page(Some(want), Some(offset)),
+                )?;
+                if next.memories.is_empty() {
+                    break;
+                }
+                offset += next.memories.len();
+                list.memories.extend(next.memories);
+            }
+            list
+        }
+        limit => memories::list(&context.levh, &context.scope, page(limit, args.offset))?,
+    };
     if json {
         output::json(&list)?;
         return Ok(ExitCode::SUCCESS);

@@ -138,7 +138,11 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             ]
             .map(|x| format!("{x:.3}"))
             .to_vec();
-            parts.push(explain.bm25.map_or_else(|| "-".into(), |b| format!("{b:.2}")));
+            parts.push(
+                explain
+                    .bm25
+                    .map_or_else(|| "-".into(), |b| format!("{b:.2}")),
+            );
             parts.push(format!("{:.2}", hit.lexical));
             parts.push(format!("{:.2}", hit.similarity));
             row.splice(2..2, parts);
