@@ -106,10 +106,7 @@ fn duplicate_rejects_near_duplicate_is_held_and_a_person_admits_it_as_a_replacem
     let shown = json(levh(home).args(["held", "show", &held_id, "--json"]));
     assert_eq!(shown["status"], "admitted");
     assert!(
-        shown["decided_by"]
-            .as_str()
-            .unwrap()
-            .ends_with("via cli"),
+        shown["decided_by"].as_str().unwrap().ends_with("via cli"),
         "{shown}"
     );
 }

@@ -320,3 +320,35 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// The dependency direction that keeps one application layer under every surface:
+/// levh-api knows no surface, and no surface reaches past it to the store (its tests
+/// may open one).
+#[test]
+fn the_application_layer_depends_on_no_surface_and_no_surface_on_the_store() {
+    let root = crate::support::repository_root().join("host");
+    let dependencies = |krate: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).unwrap();
+        let manifest: toml::Table = toml::from_str(&text).unwrap();
+        manifest
+            .get("dependencies")
+            .and_then(toml::Value::as_table)
+            .map(|table| table.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let surfaces = ["levh-http", "levh-mcp", "levh-dashboard"];
+    let api = dependencies("levh-api");
+    for surface in surfaces.iter().chain(&["levh"]) {
+        assert!(
+            !api.iter().any(|d| d == surface),
+            "levh-api depends on the surface {surface}: {api:?}"
+        );
+    }
+    for surface in surfaces {
+        let deps = dependencies(surface);
+        assert!(
+            !deps.iter().any(|d| d == "levh-store"),
+            "{surface} depends on levh-store outside its tests: {deps:?}"
+        );
+    }
+}

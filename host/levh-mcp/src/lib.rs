@@ -140,10 +140,11 @@ pub(crate) fn current_caller() -> Option<Principal> {
 }
 
 /// The weakest role that may call a tool: its operation's, from levh-api's one table
-/// (REST's routes read theirs from the same table). A tool levh does not have needs no
-/// role: the call fails as unknown.
+/// (REST's routes read theirs from the same table). A name levh does not know needs the
+/// highest role: a tool added later, or one that is not an operation, is never open to
+/// a weaker token by default.
 pub fn required_role(name: &str) -> Role {
-    tools::operation_of(name).map_or(Role::Viewer, levh_api::Operation::role)
+    tools::operation_of(name).map_or(Role::Admin, levh_api::Operation::role)
 }
 
 /// The MCP streamable-HTTP service `levh serve` mounts at `/mcp`: one

@@ -31,11 +31,13 @@ pub fn operation_of(tool: &str) -> Option<Operation> {
 }
 
 /// An operation's error as the agent should read it. Faults on levh's side are logged
-/// here, once, with their detail.
+/// here, once, with their detail, and the agent reads only that there was one (as REST
+/// answers 500 without the detail): a path, a query or a library's message is the
+/// operator's to read, not the agent's.
 pub(crate) fn describe(error: levh_api::Error) -> String {
     if let levh_api::Error::Internal(detail) = &error {
         tracing::error!(%detail, "MCP tool call failed");
-        return format!("internal error: {detail} (nothing was changed)");
+        return "internal error: levh could not complete this call; the server's log has the detail (nothing was changed)".to_owned();
     }
     error.to_string()
 }
@@ -90,7 +92,7 @@ impl LevhMcp {
         let scope = self.scope_for(peer)?;
         tokio::task::spawn_blocking(move || operation(&levh, &scope))
             .await
-            .map_err(|e| format!("internal error: {e}"))?
+            .map_err(|e| describe(levh_api::Error::internal(e)))?
             .map_err(describe)
     }
 
@@ -99,5 +101,33 @@ impl LevhMcp {
         if let Err(error) = peer.notify_resource_list_changed().await {
             tracing::debug!(%error, "resources/list_changed not sent");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_internal_fault_reaches_the_agent_without_its_detail() {
+        let told = describe(levh_api::Error::internal(
+            "disk I/O error at /home/someone/.local/share/levh/levh.db",
+        ));
+        assert!(told.starts_with("internal error"), "{told}");
+        assert!(
+            !told.contains("/home/someone") && !told.contains("disk I/O"),
+            "{told}"
+        );
+        let invalid = describe(levh_api::Error::invalid("invalid limit: 0"));
+        assert!(invalid.contains("invalid limit: 0"), "{invalid}");
+    }
+
+    #[test]
+    fn a_tool_name_levh_does_not_know_needs_the_highest_role() {
+        assert_eq!(crate::required_role("no_such_tool"), levh_core::Role::Admin);
+        assert_eq!(
+            crate::required_role("search_memory"),
+            levh_core::Role::Viewer
+        );
     }
 }
