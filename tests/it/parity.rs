@@ -352,3 +352,29 @@ fn the_application_layer_depends_on_no_surface_and_no_surface_on_the_store() {
         );
     }
 }
+
+/// The server's log names the operation (REST) and the tool (MCP) each answer belongs to:
+/// one span per operation, whatever the path or the transport.
+#[test]
+fn the_log_names_the_operation_of_every_answer() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut child, address) = serve(
+        home.path(),
+        &[
+            ("LEVH_EMBEDDER", "hash"),
+            (
+                "RUST_LOG",
+                "levh_http::routes=debug,levh_mcp::handler=debug",
+            ),
+        ],
+    );
+    let server = Server::connect(address);
+    server.rest("GET", "/api/memories/fading", None);
+    server.tool("get_memory_stats", json!({}));
+    child.kill().unwrap();
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
+    child.wait().unwrap();
+    assert!(log.contains("operation{name=\"list_fading_memories\"}"), "{log}");
+    assert!(log.contains("tool{name=get_memory_stats}"), "{log}");
+}

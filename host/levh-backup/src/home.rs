@@ -89,6 +89,7 @@ pub fn create(
     passphrase: Option<&Passphrase>,
     now: Timestamp,
 ) -> Result<Created, BackupError> {
+    let _span = tracing::info_span!("backup create", encrypted = passphrase.is_some()).entered();
     let database = home.join(DATABASE);
     if !database.is_file() {
         return Err(BackupError::Io {
@@ -205,6 +206,7 @@ pub fn verify(
     passphrase: Option<&Passphrase>,
     scratch: &Path,
 ) -> Result<Manifest, BackupError> {
+    let _span = tracing::info_span!("backup verify").entered();
     create_private_dir(scratch)?;
     let staging = tempfile::Builder::new()
         .prefix(".levh-verify-")
@@ -226,6 +228,7 @@ pub fn restore(
     passphrase: Option<&Passphrase>,
     now: Timestamp,
 ) -> Result<Restored, BackupError> {
+    let _span = tracing::info_span!("backup restore").entered();
     let backups = backups_dir(home);
     create_private_dir(&backups)?;
     let staging = tempfile::Builder::new()

@@ -135,7 +135,8 @@ impl ServerHandler for LevhMcp {
                 .into());
             }
         }
-        crate::as_caller(caller, async move {
+        let span = tracing::info_span!("tool", name = %request.name);
+        crate::as_caller(caller, tracing::Instrument::instrument(async move {
             if let Some(band) = crate::Profile::of_tool(&request.name)
                 && !self.profile.includes(&request.name)
             {
@@ -148,8 +149,10 @@ impl ServerHandler for LevhMcp {
                 .into());
             }
             let call = ToolCallContext::new(self, request, context);
-            self.tool_router.call(call).await
-        })
+            let result = self.tool_router.call(call).await;
+            tracing::debug!(protocol_error = result.is_err(), "tool call answered");
+            result
+        }, span))
         .await
     }
 

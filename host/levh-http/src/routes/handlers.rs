@@ -39,7 +39,9 @@ where
     F: FnOnce(&Levh, &Scope) -> levh_api::Result<T> + Send + 'static,
 {
     let levh = state.levh.clone();
-    tokio::task::spawn_blocking(move || operation(&levh, &scope))
+    // The blocking thread works inside the request's operation span.
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || span.in_scope(|| operation(&levh, &scope)))
         .await
         .map_err(ApiError::internal)?
         .map_err(ApiError::from)

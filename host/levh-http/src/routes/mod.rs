@@ -141,15 +141,29 @@ impl Api {
             ref other => unreachable!("no route uses {other}"),
         };
         let role = operation.role;
+        let name = operation.operation.name();
         if role > Role::Viewer {
             operation.errors.push(403);
         }
         operation.errors.sort_unstable();
         operation.errors.dedup();
-        let mut method_router =
-            on(filter, handler).route_layer(axum::middleware::from_fn(move |request, next| {
+        // One span per operation, named as levh-api names it (the log of a failure says
+        // which operation failed, whatever the path looked like).
+        let mut method_router = on(filter, handler)
+            .route_layer(axum::middleware::from_fn(move |request, next| {
                 auth::require(role, request, next)
-            }));
+            }))
+            .route_layer(axum::middleware::from_fn(
+                move |request, next: axum::middleware::Next| {
+                    use tracing::Instrument as _;
+                    async move {
+                        let response = next.run(request).await;
+                        tracing::debug!(status = %response.status(), "operation answered");
+                        response
+                    }
+                    .instrument(tracing::info_span!("operation", name))
+                },
+            ));
         if let Some(bytes) = operation.body_limit {
             method_router = method_router.layer(axum::extract::DefaultBodyLimit::max(bytes));
         }

@@ -90,7 +90,9 @@ impl LevhMcp {
     {
         let levh = self.levh.clone();
         let scope = self.scope_for(peer)?;
-        tokio::task::spawn_blocking(move || operation(&levh, &scope))
+        // The blocking thread works inside the tool call's span.
+        let span = tracing::Span::current();
+        tokio::task::spawn_blocking(move || span.in_scope(|| operation(&levh, &scope)))
             .await
             .map_err(|e| describe(levh_api::Error::internal(e)))?
             .map_err(describe)
