@@ -375,6 +375,9 @@ fn the_log_names_the_operation_of_every_answer() {
     let mut log = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
     child.wait().unwrap();
-    assert!(log.contains("operation{name=\"list_fading_memories\"}"), "{log}");
+    assert!(
+        log.contains("operation{name=\"list_fading_memories\"}"),
+        "{log}"
+    );
     assert!(log.contains("tool{name=get_memory_stats}"), "{log}");
 }

@@ -96,7 +96,7 @@ fn a_second_sync_stores_nothing_new_and_an_edit_updates_exactly_that_memory() {
         assert_eq!(memory["kind"], "document");
     }
 
-    let runs = json(levh(home.path()).args(["sync", "status", "--json"]));
+    let runs = json(levh(home.path()).args(["sync", "status", "--json"]))["result"].clone();
     assert_eq!(runs.as_array().unwrap().len(), 3);
     assert_eq!(runs[0]["updated"], 1, "newest first: {runs}");
 }

@@ -68,6 +68,12 @@ pub fn status(levh: &Levh, scope: &Scope, args: SyncStatusArgs) -> Result<Connec
     })
 }
 
+/// One sync run by its id, with every item it did not store (`levh sync status RUN`);
+/// `None` when no run has that id in this workspace.
+pub fn sync_run(levh: &Levh, scope: &Scope, run_id: &str) -> Result<Option<SyncReport>> {
+    Ok(levh.sync_run(scope, run_id)?)
+}
+
 /// Grants live with the connector on the server's machine, not in a workspace: only the
 /// local person or the operator may change them.
 fn host_wide(principal: &Principal) -> Result<()> {

@@ -31,6 +31,39 @@ pub struct Context {
 }
 
 impl Context {
+    /// Runs one levh-api operation for this command, inside a span named as every surface
+    /// names it: the CLI is an adapter like REST and MCP, and its commands reach the
+    /// engine only through here.
+    pub fn run<T>(
+        &self,
+        operation: levh_api::Operation,
+        work: impl FnOnce(&Levh, &Scope) -> levh_api::Result<T>,
+    ) -> Result<T> {
+        let _span = tracing::info_span!("operation", name = operation.name()).entered();
+        Ok(work(&self.levh, &self.scope)?)
+    }
+
+    /// The retention below which a memory counts as fading (for people's tables).
+    pub fn fading_threshold(&self) -> f64 {
+        self.levh.config().model.fading_threshold
+    }
+
+    /// The person's time zone, as levh-api reads it (`LEVH_TZ`, else the system's).
+    pub fn user_time_zone(&self) -> Result<jiff::tz::TimeZone> {
+        Ok(levh_api::knowledge::user_time_zone(&self.levh)?)
+    }
+
+    /// The clock every command reads (`LEVH_NOW` fixes it).
+    pub fn now(&self) -> Timestamp {
+        self.levh.now()
+    }
+
+    /// The store as the server sees it (tokens and the event log), for the operator's
+    /// token commands.
+    pub fn server_store(&self) -> &dyn levh_core::ServerStore {
+        self.store.as_ref()
+    }
+
     /// The plugin runtime: one engine per process, started only by the first command
     /// that runs a plugin (wasmtime is never started for plain memory commands) and
     /// shared by every MCP session and REST request after it.

@@ -4,6 +4,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
+use levh_api::Operation;
 use levh_api::requests::{EvaluateArgs, StoreArgs};
 use levh_api::views::{CaptureView, VerdictKind};
 use levh_api::{held, memories};
@@ -68,14 +69,16 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         args.text
     };
     if args.dry_run {
-        let view = held::evaluate(
-            &context.levh,
-            &context.scope,
-            EvaluateArgs {
-                content,
-                project: args.project,
-            },
-        )?;
+        let view = context.run(Operation::EvaluateAdmission, |levh, scope| {
+            held::evaluate(
+                levh,
+                scope,
+                EvaluateArgs {
+                    content,
+                    project: args.project,
+                },
+            )
+        })?;
         if json {
             output::json(&view)?;
         } else {
@@ -103,7 +106,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         prior: None,
     };
     let source = args.source.unwrap_or_else(|| "cli".to_owned());
-    let view = memories::store(&context.levh, &context.scope, request, source)?;
+    let view = context.run(Operation::StoreMemory, |levh, scope| {
+        memories::store(levh, scope, request, source)
+    })?;
     if json {
         output::json(&view)?;
     } else {

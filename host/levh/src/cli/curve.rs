@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 
 use crate::context::Context;
 use crate::output;
@@ -17,19 +18,21 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let curve = levh_api::memories::curve(
-        &context.levh,
-        &context.scope,
-        &args.id.0.to_string(),
-        levh_api::requests::CurveQuery {
-            days: Some(args.days),
-        },
-    )?;
+    let curve = context.run(Operation::ForgettingCurve, |levh, scope| {
+        levh_api::memories::curve(
+            levh,
+            scope,
+            &args.id.0.to_string(),
+            levh_api::requests::CurveQuery {
+                days: Some(args.days),
+            },
+        )
+    })?;
     if json {
         output::json(&curve)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let threshold = context.levh.config().model.fading_threshold;
+    let threshold = context.fading_threshold();
     let mut table = output::table(&["day", "date", "retention", ""]);
     for point in &curve.points {
         let bar = "█".repeat((point.retention * 30.0).round() as usize);

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
+use levh_api::Operation;
 use levh_api::requests::{
     AboutArgs, EntityListArgs, GraphArgs, MergeArgs, ReindexArgs, TimelineArgs,
 };
@@ -230,15 +231,17 @@ fn print_about(about: &AboutView) {
 }
 
 fn about(context: &Context, args: AboutCli, kind: Option<&str>, json: bool) -> Result<ExitCode> {
-    let view = entities::about(
-        &context.levh,
-        &context.scope,
-        AboutArgs {
-            entity: args.entity,
-            kind: kind.map(str::to_owned).or(args.kind),
-            limit: Some(args.limit),
-        },
-    )?;
+    let view = context.run(Operation::AboutEntity, |levh, scope| {
+        entities::about(
+            levh,
+            scope,
+            AboutArgs {
+                entity: args.entity,
+                kind: kind.map(str::to_owned).or(args.kind),
+                limit: Some(args.limit),
+            },
+        )
+    })?;
     if json {
         output::json(&view)?;
     } else {
@@ -252,7 +255,9 @@ pub fn people(context: &Context, args: PeopleArgs, json: bool) -> Result<ExitCod
     if let Some(PeopleCommand::Show(show)) = args.command {
         return about(context, show, Some("person"), json);
     }
-    let list = entities::people(&context.levh, &context.scope, args.list.request(None))?;
+    let list = context.run(Operation::ListPeople, |levh, scope| {
+        entities::people(levh, scope, args.list.request(None))
+    })?;
     if json {
         output::json(&list)?;
     } else if list.people.is_empty() {
@@ -287,7 +292,9 @@ pub fn people(context: &Context, args: PeopleArgs, json: bool) -> Result<ExitCod
 
 /// `levh orgs`.
 pub fn organizations(context: &Context, args: ListArgs, json: bool) -> Result<ExitCode> {
-    let list = entities::organizations(&context.levh, &context.scope, args.request(None))?;
+    let list = context.run(Operation::ListOrganizations, |levh, scope| {
+        entities::organizations(levh, scope, args.request(None))
+    })?;
     if json {
         output::json(&list)?;
     } else if list.organizations.is_empty() {
@@ -323,10 +330,11 @@ pub fn about_any(context: &Context, args: AboutCli, json: bool) -> Result<ExitCo
 
 /// `levh entities [show|merge|reindex|graph]`.
 pub fn entities(context: &Context, args: EntitiesArgs, json: bool) -> Result<ExitCode> {
-    let (levh, scope) = (&context.levh, &context.scope);
     match args.command {
         None => {
-            let list = entities::list(levh, scope, args.list.request(args.kind))?;
+            let list = context.run(Operation::ListEntities, |levh, scope| {
+                entities::list(levh, scope, args.list.request(args.kind))
+            })?;
             if json {
                 output::json(&list)?;
             } else {
@@ -338,7 +346,9 @@ pub fn entities(context: &Context, args: EntitiesArgs, json: bool) -> Result<Exi
         }
         Some(EntitiesCommand::Show(show)) => return about(context, show, None, json),
         Some(EntitiesCommand::Merge { into, from }) => {
-            let merged = entities::merge(levh, scope, MergeArgs { into, from })?;
+            let merged = context.run(Operation::MergeEntities, |levh, scope| {
+                entities::merge(levh, scope, MergeArgs { into, from })
+            })?;
             if json {
                 output::json(&merged)?;
             } else {
@@ -356,11 +366,12 @@ pub fn entities(context: &Context, args: EntitiesArgs, json: bool) -> Result<Exi
             ) {
                 bar.set_style(style.progress_chars("=> "));
             }
-            let report =
+            let report = context.run(Operation::ReindexEntities, |levh, scope| {
                 entities::reindex(levh, scope, ReindexArgs { all, max }, &mut |done, total| {
                     bar.set_length(total);
                     bar.set_position(done);
-                })?;
+                })
+            })?;
             bar.finish_and_clear();
             if json {
                 output::json(&report)?;
@@ -382,15 +393,17 @@ pub fn entities(context: &Context, args: EntitiesArgs, json: bool) -> Result<Exi
             limit,
             min_weight,
         }) => {
-            let graph = entities::graph(
-                levh,
-                scope,
-                GraphArgs {
-                    kind,
-                    limit: Some(limit),
-                    min_weight: Some(min_weight),
-                },
-            )?;
+            let graph = context.run(Operation::EntityGraph, |levh, scope| {
+                entities::graph(
+                    levh,
+                    scope,
+                    GraphArgs {
+                        kind,
+                        limit: Some(limit),
+                        min_weight: Some(min_weight),
+                    },
+                )
+            })?;
             if json {
                 output::json(&graph)?;
             } else if graph.edges.is_empty() {
@@ -421,19 +434,21 @@ pub fn entities(context: &Context, args: EntitiesArgs, json: bool) -> Result<Exi
 
 /// `levh timeline [RANGE]`.
 pub fn timeline(context: &Context, args: TimelineCli, json: bool) -> Result<ExitCode> {
-    let view = timeline::timeline(
-        &context.levh,
-        &context.scope,
-        TimelineArgs {
-            range: args.range,
-            from: args.from,
-            to: args.to,
-            person: args.person,
-            project: args.project,
-            kind: args.kind,
-            limit: Some(args.limit),
-        },
-    )?;
+    let view = context.run(Operation::Timeline, |levh, scope| {
+        timeline::timeline(
+            levh,
+            scope,
+            TimelineArgs {
+                range: args.range,
+                from: args.from,
+                to: args.to,
+                person: args.person,
+                project: args.project,
+                kind: args.kind,
+                limit: Some(args.limit),
+            },
+        )
+    })?;
     if json {
         output::json(&view)?;
         return Ok(ExitCode::SUCCESS);

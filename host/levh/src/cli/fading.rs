@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 use levh_api::memories;
 use levh_api::requests::FadingArgs;
 
@@ -24,7 +25,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         project: args.project,
         limit: args.limit,
     };
-    let fading = memories::fading(&context.levh, &context.scope, request)?;
+    let fading = context.run(Operation::ListFadingMemories, |levh, scope| {
+        memories::fading(levh, scope, request)
+    })?;
     if json {
         output::json(&fading)?;
         return Ok(ExitCode::SUCCESS);
@@ -32,7 +35,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     if fading.memories.is_empty() {
         output::line(format!(
             "nothing is fading (retention below {})",
-            output::percent(context.levh.config().model.fading_threshold)
+            output::percent(context.fading_threshold())
         ));
         return Ok(ExitCode::SUCCESS);
     }

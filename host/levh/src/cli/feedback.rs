@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 
 use crate::context::Context;
 
@@ -20,12 +21,9 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let view = levh_api::memories::feedback(
-        &context.levh,
-        &context.scope,
-        &args.id.0.to_string(),
-        args.helpful,
-    )?;
+    let view = context.run(Operation::MemoryFeedback, |levh, scope| {
+        levh_api::memories::feedback(levh, scope, &args.id.0.to_string(), args.helpful)
+    })?;
     let what = if args.helpful {
         "reinforced (helpful)"
     } else {

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 use levh_api::memories;
 use levh_core::MemoryId;
 
@@ -10,7 +11,9 @@ use crate::context::Context;
 use crate::output;
 
 pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
-    let forgotten = memories::forget(&context.levh, &context.scope, &id.to_string())?;
+    let forgotten = context.run(Operation::ForgetMemory, |levh, scope| {
+        memories::forget(levh, scope, &id.to_string())
+    })?;
     if json {
         output::json(&forgotten.done)?;
     } else if forgotten.was_pinned {

@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Subcommand;
 use levh_api::requests::HeldListArgs;
 use levh_api::views::{HeldStatusKind, HeldView};
-use levh_api::{held, memories};
+use levh_api::{Operation, held, memories};
 use levh_core::HeldId;
 
 use crate::context::Context;
@@ -55,16 +55,17 @@ impl std::str::FromStr for HeldIdArg {
 }
 
 pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
-    let (levh, scope) = (&context.levh, &context.scope);
     match command {
         Command::List { status } => {
-            let list = held::list(
-                levh,
-                scope,
-                HeldListArgs {
-                    status: Some(status),
-                },
-            )?;
+            let list = context.run(Operation::ListHeldMemories, |levh, scope| {
+                held::list(
+                    levh,
+                    scope,
+                    HeldListArgs {
+                        status: Some(status),
+                    },
+                )
+            })?;
             if json {
                 output::json(&list)?;
             } else if list.held.is_empty() {
@@ -87,15 +88,20 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Show { id } => {
-            let view = held::get(levh, scope, &id.0.to_string())?;
+            let view = context.run(Operation::GetHeldMemory, |levh, scope| {
+                held::get(levh, scope, &id.0.to_string())
+            })?;
             if json {
                 output::json(&view)?;
             } else {
                 print_held(&view);
-                let nearest = view
-                    .nearest
-                    .as_ref()
-                    .and_then(|n| memories::get(levh, scope, &n.id).ok());
+                let nearest = view.nearest.as_ref().and_then(|n| {
+                    context
+                        .run(Operation::GetMemory, |levh, scope| {
+                            memories::get(levh, scope, &n.id)
+                        })
+                        .ok()
+                });
                 if let Some(memory) = nearest {
                     output::line(format!("{:>14}  {}", "nearest now", memory.content));
                 }
@@ -108,7 +114,9 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Admit { id, supersede } => {
-            let admission = held::admit(levh, scope, id.0, supersede)?;
+            let admission = context.run(Operation::AdmitHeldMemory, |levh, scope| {
+                held::admit(levh, scope, id.0, supersede)
+            })?;
             if json {
                 output::json(&admission)?;
             } else {
@@ -131,7 +139,9 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Discard { id } => {
-            let view = held::discard(levh, scope, id.0)?;
+            let view = context.run(Operation::DiscardHeldMemory, |levh, scope| {
+                held::discard(levh, scope, id.0)
+            })?;
             if json {
                 output::json(&view)?;
             } else {

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
+use levh_api::Operation;
 use levh_api::import::{self, ImportItem};
 use levh_api::views::{BatchView, VerdictKind};
 use serde::Serialize;
@@ -80,20 +81,16 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     let report = RefCell::new(Report::default());
     let locations = RefCell::new(VecDeque::new());
     let batches = batches(items, args.project.as_deref(), &report, &locations);
-    levh_api::memories::store_batches(
-        &context.levh,
-        &context.scope,
-        batches,
-        args.source.clone(),
-        |view| {
+    context.run(Operation::StoreMemories, |levh, scope| {
+        levh_api::memories::store_batches(levh, scope, batches, args.source.clone(), |view| {
             let batch_locations = locations
                 .borrow_mut()
                 .pop_front()
                 .expect("locations per batch");
             add(&mut report.borrow_mut(), &batch_locations, view);
             Ok(())
-        },
-    )?;
+        })
+    })?;
     let report = report.into_inner();
     if json {
         output::json(&report)?;

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 use levh_api::requests::KnowledgeArgs;
 
 use crate::context::Context;
@@ -60,7 +61,9 @@ enum CommitmentsCommand {
 
 /// `levh decisions`.
 pub fn decisions(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let list = levh_api::knowledge::decisions(&context.levh, &context.scope, args.request())?;
+    let list = context.run(Operation::ListDecisions, |levh, scope| {
+        levh_api::knowledge::decisions(levh, scope, args.request())
+    })?;
     if json {
         output::json(&list)?;
     } else if list.decisions.is_empty() {
@@ -68,7 +71,7 @@ pub fn decisions(context: &Context, args: Args, json: bool) -> Result<ExitCode> 
             "no decision found (sentences such as \"we decided to…\" or \"karar verdik\")",
         );
     } else {
-        let zone = levh_api::knowledge::user_time_zone(&context.levh)?;
+        let zone = context.user_time_zone()?;
         let mut table = output::table(&["when", "decision", "who", "memory"]);
         for d in list.decisions {
             table.add_row(vec![
@@ -87,7 +90,9 @@ pub fn decisions(context: &Context, args: Args, json: bool) -> Result<ExitCode> 
 /// `levh commitments [done ID]`.
 pub fn commitments(context: &Context, args: CommitmentsArgs, json: bool) -> Result<ExitCode> {
     if let Some(CommitmentsCommand::Done { id }) = args.command {
-        let done = levh_api::knowledge::complete(&context.levh, &context.scope, &id)?;
+        let done = context.run(Operation::CompleteCommitment, |levh, scope| {
+            levh_api::knowledge::complete(levh, scope, &id)
+        })?;
         if json {
             output::json(&done)?;
         } else {
@@ -97,7 +102,9 @@ pub fn commitments(context: &Context, args: CommitmentsArgs, json: bool) -> Resu
     }
     let mut request = args.list.request();
     request.include_done = Some(args.include_done);
-    let list = levh_api::knowledge::commitments(&context.levh, &context.scope, request)?;
+    let list = context.run(Operation::ListCommitments, |levh, scope| {
+        levh_api::knowledge::commitments(levh, scope, request)
+    })?;
     if json {
         output::json(&list)?;
     } else if list.commitments.is_empty() {
@@ -105,7 +112,7 @@ pub fn commitments(context: &Context, args: CommitmentsArgs, json: bool) -> Resu
             "no commitment found (sentences such as \"I'll send it by Friday\" or \"yarın göndereceğim\")",
         );
     } else {
-        let zone = levh_api::knowledge::user_time_zone(&context.levh)?;
+        let zone = context.user_time_zone()?;
         let mut table = output::table(&["due", "commitment", "by", "written", "id"]);
         for c in list.commitments {
             let due = match (c.due, c.overdue, c.done) {

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 use levh_api::memories;
 use levh_api::requests::ListArgs;
 
@@ -50,18 +51,17 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     let list = match args.limit {
         Some(limit) if limit > PAGE && limit <= MAX_LISTED => {
             // Pages of the one operation, so the shape and every check stay the API's.
-            let mut list =
-                memories::list(&context.levh, &context.scope, page(Some(PAGE), args.offset))?;
+            let mut list = context.run(Operation::ListMemories, |levh, scope| {
+                memories::list(levh, scope, page(Some(PAGE), args.offset))
+            })?;
             let mut offset = args.offset.unwrap_or(0) + PAGE;
             while list.memories.len() < limit
                 && list.memories.len() + args.offset.unwrap_or(0) == offset
             {
                 let want = (limit - list.memories.len()).min(PAGE);
-                let next = memories::list(
-                    &context.levh,
-                    &context.scope,
-                    page(Some(want), Some(offset)),
-                )?;
+                let next = context.run(Operation::ListMemories, |levh, scope| {
+                    memories::list(levh, scope, page(Some(want), Some(offset)))
+                })?;
                 if next.memories.is_empty() {
                     break;
                 }
@@ -70,7 +70,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             }
             list
         }
-        limit => memories::list(&context.levh, &context.scope, page(limit, args.offset))?,
+        limit => context.run(Operation::ListMemories, |levh, scope| {
+            memories::list(levh, scope, page(limit, args.offset))
+        })?,
     };
     if json {
         output::json(&list)?;

@@ -3,15 +3,22 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use levh_api::memories;
 use levh_api::views::MemoryView;
+use levh_api::{Operation, memories};
 use levh_core::MemoryId;
 
 use crate::context::Context;
 use crate::output;
 
 pub fn run(context: &Context, id: MemoryId, pinned: bool, json: bool) -> Result<ExitCode> {
-    let view = memories::set_pinned(&context.levh, &context.scope, &id.to_string(), pinned)?;
+    let operation = if pinned {
+        Operation::PinMemory
+    } else {
+        Operation::UnpinMemory
+    };
+    let view = context.run(operation, |levh, scope| {
+        memories::set_pinned(levh, scope, &id.to_string(), pinned)
+    })?;
     report(&view, if pinned { "pinned" } else { "unpinned" }, json)
 }
 

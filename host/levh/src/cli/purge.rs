@@ -3,13 +3,16 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 use levh_core::MemoryId;
 
 use crate::context::Context;
 use crate::output;
 
 pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
-    let report = levh_api::memories::purge(&context.levh, &context.scope, &id.to_string())?;
+    let report = context.run(Operation::PurgeMemory, |levh, scope| {
+        levh_api::memories::purge(levh, scope, &id.to_string())
+    })?;
     if json {
         output::json(&report)?;
     } else {

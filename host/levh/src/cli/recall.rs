@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use levh_api::recall;
 use levh_api::requests::RecallArgs;
 use levh_api::views::HitEntry;
+use levh_api::{Operation, recall};
 use levh_core::Timestamp;
 
 use crate::context::Context;
@@ -75,7 +75,14 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         explain: Some(args.explain),
     };
     let (levh, load_warning) = context.levh_for_recall();
-    let view = recall::recall(&levh, &context.scope, request, !args.no_reinforce)?;
+    let (operation, reinforce) = if args.no_reinforce {
+        (Operation::SearchMemory, false)
+    } else {
+        (Operation::RecallMemory, true)
+    };
+    let _span = tracing::info_span!("operation", name = operation.name()).entered();
+    // The engine with the active scorer attached (what `context.run` holds has none).
+    let view = recall::recall(&levh, &context.scope, request, reinforce)?;
     for warning in load_warning.iter().chain(&view.warnings) {
         output::warn(warning);
     }

@@ -5,12 +5,13 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 
 use crate::context::Context;
 use crate::output;
 
 pub fn audit(context: &Context, json: bool) -> Result<ExitCode> {
-    let view = levh_api::secrets::audit(&context.levh, &context.scope)?;
+    let view = context.run(Operation::AuditSecrets, levh_api::secrets::audit)?;
     if json {
         output::json(&view)?;
     } else if view.findings.is_empty() && view.elsewhere.is_empty() {
@@ -27,7 +28,7 @@ pub fn audit(context: &Context, json: bool) -> Result<ExitCode> {
 }
 
 pub fn redact(context: &Context, json: bool) -> Result<ExitCode> {
-    let view = levh_api::secrets::redact(&context.levh, &context.scope)?;
+    let view = context.run(Operation::RedactSecrets, levh_api::secrets::redact)?;
     if json {
         output::json(&view)?;
     } else if view.findings.is_empty() && view.elsewhere.is_empty() {

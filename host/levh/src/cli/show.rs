@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 use levh_api::memories;
 use levh_core::MemoryId;
 
@@ -11,7 +12,9 @@ use crate::context::Context;
 use crate::output;
 
 pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
-    let shown = memories::show(&context.levh, &context.scope, &id.to_string())?;
+    let shown = context.run(Operation::GetMemory, |levh, scope| {
+        memories::show(levh, scope, &id.to_string())
+    })?;
     if json {
         output::json(&shown)?;
     } else {

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use levh_api::Operation;
 
 use crate::context::Context;
 use crate::output;
@@ -15,7 +16,9 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let stats = levh_api::workspace::stats(&context.levh, &context.scope, args.project)?;
+    let stats = context.run(Operation::GetMemoryStats, |levh, scope| {
+        levh_api::workspace::stats(levh, scope, args.project)
+    })?;
     if json {
         output::json(&stats)?;
         return Ok(ExitCode::SUCCESS);

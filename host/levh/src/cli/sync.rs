@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use clap::Subcommand;
+use levh_api::Operation;
+use levh_api::requests::SyncStatusArgs;
 use levh_core::sync::{SyncOptions, SyncReport};
 
 use crate::context::Context;
@@ -178,7 +180,11 @@ fn print_not_stored(r: &SyncReport) {
 fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Result<ExitCode> {
     // A run id shows that run in full, every item it did not store included.
     if let Some(run) = id
-        .map(|id| context.levh.sync_run(&context.scope, id))
+        .map(|id| {
+            context.run(Operation::ConnectorSyncStatus, |levh, scope| {
+                levh_api::connectors::sync_run(levh, scope, id)
+            })
+        })
         .transpose()?
         .flatten()
     {
@@ -189,11 +195,21 @@ fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Resu
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let runs = context.levh.sync_runs(&context.scope, id, limit)?;
+    let view = context.run(Operation::ConnectorSyncStatus, |levh, scope| {
+        levh_api::connectors::status(
+            levh,
+            scope,
+            SyncStatusArgs {
+                id: id.map(str::to_owned),
+                limit: Some(limit),
+            },
+        )
+    })?;
     if json {
-        output::json(&runs)?;
+        output::json(&view)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let runs: Vec<SyncReport> = serde_json::from_value(view.result)?;
     if runs.is_empty() {
         output::line("no sync has run yet");
         return Ok(ExitCode::SUCCESS);

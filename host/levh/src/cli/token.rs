@@ -33,7 +33,7 @@ pub enum Command {
 }
 
 pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
-    let now = context.levh.now();
+    let now = context.now();
     match command {
         Command::Create { role, label } => {
             // Through the operation every surface uses: the label is checked and its
@@ -44,7 +44,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                 name: Some("local".into()),
             };
             let issued = levh_api::tokens::create(
-                context.store.as_ref(),
+                context.server_store(),
                 &principal,
                 levh_api::requests::TokenBody {
                     role: role.to_string(),
@@ -66,7 +66,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::List => {
-            let list = levh_api::tokens::list_all(context.store.as_ref())?;
+            let list = levh_api::tokens::list_all(context.server_store())?;
             if json {
                 output::json(&list)?;
             } else {
@@ -74,7 +74,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Revoke { id } => {
-            let left = levh_api::tokens::revoke_any(context.store.as_ref(), &id, now)?;
+            let left = levh_api::tokens::revoke_any(context.server_store(), &id, now)?;
             if json {
                 output::json(&left)?;
             } else {
