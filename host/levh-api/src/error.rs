@@ -77,6 +77,11 @@ impl From<levh_core::Error> for Error {
                 "the disk holding levh's store is full: nothing was stored; free some space and try again"
                     .into(),
             ),
+            // The embedder is the person's configuration (a model file, a URL), not a
+            // fault of levh's: they need its words to fix it, on every surface.
+            E::Embed(embed) => Self::Unavailable(format!(
+                "the embedder could not run: {embed} (nothing was changed; `levh doctor` explains, `levh models status` checks a local model)"
+            )),
             other => Self::internal(other),
         }
     }
