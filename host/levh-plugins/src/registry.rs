@@ -308,6 +308,19 @@ impl ScorerRegistry {
         std::fs::read(self.dir.join(id).join("component.wasm")).ok()
     }
 
+    /// A scorer's component bytes: built-in first (as levh-builtins embeds them), then
+    /// installed; an unknown id names the ones there are.
+    pub fn resolve(&self, id: &str, builtins: crate::runtime::Builtins) -> Result<Vec<u8>, String> {
+        if let Some((_, bytes)) = builtins.iter().find(|(name, _)| *name == id) {
+            return Ok(bytes.to_vec());
+        }
+        self.component(id).ok_or_else(|| {
+            let mut known: Vec<String> = builtins.iter().map(|(id, _)| (*id).to_owned()).collect();
+            known.extend(self.installed());
+            format!("no scorer `{id}` (available: {})", known.join(", "))
+        })
+    }
+
     /// Validates a scorer component and installs it under its manifest id. Built-in ids
     /// are reserved.
     pub fn install(
@@ -410,4 +423,31 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), PluginError> {
     let temporary = PathBuf::from(temporary);
     std::fs::write(&temporary, bytes).map_err(|e| host_error("writing", e))?;
     std::fs::rename(&temporary, path).map_err(|e| host_error("replacing", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scorer_resolves_built_in_first_then_installed_and_an_unknown_one_names_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = ScorerRegistry::new(dir.path().to_owned());
+        let builtins: crate::runtime::Builtins = &[("recency", b"built-in bytes")];
+        std::fs::create_dir_all(dir.path().join("team")).unwrap();
+        std::fs::write(dir.path().join("team/component.wasm"), b"installed bytes").unwrap();
+        assert_eq!(
+            registry.resolve("recency", builtins).unwrap(),
+            b"built-in bytes"
+        );
+        assert_eq!(
+            registry.resolve("team", builtins).unwrap(),
+            b"installed bytes"
+        );
+        let unknown = registry.resolve("nope", builtins).unwrap_err();
+        assert!(
+            unknown.contains("no scorer `nope`") && unknown.contains("recency"),
+            "{unknown}"
+        );
+    }
 }

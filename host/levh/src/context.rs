@@ -94,13 +94,20 @@ impl Context {
         levh_plugins::ScorerRegistry::new(self.home.join("scorers"))
     }
 
+    /// A scorer's component bytes: built-in first, then installed.
+    pub fn scorer_component(&self, id: &str) -> Result<Vec<u8>> {
+        self.scorers()
+            .resolve(id, levh_builtins::SCORERS)
+            .map_err(|message| anyhow!(message))
+    }
+
     /// The engine with the active scorer attached, if one is chosen. A scorer that cannot
     /// be loaded does not stop recall: the H-score ranks, and the warning says why.
     pub fn levh_for_recall(&self) -> (Levh, Option<String>) {
         let Some(id) = self.scorers().active() else {
             return (self.levh.clone(), None);
         };
-        let loaded = crate::cli::scorer::component_bytes(self, &id).and_then(|bytes| {
+        let loaded = self.scorer_component(&id).and_then(|bytes| {
             let host = self.plugin_host()?;
             let scorer = host.load_scorer(&id, &bytes)?;
             Ok(levh_plugins::ScorerPolicy::new(host, scorer))

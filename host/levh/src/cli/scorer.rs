@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -39,16 +39,8 @@ fn builtin_ids() -> Vec<&'static str> {
 }
 
 /// A scorer's component bytes: built-in first, then installed.
-pub fn component_bytes(context: &Context, id: &str) -> Result<Vec<u8>> {
-    if let Some(bytes) = levh_builtins::scorer(id) {
-        return Ok(bytes.to_vec());
-    }
-    let registry = context.scorers();
-    registry.component(id).ok_or_else(|| {
-        let mut known: Vec<String> = builtin_ids().into_iter().map(str::to_owned).collect();
-        known.extend(registry.installed());
-        anyhow!("no scorer `{id}` (available: {})", known.join(", "))
-    })
+fn component_bytes(context: &Context, id: &str) -> Result<Vec<u8>> {
+    context.scorer_component(id)
 }
 
 pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {
