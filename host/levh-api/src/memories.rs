@@ -314,7 +314,7 @@ pub fn forget(levh: &Levh, scope: &Scope, id: &str) -> Result<Forgotten> {
     Ok(Forgotten {
         done: Done {
             memory_id: id.to_string(),
-            status: "forgotten".into(),
+            status: crate::views::DoneStatus::Forgotten,
         },
         was_pinned,
     })

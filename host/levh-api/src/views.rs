@@ -74,7 +74,7 @@ pub struct MemoryView {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct AdmissionView {
     /// `admit`, `redact`, or (after a person's decision) `review`.
-    pub verdict: String,
+    pub verdict: VerdictKind,
     /// Why, in words.
     pub reasons: Vec<String>,
     /// `gate` for automatic decisions, otherwise the person or surface that decided.
@@ -107,7 +107,11 @@ impl MemoryView {
             superseded_by: memory.superseded_by.map(|id| id.to_string()),
             content_hash: memory.content_hash.clone(),
             admission: AdmissionView {
-                verdict: memory.admission.verdict.clone(),
+                verdict: match memory.admission.verdict {
+                    levh_core::AdmissionVerdict::Admit => VerdictKind::Admit,
+                    levh_core::AdmissionVerdict::Redact => VerdictKind::Redact,
+                    levh_core::AdmissionVerdict::Review => VerdictKind::Review,
+                },
                 reasons: memory.admission.reasons.clone(),
                 decided_by: memory.admission.decided_by.clone(),
             },
@@ -843,7 +847,15 @@ pub struct Done {
     /// The memory acted on.
     pub memory_id: String,
     /// What happened.
-    pub status: String,
+    pub status: DoneStatus,
+}
+
+/// What a plain acknowledgement says happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DoneStatus {
+    /// Retired from every read, kept for history until purged.
+    Forgotten,
 }
 
 /// What the gate did with an update. New content is judged like a capture against every

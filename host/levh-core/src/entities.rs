@@ -581,7 +581,7 @@ mod tests {
             superseded_by: None,
             content_hash: String::new(),
             admission: AdmissionRecord {
-                verdict: "admit".into(),
+                verdict: crate::AdmissionVerdict::Admit,
                 reasons: vec![],
                 decided_by: "gate".into(),
             },

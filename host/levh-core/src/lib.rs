@@ -45,8 +45,8 @@ pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};
 pub use ids::{HeldId, Kind, MemoryId, SessionId, Workspace};
 pub use memory::{
-    Actor, AdmissionRecord, Embedding, EventKind, HeldCandidate, HeldDecision, HeldStatus,
-    Interference, Memory, MemoryState, NewMemory, NewMemoryRecord, PriorMemory,
+    Actor, AdmissionRecord, AdmissionVerdict, Embedding, EventKind, HeldCandidate, HeldDecision,
+    HeldStatus, Interference, Memory, MemoryState, NewMemory, NewMemoryRecord, PriorMemory,
 };
 pub use time::{Clock, FixedClock, SystemClock, Timestamp, parse_instant};
 /// The range of instants levh stores (see [`time::latest`]).

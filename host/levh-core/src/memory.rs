@@ -28,11 +28,50 @@ impl MemoryState {
     }
 }
 
+/// The verdict a stored memory was let in by (a rejected candidate is never stored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AdmissionVerdict {
+    /// Stored as given.
+    Admit,
+    /// Stored with its secrets replaced.
+    Redact,
+    /// Held, then admitted by a person.
+    Review,
+}
+
+impl AdmissionVerdict {
+    /// As stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Admit => "admit",
+            Self::Redact => "redact",
+            Self::Review => "review",
+        }
+    }
+
+    /// The verdict `text` names, if it is one.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "admit" => Some(Self::Admit),
+            "redact" => Some(Self::Redact),
+            "review" => Some(Self::Review),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for AdmissionVerdict {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
 /// How a memory got in: the gate's verdict, its reasons and who decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdmissionRecord {
     /// `admit`, `redact`, or (after a person's decision) `review`.
-    pub verdict: String,
+    pub verdict: AdmissionVerdict,
     /// Why, in words.
     pub reasons: Vec<String>,
     /// `gate` for automatic decisions, otherwise the person or surface that decided.

@@ -76,7 +76,7 @@ fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
                 valid_to: None,
                 superseded_by: None,
                 admission: AdmissionRecord {
-                    verdict: "admit".into(),
+                    verdict: levh_core::AdmissionVerdict::Admit,
                     reasons: vec![],
                     decided_by: "bench".into(),
                 },

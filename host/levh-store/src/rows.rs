@@ -2,8 +2,8 @@
 //! epoch: integers sort and compare exactly, which text timestamps only do by convention.
 
 use levh_core::{
-    AdmissionRecord, Kind, Memory, MemoryId, MemoryState, MemorySummary, RankingRow, SessionId,
-    Timestamp, Workspace,
+    AdmissionRecord, AdmissionVerdict, Kind, Memory, MemoryId, MemoryState, MemorySummary,
+    RankingRow, SessionId, Timestamp, Workspace,
 };
 use rusqlite::Row;
 use rusqlite::types::Type;
@@ -113,7 +113,15 @@ pub(crate) fn read_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
         },
         content_hash: row.get(15)?,
         admission: AdmissionRecord {
-            verdict: row.get(16)?,
+            verdict: {
+                // A verdict this levh does not know (written by a newer one) reads as
+                // `admit`, named in the log: one row never breaks a read.
+                let text: String = row.get(16)?;
+                AdmissionVerdict::parse(&text).unwrap_or_else(|| {
+                    tracing::warn!(verdict = %text, "a memory's admission verdict is unknown; read as admit");
+                    AdmissionVerdict::Admit
+                })
+            },
             reasons: serde_json::from_value(reasons).map_err(|e| conversion(17, Type::Text, e))?,
             decided_by: row.get(18)?,
         },

@@ -35,7 +35,7 @@ pub(crate) fn record(
             valid_to: None,
             superseded_by: None,
             admission: AdmissionRecord {
-                verdict: "admit".into(),
+                verdict: levh_core::AdmissionVerdict::Admit,
                 reasons: vec![],
                 decided_by: "test".into(),
             },

@@ -237,7 +237,7 @@ pub(crate) fn insert_memory_without_keys(
         m.valid_to.map(micros),
         m.superseded_by.map(|id| id.to_string()),
         m.content_hash,
-        m.admission.verdict,
+        m.admission.verdict.as_str(),
         serde_json::to_string(&m.admission.reasons).map_err(StoreError::new)?,
         m.admission.decided_by,
         m.metadata.to_string(),

@@ -285,7 +285,12 @@ impl Levh {
             reasons.push(format!("redacted: {}", kinds.join(", ")));
         }
         AdmissionRecord {
-            verdict: verdict.name().into(),
+            verdict: match verdict {
+                Verdict::Redact => crate::AdmissionVerdict::Redact,
+                Verdict::Review { .. } => crate::AdmissionVerdict::Review,
+                // Admit; a rejected candidate never gets this far.
+                _ => crate::AdmissionVerdict::Admit,
+            },
             reasons,
             decided_by: "gate".into(),
         }

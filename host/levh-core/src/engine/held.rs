@@ -84,7 +84,7 @@ impl Levh {
         p.neighbours
             .retain(|(neighbour, _)| Some(*neighbour) != superseded);
         let admission = AdmissionRecord {
-            verdict: "review".into(),
+            verdict: crate::AdmissionVerdict::Review,
             reasons: vec![
                 held.reason.clone(),
                 format!("admitted by {}", scope.actor.decider()),

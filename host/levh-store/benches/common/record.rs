@@ -38,7 +38,7 @@ pub fn record(
             valid_to: None,
             superseded_by: None,
             admission: AdmissionRecord {
-                verdict: "admit".into(),
+                verdict: levh_core::AdmissionVerdict::Admit,
                 reasons: vec![],
                 decided_by: "bench".into(),
             },
