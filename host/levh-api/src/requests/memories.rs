@@ -1,0 +1,188 @@
+//! Requests about memories: store, list, change, and what the memory model says of one.
+
+use super::*;
+
+/// Arguments of store_memory and admit_memory. There is deliberately no `force`: the
+/// gate decides, and a review verdict becomes a held candidate for a person.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreArgs {
+    /// The text to remember (3..32000 characters). Secrets are redacted before storing.
+    pub content: String,
+    /// Project within the workspace.
+    pub project: Option<String>,
+    /// note (default), event, decision, ...
+    pub kind: Option<String>,
+    /// Importance 0..1 (default 0.5): important memories grow durable faster.
+    pub importance: Option<f64>,
+    /// Pin it at once: it never fades.
+    pub pin: Option<bool>,
+    /// World time from which it holds (RFC 3339).
+    pub valid_from: Option<String>,
+    /// World time at which it stops holding (RFC 3339).
+    pub valid_to: Option<String>,
+    /// A session id from create_session.
+    pub session_id: Option<String>,
+    /// Free-form JSON object.
+    pub metadata: Option<serde_json::Value>,
+    /// An imported memory's own record (levh's export, read by `levh import`); never
+    /// taken from a request.
+    #[serde(skip)]
+    pub prior: Option<levh_core::PriorMemory>,
+}
+
+/// Arguments of store_memories: many memories through the gate in one call and one
+/// transaction. There is no `force` here either.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreBatchArgs {
+    /// The memories (1..1000), each as store_memory takes it. Each gets its own verdict,
+    /// judged as if it had been sent alone right after the ones before it: a copy of an
+    /// earlier item is rejected as its duplicate, a near-copy is held for a person.
+    pub memories: Vec<StoreArgs>,
+}
+
+/// A memory id.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdArgs {
+    /// The memory's id (a UUID).
+    pub id: String,
+}
+
+/// Arguments of list_memories.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {
+    /// Only this project.
+    pub project: Option<String>,
+    /// Only this kind.
+    pub kind: Option<String>,
+    /// Only this source.
+    pub source: Option<String>,
+    /// Only pinned (true) or unpinned (false).
+    pub pinned: Option<bool>,
+    /// At most this many (1..1000, default 20).
+    pub limit: Option<usize>,
+    /// Skip this many (newest first).
+    pub offset: Option<usize>,
+}
+
+/// Arguments of set_importance.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportanceArgs {
+    /// The memory's id.
+    pub id: String,
+    /// Importance 0..1.
+    pub importance: f64,
+}
+
+/// Arguments of update_memory.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateArgs {
+    /// The memory's id.
+    pub id: String,
+    /// The new content (3..32000 characters; secrets are redacted).
+    pub content: String,
+}
+
+/// Arguments of memory_feedback.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackArgs {
+    /// The memory's id.
+    pub id: String,
+    /// true: it helped (reinforces). false: it was wrong (weakens; the clock is not reset).
+    pub helpful: bool,
+}
+
+/// Arguments of related_memories.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RelatedArgs {
+    /// The memory's id.
+    pub id: String,
+    /// At most this many (default 5).
+    pub limit: Option<usize>,
+}
+
+/// Arguments of list_fading_memories.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FadingArgs {
+    /// Only this project.
+    pub project: Option<String>,
+    /// At most this many (default 20).
+    pub limit: Option<usize>,
+}
+
+/// PATCH body: at least one field.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateBody {
+    /// New content (3..32000 characters; secrets are redacted).
+    pub content: Option<String>,
+    /// New importance 0..1.
+    pub importance: Option<f64>,
+}
+
+/// Feedback body.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackBody {
+    /// true: it helped (reinforces). false: it was wrong (weakens).
+    pub helpful: bool,
+}
+
+/// Forgetting-curve query.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CurveQuery {
+    /// Days ahead (1..3650, default 30).
+    pub days: Option<u32>,
+}
+
+/// Score-breakdown query.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreQuery {
+    /// Score against this query (similarity 1 without one).
+    pub query: Option<String>,
+}
+
+impl StoreArgs {
+    /// The engine's input, `source` recorded as who wrote it.
+    pub fn into_new_memory(self, source: String) -> Result<NewMemory, Error> {
+        Ok(NewMemory {
+            content: self.content,
+            project: self.project,
+            kind: kind(self.kind.as_deref())?,
+            source: Some(source),
+            importance: self.importance,
+            pinned: self.pin.unwrap_or(false),
+            valid_from: time("valid_from", self.valid_from.as_deref())?,
+            valid_to: time("valid_to", self.valid_to.as_deref())?,
+            metadata: self.metadata,
+            session_id: self.session_id.map(SessionId::new),
+            prior: self.prior,
+        })
+    }
+}
+
+/// Related-memories query (REST; MCP names the memory in [`RelatedArgs`]).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RelatedQuery {
+    /// At most this many (default 5).
+    pub limit: Option<usize>,
+}
+
+/// Memory-history query.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryQuery {
+    /// At most this many events, newest first (1..1000, default 100).
+    pub limit: Option<usize>,
+}
