@@ -105,7 +105,8 @@ fn mcp_inspector_cli_sets_importance_pin_and_limit_with_no_schema_warnings() {
         levh(home.path())
             .env("LEVH_EMBEDDER", "hash")
             .args(["list", "--json"]),
-    );
+    )["memories"]
+        .clone();
     assert_eq!(listed[0]["importance"], 0.7, "{listed}");
     assert_eq!(listed[0]["pinned"], true, "{listed}");
 
