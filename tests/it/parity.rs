@@ -294,6 +294,34 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
         &masked(server.tool("reinforce_memory", json!({"id": ids[2]}))),
     );
 
+    same(
+        "unpin",
+        &masked(cli(home, &["unpin", &ids[0]])),
+        &masked(server.rest("POST", &format!("/api/memories/{}/unpin", ids[1]), None)),
+        &masked(server.tool("unpin_memory", json!({"id": ids[2]}))),
+    );
+    same(
+        "feedback",
+        &masked(cli(home, &["feedback", &ids[0], "--unhelpful"])),
+        &masked(server.rest(
+            "POST",
+            &format!("/api/memories/{}/feedback", ids[1]),
+            Some(json!({"helpful": false})),
+        )),
+        &masked(server.tool("memory_feedback", json!({"id": ids[2], "helpful": false}))),
+    );
+    same_two(
+        "tokens",
+        &{
+            cli(
+                home,
+                &["token", "create", "--role", "viewer", "--label", "parity"],
+            );
+            cli(home, &["token", "list"])
+        },
+        &server.rest("GET", "/api/tokens", None),
+    );
+
     // The held queue: a near-copy is held; list and show agree.
     let held = cli(
         home,
@@ -316,6 +344,32 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
         "held show",
         &cli(home, &["held", "show", held_id]),
         &server.rest("GET", &format!("/api/memories/held/{held_id}"), None),
+    );
+    // Deciding: a second near-copy, one discarded through each surface.
+    let second = cli(
+        home,
+        &[
+            "capture",
+            "The release train for the mobile apps leaves every second Thursday at eleven",
+            "-p",
+            "ops",
+        ],
+    );
+    assert_eq!(second["verdict"], "review", "{second}");
+    let second_id = second["held_id"].as_str().unwrap();
+    // Who decided names the surface (`local via cli`, `local via http`), by design.
+    let decided = |mut value: Value| {
+        value["decided_by"] = Value::Null;
+        masked(value)
+    };
+    same_two(
+        "held discard",
+        &decided(cli(home, &["held", "discard", held_id])),
+        &decided(server.rest(
+            "POST",
+            &format!("/api/memories/held/{second_id}/discard"),
+            None,
+        )),
     );
     child.kill().unwrap();
     child.wait().unwrap();
