@@ -6,6 +6,7 @@ use anyhow::Result;
 use levh_api::Operation;
 use levh_api::memories;
 use levh_api::requests::ListArgs;
+use levh_api::views::MemoryList;
 
 use crate::context::Context;
 use crate::output;
@@ -36,8 +37,6 @@ pub struct Args {
 
 /// The API's largest page.
 const PAGE: usize = 1_000;
-/// The most `levh list` reads in pages.
-const MAX_LISTED: usize = 100_000;
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     let page = |limit: Option<usize>, offset: Option<usize>| ListArgs {
@@ -49,24 +48,27 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         offset,
     };
     let list = match args.limit {
-        Some(limit) if limit > PAGE && limit <= MAX_LISTED => {
-            // Pages of the one operation, so the shape and every check stay the API's.
-            let mut list = context.run(Operation::ListMemories, |levh, scope| {
-                memories::list(levh, scope, page(Some(PAGE), args.offset))
-            })?;
-            let mut offset = args.offset.unwrap_or(0) + PAGE;
-            while list.memories.len() < limit
-                && list.memories.len() + args.offset.unwrap_or(0) == offset
-            {
+        Some(limit) if limit > PAGE => {
+            // Pages of the one operation, so the shape and every check stay the API's;
+            // a page shorter than asked is the end of the list.
+            let start = args.offset.unwrap_or(0);
+            let mut list = MemoryList {
+                memories: Vec::new(),
+            };
+            while list.memories.len() < limit {
                 let want = (limit - list.memories.len()).min(PAGE);
                 let next = context.run(Operation::ListMemories, |levh, scope| {
-                    memories::list(levh, scope, page(Some(want), Some(offset)))
+                    memories::list(
+                        levh,
+                        scope,
+                        page(Some(want), Some(start + list.memories.len())),
+                    )
                 })?;
-                if next.memories.is_empty() {
+                let short = next.memories.len() < want;
+                list.memories.extend(next.memories);
+                if short {
                     break;
                 }
-                offset += next.memories.len();
-                list.memories.extend(next.memories);
             }
             list
         }
