@@ -355,7 +355,7 @@ fn a_corrupt_grants_file_is_an_error_naming_it_and_is_never_overwritten() {
     );
     // The list still lists, with the error on that connector's row.
     let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
-    let row = listed
+    let row = listed["connectors"]
         .as_array()
         .unwrap()
         .iter()

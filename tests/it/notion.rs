@@ -498,7 +498,7 @@ fn a_rate_limit_fails_the_run_with_its_wait_and_the_next_run_resumes_without_dup
             .any(|e| e.contains("rate limited") && e.contains("retry after 7 s")),
         "{errors:?}"
     );
-    let runs = json(levh(home.path()).args(["sync", "status", "--json"]))["result"].clone();
+    let runs = json(levh(home.path()).args(["sync", "status", "--json"]));
     assert_eq!(runs[0]["status"], "failed", "{runs}");
 
     let before = server.seen().len();

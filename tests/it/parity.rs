@@ -89,6 +89,7 @@ impl Server {
         let url = format!("http://{}{path}", self.address);
         let mut response = match (method, body) {
             ("GET", _) => self.agent.get(&url).call().unwrap(),
+            ("DELETE", _) => self.agent.delete(&url).call().unwrap(),
             ("POST", Some(body)) => self.agent.post(&url).send_json(&body).unwrap(),
             ("POST", None) => self
                 .agent
@@ -101,6 +102,9 @@ impl Server {
         let status = response.status().as_u16();
         let text = response.body_mut().read_to_string().unwrap();
         assert!(status < 300, "{method} {path}: {status} {text}");
+        if status == 204 {
+            return Value::Null;
+        }
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
     }
 }
@@ -371,6 +375,168 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
             None,
         )),
     );
+
+    // Admitting: two more near-copies, one admitted through each surface (MCP asks the
+    // person through elicitation, so it has no admit to compare).
+    let held_ids: Vec<String> = ["at noon", "at one"]
+        .iter()
+        .map(|when| {
+            let answer = cli(
+                home,
+                &[
+                    "capture",
+                    &format!(
+                        "The release train for the mobile apps leaves every second Thursday {when}"
+                    ),
+                    "-p",
+                    "ops",
+                ],
+            );
+            assert_eq!(answer["verdict"], "review", "{answer}");
+            answer["held_id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    same_two(
+        "held admit",
+        &decided(cli(home, &["held", "admit", &held_ids[0]])),
+        &decided(server.rest(
+            "POST",
+            &format!("/api/memories/held/{}/admit", held_ids[1]),
+            None,
+        )),
+    );
+
+    // What levh knows from the memories: people, organizations, decisions, commitments,
+    // the timeline and the entity graph.
+    cli(
+        home,
+        &[
+            "capture",
+            "Met Ana Lima (ana.lima@northwind.example) on the billing migration: we decided to \
+             move invoicing to the new ledger, and I will send Ana the cut-over plan by Friday",
+            "-p",
+            "billing",
+        ],
+    );
+    let people = cli(home, &["people"]);
+    assert!(!people["people"].as_array().unwrap().is_empty(), "{people}");
+    same(
+        "people",
+        &people,
+        &server.rest("GET", "/api/people", None),
+        &server.tool("list_people", json!({})),
+    );
+    let orgs = cli(home, &["orgs"]);
+    same(
+        "organizations",
+        &orgs,
+        &server.rest("GET", "/api/organizations", None),
+        &server.tool("list_organizations", json!({})),
+    );
+    let decisions = cli(home, &["decisions"]);
+    assert!(
+        !decisions["decisions"].as_array().unwrap().is_empty(),
+        "{decisions}"
+    );
+    same(
+        "decisions",
+        &decisions,
+        &server.rest("GET", "/api/decisions", None),
+        &server.tool("list_decisions", json!({})),
+    );
+    let commitments = cli(home, &["commitments"]);
+    assert!(
+        !commitments["commitments"].as_array().unwrap().is_empty(),
+        "{commitments}"
+    );
+    same(
+        "commitments",
+        &commitments,
+        &server.rest("GET", "/api/commitments", None),
+        &server.tool("list_commitments", json!({})),
+    );
+    same(
+        "entities",
+        &cli(home, &["entities"]),
+        &server.rest("GET", "/api/entities", None),
+        &server.tool("list_entities", json!({})),
+    );
+    same(
+        "about",
+        &cli(home, &["about", "ana.lima@northwind.example"]),
+        &server.rest("GET", "/api/entities/ana.lima@northwind.example", None),
+        &server.tool(
+            "about_entity",
+            json!({"entity": "ana.lima@northwind.example"}),
+        ),
+    );
+    same(
+        "graph",
+        &cli(home, &["entities", "graph"]),
+        &server.rest("GET", "/api/graph", None),
+        &server.tool("entity_graph", json!({})),
+    );
+    same(
+        "timeline",
+        &cli(home, &["timeline", "this week"]),
+        &server.rest("GET", "/api/timeline?range=this%20week", None),
+        &server.tool("timeline", json!({"range": "this week"})),
+    );
+    same(
+        "audit secrets",
+        &cli(home, &["audit-secrets"]),
+        &server.rest("GET", "/api/memories/audit-secrets", None),
+        &server.tool("audit_secrets", json!({})),
+    );
+
+    // Connectors: the catalog, one connector's help, and the runs (MCP sends each under
+    // `result`, its structured content being an object).
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        notes.path().join("standup.md"),
+        "The standup moved to 9:30 from Monday on.\n",
+    )
+    .unwrap();
+    let report = cli(
+        home,
+        &[
+            "sync",
+            "local_files",
+            "--config",
+            &format!("directory={}", notes.path().display()),
+        ],
+    );
+    assert_eq!(report["admitted"], 1, "{report}");
+    same(
+        "connector list",
+        &cli(home, &["connector", "list"]),
+        &server.rest("GET", "/api/connectors", None),
+        &server.tool("list_connectors", json!({}))["result"],
+    );
+    same(
+        "sync status",
+        &cli(home, &["sync", "status"]),
+        &server.rest("GET", "/api/connectors/sync-state", None),
+        &server.tool("connector_sync_status", json!({}))["result"],
+    );
+
+    // Retiring: forget (REST answers 204 with no body), then purge, one memory each.
+    let forgotten = cli(home, &["forget", &ids[0]]);
+    assert_eq!(
+        server.rest("DELETE", &format!("/api/memories/{}", ids[1]), None),
+        Value::Null
+    );
+    assert_eq!(
+        shape(&masked(forgotten)),
+        shape(&masked(server.tool("forget_memory", json!({"id": ids[2]})))),
+        "forget: the CLI's --json differs from MCP"
+    );
+    same(
+        "purge",
+        &cli(home, &["purge", &ids[0]]),
+        &server.rest("POST", &format!("/api/memories/{}/purge", ids[1]), None),
+        &server.tool("purge_memory", json!({"id": ids[2]})),
+    );
     child.kill().unwrap();
     child.wait().unwrap();
 }
@@ -405,6 +571,39 @@ fn the_application_layer_depends_on_no_surface_and_no_surface_on_the_store() {
             "{surface} depends on levh-store outside its tests: {deps:?}"
         );
     }
+    // The CLI is a surface too: its commands go through levh-api (`Context::run`), and
+    // no command file names the engine facade or the store.
+    let commands = root.join("levh").join("src").join("cli");
+    let names_engine_or_store = |line: &str| {
+        line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .any(|word| {
+                word.split('.')
+                    .any(|part| part == "Levh" || part == "SqliteStore")
+                    || word.starts_with("levh_store")
+                    || word == "context.levh"
+                    || word.starts_with("context.levh.")
+                    || word == "context.store"
+                    || word.starts_with("context.store.")
+            })
+    };
+    let mut files = 0;
+    for entry in std::fs::read_dir(&commands).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        files += 1;
+        for (n, line) in text.lines().enumerate() {
+            assert!(
+                !names_engine_or_store(line),
+                "{}:{} names the engine or the store: {line}",
+                path.display(),
+                n + 1
+            );
+        }
+    }
+    assert!(
+        files > 20,
+        "the CLI's command files were not found under {commands:?}"
+    );
 }
 
 /// The server's log names the operation (REST) and the tool (MCP) each answer belongs to:

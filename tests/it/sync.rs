@@ -96,7 +96,7 @@ fn a_second_sync_stores_nothing_new_and_an_edit_updates_exactly_that_memory() {
         assert_eq!(memory["kind"], "document");
     }
 
-    let runs = json(levh(home.path()).args(["sync", "status", "--json"]))["result"].clone();
+    let runs = json(levh(home.path()).args(["sync", "status", "--json"]));
     assert_eq!(runs.as_array().unwrap().len(), 3);
     assert_eq!(runs[0]["updated"], 1, "newest first: {runs}");
 }
@@ -535,7 +535,7 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
     assert_eq!(added["installed"], "team-notes", "{added}");
     let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
     assert!(
-        listed
+        listed["connectors"]
             .as_array()
             .unwrap()
             .iter()
@@ -554,7 +554,7 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
     ok(levh(home.path()).args(["connector", "remove", "team-notes"]));
     let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
     assert!(
-        !listed
+        !listed["connectors"]
             .as_array()
             .unwrap()
             .iter()

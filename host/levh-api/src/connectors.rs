@@ -1,11 +1,13 @@
 //! Connectors, through the runtime's core trait ([`Connectors`]): list, help, sync with
 //! the stored grants only, and the record of past runs.
 
-use levh_core::sync::{Connectors, FetchFailure, SyncReport, SyncRequest};
+use levh_core::sync::{
+    ConnectorCatalog, ConnectorHelp, Connectors, FetchFailure, Source, SyncOptions, SyncReport,
+    SyncRequest,
+};
 use levh_core::{Levh, Principal, Scope};
 
 use crate::requests::{GrantBody, SyncStatusArgs};
-use crate::views::ConnectorOutput;
 use crate::{Error, Result};
 
 /// What a surface says when it runs without a connector runtime.
@@ -18,18 +20,14 @@ pub fn runtime(connectors: Option<&dyn Connectors>) -> Result<&dyn Connectors> {
 
 /// [`Operation::ListConnectors`](crate::Operation::ListConnectors), with the grants of
 /// the caller's workspace.
-pub fn list(connectors: &dyn Connectors, scope: &Scope) -> Result<ConnectorOutput> {
-    Ok(ConnectorOutput {
-        result: connectors.list(&scope.workspace)?,
-    })
+pub fn list(connectors: &dyn Connectors, scope: &Scope) -> Result<ConnectorCatalog> {
+    Ok(connectors.list(&scope.workspace)?)
 }
 
 /// [`Operation::GetConnectorHelp`](crate::Operation::GetConnectorHelp), with the grants
 /// of the caller's workspace.
-pub fn help(connectors: &dyn Connectors, scope: &Scope, id: &str) -> Result<ConnectorOutput> {
-    Ok(ConnectorOutput {
-        result: connectors.help(id, &scope.workspace)?,
-    })
+pub fn help(connectors: &dyn Connectors, scope: &Scope, id: &str) -> Result<ConnectorHelp> {
+    Ok(connectors.help(id, &scope.workspace)?)
 }
 
 /// The workspace a grant is for: the one the body names, else the caller's.
@@ -52,6 +50,21 @@ pub fn sync(
     Ok(connectors.sync(levh, scope, request)?)
 }
 
+/// [`Operation::SyncConnector`](crate::Operation::SyncConnector) from a person's terminal
+/// (`levh sync`): the source comes with the grants the person gave on the command line
+/// (a network caller's sync goes through [`sync`], with the stored grants only), and
+/// `progress` sees the tally after every item.
+pub fn sync_source(
+    levh: &Levh,
+    scope: &Scope,
+    source: &mut dyn Source,
+    options: SyncOptions,
+    project: Option<String>,
+    progress: &mut dyn FnMut(&SyncReport),
+) -> Result<SyncReport> {
+    Ok(levh.sync(scope, source, options, project, progress)?)
+}
+
 /// A run that failed because a person has not granted what the connector needs: the
 /// line of the report that names the grant command, as a [`Error::Denied`].
 pub fn refusal(report: &SyncReport) -> Option<Error> {
@@ -61,11 +74,8 @@ pub fn refusal(report: &SyncReport) -> Option<Error> {
 
 /// [`Operation::ConnectorSyncStatus`](crate::Operation::ConnectorSyncStatus): newest
 /// first, 10 unless asked.
-pub fn status(levh: &Levh, scope: &Scope, args: SyncStatusArgs) -> Result<ConnectorOutput> {
-    let runs = levh.sync_runs(scope, args.id.as_deref(), args.limit.unwrap_or(10))?;
-    Ok(ConnectorOutput {
-        result: serde_json::to_value(&runs).map_err(Error::internal)?,
-    })
+pub fn status(levh: &Levh, scope: &Scope, args: SyncStatusArgs) -> Result<Vec<SyncReport>> {
+    Ok(levh.sync_runs(scope, args.id.as_deref(), args.limit.unwrap_or(10))?)
 }
 
 /// One sync run by its id, with every item it did not store (`levh sync status RUN`);
@@ -95,13 +105,13 @@ pub fn grant(
     principal: &Principal,
     id: &str,
     body: GrantBody,
-) -> Result<ConnectorOutput> {
+) -> Result<ConnectorHelp> {
     host_wide(principal)?;
     let workspace = grant_workspace(principal, &body)?;
     let grant = body.into_grant(true)?;
-    let result = connectors.grant(id, &workspace, &grant)?;
+    let help = connectors.grant(id, &workspace, &grant)?;
     tracing::info!(connector = id, ?grant, %workspace, principal = ?principal.name, "grant stored");
-    Ok(ConnectorOutput { result })
+    Ok(help)
 }
 
 /// [`Operation::RevokeConnector`](crate::Operation::RevokeConnector): the connector's
@@ -111,7 +121,7 @@ pub fn revoke(
     principal: &Principal,
     id: &str,
     body: GrantBody,
-) -> Result<ConnectorOutput> {
+) -> Result<ConnectorHelp> {
     host_wide(principal)?;
     let workspace = grant_workspace(principal, &body)?;
     let grant = body.into_grant(false)?;
@@ -121,7 +131,5 @@ pub fn revoke(
         )));
     }
     tracing::info!(connector = id, ?grant, %workspace, principal = ?principal.name, "grant revoked");
-    Ok(ConnectorOutput {
-        result: connectors.help(id, &workspace)?,
-    })
+    Ok(connectors.help(id, &workspace)?)
 }

@@ -73,6 +73,8 @@ impl From<levh_core::Error> for Error {
             E::AlreadyDecided { .. } | E::AdmissionIncomplete(_) => {
                 Self::Conflict(error.to_string())
             }
+            // A list continued from a memory purged meanwhile: the caller lists again.
+            E::Store(store) if store.is_cursor_gone() => Self::Conflict(store.0.to_string()),
             E::Store(store) if store.is_disk_full() => Self::InsufficientStorage(
                 "the disk holding levh's store is full: nothing was stored; free some space and try again"
                     .into(),
@@ -99,5 +101,28 @@ impl From<ConnectorError> for Error {
             ConnectorError::Engine(engine) => engine.into(),
             other => Self::internal(other),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use levh_core::StoreError;
+
+    /// Conditions a caller can act on are theirs (4xx), with the store's own words;
+    /// anything else from the store is levh's fault (500).
+    #[test]
+    fn a_store_condition_a_caller_can_act_on_is_not_an_internal_error() {
+        let gone = Error::from(levh_core::Error::Store(StoreError::cursor_gone(
+            "the memory x that this list continues from is no longer stored; list again",
+        )));
+        assert!(
+            matches!(&gone, Error::Conflict(m) if m.contains("list again") && !m.contains("storage error")),
+            "{gone:?}"
+        );
+        let full = Error::from(levh_core::Error::Store(StoreError::disk_full("ENOSPC")));
+        assert!(matches!(full, Error::InsufficientStorage(_)), "{full:?}");
+        let other = Error::from(levh_core::Error::Store(StoreError::new("locked")));
+        assert!(matches!(other, Error::Internal(_)), "{other:?}");
     }
 }

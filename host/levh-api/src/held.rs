@@ -25,8 +25,7 @@ pub fn evaluate(levh: &Levh, scope: &Scope, args: EvaluateArgs) -> Result<Evalua
 
 /// [`Operation::ListHeldMemories`](crate::Operation::ListHeldMemories).
 pub fn list(levh: &Levh, scope: &Scope, args: HeldListArgs) -> Result<HeldList> {
-    let status = args.status()?;
-    let held = levh.held_list(scope, status)?;
+    let held = levh.held_list(scope, args.status.unwrap_or_default().status())?;
     Ok(HeldList {
         held: held.iter().map(HeldView::from).collect(),
         how_to_decide: HOW_TO_DECIDE.into(),

@@ -35,7 +35,23 @@ impl StoreError {
     pub fn is_disk_full(&self) -> bool {
         self.0.downcast_ref::<DiskFull>().is_some()
     }
+
+    /// A page of a list asked to continue after a memory that is no longer stored
+    /// (purged while the caller was listing): the caller's to start again, not a fault.
+    pub fn cursor_gone(detail: impl Into<String>) -> Self {
+        Self(Box::new(CursorGone(detail.into())))
+    }
+
+    /// Whether this is [`StoreError::cursor_gone`].
+    pub fn is_cursor_gone(&self) -> bool {
+        self.0.downcast_ref::<CursorGone>().is_some()
+    }
 }
+
+/// A list's cursor names a memory that is no longer stored.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct CursorGone(pub String);
 
 /// The disk holding the store is full.
 #[derive(Debug, thiserror::Error)]

@@ -13,6 +13,7 @@ macro_rules! uuid_id {
     ($(#[$doc:meta])* $name:ident, $what:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[serde(transparent)]
         pub struct $name(uuid::Uuid);
 
@@ -126,6 +127,7 @@ fn check_name(field: &'static str, value: &str) -> Result<(), Error> {
 /// A workspace: the hard boundary between sets of memories. Nothing of one workspace is
 /// ever returned to another.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Workspace(String);
 

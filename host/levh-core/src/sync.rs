@@ -6,6 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
+mod catalog;
+pub use catalog::{
+    BrokenConnector, Capability, CatalogEntry, ConfigKey, ConnectorCatalog, ConnectorHelp,
+    ConnectorOrigin, ConnectorSummary, Manifest,
+};
+
 use crate::{HeldId, MemoryId, Timestamp};
 
 /// A person an item is about.
@@ -92,6 +98,7 @@ pub trait Source {
 /// Why a whole page could not be fetched: what a surface needs to answer rightly (a
 /// refused capability is the person's to grant, not a broken connector).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum FetchFailure {
@@ -198,6 +205,7 @@ impl ItemOutcome {
 
 /// Where a sync run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum SyncStatus {
     /// Started, not finished (or the process died).
@@ -235,6 +243,7 @@ impl std::fmt::Display for SyncStatus {
 
 /// A sync run's tally; also what `levh sync status` shows.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SyncReport {
     /// The run's id.
     pub run_id: String,
@@ -314,6 +323,7 @@ impl NotStoredItem {
 
 /// What became of an item that a sync did not store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ItemFate {
     /// Waits for a person in the held queue.
@@ -341,6 +351,7 @@ impl ItemFate {
 /// An item of a sync run that did not become (or change) a memory, and why. Never
 /// carries content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NotStoredItem {
     /// The item's id at its source (a file path, a message id, an event UID).
     pub source_id: String,
@@ -406,14 +417,11 @@ pub enum Grant {
 pub trait Connectors: Send + Sync + std::fmt::Debug {
     /// Built-in and installed connectors with their manifests and the grants stored for
     /// `workspace` (grants belong to a workspace: another's syncs cannot use them).
-    fn list(&self, workspace: &crate::Workspace) -> Result<serde_json::Value, ConnectorError>;
+    fn list(&self, workspace: &crate::Workspace) -> Result<ConnectorCatalog, ConnectorError>;
     /// One connector's settings, requested capabilities and the grants stored for
     /// `workspace`.
-    fn help(
-        &self,
-        id: &str,
-        workspace: &crate::Workspace,
-    ) -> Result<serde_json::Value, ConnectorError>;
+    fn help(&self, id: &str, workspace: &crate::Workspace)
+    -> Result<ConnectorHelp, ConnectorError>;
     /// Stores a grant for `workspace` (idempotent); the connector's help, as
     /// [`Connectors::help`], after.
     fn grant(
@@ -421,7 +429,7 @@ pub trait Connectors: Send + Sync + std::fmt::Debug {
         id: &str,
         workspace: &crate::Workspace,
         grant: &Grant,
-    ) -> Result<serde_json::Value, ConnectorError>;
+    ) -> Result<ConnectorHelp, ConnectorError>;
     /// Takes a grant of `workspace` back; false when it had no such grant.
     fn revoke(
         &self,

@@ -35,59 +35,10 @@ pub use runtime::{ConnectorOrigin, ConnectorRuntime, check_config};
 pub use scorer::{SCORE_TIMEOUT, Scorer, ScorerPolicy};
 pub use source::ConnectorSource;
 pub use wit::ApiVersion;
+// The manifest types are the catalog's, in levh-core: the surfaces send them as they are.
+pub use levh_core::sync::{Capability, ConfigKey, Manifest};
 
 use crate::sandbox::{PluginState, Prepared};
-
-/// What a plugin declares about itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Manifest {
-    /// Stable id (`calendar`).
-    pub id: String,
-    /// The plugin's version.
-    pub version: String,
-    /// One line on what it does.
-    pub description: String,
-    /// The levh plugin API it targets.
-    pub api_version: String,
-    /// Config keys it understands.
-    pub config: Vec<ConfigKey>,
-    /// What it asks the host for.
-    pub capabilities: Vec<Capability>,
-}
-
-/// One config key of a plugin.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ConfigKey {
-    /// Its name.
-    pub name: String,
-    /// `path`, `text`, `integer`, `boolean` or `text-list`.
-    pub value_type: String,
-    /// What it means.
-    pub help: String,
-    /// Whether a sync needs it.
-    pub required: bool,
-    /// Its default, if any.
-    pub default_value: Option<String>,
-}
-
-/// A capability a plugin asks for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "value", rename_all = "kebab-case")]
-pub enum Capability {
-    /// Read-only access to the path in this config key.
-    ReadPath(String),
-    /// Outgoing HTTPS to this host.
-    HttpHost(String),
-}
-
-impl std::fmt::Display for Capability {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::ReadPath(key) => write!(f, "read the path in `{key}`"),
-            Self::HttpHost(host) => write!(f, "connect to {host}"),
-        }
-    }
-}
 
 /// A person an item is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -7,12 +7,13 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+pub use levh_core::sync::ConnectorOrigin;
 use levh_core::sync::{
-    ConnectorError, Connectors, FetchError, FetchFailure, Grant, SyncOptions, SyncReport,
+    BrokenConnector, CatalogEntry, ConnectorCatalog, ConnectorError, ConnectorHelp,
+    ConnectorSummary, Connectors, FetchError, FetchFailure, Grant, SyncOptions, SyncReport,
     SyncRequest,
 };
 use levh_core::{Levh, Scope};
-use serde_json::json;
 
 use crate::{Connector, ConnectorSource, Manifest, PluginError, PluginHost, Registry};
 
@@ -26,25 +27,6 @@ pub struct ConnectorRuntime {
     host: Arc<PluginHost>,
     registry: Registry,
     builtins: Builtins,
-}
-
-/// Where a connector comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConnectorOrigin {
-    /// Shipped inside levh.
-    BuiltIn,
-    /// Installed by a person (`levh connector install`).
-    Installed,
-}
-
-impl ConnectorOrigin {
-    /// Its name in listings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::BuiltIn => "built-in",
-            Self::Installed => "installed",
-        }
-    }
 }
 
 impl ConnectorRuntime {
@@ -214,12 +196,11 @@ pub(crate) fn fetch_error(error: &PluginError) -> ConnectorError {
 }
 
 impl Connectors for ConnectorRuntime {
-    fn list(&self, workspace: &levh_core::Workspace) -> Result<serde_json::Value, ConnectorError> {
-        let mut rows = Vec::new();
+    fn list(&self, workspace: &levh_core::Workspace) -> Result<ConnectorCatalog, ConnectorError> {
+        let mut connectors = Vec::new();
         for (id, origin) in self.ids() {
-            let origin = origin.as_str();
             // One connector that cannot load, or whose grants file is unreadable, is that
-            // row's error, not the list's.
+            // entry's error, not the catalog's.
             let loaded = self.load(&id).and_then(|c| {
                 let grants = self
                     .registry
@@ -227,36 +208,46 @@ impl Connectors for ConnectorRuntime {
                     .map_err(|e| fetch_error(&e))?;
                 Ok((c, grants))
             });
-            rows.push(match loaded {
-                Ok((c, grants)) => json!({
-                    "id": c.manifest.id, "version": c.manifest.version, "origin": origin,
-                    "description": c.manifest.description,
-                    "capabilities": c.manifest.capabilities,
-                    "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
+            connectors.push(match loaded {
+                Ok((c, grants)) => CatalogEntry::Ready(ConnectorSummary {
+                    id: c.manifest.id,
+                    version: c.manifest.version,
+                    origin,
+                    description: c.manifest.description,
+                    capabilities: c.manifest.capabilities,
+                    granted_paths: grants.read_paths,
+                    granted_hosts: grants.http_hosts.iter().map(|h| h.to_string()).collect(),
                 }),
-                Err(e) => json!({ "id": id, "origin": origin, "error": e.to_string() }),
+                Err(e) => CatalogEntry::Broken(BrokenConnector {
+                    id,
+                    origin,
+                    error: e.to_string(),
+                }),
             });
         }
-        Ok(json!({ "connectors": rows }))
+        Ok(ConnectorCatalog { connectors })
     }
 
     fn help(
         &self,
         id: &str,
         workspace: &levh_core::Workspace,
-    ) -> Result<serde_json::Value, ConnectorError> {
+    ) -> Result<ConnectorHelp, ConnectorError> {
         let connector = self.load(id)?;
         let grants = self
             .registry
             .grants(id, workspace)
             .map_err(|e| fetch_error(&e))?;
-        Ok(json!({
-            "manifest": connector.manifest,
-            "workspace": workspace,
-            "granted_paths": grants.read_paths, "granted_hosts": grants.http_hosts,
-            "token_stored": grants.credential.is_some(),
-            "how_to_grant": format!("a person grants it on the dashboard's Connectors page (/connectors on `levh serve`) or runs `levh --workspace {workspace} connector grant {id} DIR` (or --host HOST); grants belong to one workspace; agents cannot grant"),
-        }))
+        Ok(ConnectorHelp {
+            manifest: connector.manifest,
+            workspace: workspace.clone(),
+            granted_paths: grants.read_paths,
+            granted_hosts: grants.http_hosts.iter().map(|h| h.to_string()).collect(),
+            token_stored: grants.credential.is_some(),
+            how_to_grant: format!(
+                "a person grants it on the dashboard's Connectors page (/connectors on `levh serve`) or runs `levh --workspace {workspace} connector grant {id} DIR` (or --host HOST); grants belong to one workspace; agents cannot grant"
+            ),
+        })
     }
 
     fn grant(
@@ -264,7 +255,7 @@ impl Connectors for ConnectorRuntime {
         id: &str,
         workspace: &levh_core::Workspace,
         grant: &Grant,
-    ) -> Result<serde_json::Value, ConnectorError> {
+    ) -> Result<ConnectorHelp, ConnectorError> {
         // Only a connector there is can be granted anything.
         self.load(id)?;
         match grant {

@@ -8,15 +8,21 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use levh_core::sync::{ConnectorError, Connectors, FetchError, FetchFailure, SyncRequest};
+use levh_core::sync::{
+    ConnectorCatalog, ConnectorError, ConnectorHelp, Connectors, FetchError, FetchFailure,
+    SyncRequest,
+};
 use levh_core::{Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace};
 use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 
-/// The opened engine and the caller's scope.
+/// The opened engine and the caller's scope. Commands reach the engine only through
+/// [`Context::run`] (a levh-api operation); the few that are the CLI's own tooling
+/// (doctor, models, reembed, benchmark, eval, and the servers' launchers) use the named
+/// methods below, never the engine or the store themselves.
 pub struct Context {
-    pub levh: Levh,
+    levh: Levh,
     /// The store under the engine (tokens and the event log are read from it directly).
-    pub store: Arc<SqliteStore>,
+    store: Arc<SqliteStore>,
     pub scope: Scope,
     pub home: PathBuf,
     /// `LEVH_NOW`, when set: plugins see the same instant as the engine.
@@ -43,6 +49,18 @@ impl Context {
         Ok(work(&self.levh, &self.scope)?)
     }
 
+    /// [`Context::run`] with the active scorer attached (what recall ranks with), and the
+    /// warning when the scorer could not be loaded.
+    pub fn run_ranked<T>(
+        &self,
+        operation: levh_api::Operation,
+        work: impl FnOnce(&Levh, &Scope) -> levh_api::Result<T>,
+    ) -> Result<(T, Option<String>)> {
+        let _span = tracing::info_span!("operation", name = operation.name()).entered();
+        let (levh, warning) = self.levh_for_recall();
+        Ok((work(&levh, &self.scope)?, warning))
+    }
+
     /// The retention below which a memory counts as fading (for people's tables).
     pub fn fading_threshold(&self) -> f64 {
         self.levh.config().model.fading_threshold
@@ -62,6 +80,40 @@ impl Context {
     /// token commands.
     pub fn server_store(&self) -> &dyn levh_core::ServerStore {
         self.store.as_ref()
+    }
+
+    /// The same, shared, for `levh serve` to hand to the REST server.
+    pub fn shared_server_store(&self) -> Arc<dyn levh_core::ServerStore> {
+        self.store.clone()
+    }
+
+    // CLI tooling: what only the CLI's own commands read (doctor, models, reembed, the
+    // benchmarks), named for what they need rather than handing out the engine.
+
+    /// The model settings in force (the benchmarks run a fresh engine with them).
+    pub fn config(&self) -> Config {
+        *self.levh.config()
+    }
+
+    /// The embedder in use (`levh doctor`, `levh models status`).
+    pub fn embedder_in_use(&self) -> &dyn levh_core::Embedder {
+        self.levh.embedder()
+    }
+
+    /// The store's own checks (`levh doctor`).
+    pub fn store_health(&self) -> Result<levh_core::StoreHealth> {
+        Ok(self.levh.health()?)
+    }
+
+    /// How many memories lack a vector of the embedder in use (`levh reembed`).
+    pub fn reembed_pending(&self) -> Result<u64> {
+        Ok(self.levh.reembed_pending()?)
+    }
+
+    /// Embeds up to `batch` memories that lack a vector of the embedder in use, in one
+    /// committed step; how many it took (`levh reembed`).
+    pub fn reembed_step(&self, batch: usize) -> Result<usize> {
+        Ok(self.levh.reembed_step(batch)?)
     }
 
     /// The plugin runtime: one engine per process, started only by the first command
@@ -101,9 +153,14 @@ impl Context {
             .map_err(|message| anyhow!(message))
     }
 
-    /// The engine with the active scorer attached, if one is chosen. A scorer that cannot
-    /// be loaded does not stop recall: the H-score ranks, and the warning says why.
-    pub fn levh_for_recall(&self) -> (Levh, Option<String>) {
+    /// The engine a server surface (REST, MCP) is built on: with the active scorer
+    /// attached, if one is chosen. A scorer that cannot be loaded does not stop recall:
+    /// the H-score ranks, and the warning says why.
+    pub fn engine_for_server(&self) -> (Levh, Option<String>) {
+        self.levh_for_recall()
+    }
+
+    fn levh_for_recall(&self) -> (Levh, Option<String>) {
         let Some(id) = self.scorers().active() else {
             return (self.levh.clone(), None);
         };
@@ -476,11 +533,11 @@ impl OnDemandConnectors {
 }
 
 impl Connectors for OnDemandConnectors {
-    fn list(&self, workspace: &Workspace) -> Result<serde_json::Value, ConnectorError> {
+    fn list(&self, workspace: &Workspace) -> Result<ConnectorCatalog, ConnectorError> {
         self.runtime()?.list(workspace)
     }
 
-    fn help(&self, id: &str, workspace: &Workspace) -> Result<serde_json::Value, ConnectorError> {
+    fn help(&self, id: &str, workspace: &Workspace) -> Result<ConnectorHelp, ConnectorError> {
         self.runtime()?.help(id, workspace)
     }
 
@@ -489,7 +546,7 @@ impl Connectors for OnDemandConnectors {
         id: &str,
         workspace: &Workspace,
         grant: &levh_core::sync::Grant,
-    ) -> Result<serde_json::Value, ConnectorError> {
+    ) -> Result<ConnectorHelp, ConnectorError> {
         self.runtime()?.grant(id, workspace, grant)
     }
 

@@ -16,8 +16,57 @@ pub struct EvaluateArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HeldListArgs {
-    /// held (default), admitted, discarded or expired.
-    pub status: Option<String>,
+    /// held (default), admitted, discarded, expired, or all.
+    pub status: Option<HeldStatusFilter>,
+}
+
+/// Which held candidates a list shows: those of one status, or all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HeldStatusFilter {
+    /// Waiting for a person (the default).
+    #[default]
+    Held,
+    /// Stored as memories.
+    Admitted,
+    /// Let go by a person.
+    Discarded,
+    /// Let go because nobody decided in time.
+    Expired,
+    /// Every candidate, whatever became of it.
+    All,
+}
+
+impl HeldStatusFilter {
+    /// The names a caller may give, as they are written.
+    pub const NAMES: [&'static str; 5] = ["held", "admitted", "discarded", "expired", "all"];
+
+    /// The filter named `text` (as [`HeldStatusFilter::NAMES`] writes it).
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        Ok(match text.trim() {
+            "held" => Self::Held,
+            "admitted" => Self::Admitted,
+            "discarded" => Self::Discarded,
+            "expired" => Self::Expired,
+            "all" => Self::All,
+            other => {
+                return Err(Error::invalid(format!(
+                    "invalid status: '{other}' is not held, admitted, discarded, expired or all"
+                )));
+            }
+        })
+    }
+
+    /// The one status it keeps; `None` for all.
+    pub fn status(self) -> Option<levh_core::HeldStatus> {
+        match self {
+            Self::Held => Some(levh_core::HeldStatus::Held),
+            Self::Admitted => Some(levh_core::HeldStatus::Admitted),
+            Self::Discarded => Some(levh_core::HeldStatus::Discarded),
+            Self::Expired => Some(levh_core::HeldStatus::Expired),
+            Self::All => None,
+        }
+    }
 }
 
 /// Arguments of decide_held_memory: only the candidate. The decision comes from the
@@ -36,19 +85,4 @@ pub struct AdmitBody {
     /// Mark the new memory as replacing the neighbour that caused the hold.
     #[serde(default)]
     pub supersede: bool,
-}
-
-impl HeldListArgs {
-    /// The status asked for (held when none; `None` for all).
-    pub fn status(&self) -> Result<Option<levh_core::HeldStatus>, Error> {
-        match self.status.as_deref().map(str::trim) {
-            None => Ok(Some(levh_core::HeldStatus::Held)),
-            Some("all") => Ok(None),
-            Some(text) => levh_core::HeldStatus::parse(text).map(Some).ok_or_else(|| {
-                Error::invalid(format!(
-                    "invalid status: '{text}' is not held, admitted, discarded, expired or all"
-                ))
-            }),
-        }
-    }
 }

@@ -2,11 +2,12 @@
 
 use super::*;
 
-/// Connector tool outputs are plain JSON from the connector runtime.
+/// A connector tool's answer on MCP, whose structured content must be an object: the
+/// document REST sends as its body, under `result`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ConnectorOutput {
-    /// The result.
-    pub result: serde_json::Value,
+pub struct ConnectorOutput<T> {
+    /// The connector catalog, one connector's help, a sync report or recent runs.
+    pub result: T,
 }
 
 /// Liveness of the server and its store.

@@ -26,7 +26,7 @@ use levh_api::views::{
     SecretsView, SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_api::{connectors, held, memories, recall, secrets, sessions, tokens, workspace};
-use levh_core::sync::{Connectors, SyncRequest};
+use levh_core::sync::{ConnectorCatalog, ConnectorHelp, Connectors, SyncReport, SyncRequest};
 use levh_core::{Levh, Principal, Scope};
 
 use super::extract::{Body, Caller, CallerScope, OptionalBody, Params, client};
@@ -456,24 +456,24 @@ pub(super) async fn end_session(
 pub(super) async fn connectors(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<ConnectorCatalog>, ApiError> {
     with_runtime(&state, scope, |_, scope, runtime| {
         connectors::list(runtime, scope)
     })
     .await
-    .map(|output| Json(output.result))
+    .map(Json)
 }
 
 pub(super) async fn connector_help(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<ConnectorHelp>, ApiError> {
     with_runtime(&state, scope, move |_, scope, runtime| {
         connectors::help(runtime, scope, &id)
     })
     .await
-    .map(|output| Json(output.result))
+    .map(Json)
 }
 
 pub(super) async fn sync_connector(
@@ -481,7 +481,7 @@ pub(super) async fn sync_connector(
     CallerScope(scope): CallerScope,
     Path(id): Path<String>,
     OptionalBody(body): OptionalBody<SyncBody>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<SyncReport>, ApiError> {
     let request = SyncRequest {
         id,
         config: body.config.into_iter().collect(),
@@ -497,21 +497,19 @@ pub(super) async fn sync_connector(
     if let Some(refusal) = connectors::refusal(&report) {
         return Err(refusal.into());
     }
-    serde_json::to_value(report)
-        .map(Json)
-        .map_err(ApiError::internal)
+    Ok(Json(report))
 }
 
 pub(super) async fn sync_state(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,
     Params(args): Params<SyncStatusArgs>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<Vec<SyncReport>>, ApiError> {
     run(&state, scope, move |levh, scope| {
         connectors::status(levh, scope, args)
     })
     .await
-    .map(|output| Json(output.result))
+    .map(Json)
 }
 
 pub(super) async fn memory_history(
@@ -583,12 +581,8 @@ pub(super) async fn revoke_token(
 }
 
 /// A change to a connector's grants (levh-api's `grant` or `revoke`) as the caller.
-type GrantChange = fn(
-    &dyn Connectors,
-    &Principal,
-    &str,
-    GrantBody,
-) -> levh_api::Result<levh_api::views::ConnectorOutput>;
+type GrantChange =
+    fn(&dyn Connectors, &Principal, &str, GrantBody) -> levh_api::Result<ConnectorHelp>;
 
 async fn change_grant(
     state: AppState,
@@ -596,13 +590,13 @@ async fn change_grant(
     id: String,
     body: GrantBody,
     change: GrantChange,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<ConnectorHelp>, ApiError> {
     let scope = principal.scope(levh_core::Surface::Http, None);
     with_runtime(&state, scope, move |_, _, runtime| {
         change(runtime, &principal, &id, body)
     })
     .await
-    .map(|output| Json(output.result))
+    .map(Json)
 }
 
 pub(super) async fn grant_connector(
@@ -610,7 +604,7 @@ pub(super) async fn grant_connector(
     Extension(principal): Caller,
     Path(id): Path<String>,
     Body(body): Body<GrantBody>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<ConnectorHelp>, ApiError> {
     change_grant(state, principal, id, body, connectors::grant).await
 }
 
@@ -619,7 +613,7 @@ pub(super) async fn revoke_connector(
     Extension(principal): Caller,
     Path(id): Path<String>,
     Body(body): Body<GrantBody>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<ConnectorHelp>, ApiError> {
     change_grant(state, principal, id, body, connectors::revoke).await
 }
 

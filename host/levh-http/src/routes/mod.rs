@@ -31,6 +31,7 @@ use levh_api::views::{
     SecretsView, SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_core::Role;
+use levh_core::sync::{ConnectorCatalog, ConnectorHelp, SyncReport};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::error::ErrorBody;
@@ -396,40 +397,40 @@ pub(crate) fn api() -> Api {
         )
         .route(
             Route::new(M::GET, "/api/connectors", O::ListConnectors, "Connectors with their manifests and stored grants")
-                .ok::<serde_json::Value>(200)
+                .ok::<ConnectorCatalog>(200)
                 .errors(&[503]),
             handlers::connectors,
         )
         .route(
             Route::new(M::GET, "/api/connectors/sync-state", O::ConnectorSyncStatus, "Recent sync runs")
                 .query::<SyncStatusArgs>()
-                .ok::<Vec<serde_json::Value>>(200),
+                .ok::<Vec<SyncReport>>(200),
             handlers::sync_state,
         )
         .route(
             Route::new(M::GET, "/api/connectors/{id}", O::GetConnectorHelp, "One connector's settings, capabilities and grants")
-                .ok::<serde_json::Value>(200)
+                .ok::<ConnectorHelp>(200)
                 .errors(&[404, 503]),
             handlers::connector_help,
         )
         .route(
             Route::new(M::POST, "/api/connectors/{id}/sync", O::SyncConnector, "Sync a connector with its stored grants, through the gate")
                 .body::<SyncBody>()
-                .ok::<serde_json::Value>(200)
+                .ok::<SyncReport>(200)
                 .errors(&[403, 404, 422, 503]),
             handlers::sync_connector,
         )
         .route(
             Route::new(M::POST, "/api/connectors/{id}/grants", O::GrantConnector, "Let a connector read a directory (and everything under it) or reach a host, when one workspace (`workspace`, default the caller's) syncs; only the operator or the local person, since grants are the machine's")
                 .body::<GrantBody>()
-                .ok::<serde_json::Value>(200)
+                .ok::<ConnectorHelp>(200)
                 .errors(&[403, 404, 422, 503]),
             handlers::grant_connector,
         )
         .route(
             Route::new(M::POST, "/api/connectors/{id}/revoke", O::RevokeConnector, "Take a connector's grant of a directory or a host back")
                 .body::<GrantBody>()
-                .ok::<serde_json::Value>(200)
+                .ok::<ConnectorHelp>(200)
                 .errors(&[403, 404, 422, 503]),
             handlers::revoke_connector,
         )

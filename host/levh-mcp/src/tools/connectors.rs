@@ -3,6 +3,7 @@
 use levh_api::connectors;
 use levh_api::requests::{ConnectorArgs, SyncArgs, SyncStatusArgs};
 use levh_api::views::ConnectorOutput;
+use levh_core::sync::{ConnectorCatalog, ConnectorHelp, SyncReport};
 use levh_core::sync::{Connectors, SyncRequest};
 use levh_core::{Levh, Scope};
 use rmcp::handler::server::wrapper::Json;
@@ -39,10 +40,10 @@ impl LevhMcp {
     async fn list_connectors(
         &self,
         peer: Peer<RoleServer>,
-    ) -> Result<Json<ConnectorOutput>, String> {
+    ) -> Result<Json<ConnectorOutput<ConnectorCatalog>>, String> {
         self.with_runtime(&peer, |_, scope, runtime| connectors::list(runtime, scope))
             .await
-            .map(Json)
+            .map(|result| Json(ConnectorOutput { result }))
     }
 
     /// A connector's settings, requested capabilities and stored grants.
@@ -57,12 +58,12 @@ impl LevhMcp {
         &self,
         Parameters(args): Parameters<ConnectorArgs>,
         peer: Peer<RoleServer>,
-    ) -> Result<Json<ConnectorOutput>, String> {
+    ) -> Result<Json<ConnectorOutput<ConnectorHelp>>, String> {
         self.with_runtime(&peer, move |_, scope, runtime| {
             connectors::help(runtime, scope, &args.id)
         })
         .await
-        .map(Json)
+        .map(|result| Json(ConnectorOutput { result }))
     }
 
     /// Run a connector: its items go through the gate into memory. Uses only the grants a
@@ -78,7 +79,7 @@ impl LevhMcp {
         &self,
         Parameters(args): Parameters<SyncArgs>,
         peer: Peer<RoleServer>,
-    ) -> Result<Json<ConnectorOutput>, String> {
+    ) -> Result<Json<ConnectorOutput<SyncReport>>, String> {
         let request = SyncRequest {
             id: args.id,
             config: args.config.unwrap_or_default().into_iter().collect(),
@@ -88,13 +89,10 @@ impl LevhMcp {
         // A refused capability is among the errors of the report (with the grant
         // command), as REST answers it with 403; the run is recorded either way.
         self.with_runtime(&peer, move |levh, scope, runtime| {
-            let report = connectors::sync(levh, scope, runtime, request)?;
-            Ok(ConnectorOutput {
-                result: serde_json::to_value(&report).map_err(levh_api::Error::internal)?,
-            })
+            connectors::sync(levh, scope, runtime, request)
         })
         .await
-        .map(Json)
+        .map(|result| Json(ConnectorOutput { result }))
     }
 
     /// Recent sync runs and their tallies.
@@ -109,11 +107,11 @@ impl LevhMcp {
         &self,
         Parameters(args): Parameters<SyncStatusArgs>,
         peer: Peer<RoleServer>,
-    ) -> Result<Json<ConnectorOutput>, String> {
+    ) -> Result<Json<ConnectorOutput<Vec<SyncReport>>>, String> {
         self.run(&peer, move |levh, scope| {
             connectors::status(levh, scope, args)
         })
         .await
-        .map(Json)
+        .map(|result| Json(ConnectorOutput { result }))
     }
 }

@@ -56,7 +56,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         None => Dataset::builtin()?,
     };
     let embedder = context.embedder.embedder.clone();
-    let report = benchmark::run(&dataset, embedder, *context.levh.config())
+    let report = benchmark::run(&dataset, embedder, context.config())
         .context("running the recall benchmark")?;
     let checks = if args.check {
         Some(benchmark::check(&dataset, &report)?)
@@ -151,7 +151,7 @@ fn run_conversational(
     json: bool,
 ) -> Result<ExitCode> {
     let embedder = context.embedder.embedder.clone();
-    let report = conversational::run(dataset, embedder, *context.levh.config())
+    let report = conversational::run(dataset, embedder, context.config())
         .context("running the conversational benchmark")?;
     let checks = if args.check {
         Some(conversational::check(dataset, &report)?)

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
 use clap::Subcommand;
+use levh_api::Operation;
+use levh_core::sync::CatalogEntry;
 use serde_json::json;
 
 use crate::context::Context;
@@ -114,29 +116,31 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
     let registry = context.registry();
     match command {
         Command::List => {
-            // The same listing MCP and REST give, one row per connector (a connector that
-            // cannot load is that row's error, not the list's).
-            let listed = levh_core::sync::Connectors::list(
-                &context.connectors()?,
-                &context.scope.workspace,
-            )?;
-            let rows = listed["connectors"].as_array().cloned().unwrap_or_default();
+            // The same catalog MCP and REST give, one entry per connector (a connector that
+            // cannot load is that entry's error, not the catalog's).
+            let runtime = context.connectors()?;
+            let catalog = context.run(Operation::ListConnectors, |_, scope| {
+                levh_api::connectors::list(&runtime, scope)
+            })?;
             if json {
-                output::json(&rows)?;
+                output::json(&catalog)?;
             } else {
                 let mut table = output::table(&["id", "version", "origin", "description"]);
-                for r in &rows {
-                    let text = |k: &str| r[k].as_str().unwrap_or("").to_owned();
-                    table.add_row(vec![
-                        text("id"),
-                        text("version"),
-                        text("origin"),
-                        r["description"]
-                            .as_str()
-                            .or(r["error"].as_str())
-                            .unwrap_or("")
-                            .to_owned(),
-                    ]);
+                for entry in &catalog.connectors {
+                    table.add_row(match entry {
+                        CatalogEntry::Ready(c) => vec![
+                            c.id.clone(),
+                            c.version.clone(),
+                            c.origin.as_str().to_owned(),
+                            c.description.clone(),
+                        ],
+                        CatalogEntry::Broken(c) => vec![
+                            c.id.clone(),
+                            String::new(),
+                            c.origin.as_str().to_owned(),
+                            c.error.clone(),
+                        ],
+                    });
                 }
                 output::print_table(&table);
             }

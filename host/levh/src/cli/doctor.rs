@@ -19,8 +19,8 @@ struct Check {
 }
 
 pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
-    let health = context.levh.health()?;
-    let embedder = context.levh.embedder();
+    let health = context.store_health()?;
+    let embedder = context.embedder_in_use();
     let checks = [
         Check {
             name: "store",

@@ -135,7 +135,7 @@ fn run_scenarios(context: &Context, args: RunArgs, json: bool) -> Result<ExitCod
         &scenarios,
         &fixtures,
         context.embedder.embedder.clone(),
-        *context.levh.config(),
+        context.config(),
     );
     let path = args.output.unwrap_or_else(|| default_report(context));
     write_report(&report, &path)?;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
-use levh_api::requests::HeldListArgs;
+use levh_api::requests::{HeldListArgs, HeldStatusFilter};
 use levh_api::views::{HeldStatusKind, HeldView};
 use levh_api::{Operation, held, memories};
 use levh_core::HeldId;
@@ -18,8 +18,8 @@ pub enum Command {
     /// Candidates waiting for a decision (or of another status).
     List {
         /// Which: held (default), admitted, discarded, expired, or all.
-        #[arg(long, default_value = "held", value_parser = ["held", "admitted", "discarded", "expired", "all"])]
-        status: String,
+        #[arg(long, default_value = "held", value_parser = status_filter())]
+        status: HeldStatusFilter,
     },
     /// One candidate in full, with the memory that caused the hold.
     Show {
@@ -52,6 +52,13 @@ impl std::str::FromStr for HeldIdArg {
             .map(Self)
             .map_err(|_| format!("'{text}' is not a held candidate id (expected a UUID)"))
     }
+}
+
+/// `--status`: one of levh-api's names, listed in `--help` and completions.
+fn status_filter() -> impl clap::builder::TypedValueParser<Value = HeldStatusFilter> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(HeldStatusFilter::NAMES)
+        .try_map(|name: String| HeldStatusFilter::parse(&name).map_err(|e| e.to_string()))
 }
 
 pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> {

@@ -61,7 +61,7 @@ fn stdio(home: Option<PathBuf>, workspace: &str, profile: Option<Profile>) -> Re
     let profile = context
         .setting_or(profile, "LEVH_MCP_PROFILE")?
         .unwrap_or(Profile::Work);
-    let (levh, warning) = context.levh_for_recall();
+    let (levh, warning) = context.engine_for_server();
     if let Some(warning) = warning {
         tracing::warn!("{warning}");
     }

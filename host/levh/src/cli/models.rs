@@ -138,7 +138,7 @@ fn status(context: &Context, json: bool) -> Result<ExitCode> {
                 .load()
                 .map_err(|e| e.to_string())
         });
-    let active = context.levh.embedder();
+    let active = context.embedder_in_use();
     // Not installed is a state, not a failure; installed but not loading is.
     let ok = located.is_err() || loads.is_ok();
     if json {

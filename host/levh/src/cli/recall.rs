@@ -74,15 +74,14 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         compact: Some(args.compact),
         explain: Some(args.explain),
     };
-    let (levh, load_warning) = context.levh_for_recall();
     let (operation, reinforce) = if args.no_reinforce {
         (Operation::SearchMemory, false)
     } else {
         (Operation::RecallMemory, true)
     };
-    let _span = tracing::info_span!("operation", name = operation.name()).entered();
-    // The engine with the active scorer attached (what `context.run` holds has none).
-    let view = recall::recall(&levh, &context.scope, request, reinforce)?;
+    let (view, load_warning) = context.run_ranked(operation, |levh, scope| {
+        recall::recall(levh, scope, request, reinforce)
+    })?;
     for warning in load_warning.iter().chain(&view.warnings) {
         output::warn(warning);
     }

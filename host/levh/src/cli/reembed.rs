@@ -22,9 +22,8 @@ pub struct Args {
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let levh = &context.levh;
-    let model = levh.embedder().model_id().to_owned();
-    let pending = levh.reembed_pending()?;
+    let model = context.embedder_in_use().model_id().to_owned();
+    let pending = context.reembed_pending()?;
     let bar = indicatif::ProgressBar::hidden();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar.set_length(pending);
@@ -39,7 +38,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     // Each step commits on its own and the next one asks the store again for what still
     // lacks a vector: an interrupted run loses at most one batch of work.
     loop {
-        let taken = levh
+        let taken = context
             .reembed_step(usize::from(args.batch))
             .with_context(|| format!("embedding stored memories with {model} ({done} done)"))?;
         if taken == 0 {

@@ -83,7 +83,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         bail!("LEVH_MCP_MAX_SESSIONS and LEVH_MCP_SESSION_IDLE_SECONDS must be at least 1");
     }
 
-    let (levh, scorer_warning) = context.levh_for_recall();
+    let (levh, scorer_warning) = context.engine_for_server();
     if let Some(warning) = &scorer_warning {
         tracing::warn!("{warning}");
     }
@@ -100,7 +100,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
     let connectors = Arc::new(OnDemandConnectors(context.clone()));
     let state = AppState::new(
         levh.clone(),
-        context.store.clone(),
+        context.shared_server_store(),
         AuthConfig {
             operator_token,
             cors_origins,

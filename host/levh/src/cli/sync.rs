@@ -78,25 +78,29 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     let mut source = connectors.source(&connector, args.config.clone(), grants);
-    let report = context.levh.sync(
-        &context.scope,
-        &mut source,
-        SyncOptions {
-            dry_run: args.dry_run,
-        },
-        args.project,
-        &mut |r: &SyncReport| {
-            bar.set_message(format!(
-                "{}: {} fetched, {} stored, {} held, {} failed",
-                r.connector,
-                r.fetched,
-                r.admitted + r.redacted + r.updated,
-                r.held,
-                r.failed
-            ));
-            bar.tick();
-        },
-    )?;
+    let options = SyncOptions {
+        dry_run: args.dry_run,
+    };
+    let report = context.run(Operation::SyncConnector, |levh, scope| {
+        levh_api::connectors::sync_source(
+            levh,
+            scope,
+            &mut source,
+            options,
+            args.project,
+            &mut |r: &SyncReport| {
+                bar.set_message(format!(
+                    "{}: {} fetched, {} stored, {} held, {} failed",
+                    r.connector,
+                    r.fetched,
+                    r.admitted + r.redacted + r.updated,
+                    r.held,
+                    r.failed
+                ));
+                bar.tick();
+            },
+        )
+    })?;
     bar.finish_and_clear();
     if json {
         output::json(&report)?;
@@ -195,7 +199,7 @@ fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Resu
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let view = context.run(Operation::ConnectorSyncStatus, |levh, scope| {
+    let runs = context.run(Operation::ConnectorSyncStatus, |levh, scope| {
         levh_api::connectors::status(
             levh,
             scope,
@@ -206,10 +210,9 @@ fn status(context: &Context, id: Option<&str>, limit: usize, json: bool) -> Resu
         )
     })?;
     if json {
-        output::json(&view)?;
+        output::json(&runs)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let runs: Vec<SyncReport> = serde_json::from_value(view.result)?;
     if runs.is_empty() {
         output::line("no sync has run yet");
         return Ok(ExitCode::SUCCESS);
