@@ -2,9 +2,16 @@
 //! `.ics` files (one file, or a directory of them). Recurring events are expanded inside
 //! the window (one item per series, listing its occurrences), time zones converted to
 //! UTC, and each bad file or event is one error.
+//!
+//! The modules depend one way, each only on those before it:
+//! `property` (reading iCalendar properties; the leaf) → `zones` (every `TZID` to a zone)
+//! → `time` (values to instants) → `parse` (events to occurrences, on `scan`'s index of
+//! the file) → `series` (occurrences to items) → this file. `scan` and `generate` stand
+//! alone.
 
 pub mod generate;
 pub mod parse;
+mod property;
 pub mod scan;
 pub mod series;
 pub mod time;

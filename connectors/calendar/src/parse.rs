@@ -12,9 +12,10 @@ use std::ops::Range;
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, SecondsFormat, Utc};
 use chrono_tz::Tz;
-use icalendar::parser::{Component, Property, read_components, unfold};
+use icalendar::parser::{Component, Property, read_components};
 use rrule::{RRule, RRuleError, RRuleSet, Unvalidated};
 
+use crate::property::{all, find, param, text, unfolded, zoned_value};
 use crate::scan::{Block, Scan, clip, scan};
 use crate::time::{Length, Stamp, local};
 use crate::zones::Zones;
@@ -298,13 +299,10 @@ pub fn read_groups<R: Read + Seek>(
             }
         }
     }
-    let unfolded: Vec<String> = texts
-        .iter()
-        .map(|(text, _, _)| unfold(text).replace("\r\n", "\n"))
-        .collect();
+    let joined: Vec<String> = texts.iter().map(|(text, _, _)| unfolded(text)).collect();
     let mut events: Vec<Component> = Vec::new();
-    for ((text, block, uid), unfolded) in texts.iter().zip(&unfolded) {
-        match read_components(unfolded) {
+    for ((text, block, uid), joined) in texts.iter().zip(&joined) {
+        match read_components(joined) {
             Ok(components) => events.extend(
                 components
                     .into_iter()
@@ -428,45 +426,6 @@ fn nom_error(report: &str, original: &str, first_line: usize) -> String {
     format!("line {} ({:?}): {what}", first_line + line - 1, clip(text))
 }
 
-/// The first property of this name (names are case-insensitive).
-pub(crate) fn find<'c>(component: &'c Component<'c>, name: &str) -> Option<&'c Property<'c>> {
-    component
-        .properties
-        .iter()
-        .find(|p| p.name.as_str().eq_ignore_ascii_case(name))
-}
-
-fn all<'c>(component: &'c Component<'c>, name: &'c str) -> impl Iterator<Item = &'c Property<'c>> {
-    component
-        .properties
-        .iter()
-        .filter(move |p| p.name.as_str().eq_ignore_ascii_case(name))
-}
-
-fn param<'p>(property: &'p Property<'p>, key: &str) -> Option<&'p str> {
-    property
-        .params
-        .iter()
-        .find(|p| p.key.as_str().eq_ignore_ascii_case(key))
-        .and_then(|p| p.val.as_ref())
-        .map(|v| v.as_str().trim())
-        .filter(|v| !v.is_empty())
-}
-
-/// A TEXT property, unescaped, trimmed, and only when not empty.
-fn text(component: &Component, name: &str) -> Option<String> {
-    let property = find(component, name)?;
-    // The parser unescapes TEXT only under upper-case names.
-    let value = if property.name.as_str().chars().any(char::is_lowercase) {
-        property.val.clone().unescape_text().as_str().to_owned()
-    } else {
-        property.val.as_str().to_owned()
-    };
-    let value = value.replace("\r\n", "\n");
-    let value = value.trim();
-    (!value.is_empty()).then(|| value.to_owned())
-}
-
 /// The event's UID; one derived from its start and title when missing (RFC 5545 requires
 /// a UID, but hand-written files forget it).
 fn uid(event: &Component) -> String {
@@ -554,15 +513,7 @@ struct Timing {
 }
 
 fn stamp(property: &Property, name: &str, zones: &Zones) -> Result<Stamp, String> {
-    let tzid = param(property, "TZID");
-    let value = property.val.as_str();
-    // `TZID=(UTC-03:00) Brasília:20260325T100000`: a zone name with a colon, unquoted
-    // as RFC 5545 asks, ends at the parser's first colon; the value's last colon is the
-    // real one.
-    let (tzid, value) = match (tzid, value.rsplit_once(':')) {
-        (Some(zone), Some((rest, value))) => (Some(format!("{zone}:{rest}")), value),
-        (zone, _) => (zone.map(str::to_owned), value),
-    };
+    let (tzid, value) = zoned_value(property);
     Stamp::read(value, tzid.as_deref(), param(property, "VALUE"), zones)
         .map_err(|e| format!("bad {name}: {e}"))
 }

@@ -1,16 +1,15 @@
 //! iCalendar date and time values (RFC 5545 §3.3.4, §3.3.5, §3.3.6) turned into instants.
 //!
-//! Zones come from the IANA database in `chrono-tz` (the one `rrule` computes in): most
-//! calendar programs write IANA names in `TZID`, Outlook Windows names, mapped below. Other
-//! names are resolved through the file's own `VTIMEZONE` (`zones`). DST is the database's.
-
-use std::str::FromStr;
+//! A `TZID` is handed to `zones`, the one place that says which zone a name means; what
+//! comes back is always a zone of the IANA database in `chrono-tz` (the one `rrule`
+//! computes in), and DST is the database's.
 
 use chrono::{
     DateTime, Duration, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
 };
 use chrono_tz::Tz;
 
+use crate::property::date_time;
 use crate::zones::Zones;
 
 /// A DATE or DATE-TIME value as written.
@@ -53,12 +52,8 @@ impl Stamp {
                 .map(Stamp::Date)
                 .map_err(|_| format!("{value:?} is not a date (YYYYMMDD)"));
         }
-        let (text, utc) = match value.strip_suffix(['Z', 'z']) {
-            Some(text) => (text, true),
-            None => (value, false),
-        };
-        let naive = NaiveDateTime::parse_from_str(text, "%Y%m%dT%H%M%S")
-            .map_err(|_| format!("{value:?} is not a date-time (YYYYMMDDTHHMMSS)"))?;
+        let (naive, utc) = date_time(value)
+            .ok_or_else(|| format!("{value:?} is not a date-time (YYYYMMDDTHHMMSS)"))?;
         if utc {
             return Ok(Stamp::Utc(naive));
         }
@@ -109,96 +104,6 @@ pub fn local(tz: Tz, naive: NaiveDateTime) -> DateTime<Tz> {
         }
     }
 }
-
-/// A `TZID` parameter to a zone: IANA names (`Europe/Berlin`), the same behind a vendor
-/// prefix (`/mozilla.org/20050126_1/Europe/Berlin`), or a Windows name (Outlook).
-pub fn zone(tzid: &str) -> Result<Tz, String> {
-    let name = tzid.trim().trim_matches('"');
-    if let Ok(tz) = Tz::from_str(name) {
-        return Ok(tz);
-    }
-    if let Some(iana) = windows_zone(name) {
-        return Tz::from_str(iana).map_err(|_| format!("unknown time zone {tzid:?}"));
-    }
-    // Prefixed names: try the last two, then three, path segments.
-    let segments: Vec<&str> = name.split('/').filter(|s| !s.is_empty()).collect();
-    for take in [2, 3, 1] {
-        if segments.len() >= take
-            && let Ok(tz) = Tz::from_str(&segments[segments.len() - take..].join("/"))
-        {
-            return Ok(tz);
-        }
-    }
-    Err(format!("unknown time zone {tzid:?}"))
-}
-
-/// The zones most calendars are written in, first the busiest, then every zone a Windows
-/// name maps to: the preferred answers when a `VTIMEZONE` matches several zones alike.
-pub fn major_zones() -> Vec<Tz> {
-    let mut zones: Vec<Tz> = [
-        "Europe/Berlin",
-        "Europe/London",
-        "America/New_York",
-        "America/Chicago",
-        "America/Denver",
-        "America/Los_Angeles",
-        "America/Sao_Paulo",
-        "Asia/Kolkata",
-        "Asia/Shanghai",
-        "Asia/Tokyo",
-        "Australia/Sydney",
-    ]
-    .iter()
-    .chain(WINDOWS_ZONES.iter().map(|(_, iana)| iana))
-    .filter_map(|name| Tz::from_str(name).ok())
-    .collect();
-    let mut seen = std::collections::HashSet::new();
-    zones.retain(|tz| seen.insert(*tz));
-    zones
-}
-
-/// The Windows zone names Outlook and Exchange write in `TZID`, to their IANA zone
-/// (the "001" territory of CLDR's windowsZones table).
-fn windows_zone(name: &str) -> Option<&'static str> {
-    WINDOWS_ZONES
-        .iter()
-        .find(|(windows, _)| windows.eq_ignore_ascii_case(name))
-        .map(|(_, iana)| *iana)
-}
-
-const WINDOWS_ZONES: &[(&str, &str)] = &[
-    ("AUS Eastern Standard Time", "Australia/Sydney"),
-    ("Alaskan Standard Time", "America/Anchorage"),
-    ("Arabian Standard Time", "Asia/Dubai"),
-    ("Atlantic Standard Time", "America/Halifax"),
-    ("Canada Central Standard Time", "America/Regina"),
-    ("Central Europe Standard Time", "Europe/Budapest"),
-    ("Central European Standard Time", "Europe/Warsaw"),
-    ("Central Standard Time", "America/Chicago"),
-    ("China Standard Time", "Asia/Shanghai"),
-    ("E. Europe Standard Time", "Europe/Chisinau"),
-    ("E. South America Standard Time", "America/Sao_Paulo"),
-    ("Eastern Standard Time", "America/New_York"),
-    ("FLE Standard Time", "Europe/Kiev"),
-    ("GMT Standard Time", "Europe/London"),
-    ("GTB Standard Time", "Europe/Bucharest"),
-    ("Greenwich Standard Time", "Atlantic/Reykjavik"),
-    ("Hawaiian Standard Time", "Pacific/Honolulu"),
-    ("India Standard Time", "Asia/Kolkata"),
-    ("Israel Standard Time", "Asia/Jerusalem"),
-    ("Korea Standard Time", "Asia/Seoul"),
-    ("Mountain Standard Time", "America/Denver"),
-    ("New Zealand Standard Time", "Pacific/Auckland"),
-    ("Pacific Standard Time", "America/Los_Angeles"),
-    ("Romance Standard Time", "Europe/Paris"),
-    ("Russian Standard Time", "Europe/Moscow"),
-    ("Singapore Standard Time", "Asia/Singapore"),
-    ("South Africa Standard Time", "Africa/Johannesburg"),
-    ("Tokyo Standard Time", "Asia/Tokyo"),
-    ("Turkey Standard Time", "Europe/Istanbul"),
-    ("US Mountain Standard Time", "America/Phoenix"),
-    ("W. Europe Standard Time", "Europe/Berlin"),
-];
 
 /// An event's length (RFC 5545 §3.3.6): days and weeks are nominal (a day is 23 or 25
 /// hours across a DST change), hours, minutes and seconds exact.
@@ -343,23 +248,6 @@ mod tests {
         assert_eq!(
             Stamp::parse("20260323T130000", Some("Mars/Olympus_Mons"), None).unwrap_err(),
             "unknown time zone \"Mars/Olympus_Mons\""
-        );
-    }
-
-    #[test]
-    fn vendor_prefixed_and_windows_zone_names_resolve() {
-        assert_eq!(
-            zone("/mozilla.org/20050126_1/Europe/Berlin").unwrap(),
-            Tz::Europe__Berlin
-        );
-        assert_eq!(
-            zone("America/Argentina/Buenos_Aires").unwrap(),
-            Tz::America__Argentina__Buenos_Aires
-        );
-        assert_eq!(zone("W. Europe Standard Time").unwrap(), Tz::Europe__Berlin);
-        assert_eq!(
-            zone("Pacific Standard Time").unwrap(),
-            Tz::America__Los_Angeles
         );
     }
 

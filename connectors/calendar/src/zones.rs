@@ -1,15 +1,17 @@
-//! A `TZID` to a zone, for names the IANA database does not know.
+//! A `TZID` to a zone: the one place that says which zone a name means.
 //!
-//! Exchange writes `"GMT +0100 (Standard) / GMT +0200 (Daylight)"`, Lotus `"Western/Central
+//! IANA names (`Europe/Berlin`), the same behind a vendor prefix, and the Windows names
+//! Outlook writes go straight to the database (`chrono-tz`), whose history is better than
+//! a file's summary of it.
+//!
+//! For other names: Exchange writes `"GMT +0100 (Standard) / GMT +0200 (Daylight)"`, Lotus `"Western/Central
 //! Europe"`, others `"(UTC-03:00) Brasília"` or `"custom_America/New_York"`, and define the
 //! zone in the file's own `VTIMEZONE`. Such a definition is read (its STANDARD/DAYLIGHT
 //! offsets and the rules of their onsets) and matched against the IANA zones, so that
 //! recurrence expansion still works in a real `chrono-tz` zone (the only kind `rrule`
 //! computes in): the zone whose offsets agree with the definition at the most sampled
 //! instants from 1997 to 2037 wins, major zones before others on a tie. Then, a known name
-//! inside the TZID; then an offset written in it (`UTC+11`). IANA and Windows names
-//! themselves go straight to the database (`time::zone`), whose history is better than a
-//! file's summary of it.
+//! inside the TZID; then an offset written in it (`UTC+11`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -17,10 +19,9 @@ use std::str::FromStr;
 
 use chrono::{NaiveDate, NaiveDateTime, Offset, TimeZone};
 use chrono_tz::Tz;
-use icalendar::parser::{Component, read_components, unfold};
+use icalendar::parser::{Component, read_components};
 
-use crate::parse::find;
-use crate::time::{Stamp, zone};
+use crate::property::{date_time, unfolded, value};
 
 /// The sampled years.
 const FIRST_YEAR: i32 = 1997;
@@ -41,8 +42,8 @@ impl Zones {
     pub fn read(blocks: &[String]) -> Zones {
         let mut definitions = HashMap::new();
         for block in blocks {
-            let unfolded = unfold(block).replace("\r\n", "\n");
-            let Ok(components) = read_components(&unfolded) else {
+            let text = unfolded(block);
+            let Ok(components) = read_components(&text) else {
                 continue;
             };
             for component in &components {
@@ -63,7 +64,7 @@ impl Zones {
         if let Some(known) = self.resolved.borrow().get(name) {
             return known.clone();
         }
-        let resolved = zone(name)
+        let resolved = database_zone(name)
             .or_else(|unknown| {
                 self.definitions
                     .get(name)
@@ -83,6 +84,96 @@ impl Zones {
     }
 }
 
+/// A `TZID` the database knows: IANA names (`Europe/Berlin`), the same behind a vendor
+/// prefix (`/mozilla.org/20050126_1/Europe/Berlin`), or a Windows name (Outlook).
+fn database_zone(tzid: &str) -> Result<Tz, String> {
+    let name = tzid.trim().trim_matches('"');
+    if let Ok(tz) = Tz::from_str(name) {
+        return Ok(tz);
+    }
+    if let Some(iana) = windows_zone(name) {
+        return Tz::from_str(iana).map_err(|_| format!("unknown time zone {tzid:?}"));
+    }
+    // Prefixed names: try the last two, then three, path segments.
+    let segments: Vec<&str> = name.split('/').filter(|s| !s.is_empty()).collect();
+    for take in [2, 3, 1] {
+        if segments.len() >= take
+            && let Ok(tz) = Tz::from_str(&segments[segments.len() - take..].join("/"))
+        {
+            return Ok(tz);
+        }
+    }
+    Err(format!("unknown time zone {tzid:?}"))
+}
+
+/// The zones most calendars are written in, first the busiest, then every zone a Windows
+/// name maps to: the preferred answers when a `VTIMEZONE` matches several zones alike.
+fn major_zones() -> Vec<Tz> {
+    let mut zones: Vec<Tz> = [
+        "Europe/Berlin",
+        "Europe/London",
+        "America/New_York",
+        "America/Chicago",
+        "America/Denver",
+        "America/Los_Angeles",
+        "America/Sao_Paulo",
+        "Asia/Kolkata",
+        "Asia/Shanghai",
+        "Asia/Tokyo",
+        "Australia/Sydney",
+    ]
+    .iter()
+    .chain(WINDOWS_ZONES.iter().map(|(_, iana)| iana))
+    .filter_map(|name| Tz::from_str(name).ok())
+    .collect();
+    let mut seen = std::collections::HashSet::new();
+    zones.retain(|tz| seen.insert(*tz));
+    zones
+}
+
+/// The Windows zone names Outlook and Exchange write in `TZID`, to their IANA zone
+/// (the "001" territory of CLDR's windowsZones table).
+fn windows_zone(name: &str) -> Option<&'static str> {
+    WINDOWS_ZONES
+        .iter()
+        .find(|(windows, _)| windows.eq_ignore_ascii_case(name))
+        .map(|(_, iana)| *iana)
+}
+
+const WINDOWS_ZONES: &[(&str, &str)] = &[
+    ("AUS Eastern Standard Time", "Australia/Sydney"),
+    ("Alaskan Standard Time", "America/Anchorage"),
+    ("Arabian Standard Time", "Asia/Dubai"),
+    ("Atlantic Standard Time", "America/Halifax"),
+    ("Canada Central Standard Time", "America/Regina"),
+    ("Central Europe Standard Time", "Europe/Budapest"),
+    ("Central European Standard Time", "Europe/Warsaw"),
+    ("Central Standard Time", "America/Chicago"),
+    ("China Standard Time", "Asia/Shanghai"),
+    ("E. Europe Standard Time", "Europe/Chisinau"),
+    ("E. South America Standard Time", "America/Sao_Paulo"),
+    ("Eastern Standard Time", "America/New_York"),
+    ("FLE Standard Time", "Europe/Kiev"),
+    ("GMT Standard Time", "Europe/London"),
+    ("GTB Standard Time", "Europe/Bucharest"),
+    ("Greenwich Standard Time", "Atlantic/Reykjavik"),
+    ("Hawaiian Standard Time", "Pacific/Honolulu"),
+    ("India Standard Time", "Asia/Kolkata"),
+    ("Israel Standard Time", "Asia/Jerusalem"),
+    ("Korea Standard Time", "Asia/Seoul"),
+    ("Mountain Standard Time", "America/Denver"),
+    ("New Zealand Standard Time", "Pacific/Auckland"),
+    ("Pacific Standard Time", "America/Los_Angeles"),
+    ("Romance Standard Time", "Europe/Paris"),
+    ("Russian Standard Time", "Europe/Moscow"),
+    ("Singapore Standard Time", "Asia/Singapore"),
+    ("South Africa Standard Time", "Africa/Johannesburg"),
+    ("Tokyo Standard Time", "Asia/Tokyo"),
+    ("Turkey Standard Time", "Europe/Istanbul"),
+    ("US Mountain Standard Time", "America/Phoenix"),
+    ("W. Europe Standard Time", "Europe/Berlin"),
+];
+
 /// One `VTIMEZONE`: the UTC offset in force from each onset on.
 #[derive(Debug, Clone, PartialEq)]
 struct Definition {
@@ -97,7 +188,7 @@ impl Definition {
         if !component.name.as_str().eq_ignore_ascii_case("VTIMEZONE") {
             return None;
         }
-        let id = property(component, "TZID")?
+        let id = value(component, "TZID")?
             .trim()
             .trim_matches('"')
             .to_owned();
@@ -108,15 +199,14 @@ impl Definition {
             if !name.eq_ignore_ascii_case("STANDARD") && !name.eq_ignore_ascii_case("DAYLIGHT") {
                 continue;
             }
-            let Some(to) = property(observance, "TZOFFSETTO").and_then(offset) else {
+            let Some(to) = value(observance, "TZOFFSETTO").and_then(offset) else {
                 continue;
             };
-            let from = property(observance, "TZOFFSETFROM")
+            let from = value(observance, "TZOFFSETFROM")
                 .and_then(offset)
                 .unwrap_or(to);
-            let Some(Stamp::Floating(start) | Stamp::Utc(start)) =
-                property(observance, "DTSTART").and_then(|v| Stamp::parse(v, None, None).ok())
-            else {
+            // An onset is local time (RFC 5545 §3.6.5); a stray `Z` is read the same way.
+            let Some((start, _)) = value(observance, "DTSTART").and_then(date_time) else {
                 continue;
             };
             let first = onsets.len();
@@ -201,11 +291,6 @@ impl Definition {
     }
 }
 
-/// The first value of a property, by case-insensitive name.
-fn property<'c>(component: &'c Component<'c>, name: &str) -> Option<&'c str> {
-    find(component, name).map(|p| p.val.as_str())
-}
-
 /// `+0100`, `-0230`, `+013000` to seconds east of UTC.
 fn offset(value: &str) -> Option<i32> {
     let value = value.trim();
@@ -263,7 +348,7 @@ fn onsets_of(observance: &Component, start: NaiveDateTime) -> Vec<NaiveDateTime>
         .filter(|p| p.name.as_str().eq_ignore_ascii_case("RDATE"))
     {
         for value in rdate.val.as_str().split(',') {
-            if let Ok(Stamp::Floating(at) | Stamp::Utc(at)) = Stamp::parse(value, None, None) {
+            if let Some((at, _)) = date_time(value) {
                 onsets.push(at);
             }
         }
@@ -282,7 +367,7 @@ fn offset_of(tz: Tz, utc: i64) -> Option<i32> {
 /// The zones tried, in order of preference on a tie: the major ones (those Windows names
 /// map to), then the rest, fixed-offset `Etc/` zones last.
 fn candidates() -> impl Iterator<Item = Tz> {
-    let major = crate::time::major_zones();
+    let major = major_zones();
     let preferred: std::collections::HashSet<Tz> = major.iter().copied().collect();
     let rest = chrono_tz::TZ_VARIANTS
         .iter()
@@ -411,6 +496,26 @@ mod tests {
             "unknown time zone \"Western/Central Europe\""
         );
         assert_eq!(none.resolve("Europe/Berlin").unwrap(), Tz::Europe__Berlin);
+    }
+
+    #[test]
+    fn vendor_prefixed_and_windows_zone_names_resolve() {
+        assert_eq!(
+            database_zone("/mozilla.org/20050126_1/Europe/Berlin").unwrap(),
+            Tz::Europe__Berlin
+        );
+        assert_eq!(
+            database_zone("America/Argentina/Buenos_Aires").unwrap(),
+            Tz::America__Argentina__Buenos_Aires
+        );
+        assert_eq!(
+            database_zone("W. Europe Standard Time").unwrap(),
+            Tz::Europe__Berlin
+        );
+        assert_eq!(
+            database_zone("Pacific Standard Time").unwrap(),
+            Tz::America__Los_Angeles
+        );
     }
 
     #[test]
