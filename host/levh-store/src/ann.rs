@@ -39,7 +39,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-use crate::{SqliteStore, exact_scan, sqlite, vectors};
+use crate::{SqliteStore, SqliteStoreError, exact_scan, vectors};
 
 /// When the approximate path takes over, and how its graph is built.
 #[derive(Debug, Clone)]
@@ -144,8 +144,11 @@ fn graph_options(dimension: usize, config: &AnnConfig) -> IndexOptions {
     }
 }
 
-fn graph_error(doing: &str, error: impl std::fmt::Display) -> StoreError {
-    StoreError::new(format!("{doing} the vector index: {error}"))
+fn graph_error(doing: &'static str, error: impl std::fmt::Display) -> SqliteStoreError {
+    SqliteStoreError::VectorIndex {
+        doing,
+        cause: error.to_string(),
+    }
 }
 
 /// A graph (keys are memory seqs) and the change number it covers: built or loaded,
@@ -165,7 +168,7 @@ struct Snapshot {
 
 impl Snapshot {
     /// A graph holding the vectors of `seqs`, made ready for concurrent searches.
-    fn new(covered: i64, seqs: Vec<i64>, graph: Index) -> Result<Self, StoreError> {
+    fn new(covered: i64, seqs: Vec<i64>, graph: Index) -> Result<Self, SqliteStoreError> {
         graph
             .reserve_capacity_and_threads(seqs.len(), GRAPH_CONTEXTS)
             .map_err(|e| graph_error("sizing", e))?;
@@ -193,7 +196,7 @@ impl Snapshot {
     }
 
     /// Memory seqs of the graph's nearest points, nearest first (up to `ef_search`).
-    fn candidates(&self, query: &[f32]) -> Result<Vec<i64>, StoreError> {
+    fn candidates(&self, query: &[f32]) -> Result<Vec<i64>, SqliteStoreError> {
         let _context = self.context();
         let graph = self.graph();
         let found = graph
@@ -205,7 +208,7 @@ impl Snapshot {
     /// Adds vectors written after the graph was built (a re-written one replaces its old
     /// point), then covers `through`. Searches go on meanwhile; they scan anything after
     /// the `covered` they read exactly, so a vector is never missed while it is added.
-    fn absorb(&self, points: &[(i64, Vec<i8>)], through: i64) -> Result<(), StoreError> {
+    fn absorb(&self, points: &[(i64, Vec<i8>)], through: i64) -> Result<(), SqliteStoreError> {
         let needed = self.len() + points.len();
         if self.graph().capacity() < needed {
             // Growing reallocates, so it waits for every search. A quarter more than
@@ -350,7 +353,7 @@ impl AnnIndex {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         let _running = Running(&state.job_running);
-        self.job(model, dimension).run(&state)
+        Ok(self.job(model, dimension).run(&state)?)
     }
 
     /// Waits until no background job runs for `model` (tests, benches).
@@ -414,21 +417,17 @@ impl AnnIndex {
         model: &str,
         dimension: usize,
         covered: i64,
-    ) -> Result<usize, StoreError> {
+    ) -> Result<usize, SqliteStoreError> {
         let mut tail = state.tail.lock().unwrap_or_else(PoisonError::into_inner);
         if tail.0 != covered || tail.1 < covered {
             *tail = (covered, covered, 0);
         }
-        let (count, last): (i64, Option<i64>) = self
-            .store
-            .lock()
-            .query_row(
-                "SELECT count(*), max(change) FROM vector_changes
+        let (count, last): (i64, Option<i64>) = self.store.lock().query_row(
+            "SELECT count(*), max(change) FROM vector_changes
                  WHERE model = ?1 AND dimension = ?2 AND change > ?3",
-                params![model, dimension as i64, tail.1],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .map_err(sqlite)?;
+            params![model, dimension as i64, tail.1],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
         if let Some(last) = last {
             tail.1 = last;
             tail.2 += count as usize;
@@ -442,9 +441,9 @@ impl AnnIndex {
         model: &str,
         query: &[f32],
         limit: usize,
-    ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+    ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         self.counters.exact_queries.fetch_add(1, Ordering::Relaxed);
-        self.store.nearest(filter, model, query, limit)
+        crate::exact_nearest(&self.store.read(), filter, model, query, limit)
     }
 }
 
@@ -456,6 +455,20 @@ impl VectorIndex for AnnIndex {
         query: &[f32],
         limit: usize,
     ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+        Ok(self.search(filter, model, query, limit)?)
+    }
+}
+
+impl AnnIndex {
+    /// The nearest `limit` vectors: graph candidates re-scored, plus the fresh tail, or
+    /// the exact scan when the graph cannot answer (see the module docs).
+    fn search(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         let dimension = query.len();
         if limit == 0 || dimension == 0 {
             return self.exact(filter, model, query, limit);
@@ -516,7 +529,7 @@ fn score_candidates(
     query: &[f32],
     candidates: &[i64],
     top: &mut vectors::TopK,
-) -> Result<HashSet<i64>, StoreError> {
+) -> Result<HashSet<i64>, SqliteStoreError> {
     let (clause, values) = crate::filter::where_clause(filter);
     // One statement for any number of candidates: the seqs travel as one JSON array.
     let sql = format!(
@@ -525,7 +538,7 @@ fn score_candidates(
          CROSS JOIN memories m ON m.seq = e.memory_seq
          WHERE e.model = ?2 AND e.dimension = ?3 AND {clause}"
     );
-    let seqs = serde_json::to_string(candidates).map_err(StoreError::new)?;
+    let seqs = serde_json::to_string(candidates)?;
     let params = [
         rusqlite::types::Value::from(seqs),
         model.to_owned().into(),
@@ -533,21 +546,19 @@ fn score_candidates(
     ]
     .into_iter()
     .chain(values);
-    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-    let mut rows = statement
-        .query(rusqlite::params_from_iter(params))
-        .map_err(sqlite)?;
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(rusqlite::params_from_iter(params))?;
     let mut seen = HashSet::with_capacity(candidates.len());
-    while let Some(row) = rows.next().map_err(sqlite)? {
-        let seq: i64 = row.get(2).map_err(sqlite)?;
+    while let Some(row) = rows.next()? {
+        let seq: i64 = row.get(2)?;
         if !seen.insert(seq) {
             continue;
         }
         let blob = vectors::blob(row, 1)?;
         let score = vectors::dot(query, blob);
         if top.would_keep(score) {
-            let id: String = row.get(0).map_err(sqlite)?;
-            top.push(score, crate::rows::parse_id(&id).map_err(StoreError::from)?);
+            let id: String = row.get(0)?;
+            top.push(score, crate::rows::parse_id(&id)?);
         }
     }
     Ok(seen)
@@ -597,7 +608,7 @@ const SAMPLES: usize = 32;
 const PARALLEL_BUILD_FROM: usize = 10_000;
 
 impl Job {
-    fn run(&self, state: &ModelIndex) -> Result<(), StoreError> {
+    fn run(&self, state: &ModelIndex) -> Result<(), SqliteStoreError> {
         let current = state.snapshot().map_or(0, |s| s.covered());
         // Another process may have written a newer snapshot: loading it is far cheaper
         // than building one.
@@ -624,27 +635,23 @@ impl Job {
 
     /// Adds the vectors written after the current snapshot's change number to its graph
     /// (each at most once, as it is now) and moves the number past them.
-    fn absorb(&self, state: &ModelIndex) -> Result<(), StoreError> {
+    fn absorb(&self, state: &ModelIndex) -> Result<(), SqliteStoreError> {
         let Some(snapshot) = state.snapshot() else {
             return Ok(());
         };
         let after = snapshot.covered();
         let (through, points) = self.read_at_once(|conn| {
             let through = self.last_change(conn)?;
-            let mut statement = conn
-                .prepare_cached(
-                    "SELECT e.memory_seq, e.vector FROM vector_changes c
+            let mut statement = conn.prepare_cached(
+                "SELECT e.memory_seq, e.vector FROM vector_changes c
                          CROSS JOIN memory_embeddings e ON e.memory_seq = c.memory_seq
                          WHERE c.model = ?1 AND c.dimension = ?2 AND c.change > ?3
                            AND e.model = ?1 AND e.dimension = ?2",
-                )
-                .map_err(sqlite)?;
-            let mut rows = statement
-                .query(params![self.model, self.dimension as i64, after])
-                .map_err(sqlite)?;
+            )?;
+            let mut rows = statement.query(params![self.model, self.dimension as i64, after])?;
             let (mut seen, mut points) = (HashSet::new(), Vec::new());
-            while let Some(row) = rows.next().map_err(sqlite)? {
-                let seq: i64 = row.get(0).map_err(sqlite)?;
+            while let Some(row) = rows.next()? {
+                let seq: i64 = row.get(0)?;
                 // A vector written twice has two changes; the row is its latest.
                 if !seen.insert(seq) {
                     continue;
@@ -668,10 +675,10 @@ impl Job {
     /// does not hold the store's connection; on the store's otherwise.
     fn read_at_once<T>(
         &self,
-        read: impl FnOnce(&Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+        read: impl FnOnce(&Connection) -> Result<T, SqliteStoreError>,
+    ) -> Result<T, SqliteStoreError> {
         self.with_connection(|conn| {
-            conn.execute_batch("BEGIN").map_err(sqlite)?;
+            conn.execute_batch("BEGIN")?;
             let result = read(conn);
             // A read transaction: ending it cannot lose anything.
             let _ = conn.execute_batch("COMMIT");
@@ -680,45 +687,40 @@ impl Job {
     }
 
     /// The latest change number of this model's vectors (0 without any).
-    fn last_change(&self, conn: &Connection) -> Result<i64, StoreError> {
-        conn.query_row(
+    fn last_change(&self, conn: &Connection) -> Result<i64, SqliteStoreError> {
+        Ok(conn.query_row(
             "SELECT coalesce(max(change), 0) FROM vector_changes
              WHERE model = ?1 AND dimension = ?2",
             params![self.model, self.dimension as i64],
             |row| row.get(0),
-        )
-        .map_err(sqlite)
+        )?)
     }
 
     /// Runs `f` on a read-only connection of its own when the store is a file (see
     /// [`Job::read_at_once`]); on the store's otherwise.
     fn with_connection<T>(
         &self,
-        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+        f: impl FnOnce(&Connection) -> Result<T, SqliteStoreError>,
+    ) -> Result<T, SqliteStoreError> {
         match self.store.file_path() {
             Some(path) => f(&crate::readers::open_for_build(path)?),
             None => f(&self.store.read()),
         }
     }
 
-    fn build(&self) -> Result<Snapshot, StoreError> {
+    fn build(&self) -> Result<Snapshot, SqliteStoreError> {
         let started = Instant::now();
         let (covered, seqs, points) = self.read_at_once(|conn| {
             let covered = self.last_change(conn)?;
-            let mut statement = conn
-                .prepare(
-                    "SELECT memory_seq, vector FROM memory_embeddings
+            let mut statement = conn.prepare(
+                "SELECT memory_seq, vector FROM memory_embeddings
                      WHERE model = ?1 AND dimension = ?2",
-                )
-                .map_err(sqlite)?;
-            let mut rows = statement
-                .query(params![self.model, self.dimension as i64])
-                .map_err(sqlite)?;
+            )?;
+            let mut rows = statement.query(params![self.model, self.dimension as i64])?;
             // Bytes in one flat array: a quarter of the f32s, no allocation a vector.
             let (mut seqs, mut points) = (Vec::new(), Vec::new());
-            while let Some(row) = rows.next().map_err(sqlite)? {
-                seqs.push(row.get::<_, i64>(0).map_err(sqlite)?);
+            while let Some(row) = rows.next()? {
+                seqs.push(row.get::<_, i64>(0)?);
                 points.extend(quantize(&vectors::decode(vectors::blob(row, 1)?)));
             }
             Ok((covered, seqs, points))
@@ -747,14 +749,14 @@ impl Job {
                                 .add(seqs_ref[i] as u64, point)
                                 .map_err(|e| graph_error("building", e))?;
                         }
-                        Ok::<_, StoreError>(())
+                        Ok::<_, SqliteStoreError>(())
                     })
                 })
                 .collect();
             workers.into_iter().try_for_each(|worker| {
-                worker.join().unwrap_or_else(|_| {
-                    Err(StoreError::new("a vector index build thread panicked"))
-                })
+                worker
+                    .join()
+                    .unwrap_or_else(|_| Err(SqliteStoreError::VectorIndexBuildPanicked))
             })
         })?;
         self.counters.builds.fetch_add(1, Ordering::Relaxed);
@@ -825,7 +827,7 @@ impl Job {
     }
 
     /// The persisted snapshot if it covers more than `current` and passes every check.
-    fn load_newer_than(&self, current: i64) -> Result<Option<Snapshot>, StoreError> {
+    fn load_newer_than(&self, current: i64) -> Result<Option<Snapshot>, SqliteStoreError> {
         let Some(path) = &self.path else {
             return Ok(None);
         };
@@ -878,12 +880,10 @@ impl Job {
         let step = (seqs.len() / SAMPLES).max(1);
         let sample: Vec<i64> = seqs.iter().step_by(step).copied().collect();
         let matching = self.with_connection(|conn| {
-            let mut statement = conn
-                .prepare(
-                    "SELECT vector FROM memory_embeddings
+            let mut statement = conn.prepare(
+                "SELECT vector FROM memory_embeddings
                      WHERE memory_seq = ?1 AND model = ?2 AND dimension = ?3",
-                )
-                .map_err(sqlite)?;
+            )?;
             let mut matching = 0;
             let mut point = vec![0i8; self.dimension];
             for seq in &sample {
@@ -891,8 +891,7 @@ impl Job {
                     .query_row(params![seq, self.model, self.dimension as i64], |row| {
                         row.get(0)
                     })
-                    .optional()
-                    .map_err(sqlite)?;
+                    .optional()?;
                 let in_graph = graph.get(*seq as u64, &mut point).is_ok_and(|n| n == 1);
                 if in_graph && stored.is_some_and(|blob| quantize(&vectors::decode(&blob)) == point)
                 {
@@ -916,15 +915,15 @@ impl Job {
     }
 }
 
-fn count_after(conn: &Connection, job: &Job, covered: i64) -> Result<usize, StoreError> {
-    conn.query_row(
-        "SELECT count(*) FROM vector_changes
+fn count_after(conn: &Connection, job: &Job, covered: i64) -> Result<usize, SqliteStoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT count(*) FROM vector_changes
          WHERE model = ?1 AND dimension = ?2 AND change > ?3",
-        params![job.model, job.dimension as i64, covered],
-        |row| row.get::<_, i64>(0),
-    )
-    .map(|n| n as usize)
-    .map_err(sqlite)
+            params![job.model, job.dimension as i64, covered],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as usize)?)
 }
 
 struct Header {

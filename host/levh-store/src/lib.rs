@@ -11,6 +11,7 @@
 
 mod ann;
 mod entities;
+mod error;
 mod events;
 mod filter;
 mod held;
@@ -31,6 +32,7 @@ mod vectors;
 mod writes;
 
 pub use ann::{AnnConfig, AnnIndex, AnnStats};
+pub use error::SqliteStoreError;
 pub use lease::{ExclusiveLease, LeaseError, acquire_exclusive};
 pub use levh_core::LoggedEvent;
 pub use levh_core::{IssuedToken, TokenInfo};
@@ -59,84 +61,6 @@ use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, read_memory};
 
 /// How long a writer waits for another process's write to finish before giving up.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// What can go wrong opening or using the store.
-///
-/// Each message carries its cause's text, so the cause is deliberately not a `source`:
-/// printed as a chain (`{:#}`) the text would repeat, and rusqlite's own errors repeat
-/// theirs once more ("file is not a database: file is not a database").
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SqliteStoreError {
-    /// SQLite said no.
-    #[error("sqlite: {0}")]
-    Sqlite(rusqlite::Error),
-    /// A migration failed.
-    #[error("migrating the database schema: {0}")]
-    Migration(rusqlite_migration::Error),
-    /// The migration lock file could not be used.
-    #[error("locking the database for migration: {0}")]
-    Lock(std::io::Error),
-    /// The database was written by a newer levh.
-    #[error(
-        "the database schema is version {found}, newer than this levh knows ({known}); upgrade levh"
-    )]
-    TooNew {
-        /// Version in the file.
-        found: i64,
-        /// Newest version this build knows.
-        known: i64,
-    },
-    /// A stored value could not be read back.
-    #[error("corrupt row: {0}")]
-    Corrupt(String),
-    /// Another process holds the store alone (a restore), or its lock file is unusable.
-    #[error(transparent)]
-    Lease(#[from] lease::LeaseError),
-}
-
-impl From<rusqlite::Error> for SqliteStoreError {
-    fn from(error: rusqlite::Error) -> Self {
-        Self::Sqlite(error)
-    }
-}
-
-impl From<rusqlite_migration::Error> for SqliteStoreError {
-    fn from(error: rusqlite_migration::Error) -> Self {
-        Self::Migration(error)
-    }
-}
-
-impl From<std::io::Error> for SqliteStoreError {
-    fn from(error: std::io::Error) -> Self {
-        Self::Lock(error)
-    }
-}
-
-impl From<SqliteStoreError> for StoreError {
-    fn from(error: SqliteStoreError) -> Self {
-        let full = match &error {
-            SqliteStoreError::Sqlite(e) => is_disk_full(e),
-            SqliteStoreError::Lock(e) => e.kind() == std::io::ErrorKind::StorageFull,
-            _ => false,
-        };
-        if full {
-            StoreError::disk_full(error.to_string())
-        } else {
-            StoreError::new(error)
-        }
-    }
-}
-
-pub(crate) fn sqlite(error: rusqlite::Error) -> StoreError {
-    SqliteStoreError::Sqlite(error).into()
-}
-
-/// SQLite's "database or disk is full" (a write that found no room; the transaction was
-/// rolled back).
-fn is_disk_full(error: &rusqlite::Error) -> bool {
-    matches!(error, rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::DiskFull)
-}
 
 /// The SQLite store: one writer connection behind a mutex, and a pool of read
 /// connections (see `readers.rs`) so reads run beside writes and each other.
@@ -270,12 +194,12 @@ impl SqliteStore {
         detail: serde_json::Value,
         now: Timestamp,
         actor: &Actor,
-        change: impl FnOnce(&Connection) -> Result<bool, StoreError>,
-    ) -> Result<bool, StoreError> {
+        change: impl FnOnce(&Connection) -> Result<bool, SqliteStoreError>,
+    ) -> Result<bool, SqliteStoreError> {
         let changed = self.write(|tx| {
             let changed = change(tx)?;
             if changed {
-                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
+                log_event(tx, now, event, workspace, Some(id), actor, detail)?;
             }
             Ok(changed)
         })?;
@@ -295,14 +219,12 @@ impl SqliteStore {
     /// timeout instead of failing when a read transaction would have to upgrade.
     fn write<T>(
         &self,
-        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, SqliteStoreError>,
+    ) -> Result<T, SqliteStoreError> {
         let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
-        tx.commit().map_err(sqlite)?;
+        tx.commit()?;
         Ok(value)
     }
 
@@ -354,12 +276,12 @@ pub(crate) fn get_live(
     conn: &Connection,
     workspace: &Workspace,
     id: MemoryId,
-) -> rusqlite::Result<Option<Memory>> {
-    conn.prepare_cached(&format!(
+) -> Result<Option<Memory>, SqliteStoreError> {
+    Ok(conn.prepare_cached(&format!(
         "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NULL"
     ))?
     .query_row(params![workspace.as_str(), id.to_string()], read_memory)
-    .optional()
+    .optional()?)
 }
 
 pub(crate) fn write_state(
@@ -405,20 +327,18 @@ fn by_id_chunks<T>(
     workspace: &Workspace,
     ids: &[MemoryId],
     mut read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-) -> Result<Vec<T>, StoreError> {
+) -> Result<Vec<T>, SqliteStoreError> {
     let mut found = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let mut statement = conn.prepare_cached(&sql(chunk.len())).map_err(sqlite)?;
+        let mut statement = conn.prepare_cached(&sql(chunk.len()))?;
         let params = leading
             .iter()
             .map(|value| (*value).to_owned())
             .chain([workspace.as_str().to_owned()])
             .chain(chunk.iter().map(ToString::to_string));
-        let rows = statement
-            .query_map(params_from_iter(params), &mut read)
-            .map_err(sqlite)?;
+        let rows = statement.query_map(params_from_iter(params), &mut read)?;
         for row in rows {
-            found.push(row.map_err(sqlite)?);
+            found.push(row?);
         }
     }
     Ok(found)
@@ -470,7 +390,7 @@ fn lexical_query(
     fts: &str,
     ranked: Option<usize>,
     limit: usize,
-) -> Result<Vec<(MemoryId, f64)>, StoreError> {
+) -> Result<Vec<(MemoryId, f64)>, SqliteStoreError> {
     let (clause, values) = where_clause(filter);
     let best = match ranked {
         Some(ranked) => format!("ORDER BY score, seq LIMIT {}", sql_limit(ranked)),
@@ -489,17 +409,15 @@ fn lexical_query(
         limit = sql_limit(limit)
     );
     let params = std::iter::once(rusqlite::types::Value::from(fts.to_owned())).chain(values);
-    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-    let rows = statement
-        .query_map(params_from_iter(params), |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?))
-        })
-        .map_err(sqlite)?;
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(params_from_iter(params), |row| {
+        Ok((row.get::<_, String>(0)?, row.get::<_, f64>(1)?))
+    })?;
     let mut found = Vec::new();
     for row in rows {
-        let (id, bm25) = row.map_err(sqlite)?;
+        let (id, bm25) = row?;
         // SQLite's bm25() is lower-is-better; the trait promises higher-is-better.
-        found.push((rows::parse_id(&id).map_err(StoreError::from)?, -bm25));
+        found.push((rows::parse_id(&id)?, -bm25));
     }
     Ok(found)
 }
@@ -585,6 +503,337 @@ fn near_duplicates_query(
     (sql, params)
 }
 
+fn get_many(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    ids: &[MemoryId],
+) -> Result<Vec<Memory>, SqliteStoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    by_id_chunks(
+        &store.read(),
+        get_many_sql,
+        &[],
+        workspace,
+        ids,
+        read_memory,
+    )
+}
+
+fn list(
+    store: &SqliteStore,
+    filter: &MemoryFilter,
+    page: Page,
+) -> Result<Vec<Memory>, SqliteStoreError> {
+    let (clause, values) = where_clause(filter);
+    let conn = store.read();
+    // A cursor whose memory was purged meanwhile would match nothing, and a page-by-page
+    // read would end there as if complete: say so instead.
+    if let Some(id) = filter.listed_after {
+        let stored = conn
+            .prepare_cached("SELECT count(*) > 0 FROM memories WHERE id = ?1")
+            .and_then(|mut statement| {
+                statement.query_row([id.to_string()], |row| row.get::<_, bool>(0))
+            })?;
+        if !stored {
+            return Err(SqliteStoreError::ListCursorGone(id));
+        }
+    }
+    let sql = format!(
+        "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT {} OFFSET {}",
+        sql_limit(page.limit),
+        sql_limit(page.offset),
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(params_from_iter(values), read_memory)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+fn count(store: &SqliteStore, filter: &MemoryFilter) -> Result<u64, SqliteStoreError> {
+    let (clause, values) = where_clause(filter);
+    let conn = store.read();
+    Ok(conn
+        .query_row(
+            &format!("SELECT count(*) FROM memories m WHERE {clause}"),
+            params_from_iter(values),
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u64)?)
+}
+
+fn lexical_candidates(
+    store: &SqliteStore,
+    filter: &MemoryFilter,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<(MemoryId, f64)>, SqliteStoreError> {
+    let words = query_words(query);
+    let Some(fts) = fts_query(&words) else {
+        return Ok(Vec::new());
+    };
+    let conn = store.read();
+    let fetch = limit.saturating_mul(LEXICAL_OVERFETCH);
+    // The in-memory ranking (`lexicon.rs`) when it is built; FTS5's, scoring alike,
+    // while it is not. The former checks its best matches against the filter a chunk
+    // at a time, starting with a quarter more than asked for: most matches pass a
+    // recall's filter, and a further chunk costs no ranking again.
+    let first_chunk = limit + limit / 4;
+    if let Some(found) =
+        store
+            .lexicon
+            .candidates(&conn, store.file_path(), filter, &words, limit, first_chunk)?
+    {
+        return Ok(found);
+    }
+    // First the best `limit × LEXICAL_OVERFETCH` matches, ranked inside FTS5 with no
+    // join, then checked against the filter: when at least `limit` of them pass, they
+    // are exactly the best `limit` that pass (anything ranked lower cannot beat them).
+    // Joining every match to its row first costs a row lookup per match, and a
+    // common word matches tens of thousands of memories at 100k.
+    let found = lexical_query(&conn, filter, &fts, Some(fetch), limit)?;
+    if found.len() >= limit {
+        return Ok(found);
+    }
+    // Fewer passed: the filter is selective (or there are few matches, which makes
+    // this cheap), so every match is checked.
+    lexical_query(&conn, filter, &fts, None, limit)
+}
+
+fn health(store: &SqliteStore) -> Result<StoreHealth, SqliteStoreError> {
+    let conn = store.lock();
+    let schema_version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let journal_mode: String = conn.pragma_query_value(None, "journal_mode", |row| row.get(0))?;
+    let fts5 = conn
+        .query_row(
+            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'levh'",
+            [],
+            |row| row.get::<_, i64>(0),
+        )
+        .is_ok();
+    // FTS5's own check compares the index against the content table.
+    let fts_in_step = conn
+        .execute(
+            "INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')",
+            [],
+        )
+        .is_ok();
+    let count = |sql: &str| {
+        conn.query_row(sql, [], |row| row.get::<_, i64>(0))
+            .map(|n| n as u64)
+    };
+    let memories = count("SELECT count(*) FROM memories WHERE forgotten_at IS NULL")?;
+    let forgotten = count("SELECT count(*) FROM memories WHERE forgotten_at IS NOT NULL")?;
+    let events = count("SELECT count(*) FROM events")?;
+    let outside = format!(
+        "NOT BETWEEN {} AND {}",
+        levh_core::EARLIEST_MICROS,
+        levh_core::LATEST_MICROS
+    );
+    let times_out_of_range = count(&format!(
+        "SELECT (SELECT count(*) FROM memories WHERE valid_from {outside} OR valid_to {outside}
+                  OR created_at {outside} OR last_recalled_at {outside})
+              + (SELECT count(*) FROM held_candidates WHERE valid_from {outside} OR valid_to {outside})"
+    ))?;
+    let mut statement = conn
+        .prepare("SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model")?;
+    let embeddings = statement
+        .query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(StoreHealth {
+        path: store.path.clone(),
+        schema_version,
+        latest_schema_version: migrations::latest_version(),
+        journal_mode,
+        fts5,
+        fts_in_step,
+        memories,
+        forgotten,
+        events,
+        embeddings,
+        times_out_of_range,
+    })
+}
+
+fn near_duplicates(
+    store: &SqliteStore,
+    filter: &MemoryFilter,
+    keys: &[i64],
+    limit: usize,
+) -> Result<Vec<MemoryId>, SqliteStoreError> {
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (sql, params) = near_duplicates_query(filter, keys, limit);
+    let conn = store.read();
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(params_from_iter(params), |row| row.get::<_, String>(0))?;
+    let mut found = Vec::new();
+    for row in rows {
+        found.push(rows::parse_id(&row?)?);
+    }
+    Ok(found)
+}
+
+fn store_held_memory(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    held: HeldId,
+    record: &NewMemoryRecord,
+    neighbours: &[(MemoryId, f64)],
+    interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+    supersede: Option<MemoryId>,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<HeldClose, SqliteStoreError> {
+    // One immediate transaction: the status is read and changed under the write lock,
+    // so a discard in another process cannot slip between the check and the store.
+    store.write(|tx| {
+        if let Some(decided) = held::still_held(tx, workspace, held)? {
+            return Ok(decided);
+        }
+        let memory_id =
+            held::store_memory(tx, held, record, neighbours, interfere, supersede, actor)?;
+        held::close(
+            tx,
+            workspace,
+            held,
+            HeldStatus::Admitted,
+            Some(memory_id),
+            now,
+            actor,
+        )
+    })
+}
+
+fn get_forgotten(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    id: MemoryId,
+) -> Result<Option<(Memory, Timestamp)>, SqliteStoreError> {
+    let conn = store.read();
+    Ok(conn
+        .query_row(
+            &format!(
+                "SELECT {MEMORY_COLUMNS}, m.forgotten_at {MEMORY_FROM}
+             WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NOT NULL"
+            ),
+            params![workspace.as_str(), id.to_string()],
+            |row| {
+                let forgotten: i64 = row.get(rows::MEMORY_COLUMN_COUNT)?;
+                Ok((read_memory(row)?, rows::from_micros(forgotten)))
+            },
+        )
+        .optional()?)
+}
+
+fn rewrite_placed_text(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    place: &TextPlace,
+    text: &str,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<bool, SqliteStoreError> {
+    let changed = store.write(|tx| places::rewrite(tx, workspace, place, text, now, actor))?;
+    if changed {
+        // The old text must leave the log and the index segments too.
+        purge::compact(&store.lock())?;
+    }
+    Ok(changed)
+}
+
+fn contents(
+    store: &SqliteStore,
+    workspace: &Workspace,
+) -> Result<Vec<StoredText>, SqliteStoreError> {
+    let conn = store.lock();
+    let mut statement = conn.prepare(
+        "SELECT id, content, project, source, metadata FROM memories
+             WHERE workspace = ?1 ORDER BY seq",
+    )?;
+    let rows = statement.query_map([workspace.as_str()], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, Option<String>>(2)?,
+            row.get::<_, String>(3)?,
+            row.get::<_, String>(4)?,
+        ))
+    })?;
+    let mut found = Vec::new();
+    for row in rows {
+        let (id, content, project, source, metadata) = row?;
+        found.push(StoredText {
+            id: rows::parse_id(&id)?,
+            content,
+            project,
+            source,
+            metadata: serde_json::from_str(&metadata)?,
+        });
+    }
+    Ok(found)
+}
+
+fn purge(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    id: MemoryId,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<Option<PurgeReport>, SqliteStoreError> {
+    let mut conn = store.lock();
+    purge::purge(&mut conn, store.file_path(), workspace, id, now, actor)
+}
+
+fn stale_embeddings(
+    store: &SqliteStore,
+    model: &str,
+    limit: usize,
+) -> Result<Vec<StaleEmbedding>, SqliteStoreError> {
+    let conn = store.lock();
+    let mut statement = conn.prepare_cached(
+        "SELECT m.id, m.content, m.content_hash FROM memories m
+             LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq
+             WHERE e.model IS NULL OR e.model <> ?1
+             ORDER BY m.seq LIMIT ?2",
+    )?;
+    let rows = statement.query_map(params![model, limit as i64], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, String>(2)?,
+        ))
+    })?;
+    let mut stale = Vec::new();
+    for row in rows {
+        let (id, content, content_hash) = row?;
+        stale.push(StaleEmbedding {
+            id: rows::parse_id(&id)?,
+            content,
+            content_hash,
+        });
+    }
+    Ok(stale)
+}
+
+fn count_stale_embeddings(store: &SqliteStore, model: &str) -> Result<u64, SqliteStoreError> {
+    let conn = store.lock();
+    Ok(conn
+        .query_row(
+            "SELECT count(*) FROM memories m
+         LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq
+         WHERE e.model IS NULL OR e.model <> ?1",
+            [model],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u64)?)
+}
+
+/// Each method runs its SQL through the crate's functions; their error becomes a
+/// [`StoreError`] here, once.
 impl Store for SqliteStore {
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn insert(
@@ -594,10 +843,10 @@ impl Store for SqliteStore {
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         actor: &Actor,
     ) -> Result<Vec<Interference>, StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             writes::insert_memory(tx, record, None, actor)?;
             writes::apply_interference(tx, record, neighbours, interfere, actor)
-        })
+        })?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, fields(writes = writes.len()), err(level = "debug"))]
@@ -608,7 +857,7 @@ impl Store for SqliteStore {
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         actor: &Actor,
     ) -> Result<Vec<Vec<Interference>>, StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             let mut applied = Vec::with_capacity(writes.len());
             let mut keys: Vec<(i64, &[i64])> = Vec::new();
             for write in writes {
@@ -641,18 +890,15 @@ impl Store for SqliteStore {
                 }
             }
             Ok(applied)
-        })
+        })?)
     }
 
     fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError> {
-        get_live(&self.read(), workspace, id).map_err(sqlite)
+        Ok(get_live(&self.read(), workspace, id)?)
     }
 
     fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        by_id_chunks(&self.read(), get_many_sql, &[], workspace, ids, read_memory)
+        Ok(get_many(self, workspace, ids)?)
     }
 
     fn ranking_rows(
@@ -660,14 +906,14 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         ids: &[MemoryId],
     ) -> Result<Vec<RankingRow>, StoreError> {
-        by_id_chunks(
+        Ok(by_id_chunks(
             &self.read(),
             ranking_rows_sql,
             &[],
             workspace,
             ids,
             rows::read_ranking_row,
-        )
+        )?)
     }
 
     fn compared_texts(
@@ -675,7 +921,7 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         ids: &[MemoryId],
     ) -> Result<Vec<ComparedText>, StoreError> {
-        by_id_chunks(
+        Ok(by_id_chunks(
             &self.read(),
             compared_texts_sql,
             &[],
@@ -688,49 +934,15 @@ impl Store for SqliteStore {
                     content: row.get(2)?,
                 })
             },
-        )
+        )?)
     }
 
     fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
-        let (clause, values) = where_clause(filter);
-        let conn = self.read();
-        // A cursor whose memory was purged meanwhile would match nothing, and a page-by-page
-        // read would end there as if complete: say so instead.
-        if let Some(id) = filter.listed_after {
-            let stored = conn
-                .prepare_cached("SELECT count(*) > 0 FROM memories WHERE id = ?1")
-                .and_then(|mut statement| {
-                    statement.query_row([id.to_string()], |row| row.get::<_, bool>(0))
-                })
-                .map_err(sqlite)?;
-            if !stored {
-                return Err(StoreError::new(format!(
-                    "the memory {id} that this list continues from is no longer stored (purged while listing); list again"
-                )));
-            }
-        }
-        let sql = format!(
-            "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT {} OFFSET {}",
-            sql_limit(page.limit),
-            sql_limit(page.offset),
-        );
-        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let rows = statement
-            .query_map(params_from_iter(values), read_memory)
-            .map_err(sqlite)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
+        Ok(list(self, filter, page)?)
     }
 
     fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError> {
-        let (clause, values) = where_clause(filter);
-        let conn = self.read();
-        conn.query_row(
-            &format!("SELECT count(*) FROM memories m WHERE {clause}"),
-            params_from_iter(values),
-            |row| row.get::<_, i64>(0),
-        )
-        .map(|n| n as u64)
-        .map_err(sqlite)
+        Ok(count(self, filter)?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -740,35 +952,7 @@ impl Store for SqliteStore {
         query: &str,
         limit: usize,
     ) -> Result<Vec<(MemoryId, f64)>, StoreError> {
-        let words = query_words(query);
-        let Some(fts) = fts_query(&words) else {
-            return Ok(Vec::new());
-        };
-        let conn = self.read();
-        let fetch = limit.saturating_mul(LEXICAL_OVERFETCH);
-        // The in-memory ranking (`lexicon.rs`) when it is built; FTS5's, scoring alike,
-        // while it is not. The former checks its best matches against the filter a chunk
-        // at a time, starting with a quarter more than asked for: most matches pass a
-        // recall's filter, and a further chunk costs no ranking again.
-        let first_chunk = limit + limit / 4;
-        if let Some(found) =
-            self.lexicon
-                .candidates(&conn, self.file_path(), filter, &words, limit, first_chunk)?
-        {
-            return Ok(found);
-        }
-        // First the best `limit × LEXICAL_OVERFETCH` matches, ranked inside FTS5 with no
-        // join, then checked against the filter: when at least `limit` of them pass, they
-        // are exactly the best `limit` that pass (anything ranked lower cannot beat them).
-        // Joining every match to its row first costs a row lookup per match, and a
-        // common word matches tens of thousands of memories at 100k.
-        let found = lexical_query(&conn, filter, &fts, Some(fetch), limit)?;
-        if found.len() >= limit {
-            return Ok(found);
-        }
-        // Fewer passed: the filter is selective (or there are few matches, which makes
-        // this cheap), so every match is checked.
-        lexical_query(&conn, filter, &fts, None, limit)
+        Ok(lexical_candidates(self, filter, query, limit)?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -778,7 +962,7 @@ impl Store for SqliteStore {
         ids: &[MemoryId],
         model: &str,
     ) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
-        by_id_chunks(
+        Ok(by_id_chunks(
             &self.read(),
             embeddings_sql,
             &[model],
@@ -788,7 +972,7 @@ impl Store for SqliteStore {
                 let blob = row.get_ref(1)?.as_blob()?;
                 Ok((rows::id(row, 0)?, vectors::decode(blob)))
             },
-        )
+        )?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -801,10 +985,10 @@ impl Store for SqliteStore {
         now: Timestamp,
         update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
     ) -> Result<Vec<Memory>, StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             let mut updated = Vec::new();
             for &id in ids {
-                let Some(mut memory) = get_live(tx, workspace, id).map_err(sqlite)? else {
+                let Some(mut memory) = get_live(tx, workspace, id)? else {
                     continue;
                 };
                 let Some(state) = update(&memory) else {
@@ -813,18 +997,18 @@ impl Store for SqliteStore {
                 if state == memory.state {
                     continue;
                 }
-                write_state(tx, id, &state, now).map_err(sqlite)?;
+                write_state(tx, id, &state, now)?;
                 let detail = json!({
                     "stability_hours": state.stability_hours,
                     "recall_count": state.recall_count,
                     "pinned": state.pinned,
                 });
-                log_event(tx, now, event, workspace, Some(id), actor, detail).map_err(sqlite)?;
+                log_event(tx, now, event, workspace, Some(id), actor, detail)?;
                 memory.state = state;
                 updated.push(memory);
             }
             Ok(updated)
-        })
+        })?)
     }
 
     fn forget(
@@ -834,14 +1018,12 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        self.write(|tx| {
-            let changed = tx
-                .execute(
-                    "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
+        Ok(self.write(|tx| {
+            let changed = tx.execute(
+                "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
                      WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
-                    params![workspace.as_str(), id.to_string(), micros(now)],
-                )
-                .map_err(sqlite)?;
+                params![workspace.as_str(), id.to_string(), micros(now)],
+            )?;
             if changed == 1 {
                 log_event(
                     tx,
@@ -851,11 +1033,10 @@ impl Store for SqliteStore {
                     Some(id),
                     actor,
                     json!({}),
-                )
-                .map_err(sqlite)?;
+                )?;
             }
             Ok(changed == 1)
-        })
+        })?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -866,76 +1047,14 @@ impl Store for SqliteStore {
         now: Timestamp,
         visit: &mut dyn FnMut(MemoryId, &MemoryState),
     ) -> Result<Vec<StandingGroup>, StoreError> {
-        self.standings
-            .visit(&self.read(), workspace, project, now, visit)
+        Ok(self
+            .standings
+            .visit(&self.read(), workspace, project, now, visit)?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn health(&self) -> Result<StoreHealth, StoreError> {
-        let conn = self.lock();
-        let schema_version: i64 = conn
-            .pragma_query_value(None, "user_version", |row| row.get(0))
-            .map_err(sqlite)?;
-        let journal_mode: String = conn
-            .pragma_query_value(None, "journal_mode", |row| row.get(0))
-            .map_err(sqlite)?;
-        let fts5 = conn
-            .query_row(
-                "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'levh'",
-                [],
-                |row| row.get::<_, i64>(0),
-            )
-            .is_ok();
-        // FTS5's own check compares the index against the content table.
-        let fts_in_step = conn
-            .execute(
-                "INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')",
-                [],
-            )
-            .is_ok();
-        let count = |sql: &str| {
-            conn.query_row(sql, [], |row| row.get::<_, i64>(0))
-                .map(|n| n as u64)
-        };
-        let memories =
-            count("SELECT count(*) FROM memories WHERE forgotten_at IS NULL").map_err(sqlite)?;
-        let forgotten = count("SELECT count(*) FROM memories WHERE forgotten_at IS NOT NULL")
-            .map_err(sqlite)?;
-        let events = count("SELECT count(*) FROM events").map_err(sqlite)?;
-        let outside = format!(
-            "NOT BETWEEN {} AND {}",
-            levh_core::EARLIEST_MICROS,
-            levh_core::LATEST_MICROS
-        );
-        let times_out_of_range = count(&format!(
-            "SELECT (SELECT count(*) FROM memories WHERE valid_from {outside} OR valid_to {outside}
-                      OR created_at {outside} OR last_recalled_at {outside})
-                  + (SELECT count(*) FROM held_candidates WHERE valid_from {outside} OR valid_to {outside})"
-        ))
-        .map_err(sqlite)?;
-        let mut statement = conn
-            .prepare("SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model")
-            .map_err(sqlite)?;
-        let embeddings = statement
-            .query_map([], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64))
-            })
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(sqlite)?;
-        Ok(StoreHealth {
-            path: self.path.clone(),
-            schema_version,
-            latest_schema_version: migrations::latest_version(),
-            journal_mode,
-            fts5,
-            fts_in_step,
-            memories,
-            forgotten,
-            events,
-            embeddings,
-            times_out_of_range,
-        })
+        Ok(health(self)?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -945,24 +1064,11 @@ impl Store for SqliteStore {
         keys: &[i64],
         limit: usize,
     ) -> Result<Vec<MemoryId>, StoreError> {
-        if keys.is_empty() {
-            return Ok(Vec::new());
-        }
-        let (sql, params) = near_duplicates_query(filter, keys, limit);
-        let conn = self.read();
-        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let rows = statement
-            .query_map(params_from_iter(params), |row| row.get::<_, String>(0))
-            .map_err(sqlite)?;
-        let mut found = Vec::new();
-        for row in rows {
-            found.push(rows::parse_id(&row.map_err(sqlite)?)?);
-        }
-        Ok(found)
+        Ok(near_duplicates(self, filter, keys, limit)?)
     }
 
     fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError> {
-        self.write(|tx| held::insert(tx, held, actor))
+        Ok(self.write(|tx| held::insert(tx, held, actor))?)
     }
 
     fn get_held(
@@ -970,7 +1076,7 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         id: HeldId,
     ) -> Result<Option<HeldCandidate>, StoreError> {
-        held::get(&self.read(), workspace, id)
+        Ok(held::get(&self.read(), workspace, id)?)
     }
 
     fn waiting_held(
@@ -979,7 +1085,12 @@ impl Store for SqliteStore {
         project: Option<&str>,
         content_hash: &str,
     ) -> Result<Option<HeldCandidate>, StoreError> {
-        held::waiting(&self.read(), workspace, project, content_hash)
+        Ok(held::waiting(
+            &self.read(),
+            workspace,
+            project,
+            content_hash,
+        )?)
     }
 
     fn list_held(
@@ -989,10 +1100,10 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<Vec<HeldCandidate>, StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             held::expire(tx, workspace, now, actor)?;
             held::list(tx, workspace, status)
-        })
+        })?)
     }
 
     fn expire_held(
@@ -1001,7 +1112,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<(), StoreError> {
-        self.write(|tx| held::expire(tx, workspace, now, actor))
+        Ok(self.write(|tx| held::expire(tx, workspace, now, actor))?)
     }
 
     fn store_held_memory(
@@ -1015,24 +1126,9 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<HeldClose, StoreError> {
-        // One immediate transaction: the status is read and changed under the write lock,
-        // so a discard in another process cannot slip between the check and the store.
-        self.write(|tx| {
-            if let Some(decided) = held::still_held(tx, workspace, held)? {
-                return Ok(decided);
-            }
-            let memory_id =
-                held::store_memory(tx, held, record, neighbours, interfere, supersede, actor)?;
-            held::close(
-                tx,
-                workspace,
-                held,
-                HeldStatus::Admitted,
-                Some(memory_id),
-                now,
-                actor,
-            )
-        })
+        Ok(store_held_memory(
+            self, workspace, held, record, neighbours, interfere, supersede, now, actor,
+        )?)
     }
 
     fn admit_held_update(
@@ -1047,7 +1143,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<HeldClose, StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             if let Some(decided) = held::still_held(tx, workspace, held)? {
                 return Ok(decided);
             }
@@ -1071,8 +1167,7 @@ impl Store for SqliteStore {
                 Some(target),
                 actor,
                 detail,
-            )
-            .map_err(sqlite)?;
+            )?;
             held::close(
                 tx,
                 workspace,
@@ -1082,7 +1177,7 @@ impl Store for SqliteStore {
                 now,
                 actor,
             )
-        })
+        })?)
     }
 
     fn close_held(
@@ -1094,7 +1189,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<HeldClose, StoreError> {
-        self.write(|tx| held::close(tx, workspace, id, status, memory_id, now, actor))
+        Ok(self.write(|tx| held::close(tx, workspace, id, status, memory_id, now, actor))?)
     }
 
     fn get_forgotten(
@@ -1102,34 +1197,22 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         id: MemoryId,
     ) -> Result<Option<(Memory, Timestamp)>, StoreError> {
-        let conn = self.read();
-        conn.query_row(
-            &format!(
-                "SELECT {MEMORY_COLUMNS}, m.forgotten_at {MEMORY_FROM}
-                 WHERE m.workspace = ?1 AND m.id = ?2 AND m.forgotten_at IS NOT NULL"
-            ),
-            params![workspace.as_str(), id.to_string()],
-            |row| {
-                let forgotten: i64 = row.get(rows::MEMORY_COLUMN_COUNT)?;
-                Ok((read_memory(row)?, rows::from_micros(forgotten)))
-            },
-        )
-        .optional()
-        .map_err(sqlite)
+        Ok(get_forgotten(self, workspace, id)?)
     }
 
     fn id_in_use(&self, id: MemoryId) -> Result<bool, StoreError> {
-        self.lock()
+        Ok(self
+            .lock()
             .query_row(
                 "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
                 [id.to_string()],
                 |row| row.get(0),
             )
-            .map_err(sqlite)
+            .map_err(SqliteStoreError::from)?)
     }
 
     fn placed_texts(&self, workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
-        places::texts(&self.lock(), workspace)
+        Ok(places::texts(&self.lock(), workspace)?)
     }
 
     fn rewrite_placed_text(
@@ -1140,45 +1223,13 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        let changed = self.write(|tx| places::rewrite(tx, workspace, place, text, now, actor))?;
-        if changed {
-            // The old text must leave the log and the index segments too.
-            purge::compact(&self.lock())?;
-        }
-        Ok(changed)
+        Ok(rewrite_placed_text(
+            self, workspace, place, text, now, actor,
+        )?)
     }
 
     fn contents(&self, workspace: &Workspace) -> Result<Vec<StoredText>, StoreError> {
-        let conn = self.lock();
-        let mut statement = conn
-            .prepare(
-                "SELECT id, content, project, source, metadata FROM memories
-                 WHERE workspace = ?1 ORDER BY seq",
-            )
-            .map_err(sqlite)?;
-        let rows = statement
-            .query_map([workspace.as_str()], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, Option<String>>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, String>(4)?,
-                ))
-            })
-            .map_err(sqlite)?;
-        let mut found = Vec::new();
-        for row in rows {
-            let (id, content, project, source, metadata) = row.map_err(sqlite)?;
-            found.push(StoredText {
-                id: rows::parse_id(&id)?,
-                content,
-                project,
-                source,
-                metadata: serde_json::from_str(&metadata).map_err(StoreError::new)?,
-            });
-        }
-        Ok(found)
+        Ok(contents(self, workspace)?)
     }
 
     fn replace_fields(
@@ -1193,9 +1244,9 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        self.change_memory(workspace, id, event, detail, now, actor, |tx| {
-            Ok(tx
-                .execute(
+        Ok(
+            self.change_memory(workspace, id, event, detail, now, actor, |tx| {
+                Ok(tx.execute(
                     "UPDATE memories SET project = ?3, source = ?4, metadata = ?5, updated_at = ?6
                      WHERE workspace = ?1 AND id = ?2",
                     params![
@@ -1206,10 +1257,9 @@ impl Store for SqliteStore {
                         metadata.to_string(),
                         micros(now)
                     ],
-                )
-                .map_err(sqlite)?
-                > 0)
-        })
+                )? > 0)
+            })?,
+        )
     }
 
     fn replace_content(
@@ -1224,17 +1274,19 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        self.change_memory(workspace, id, event, detail, now, actor, |tx| {
-            writes::replace_content(
-                tx,
-                workspace,
-                id,
-                content,
-                embedding,
-                near_duplicate_keys,
-                now,
-            )
-        })
+        Ok(
+            self.change_memory(workspace, id, event, detail, now, actor, |tx| {
+                writes::replace_content(
+                    tx,
+                    workspace,
+                    id,
+                    content,
+                    embedding,
+                    near_duplicate_keys,
+                    now,
+                )
+            })?,
+        )
     }
 
     fn sync_cursor(
@@ -1242,7 +1294,7 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         connector: &str,
     ) -> Result<Option<String>, StoreError> {
-        sync::cursor(&self.lock(), workspace, connector)
+        Ok(sync::cursor(&self.lock(), workspace, connector)?)
     }
 
     fn save_sync_cursor(
@@ -1252,7 +1304,13 @@ impl Store for SqliteStore {
         cursor: Option<&str>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        sync::save_cursor(&self.lock(), workspace, connector, cursor, now)
+        Ok(sync::save_cursor(
+            &self.lock(),
+            workspace,
+            connector,
+            cursor,
+            now,
+        )?)
     }
 
     fn synced_item(
@@ -1261,7 +1319,7 @@ impl Store for SqliteStore {
         connector: &str,
         source_id: &str,
     ) -> Result<Option<SyncedItem>, StoreError> {
-        sync::item(&self.lock(), workspace, connector, source_id)
+        Ok(sync::item(&self.lock(), workspace, connector, source_id)?)
     }
 
     fn record_synced_item(
@@ -1272,7 +1330,14 @@ impl Store for SqliteStore {
         item: &SyncedItem,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        sync::record_item(&self.lock(), workspace, connector, source_id, item, now)
+        Ok(sync::record_item(
+            &self.lock(),
+            workspace,
+            connector,
+            source_id,
+            item,
+            now,
+        )?)
     }
 
     fn save_sync_run(
@@ -1281,7 +1346,7 @@ impl Store for SqliteStore {
         report: &SyncReport,
         actor: &Actor,
     ) -> Result<(), StoreError> {
-        self.write(|tx| sync::save_run(tx, workspace, report, actor))
+        Ok(self.write(|tx| sync::save_run(tx, workspace, report, actor))?)
     }
 
     fn sync_runs(
@@ -1290,11 +1355,11 @@ impl Store for SqliteStore {
         connector: Option<&str>,
         limit: usize,
     ) -> Result<Vec<SyncReport>, StoreError> {
-        sync::runs(&self.lock(), workspace, connector, limit)
+        Ok(sync::runs(&self.lock(), workspace, connector, limit)?)
     }
 
     fn sync_run(&self, workspace: &Workspace, id: &str) -> Result<Option<SyncReport>, StoreError> {
-        sync::run(&self.lock(), workspace, id)
+        Ok(sync::run(&self.lock(), workspace, id)?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -1305,8 +1370,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<Option<PurgeReport>, StoreError> {
-        let mut conn = self.lock();
-        purge::purge(&mut conn, self.file_path(), workspace, id, now, actor)
+        Ok(purge(self, workspace, id, now, actor)?)
     }
 
     fn stale_embeddings(
@@ -1314,51 +1378,15 @@ impl Store for SqliteStore {
         model: &str,
         limit: usize,
     ) -> Result<Vec<StaleEmbedding>, StoreError> {
-        let conn = self.lock();
-        let mut statement = conn
-            .prepare_cached(
-                "SELECT m.id, m.content, m.content_hash FROM memories m
-                 LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq
-                 WHERE e.model IS NULL OR e.model <> ?1
-                 ORDER BY m.seq LIMIT ?2",
-            )
-            .map_err(sqlite)?;
-        let rows = statement
-            .query_map(params![model, limit as i64], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })
-            .map_err(sqlite)?;
-        let mut stale = Vec::new();
-        for row in rows {
-            let (id, content, content_hash) = row.map_err(sqlite)?;
-            stale.push(StaleEmbedding {
-                id: rows::parse_id(&id)?,
-                content,
-                content_hash,
-            });
-        }
-        Ok(stale)
+        Ok(stale_embeddings(self, model, limit)?)
     }
 
     fn count_stale_embeddings(&self, model: &str) -> Result<u64, StoreError> {
-        let conn = self.lock();
-        conn.query_row(
-            "SELECT count(*) FROM memories m
-             LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq
-             WHERE e.model IS NULL OR e.model <> ?1",
-            [model],
-            |row| row.get::<_, i64>(0),
-        )
-        .map(|n| n as u64)
-        .map_err(sqlite)
+        Ok(count_stale_embeddings(self, model)?)
     }
 
     fn set_embeddings(&self, vectors: &[(StaleEmbedding, Embedding)]) -> Result<usize, StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             let mut written = 0;
             for (memory, embedding) in vectors {
                 let seq: Option<i64> = tx
@@ -1367,19 +1395,18 @@ impl Store for SqliteStore {
                         params![memory.id.to_string(), memory.content_hash],
                         |row| row.get(0),
                     )
-                    .optional()
-                    .map_err(sqlite)?;
+                    .optional()?;
                 if let Some(seq) = seq {
                     writes::write_embedding(tx, seq, embedding)?;
                     written += 1;
                 }
             }
             Ok(written)
-        })
+        })?)
     }
 
     fn start_session(&self, session: &levh_core::Session) -> Result<(), StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             tx.execute(
                 "INSERT INTO sessions (id, workspace, project, client, started_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -1390,10 +1417,9 @@ impl Store for SqliteStore {
                     session.client,
                     micros(session.started_at),
                 ],
-            )
-            .map_err(sqlite)?;
+            )?;
             Ok(())
-        })
+        })?)
     }
 
     fn session_exists(
@@ -1401,7 +1427,8 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         id: &levh_core::SessionId,
     ) -> Result<bool, StoreError> {
-        self.read()
+        Ok(self
+            .read()
             .query_row(
                 "SELECT 1 FROM sessions WHERE workspace = ?1 AND id = ?2",
                 params![workspace.as_str(), id.as_str()],
@@ -1409,7 +1436,7 @@ impl Store for SqliteStore {
             )
             .optional()
             .map(|found| found.is_some())
-            .map_err(sqlite)
+            .map_err(SqliteStoreError::from)?)
     }
 
     fn end_session(
@@ -1418,32 +1445,31 @@ impl Store for SqliteStore {
         id: &levh_core::SessionId,
         now: Timestamp,
     ) -> Result<Option<levh_core::Session>, StoreError> {
-        self.write(|tx| {
+        Ok(self.write(|tx| {
             tx.execute(
                 "UPDATE sessions SET ended_at = ?3
                  WHERE workspace = ?1 AND id = ?2 AND ended_at IS NULL",
                 params![workspace.as_str(), id.as_str(), micros(now)],
-            )
-            .map_err(sqlite)?;
-            tx.query_row(
-                "SELECT project, client, started_at, ended_at FROM sessions
+            )?;
+            Ok(tx
+                .query_row(
+                    "SELECT project, client, started_at, ended_at FROM sessions
                  WHERE workspace = ?1 AND id = ?2",
-                params![workspace.as_str(), id.as_str()],
-                |row| {
-                    let at = |value: Option<i64>| value.map(rows::from_micros);
-                    Ok(levh_core::Session {
-                        id: id.clone(),
-                        workspace: workspace.clone(),
-                        project: row.get(0)?,
-                        client: row.get(1)?,
-                        started_at: at(row.get(2)?).unwrap_or(now),
-                        ended_at: at(row.get(3)?),
-                    })
-                },
-            )
-            .optional()
-            .map_err(sqlite)
-        })
+                    params![workspace.as_str(), id.as_str()],
+                    |row| {
+                        let at = |value: Option<i64>| value.map(rows::from_micros);
+                        Ok(levh_core::Session {
+                            id: id.clone(),
+                            workspace: workspace.clone(),
+                            project: row.get(0)?,
+                            client: row.get(1)?,
+                            started_at: at(row.get(2)?).unwrap_or(now),
+                            ended_at: at(row.get(3)?),
+                        })
+                    },
+                )
+                .optional()?)
+        })?)
     }
 }
 
@@ -1457,10 +1483,20 @@ impl VectorIndex for SqliteStore {
         query: &[f32],
         limit: usize,
     ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
-        let mut top = vectors::TopK::new(limit);
-        exact_scan(&self.read(), filter, model, query, None, &mut top)?;
-        Ok(top.into_sorted())
+        Ok(exact_nearest(&self.read(), filter, model, query, limit)?)
     }
+}
+/// The exact top `limit` of every `model` vector matching `filter`.
+pub(crate) fn exact_nearest(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    model: &str,
+    query: &[f32],
+    limit: usize,
+) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
+    let mut top = vectors::TopK::new(limit);
+    exact_scan(conn, filter, model, query, None, &mut top)?;
+    Ok(top.into_sorted())
 }
 
 /// Scores every `model` vector matching `filter` against `query` into `top`. With
@@ -1473,7 +1509,7 @@ pub(crate) fn exact_scan(
     query: &[f32],
     tail: Option<(i64, &std::collections::HashSet<i64>)>,
     top: &mut vectors::TopK,
-) -> Result<(), StoreError> {
+) -> Result<(), SqliteStoreError> {
     let (clause, values) = where_clause(filter);
     // CROSS JOIN fixes the loop order: walk the vectors once and look each memory up
     // by rowid, rather than walk a workspace index and look up both tables per row.
@@ -1502,13 +1538,13 @@ pub(crate) fn exact_scan(
     }
     // Numbered and anonymous parameters mix: `?` takes the number after the largest so far.
     params.extend(values);
-    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-    let mut rows = statement.query(params_from_iter(params)).map_err(sqlite)?;
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(params_from_iter(params))?;
     // A vector written twice since the snapshot has two change rows: score it once.
     let mut seen = std::collections::HashSet::new();
-    while let Some(row) = rows.next().map_err(sqlite)? {
+    while let Some(row) = rows.next()? {
         if let Some((_, skip)) = tail {
-            let seq: i64 = row.get(2).map_err(sqlite)?;
+            let seq: i64 = row.get(2)?;
             if skip.contains(&seq) || !seen.insert(seq) {
                 continue;
             }
@@ -1516,8 +1552,8 @@ pub(crate) fn exact_scan(
         let blob = vectors::blob(row, 1)?;
         let score = vectors::dot(query, blob);
         if top.would_keep(score) {
-            let id: String = row.get(0).map_err(sqlite)?;
-            top.push(score, rows::parse_id(&id).map_err(StoreError::from)?);
+            let id: String = row.get(0)?;
+            top.push(score, rows::parse_id(&id)?);
         }
     }
     Ok(())
