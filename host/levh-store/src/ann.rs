@@ -39,7 +39,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-use crate::{SqliteStore, SqliteStoreError, exact_scan, vectors};
+use crate::exact_scan::{exact_nearest, exact_scan};
+use crate::{SqliteStore, SqliteStoreError, vectors};
 
 /// When the approximate path takes over, and how its graph is built.
 #[derive(Debug, Clone)]
@@ -443,7 +444,7 @@ impl AnnIndex {
         limit: usize,
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         self.counters.exact_queries.fetch_add(1, Ordering::Relaxed);
-        crate::exact_nearest(&self.store.read(), filter, model, query, limit)
+        exact_nearest(&self.store.read(), filter, model, query, limit)
     }
 }
 
@@ -530,7 +531,7 @@ fn score_candidates(
     candidates: &[i64],
     top: &mut vectors::TopK,
 ) -> Result<HashSet<i64>, SqliteStoreError> {
-    let (clause, values) = crate::filter::where_clause(filter);
+    let (clause, values) = crate::query::where_clause(filter);
     // One statement for any number of candidates: the seqs travel as one JSON array.
     let sql = format!(
         "SELECT m.id, e.vector, e.memory_seq FROM json_each(?1) j

@@ -13,8 +13,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde_json::json;
 
+use crate::events::log_event;
 use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, parse_id, read_memory};
-use crate::{SqliteStore, SqliteStoreError, log_event};
+use crate::{SqliteStore, SqliteStoreError};
 
 fn corrupt(what: String) -> SqliteStoreError {
     SqliteStoreError::Corrupt(what)

@@ -8,8 +8,9 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::json;
 
+use crate::events::log_event;
 use crate::rows::micros;
-use crate::{SqliteStoreError, log_event, writes};
+use crate::{SqliteStore, SqliteStoreError, writes};
 
 const COLUMNS: &str = "id, workspace, project, content, kind, source, importance, pinned, valid_from, \
     valid_to, metadata, session_id, content_hash, redactions, reason, nearest_id, similarity, measure, \
@@ -350,4 +351,34 @@ pub(crate) fn close(
         json!({ "held_id": id }),
     )?;
     Ok(HeldClose::Closed)
+}
+
+pub(crate) fn store_held_memory(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    held: HeldId,
+    record: &NewMemoryRecord,
+    neighbours: &[(MemoryId, f64)],
+    interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+    supersede: Option<MemoryId>,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<HeldClose, SqliteStoreError> {
+    // One immediate transaction: the status is read and changed under the write lock,
+    // so a discard in another process cannot slip between the check and the store.
+    store.write(|tx| {
+        if let Some(decided) = still_held(tx, workspace, held)? {
+            return Ok(decided);
+        }
+        let memory_id = store_memory(tx, held, record, neighbours, interfere, supersede, actor)?;
+        close(
+            tx,
+            workspace,
+            held,
+            HeldStatus::Admitted,
+            Some(memory_id),
+            now,
+            actor,
+        )
+    })
 }

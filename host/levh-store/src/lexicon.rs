@@ -31,7 +31,7 @@ use levh_core::{MemoryFilter, MemoryId};
 use rusqlite::{Connection, params_from_iter};
 use rustc_hash::FxHashMap;
 
-use crate::filter::where_clause;
+use crate::query::where_clause;
 use crate::{SqliteStoreError, rows};
 
 /// The tokenizer of `memories_fts` (migration 0001); a test checks they agree.
@@ -640,7 +640,8 @@ mod tests {
     use levh_core::{Actor, Store, Timestamp, Workspace};
 
     use super::*;
-    use crate::{SqliteStore, fts_query, lexical_query, query_words};
+    use crate::SqliteStore;
+    use crate::lexical::{fts_query, lexical_query, query_words};
 
     /// Words with shared stems and prefixes, diacritics, a number and a non-Latin script:
     /// whatever FTS5's tokenizer does with them, the two rankings must agree.

@@ -8,7 +8,8 @@ use levh_core::{
 use rusqlite::{Connection, params};
 use serde_json::json;
 
-use crate::{SqliteStoreError, log_event, rows};
+use crate::events::log_event;
+use crate::{SqliteStore, SqliteStoreError, rows};
 
 pub(crate) fn texts(
     conn: &Connection,
@@ -150,4 +151,20 @@ pub(crate) fn rewrite(
         )?;
     }
     Ok(changed > 0)
+}
+
+pub(crate) fn rewrite_placed_text(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    place: &TextPlace,
+    text: &str,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<bool, SqliteStoreError> {
+    let changed = store.write(|tx| rewrite(tx, workspace, place, text, now, actor))?;
+    if changed {
+        // The old text must leave the log and the index segments too.
+        crate::purge::compact(&store.lock())?;
+    }
+    Ok(changed)
 }

@@ -13,7 +13,8 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::json;
 
-use crate::{SqliteStoreError, log_event};
+use crate::SqliteStoreError;
+use crate::events::log_event;
 
 /// Content shorter than this is only matched as a whole cell, never as a substring: a
 /// short phrase like "use tabs" may legitimately occur inside other memories.
@@ -183,4 +184,56 @@ fn residue(
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && memchr::memmem::find(haystack, needle).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use levh_core::Store;
+
+    use super::*;
+    use crate::SqliteStore;
+
+    /// A purge's residue scan reads the file's pages through SQLite: with secure delete
+    /// off (what secure delete exists to prevent), the freed pages keep the text and the
+    /// report names the file; with it on, nothing is found. Either way the scan opens no
+    /// second descriptor of the file, so the store's lease still refuses a restore.
+    #[test]
+    fn a_purge_reads_the_file_through_sqlite_and_reports_what_free_pages_keep() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("levh.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let workspace = Workspace::default();
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let purge_one = |content: &str| {
+            let record = crate::test_records::record(content.to_owned(), at, "default", "p", None);
+            store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+            store
+                .purge(&workspace, record.memory.id, at, &Actor::cli())
+                .unwrap()
+                .unwrap()
+        };
+        let clean = purge_one("the quarterly numbers for the northern region are confidential");
+        assert_eq!(clean.residue, Vec::<String>::new());
+
+        store
+            .lock()
+            .pragma_update(None, "secure_delete", false)
+            .unwrap();
+        let left = purge_one("the acquisition of the harbour company closes in march next year");
+        assert!(
+            left.residue
+                .iter()
+                .any(|r| r.starts_with(&format!("file {}:", path.display()))),
+            "{:?}",
+            left.residue
+        );
+        assert!(matches!(
+            crate::acquire_exclusive(&path, Duration::from_millis(50)),
+            Err(crate::LeaseError::InUse(_))
+        ));
+    }
 }

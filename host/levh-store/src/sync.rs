@@ -4,8 +4,9 @@ use levh_core::sync::{ItemOutcome, SyncReport, SyncedItem};
 use levh_core::{Actor, EventKind, Timestamp, Workspace};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::SqliteStoreError;
+use crate::events::log_event;
 use crate::rows::micros;
-use crate::{SqliteStoreError, log_event};
 
 pub(crate) fn cursor(
     conn: &Connection,

@@ -2,13 +2,15 @@
 
 use levh_core::{
     Actor, Embedding, EventKind, HeldId, Interference, MemoryId, MemoryState, NewMemoryRecord,
-    Workspace,
+    Timestamp, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::json;
 
+use crate::events::log_event;
+use crate::reads::get_live;
 use crate::rows::micros;
-use crate::{SqliteStoreError, get_live, log_event, vectors, write_state};
+use crate::{SqliteStore, SqliteStoreError, vectors};
 
 /// Inserts a memory row with its vector and near-duplicate keys, and logs `store`.
 /// `held` names the held candidate it was admitted from, if any. Returns its rowid.
@@ -351,8 +353,62 @@ pub(crate) fn replace_content(
     Ok(true)
 }
 
+impl SqliteStore {
+    /// One change to memory `id` and its `event`, in one transaction; `change` says
+    /// whether the memory was there. A redaction then compacts the file: the old text must
+    /// leave the index segments and the log, not only the rows.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn change_memory(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+        change: impl FnOnce(&Connection) -> Result<bool, SqliteStoreError>,
+    ) -> Result<bool, SqliteStoreError> {
+        let changed = self.write(|tx| {
+            let changed = change(tx)?;
+            if changed {
+                log_event(tx, now, event, workspace, Some(id), actor, detail)?;
+            }
+            Ok(changed)
+        })?;
+        if changed && event == EventKind::Redact {
+            crate::purge::compact(&self.lock())?;
+        }
+        Ok(changed)
+    }
+}
+
+pub(crate) fn write_state(
+    conn: &Connection,
+    id: MemoryId,
+    state: &MemoryState,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE memories SET importance = ?2, pinned = ?3, stability_hours = ?4,
+             last_recalled_at = ?5, recall_count = ?6, updated_at = ?7
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        id.to_string(),
+        state.importance,
+        state.pinned,
+        state.stability_hours,
+        state.last_recalled_at.map(micros),
+        state.recall_count,
+        micros(now),
+    ])?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    use levh_core::{MemoryFilter, Store};
+
     use super::*;
 
     const CYCLE: u128 = MERGE_CYCLE_MEMORIES as u128;
@@ -421,5 +477,108 @@ mod tests {
         assert_eq!(all.next, 7);
         let from_start = MergeSlice::after(i64::MIN, MERGE_CYCLE_MEMORIES);
         assert_eq!(from_start.ranges(), [(i64::MIN, None)]);
+    }
+
+    /// Near-duplicate keys live first in the recent table and move into the large index
+    /// when the merge cursor's slice passes them, in a transaction that stores keys;
+    /// lookups find a memory by its keys wherever they are, a content change replaces
+    /// them (through the memory's list of keys) and a purge removes them.
+    #[test]
+    fn near_duplicate_keys_are_found_before_and_after_they_move_to_the_large_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("levh.db")).unwrap();
+        let workspace = Workspace::default();
+        let filter = MemoryFilter::workspace(workspace.clone());
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let insert = |content: &str| {
+            let mut record =
+                crate::test_records::record(content.to_owned(), at, "default", "p", None);
+            record.near_duplicate_keys = levh_core::text::near_duplicate_keys(content);
+            store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+            record.memory.id
+        };
+        let counts = || {
+            let conn = store.lock();
+            let count = |table: &str| -> i64 {
+                conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                    .unwrap()
+            };
+            (
+                count("near_duplicate_keys"),
+                count("near_duplicate_keys_recent"),
+                count("near_duplicate_key_lists"),
+            )
+        };
+        let found = |content: &str| {
+            store
+                .near_duplicates(&filter, &levh_core::text::near_duplicate_keys(content), 5)
+                .unwrap()
+        };
+        let deploy = "the deploy branch for atlas is main and releases are tagged weekly";
+        let first = insert(deploy);
+        let (large, recent, lists) = counts();
+        assert_eq!((large + recent, lists), (21, 1));
+        assert_eq!(found(deploy), [first]);
+
+        // The next slice starts at the smallest key still waiting: storing one more
+        // memory moves that key (and whatever else waits in the slice) to the large index.
+        let waiting: i64 = store
+            .lock()
+            .query_row("SELECT min(key) FROM near_duplicate_keys_recent", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        store
+            .lock()
+            .execute(
+                "UPDATE near_duplicate_keys_merge_cursor SET next_key = ?1",
+                [waiting],
+            )
+            .unwrap();
+        let kafka = "kafka consumer lag alerts fire after five minutes on the billing cluster";
+        let second = insert(kafka);
+        let (moved_large, moved_recent, lists) = counts();
+        assert_eq!((moved_large + moved_recent, lists), (42, 2));
+        let in_large: i64 = store
+            .lock()
+            .query_row(
+                "SELECT count(*) FROM near_duplicate_keys WHERE key = ?1",
+                [waiting],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!((in_large, moved_large > large), (1, true));
+        assert_eq!(found(deploy), [first]);
+        assert_eq!(found(kafka), [second]);
+
+        // New content: the old keys leave both tables, the new ones take their place.
+        let moved = "grafana dashboards for the payments team live in the ops folder";
+        let keys = levh_core::text::near_duplicate_keys(moved);
+        assert!(
+            store
+                .replace_content(
+                    &workspace,
+                    first,
+                    moved,
+                    None,
+                    &keys,
+                    EventKind::Update,
+                    json!({}),
+                    at,
+                    &Actor::cli(),
+                )
+                .unwrap()
+        );
+        let (large, recent, lists) = counts();
+        assert_eq!((large + recent, lists), (42, 2));
+        assert!(found(deploy).is_empty());
+        assert_eq!(found(moved), [first]);
+
+        store.purge(&workspace, first, at, &Actor::cli()).unwrap();
+        store.purge(&workspace, second, at, &Actor::cli()).unwrap();
+        assert_eq!(counts(), (0, 0, 0));
+        assert!(found(moved).is_empty() && found(kafka).is_empty());
     }
 }
