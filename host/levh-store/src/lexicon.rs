@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use levh_core::{MemoryFilter, MemoryId};
+use levh_core::{MemoryFilter, MemoryId, StoreError};
 use rusqlite::{Connection, params_from_iter};
 use rustc_hash::FxHashMap;
 
@@ -218,6 +218,8 @@ impl Lexicon {
                     }
                     Err(error) => {
                         shared.failed.store(true, Ordering::Release);
+                        // Said as every store failure is said ("storage error: …").
+                        let error = StoreError::from(error);
                         tracing::warn!(%error, "full-text ranking index not built; FTS5 ranks instead");
                     }
                 }

@@ -253,6 +253,8 @@ impl AnnIndex {
                     Work::Absorb => job.absorb(&state),
                 };
                 if let Err(error) = done {
+                    // Said as every store failure is said ("storage error: …").
+                    let error = StoreError::from(error);
                     tracing::warn!(%error, model = job.model, ?work, "updating the vector index failed; exact scans continue");
                 }
             });
