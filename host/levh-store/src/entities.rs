@@ -13,14 +13,15 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde_json::json;
 
+use crate::events::log_event;
 use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros, parse_id, read_memory};
-use crate::{SqliteStore, SqliteStoreError, log_event, sqlite};
+use crate::{SqliteStore, SqliteStoreError};
 
-fn corrupt(what: String) -> StoreError {
-    StoreError::new(SqliteStoreError::Corrupt(what))
+fn corrupt(what: String) -> SqliteStoreError {
+    SqliteStoreError::Corrupt(what)
 }
 
-fn time(micros: i64) -> Result<Timestamp, StoreError> {
+fn time(micros: i64) -> Result<Timestamp, SqliteStoreError> {
     Ok(crate::rows::from_micros(micros))
 }
 
@@ -179,7 +180,7 @@ fn summaries(
     clause: &str,
     mut values: Vec<Value>,
     limit: usize,
-) -> Result<Vec<EntitySummary>, StoreError> {
+) -> Result<Vec<EntitySummary>, SqliteStoreError> {
     values.push(Value::Integer(limit.min(i64::MAX as usize) as i64));
     let sql = format!(
         "SELECT e.seq, e.id, e.kind, e.name, COUNT(DISTINCT m.seq), MAX(m.valid_from),
@@ -192,7 +193,7 @@ fn summaries(
          ORDER BY COUNT(DISTINCT m.seq) DESC, MAX(m.valid_from) DESC, e.name
          LIMIT ?"
     );
-    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+    let mut statement = conn.prepare_cached(&sql)?;
     let rows: Vec<SummaryRow> = statement
         .query_map(params_from_iter(values), |row: &Row<'_>| {
             Ok((
@@ -204,20 +205,15 @@ fn summaries(
                 row.get(5)?,
                 row.get(6)?,
             ))
-        })
-        .map_err(sqlite)?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(sqlite)?;
-    let mut keys_of = conn
-        .prepare_cached("SELECT key FROM entity_keys WHERE entity_seq = ?1 ORDER BY key")
-        .map_err(sqlite)?;
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut keys_of =
+        conn.prepare_cached("SELECT key FROM entity_keys WHERE entity_seq = ?1 ORDER BY key")?;
     let mut found = Vec::with_capacity(rows.len());
     for (seq, id, kind, name, count, last, sources) in rows {
         let keys = keys_of
-            .query_map([seq], |row| row.get::<_, String>(0))
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(sqlite)?;
+            .query_map([seq], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
         let mut channels: Vec<String> = sources
             .unwrap_or_default()
             .split(',')
@@ -246,25 +242,20 @@ fn entity_seq(
     conn: &Connection,
     workspace: &Workspace,
     id: EntityId,
-) -> Result<Option<i64>, StoreError> {
-    conn.prepare_cached("SELECT seq FROM entities WHERE workspace = ?1 AND id = ?2")
-        .map_err(sqlite)?
+) -> Result<Option<i64>, SqliteStoreError> {
+    Ok(conn
+        .prepare_cached("SELECT seq FROM entities WHERE workspace = ?1 AND id = ?2")?
         .query_row(params![workspace.as_str(), id.to_string()], |row| {
             row.get(0)
         })
-        .optional()
-        .map_err(sqlite)
+        .optional()?)
 }
 
-fn ids_of(conn: &Connection, seqs: &[i64]) -> Result<Vec<EntityId>, StoreError> {
-    let mut statement = conn
-        .prepare_cached("SELECT id FROM entities WHERE seq = ?1")
-        .map_err(sqlite)?;
+fn ids_of(conn: &Connection, seqs: &[i64]) -> Result<Vec<EntityId>, SqliteStoreError> {
+    let mut statement = conn.prepare_cached("SELECT id FROM entities WHERE seq = ?1")?;
     let mut ids = Vec::with_capacity(seqs.len());
     for seq in seqs {
-        let id: String = statement
-            .query_row([seq], |row| row.get(0))
-            .map_err(sqlite)?;
+        let id: String = statement.query_row([seq], |row| row.get(0))?;
         ids.push(
             id.parse()
                 .map_err(|_| corrupt(format!("entity id {id:?}")))?,
@@ -277,21 +268,401 @@ fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
 
+fn known_people(
+    store: &SqliteStore,
+    workspace: &Workspace,
+) -> Result<Vec<String>, SqliteStoreError> {
+    let conn = store.read();
+    let mut statement = conn.prepare_cached(
+        "SELECT DISTINCT name FROM entities
+             WHERE workspace = ?1 AND kind = 'person' AND name NOT LIKE '%@%'
+             ORDER BY name",
+    )?;
+    Ok(statement
+        .query_map([workspace.as_str()], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?)
+}
+
+fn index_entities(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    batch: &[IndexedMemory],
+    version: u32,
+    now: Timestamp,
+) -> Result<(), SqliteStoreError> {
+    if batch.is_empty() {
+        return Ok(());
+    }
+    store.write(|tx| {
+        for memory in batch {
+            index_one(tx, workspace, memory, version, now)?;
+        }
+        Ok(())
+    })
+}
+
+fn unindexed_memories(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    version: u32,
+    after: Option<MemoryId>,
+    limit: usize,
+) -> Result<Vec<Memory>, SqliteStoreError> {
+    let sql = format!(
+        "SELECT {MEMORY_COLUMNS} {MEMORY_FROM}
+         LEFT JOIN entity_indexed x ON x.memory_seq = m.seq
+         WHERE m.workspace = ?1
+           AND m.seq > COALESCE((SELECT seq FROM memories WHERE id = ?4), 0)
+           AND (x.memory_seq IS NULL OR x.version != ?2 OR x.content_hash != m.content_hash)
+         ORDER BY m.seq LIMIT ?3"
+    );
+    let conn = store.read();
+    let mut statement = conn.prepare_cached(&sql)?;
+    Ok(statement
+        .query_map(
+            params![
+                workspace.as_str(),
+                version,
+                limit as i64,
+                after.map(|id| id.to_string())
+            ],
+            read_memory,
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+fn count_unindexed(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    version: u32,
+) -> Result<u64, SqliteStoreError> {
+    Ok(store
+        .read()
+        .prepare_cached(
+            "SELECT COUNT(*) FROM memories m LEFT JOIN entity_indexed x ON x.memory_seq = m.seq
+             WHERE m.workspace = ?1
+               AND (x.memory_seq IS NULL OR x.version != ?2 OR x.content_hash != m.content_hash)",
+        )?
+        .query_row(params![workspace.as_str(), version], |row| {
+            row.get::<_, i64>(0)
+        })
+        .map(|n| n as u64)?)
+}
+
+fn mark_all_unindexed(store: &SqliteStore, workspace: &Workspace) -> Result<u64, SqliteStoreError> {
+    store.write(|tx| {
+        Ok(tx.execute(
+            "DELETE FROM entity_indexed WHERE memory_seq IN (SELECT seq FROM memories WHERE workspace = ?1)",
+            [workspace.as_str()],
+        )
+        .map(|n| n as u64)?)
+    })
+}
+
+fn entities(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    query: &EntityQuery,
+) -> Result<Vec<EntitySummary>, SqliteStoreError> {
+    let mut clause = String::from("e.workspace = ?");
+    let mut values = vec![Value::Text(workspace.as_str().to_owned())];
+    if let Some(kind) = query.kind {
+        clause.push_str(" AND e.kind = ?");
+        values.push(Value::Text(kind.as_str().to_owned()));
+    }
+    if let Some(name) = query
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        // Names as written, or any key (addresses, handles, normalised names).
+        clause.push_str(
+            " AND (e.name LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM entity_keys k
+               WHERE k.entity_seq = e.seq AND k.key LIKE ? ESCAPE '\\'))",
+        );
+        let escaped = name
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        values.push(Value::Text(format!("%{escaped}%")));
+        let normal = EntityKey::person_name(&escaped);
+        let normal = normal.as_str().trim_start_matches("person:name:");
+        values.push(Value::Text(format!("%{normal}%")));
+    }
+    if let Some(project) = &query.project {
+        clause.push_str(" AND m.project = ?");
+        values.push(Value::Text(project.clone()));
+    }
+    summaries(&store.read(), &clause, values, query.limit)
+}
+
+fn entities_by_id(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    ids: &[EntityId],
+) -> Result<Vec<EntitySummary>, SqliteStoreError> {
+    let mut found = Vec::new();
+    let conn = store.read();
+    for chunk in ids.chunks(400) {
+        let clause = format!(
+            // `+`: the unique ids drive the lookup, not the workspace (see `get_many`).
+            "+e.workspace = ? AND e.id IN ({})",
+            placeholders(chunk.len())
+        );
+        let values = std::iter::once(Value::Text(workspace.as_str().to_owned()))
+            .chain(chunk.iter().map(|id| Value::Text(id.to_string())))
+            .collect();
+        found.extend(summaries(&conn, &clause, values, chunk.len())?);
+    }
+    Ok(found)
+}
+
+fn entity_by_key(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    key: &EntityKey,
+) -> Result<Option<EntityId>, SqliteStoreError> {
+    let id: Option<String> = store
+        .read()
+        .prepare_cached(
+            "SELECT e.id FROM entity_keys k JOIN entities e ON e.seq = k.entity_seq
+             WHERE k.workspace = ?1 AND k.key = ?2",
+        )?
+        .query_row(params![workspace.as_str(), key.as_str()], |row| row.get(0))
+        .optional()?;
+    id.map(|id| id.parse().map_err(|_| corrupt(format!("entity id {id:?}"))))
+        .transpose()
+}
+
+fn entity_memories(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    id: EntityId,
+    limit: usize,
+) -> Result<Vec<EntityMemory>, SqliteStoreError> {
+    let conn = store.read();
+    let Some(seq) = entity_seq(&conn, workspace, id)? else {
+        return Ok(Vec::new());
+    };
+    let mut statement = conn.prepare_cached(
+        "SELECT m.id, m.valid_from, group_concat(me.role)
+             FROM memory_entities me JOIN memories m ON m.seq = me.memory_seq
+             WHERE me.entity_seq = ?1 AND m.forgotten_at IS NULL
+             GROUP BY m.seq ORDER BY m.valid_from DESC, m.seq DESC LIMIT ?2",
+    )?;
+    let rows: Vec<(String, i64, String)> = statement
+        .query_map(params![seq, limit.min(i64::MAX as usize) as i64], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.into_iter()
+        .map(|(memory, at, roles)| {
+            let mut roles: Vec<EntityRole> =
+                roles.split(',').filter_map(|r| r.parse().ok()).collect();
+            roles.sort();
+            Ok(EntityMemory {
+                memory_id: parse_id(&memory)?,
+                valid_from: time(at)?,
+                roles,
+            })
+        })
+        .collect()
+}
+
+fn related_entities(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    id: EntityId,
+    limit: usize,
+) -> Result<Vec<(EntityId, u64)>, SqliteStoreError> {
+    let conn = store.read();
+    let Some(seq) = entity_seq(&conn, workspace, id)? else {
+        return Ok(Vec::new());
+    };
+    let mut statement = conn.prepare_cached(
+        "SELECT other.entity_seq, COUNT(DISTINCT other.memory_seq) AS shared
+             FROM memory_entities mine
+             JOIN memories m ON m.seq = mine.memory_seq AND m.forgotten_at IS NULL
+             JOIN memory_entities other ON other.memory_seq = mine.memory_seq
+             WHERE mine.entity_seq = ?1 AND other.entity_seq != ?1
+             GROUP BY other.entity_seq ORDER BY shared DESC, other.entity_seq LIMIT ?2",
+    )?;
+    let rows: Vec<(i64, i64)> = statement
+        .query_map(params![seq, limit.min(i64::MAX as usize) as i64], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let seqs: Vec<i64> = rows.iter().map(|(s, _)| *s).collect();
+    let ids = ids_of(&conn, &seqs)?;
+    Ok(ids
+        .into_iter()
+        .zip(rows)
+        .map(|(id, (_, n))| (id, n as u64))
+        .collect())
+}
+
+fn memberships(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    id: EntityId,
+) -> Result<Vec<EntityId>, SqliteStoreError> {
+    let conn = store.read();
+    let Some(seq) = entity_seq(&conn, workspace, id)? else {
+        return Ok(Vec::new());
+    };
+    let seqs = conn
+        .prepare_cached(
+            "SELECT person_seq FROM entity_members WHERE organization_seq = ?1
+             UNION SELECT organization_seq FROM entity_members WHERE person_seq = ?1",
+        )?
+        .query_map([seq], |row| row.get::<_, i64>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    ids_of(&conn, &seqs)
+}
+
+fn entity_edges(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    among: &[EntityId],
+    limit: usize,
+) -> Result<Vec<EntityEdge>, SqliteStoreError> {
+    if among.is_empty() {
+        return Ok(Vec::new());
+    }
+    let conn = store.read();
+    // The graph is drawn for a page of entities (a few hundred at most).
+    let among = &among[..among.len().min(500)];
+    let marks = placeholders(among.len());
+    let sql = format!(
+        "WITH chosen AS (SELECT seq, id FROM entities WHERE +workspace = ? AND id IN ({marks}))
+         SELECT a.id, b.id, COUNT(DISTINCT x.memory_seq) AS weight
+         FROM memory_entities x
+         JOIN memory_entities y ON y.memory_seq = x.memory_seq AND y.entity_seq > x.entity_seq
+         JOIN chosen a ON a.seq = x.entity_seq
+         JOIN chosen b ON b.seq = y.entity_seq
+         JOIN memories m ON m.seq = x.memory_seq AND m.forgotten_at IS NULL
+         GROUP BY x.entity_seq, y.entity_seq
+         ORDER BY weight DESC LIMIT ?"
+    );
+    let values = std::iter::once(Value::Text(workspace.as_str().to_owned()))
+        .chain(among.iter().map(|id| Value::Text(id.to_string())))
+        .chain(std::iter::once(Value::Integer(
+            limit.min(i64::MAX as usize) as i64,
+        )));
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows: Vec<(String, String, i64)> = statement
+        .query_map(params_from_iter(values), |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.into_iter()
+        .map(|(a, b, weight)| {
+            let parse = |id: &str| {
+                id.parse::<EntityId>()
+                    .map_err(|_| corrupt(format!("entity id {id:?}")))
+            };
+            Ok(EntityEdge {
+                from: parse(&a)?,
+                to: parse(&b)?,
+                weight: weight as u64,
+            })
+        })
+        .collect()
+}
+
+fn merge_entities(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    into: EntityId,
+    from: EntityId,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<bool, SqliteStoreError> {
+    store.write(|tx| {
+        let (Some(target), Some(source)) = (
+            entity_seq(tx, workspace, into)?,
+            entity_seq(tx, workspace, from)?,
+        ) else {
+            return Ok(false);
+        };
+        merge(tx, target, source)?;
+        log_event(
+            tx,
+            now,
+            EventKind::EntityMerge,
+            workspace,
+            None,
+            actor,
+            json!({ "into": into.to_string(), "from": from.to_string() }),
+        )?;
+        Ok(true)
+    })
+}
+
+fn commitments_done(
+    store: &SqliteStore,
+    workspace: &Workspace,
+) -> Result<Vec<CommitmentDone>, SqliteStoreError> {
+    let conn = store.read();
+    let mut statement = conn.prepare_cached(
+        "SELECT id, done_at, by_memory FROM commitments_done WHERE workspace = ?1",
+    )?;
+    let rows: Vec<(String, i64, Option<String>)> = statement
+        .query_map([workspace.as_str()], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.into_iter()
+        .map(|(id, at, by)| {
+            Ok(CommitmentDone {
+                id,
+                at: time(at)?,
+                by_memory: by.map(|m| parse_id(&m)).transpose()?,
+            })
+        })
+        .collect()
+}
+
+fn mark_commitment_done(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    memory: MemoryId,
+    done: &CommitmentDone,
+    actor: &Actor,
+) -> Result<(), SqliteStoreError> {
+    store.write(|tx| {
+        let inserted = tx.execute(
+            "INSERT OR IGNORE INTO commitments_done (workspace, id, memory_seq, done_at, by_memory)
+                 SELECT ?1, ?2, seq, ?4, ?5 FROM memories WHERE workspace = ?1 AND id = ?3",
+            params![
+                workspace.as_str(),
+                done.id,
+                memory.to_string(),
+                micros(done.at),
+                done.by_memory.map(|m| m.to_string())
+            ],
+        )?;
+        if inserted > 0 && done.by_memory.is_none() {
+            log_event(
+                tx,
+                done.at,
+                EventKind::CommitmentDone,
+                workspace,
+                Some(memory),
+                actor,
+                json!({ "commitment": done.id }),
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// Each method is the function of the same name above; its error becomes a
+/// [`StoreError`] here, once.
 impl EntityStore for SqliteStore {
     fn known_people(&self, workspace: &Workspace) -> Result<Vec<String>, StoreError> {
-        let conn = self.read();
-        let mut statement = conn
-            .prepare_cached(
-                "SELECT DISTINCT name FROM entities
-                 WHERE workspace = ?1 AND kind = 'person' AND name NOT LIKE '%@%'
-                 ORDER BY name",
-            )
-            .map_err(sqlite)?;
-        statement
-            .query_map([workspace.as_str()], |row| row.get(0))
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<Vec<String>>>()
-            .map_err(sqlite)
+        Ok(known_people(self, workspace)?)
     }
 
     fn index_entities(
@@ -301,15 +672,7 @@ impl EntityStore for SqliteStore {
         version: u32,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        self.write(|tx| {
-            for memory in batch {
-                index_one(tx, workspace, memory, version, now).map_err(sqlite)?;
-            }
-            Ok(())
-        })
+        Ok(index_entities(self, workspace, batch, version, now)?)
     }
 
     fn unindexed_memories(
@@ -319,55 +682,15 @@ impl EntityStore for SqliteStore {
         after: Option<MemoryId>,
         limit: usize,
     ) -> Result<Vec<Memory>, StoreError> {
-        let sql = format!(
-            "SELECT {MEMORY_COLUMNS} {MEMORY_FROM}
-             LEFT JOIN entity_indexed x ON x.memory_seq = m.seq
-             WHERE m.workspace = ?1
-               AND m.seq > COALESCE((SELECT seq FROM memories WHERE id = ?4), 0)
-               AND (x.memory_seq IS NULL OR x.version != ?2 OR x.content_hash != m.content_hash)
-             ORDER BY m.seq LIMIT ?3"
-        );
-        let conn = self.read();
-        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        statement
-            .query_map(
-                params![
-                    workspace.as_str(),
-                    version,
-                    limit as i64,
-                    after.map(|id| id.to_string())
-                ],
-                read_memory,
-            )
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(sqlite)
+        Ok(unindexed_memories(self, workspace, version, after, limit)?)
     }
 
     fn count_unindexed(&self, workspace: &Workspace, version: u32) -> Result<u64, StoreError> {
-        self.read()
-            .prepare_cached(
-                "SELECT COUNT(*) FROM memories m LEFT JOIN entity_indexed x ON x.memory_seq = m.seq
-                 WHERE m.workspace = ?1
-                   AND (x.memory_seq IS NULL OR x.version != ?2 OR x.content_hash != m.content_hash)",
-            )
-            .map_err(sqlite)?
-            .query_row(params![workspace.as_str(), version], |row| {
-                row.get::<_, i64>(0)
-            })
-            .map(|n| n as u64)
-            .map_err(sqlite)
+        Ok(count_unindexed(self, workspace, version)?)
     }
 
     fn mark_all_unindexed(&self, workspace: &Workspace) -> Result<u64, StoreError> {
-        self.write(|tx| {
-            tx.execute(
-                "DELETE FROM entity_indexed WHERE memory_seq IN (SELECT seq FROM memories WHERE workspace = ?1)",
-                [workspace.as_str()],
-            )
-            .map(|n| n as u64)
-            .map_err(sqlite)
-        })
+        Ok(mark_all_unindexed(self, workspace)?)
     }
 
     fn entities(
@@ -375,37 +698,7 @@ impl EntityStore for SqliteStore {
         workspace: &Workspace,
         query: &EntityQuery,
     ) -> Result<Vec<EntitySummary>, StoreError> {
-        let mut clause = String::from("e.workspace = ?");
-        let mut values = vec![Value::Text(workspace.as_str().to_owned())];
-        if let Some(kind) = query.kind {
-            clause.push_str(" AND e.kind = ?");
-            values.push(Value::Text(kind.as_str().to_owned()));
-        }
-        if let Some(name) = query
-            .name
-            .as_deref()
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-        {
-            // Names as written, or any key (addresses, handles, normalised names).
-            clause.push_str(
-                " AND (e.name LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM entity_keys k
-                   WHERE k.entity_seq = e.seq AND k.key LIKE ? ESCAPE '\\'))",
-            );
-            let escaped = name
-                .replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_");
-            values.push(Value::Text(format!("%{escaped}%")));
-            let normal = EntityKey::person_name(&escaped);
-            let normal = normal.as_str().trim_start_matches("person:name:");
-            values.push(Value::Text(format!("%{normal}%")));
-        }
-        if let Some(project) = &query.project {
-            clause.push_str(" AND m.project = ?");
-            values.push(Value::Text(project.clone()));
-        }
-        summaries(&self.read(), &clause, values, query.limit)
+        Ok(entities(self, workspace, query)?)
     }
 
     fn entities_by_id(
@@ -413,20 +706,7 @@ impl EntityStore for SqliteStore {
         workspace: &Workspace,
         ids: &[EntityId],
     ) -> Result<Vec<EntitySummary>, StoreError> {
-        let mut found = Vec::new();
-        let conn = self.read();
-        for chunk in ids.chunks(400) {
-            let clause = format!(
-                // `+`: the unique ids drive the lookup, not the workspace (see `get_many`).
-                "+e.workspace = ? AND e.id IN ({})",
-                placeholders(chunk.len())
-            );
-            let values = std::iter::once(Value::Text(workspace.as_str().to_owned()))
-                .chain(chunk.iter().map(|id| Value::Text(id.to_string())))
-                .collect();
-            found.extend(summaries(&conn, &clause, values, chunk.len())?);
-        }
-        Ok(found)
+        Ok(entities_by_id(self, workspace, ids)?)
     }
 
     fn entity_by_key(
@@ -434,18 +714,7 @@ impl EntityStore for SqliteStore {
         workspace: &Workspace,
         key: &EntityKey,
     ) -> Result<Option<EntityId>, StoreError> {
-        let id: Option<String> = self
-            .read()
-            .prepare_cached(
-                "SELECT e.id FROM entity_keys k JOIN entities e ON e.seq = k.entity_seq
-                 WHERE k.workspace = ?1 AND k.key = ?2",
-            )
-            .map_err(sqlite)?
-            .query_row(params![workspace.as_str(), key.as_str()], |row| row.get(0))
-            .optional()
-            .map_err(sqlite)?;
-        id.map(|id| id.parse().map_err(|_| corrupt(format!("entity id {id:?}"))))
-            .transpose()
+        Ok(entity_by_key(self, workspace, key)?)
     }
 
     fn entity_memories(
@@ -454,37 +723,7 @@ impl EntityStore for SqliteStore {
         id: EntityId,
         limit: usize,
     ) -> Result<Vec<EntityMemory>, StoreError> {
-        let conn = self.read();
-        let Some(seq) = entity_seq(&conn, workspace, id)? else {
-            return Ok(Vec::new());
-        };
-        let mut statement = conn
-            .prepare_cached(
-                "SELECT m.id, m.valid_from, group_concat(me.role)
-                 FROM memory_entities me JOIN memories m ON m.seq = me.memory_seq
-                 WHERE me.entity_seq = ?1 AND m.forgotten_at IS NULL
-                 GROUP BY m.seq ORDER BY m.valid_from DESC, m.seq DESC LIMIT ?2",
-            )
-            .map_err(sqlite)?;
-        let rows: Vec<(String, i64, String)> = statement
-            .query_map(params![seq, limit.min(i64::MAX as usize) as i64], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(sqlite)?;
-        rows.into_iter()
-            .map(|(memory, at, roles)| {
-                let mut roles: Vec<EntityRole> =
-                    roles.split(',').filter_map(|r| r.parse().ok()).collect();
-                roles.sort();
-                Ok(EntityMemory {
-                    memory_id: parse_id(&memory).map_err(StoreError::new)?,
-                    valid_from: time(at)?,
-                    roles,
-                })
-            })
-            .collect()
+        Ok(entity_memories(self, workspace, id, limit)?)
     }
 
     fn related_entities(
@@ -493,34 +732,7 @@ impl EntityStore for SqliteStore {
         id: EntityId,
         limit: usize,
     ) -> Result<Vec<(EntityId, u64)>, StoreError> {
-        let conn = self.read();
-        let Some(seq) = entity_seq(&conn, workspace, id)? else {
-            return Ok(Vec::new());
-        };
-        let mut statement = conn
-            .prepare_cached(
-                "SELECT other.entity_seq, COUNT(DISTINCT other.memory_seq) AS shared
-                 FROM memory_entities mine
-                 JOIN memories m ON m.seq = mine.memory_seq AND m.forgotten_at IS NULL
-                 JOIN memory_entities other ON other.memory_seq = mine.memory_seq
-                 WHERE mine.entity_seq = ?1 AND other.entity_seq != ?1
-                 GROUP BY other.entity_seq ORDER BY shared DESC, other.entity_seq LIMIT ?2",
-            )
-            .map_err(sqlite)?;
-        let rows: Vec<(i64, i64)> = statement
-            .query_map(params![seq, limit.min(i64::MAX as usize) as i64], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(sqlite)?;
-        let seqs: Vec<i64> = rows.iter().map(|(s, _)| *s).collect();
-        let ids = ids_of(&conn, &seqs)?;
-        Ok(ids
-            .into_iter()
-            .zip(rows)
-            .map(|(id, (_, n))| (id, n as u64))
-            .collect())
+        Ok(related_entities(self, workspace, id, limit)?)
     }
 
     fn memberships(
@@ -528,21 +740,7 @@ impl EntityStore for SqliteStore {
         workspace: &Workspace,
         id: EntityId,
     ) -> Result<Vec<EntityId>, StoreError> {
-        let conn = self.read();
-        let Some(seq) = entity_seq(&conn, workspace, id)? else {
-            return Ok(Vec::new());
-        };
-        let seqs = conn
-            .prepare_cached(
-                "SELECT person_seq FROM entity_members WHERE organization_seq = ?1
-                 UNION SELECT organization_seq FROM entity_members WHERE person_seq = ?1",
-            )
-            .map_err(sqlite)?
-            .query_map([seq], |row| row.get::<_, i64>(0))
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(sqlite)?;
-        ids_of(&conn, &seqs)
+        Ok(memberships(self, workspace, id)?)
     }
 
     fn entity_edges(
@@ -551,50 +749,7 @@ impl EntityStore for SqliteStore {
         among: &[EntityId],
         limit: usize,
     ) -> Result<Vec<EntityEdge>, StoreError> {
-        if among.is_empty() {
-            return Ok(Vec::new());
-        }
-        let conn = self.read();
-        // The graph is drawn for a page of entities (a few hundred at most).
-        let among = &among[..among.len().min(500)];
-        let marks = placeholders(among.len());
-        let sql = format!(
-            "WITH chosen AS (SELECT seq, id FROM entities WHERE +workspace = ? AND id IN ({marks}))
-             SELECT a.id, b.id, COUNT(DISTINCT x.memory_seq) AS weight
-             FROM memory_entities x
-             JOIN memory_entities y ON y.memory_seq = x.memory_seq AND y.entity_seq > x.entity_seq
-             JOIN chosen a ON a.seq = x.entity_seq
-             JOIN chosen b ON b.seq = y.entity_seq
-             JOIN memories m ON m.seq = x.memory_seq AND m.forgotten_at IS NULL
-             GROUP BY x.entity_seq, y.entity_seq
-             ORDER BY weight DESC LIMIT ?"
-        );
-        let values = std::iter::once(Value::Text(workspace.as_str().to_owned()))
-            .chain(among.iter().map(|id| Value::Text(id.to_string())))
-            .chain(std::iter::once(Value::Integer(
-                limit.min(i64::MAX as usize) as i64,
-            )));
-        let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
-        let rows: Vec<(String, String, i64)> = statement
-            .query_map(params_from_iter(values), |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(sqlite)?;
-        rows.into_iter()
-            .map(|(a, b, weight)| {
-                let parse = |id: &str| {
-                    id.parse::<EntityId>()
-                        .map_err(|_| corrupt(format!("entity id {id:?}")))
-                };
-                Ok(EntityEdge {
-                    from: parse(&a)?,
-                    to: parse(&b)?,
-                    weight: weight as u64,
-                })
-            })
-            .collect()
+        Ok(entity_edges(self, workspace, among, limit)?)
     }
 
     fn merge_entities(
@@ -605,53 +760,11 @@ impl EntityStore for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        self.write(|tx| {
-            let (Some(target), Some(source)) = (
-                entity_seq(tx, workspace, into)?,
-                entity_seq(tx, workspace, from)?,
-            ) else {
-                return Ok(false);
-            };
-            merge(tx, target, source).map_err(sqlite)?;
-            log_event(
-                tx,
-                now,
-                EventKind::EntityMerge,
-                workspace,
-                None,
-                actor,
-                json!({ "into": into.to_string(), "from": from.to_string() }),
-            )
-            .map_err(sqlite)?;
-            Ok(true)
-        })
+        Ok(merge_entities(self, workspace, into, from, now, actor)?)
     }
 
     fn commitments_done(&self, workspace: &Workspace) -> Result<Vec<CommitmentDone>, StoreError> {
-        let conn = self.read();
-        let mut statement = conn
-            .prepare_cached(
-                "SELECT id, done_at, by_memory FROM commitments_done WHERE workspace = ?1",
-            )
-            .map_err(sqlite)?;
-        let rows: Vec<(String, i64, Option<String>)> = statement
-            .query_map([workspace.as_str()], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .map_err(sqlite)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(sqlite)?;
-        rows.into_iter()
-            .map(|(id, at, by)| {
-                Ok(CommitmentDone {
-                    id,
-                    at: time(at)?,
-                    by_memory: by
-                        .map(|m| parse_id(&m).map_err(StoreError::new))
-                        .transpose()?,
-                })
-            })
-            .collect()
+        Ok(commitments_done(self, workspace)?)
     }
 
     fn mark_commitment_done(
@@ -661,33 +774,6 @@ impl EntityStore for SqliteStore {
         done: &CommitmentDone,
         actor: &Actor,
     ) -> Result<(), StoreError> {
-        self.write(|tx| {
-            let inserted = tx
-                .execute(
-                    "INSERT OR IGNORE INTO commitments_done (workspace, id, memory_seq, done_at, by_memory)
-                     SELECT ?1, ?2, seq, ?4, ?5 FROM memories WHERE workspace = ?1 AND id = ?3",
-                    params![
-                        workspace.as_str(),
-                        done.id,
-                        memory.to_string(),
-                        micros(done.at),
-                        done.by_memory.map(|m| m.to_string())
-                    ],
-                )
-                .map_err(sqlite)?;
-            if inserted > 0 && done.by_memory.is_none() {
-                log_event(
-                    tx,
-                    done.at,
-                    EventKind::CommitmentDone,
-                    workspace,
-                    Some(memory),
-                    actor,
-                    json!({ "commitment": done.id }),
-                )
-                .map_err(sqlite)?;
-            }
-            Ok(())
-        })
+        Ok(mark_commitment_done(self, workspace, memory, done, actor)?)
     }
 }

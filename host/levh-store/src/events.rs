@@ -1,11 +1,13 @@
-//! Reading the event log back, for the live feed: every process on the store appends
-//! to `events`, and a `levh serve` process tails it by sequence number.
+//! The event log: every change appends to `events` ([`log_event`]) in its own
+//! transaction, and a `levh serve` process tails it by sequence number for the live feed.
 
 use levh_core::{
-    IssuedToken, LoggedEvent, MemoryId, Principal, Role, ServerStore, StoreError, Timestamp,
-    TokenInfo, Workspace,
+    Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Principal, Role, ServerStore, StoreError,
+    Timestamp, TokenInfo, Workspace,
 };
-use rusqlite::params;
+use rusqlite::{Connection, params};
+
+use crate::rows::micros;
 
 use crate::{SqliteStore, SqliteStoreError};
 
@@ -171,4 +173,31 @@ impl ServerStore for SqliteStore {
     fn revoke_any_token(&self, id: &str, now: Timestamp) -> Result<bool, StoreError> {
         Ok(self.revoke_token(id, now)?)
     }
+}
+
+pub(crate) fn log_event(
+    tx: &Connection,
+    at: Timestamp,
+    kind: EventKind,
+    workspace: &Workspace,
+    memory_id: Option<MemoryId>,
+    actor: &Actor,
+    detail: serde_json::Value,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail, principal)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+            micros(at),
+            kind.as_str(),
+            workspace.as_str(),
+            memory_id.map(|id| id.to_string()),
+            actor.surface.as_str(),
+            actor.client,
+            actor.role.as_str(),
+        detail.to_string(),
+        actor.principal,
+    ])?;
+    Ok(())
 }

@@ -2,14 +2,15 @@
 
 use levh_core::{
     Actor, EventKind, HeldCandidate, HeldClose, HeldDecision, HeldId, HeldStatus, Kind, Measure,
-    MemoryId, MemoryState, Nearest, NewMemoryRecord, SessionId, StoreError, Timestamp, Workspace,
+    MemoryId, MemoryState, Nearest, NewMemoryRecord, SessionId, Timestamp, Workspace,
 };
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::json;
 
+use crate::events::log_event;
 use crate::rows::micros;
-use crate::{log_event, sqlite, writes};
+use crate::{SqliteStore, SqliteStoreError, writes};
 
 const COLUMNS: &str = "id, workspace, project, content, kind, source, importance, pinned, valid_from, \
     valid_to, metadata, session_id, content_hash, redactions, reason, nearest_id, similarity, measure, \
@@ -97,7 +98,7 @@ pub(crate) fn insert(
     tx: &Connection,
     held: &HeldCandidate,
     actor: &Actor,
-) -> Result<(), StoreError> {
+) -> Result<(), SqliteStoreError> {
     tx.execute(
         &format!(
             "INSERT INTO held_candidates ({COLUMNS})
@@ -118,7 +119,7 @@ pub(crate) fn insert(
             held.metadata.to_string(),
             held.session_id.as_ref().map(|s| s.as_str().to_owned()),
             held.content_hash,
-            serde_json::to_string(&held.redactions).map_err(StoreError::new)?,
+            serde_json::to_string(&held.redactions)?,
             held.reason,
             held.nearest.map(|n| n.id.to_string()),
             held.nearest.map(|n| n.similarity),
@@ -127,8 +128,7 @@ pub(crate) fn insert(
             held.expires_at.map(micros),
             held.updates.map(|m| m.to_string()),
         ],
-    )
-    .map_err(sqlite)?;
+    )?;
     let detail = json!({
         "held_id": held.id,
         "nearest_id": held.nearest.map(|n| n.id),
@@ -142,8 +142,7 @@ pub(crate) fn insert(
         None,
         actor,
         detail,
-    )
-    .map_err(sqlite)?;
+    )?;
     Ok(())
 }
 
@@ -151,14 +150,14 @@ pub(crate) fn get(
     conn: &Connection,
     workspace: &Workspace,
     id: HeldId,
-) -> Result<Option<HeldCandidate>, StoreError> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM held_candidates WHERE workspace = ?1 AND id = ?2"),
-        params![workspace.as_str(), id.to_string()],
-        read,
-    )
-    .optional()
-    .map_err(sqlite)
+) -> Result<Option<HeldCandidate>, SqliteStoreError> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM held_candidates WHERE workspace = ?1 AND id = ?2"),
+            params![workspace.as_str(), id.to_string()],
+            read,
+        )
+        .optional()?)
 }
 
 pub(crate) fn waiting(
@@ -166,36 +165,31 @@ pub(crate) fn waiting(
     workspace: &Workspace,
     project: Option<&str>,
     content_hash: &str,
-) -> Result<Option<HeldCandidate>, StoreError> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM held_candidates
+) -> Result<Option<HeldCandidate>, SqliteStoreError> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM held_candidates
          WHERE workspace = ?1 AND status = 'held' AND project IS ?2 AND content_hash = ?3
          ORDER BY created_at, id LIMIT 1"
-    ))
-    .map_err(sqlite)?
-    .query_row(params![workspace.as_str(), project, content_hash], read)
-    .optional()
-    .map_err(sqlite)
+        ))?
+        .query_row(params![workspace.as_str(), project, content_hash], read)
+        .optional()?)
 }
 
 pub(crate) fn list(
     conn: &Connection,
     workspace: &Workspace,
     status: Option<HeldStatus>,
-) -> Result<Vec<HeldCandidate>, StoreError> {
-    let mut statement = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM held_candidates WHERE workspace = ?1 AND (?2 IS NULL OR status = ?2)
+) -> Result<Vec<HeldCandidate>, SqliteStoreError> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM held_candidates WHERE workspace = ?1 AND (?2 IS NULL OR status = ?2)
              ORDER BY created_at, id"
-        ))
-        .map_err(sqlite)?;
-    let rows = statement
-        .query_map(
-            params![workspace.as_str(), status.map(HeldStatus::as_str)],
-            read,
-        )
-        .map_err(sqlite)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
+    ))?;
+    let rows = statement.query_map(
+        params![workspace.as_str(), status.map(HeldStatus::as_str)],
+        read,
+    )?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 /// Marks held candidates past their expiry as `expired`, logging each.
@@ -204,22 +198,19 @@ pub(crate) fn expire(
     workspace: &Workspace,
     now: Timestamp,
     actor: &Actor,
-) -> Result<(), StoreError> {
+) -> Result<(), SqliteStoreError> {
     let mut statement = tx
         .prepare_cached(
             "UPDATE held_candidates SET status = 'expired', decided_at = ?2, decided_by = 'expiry', decided_surface = ?3
              WHERE workspace = ?1 AND status = 'held' AND expires_at IS NOT NULL AND expires_at <= ?2
              RETURNING id",
-        )
-        .map_err(sqlite)?;
+        )?;
     let expired = statement
         .query_map(
             params![workspace.as_str(), micros(now), actor.surface.as_str()],
             |row| row.get::<_, String>(0),
-        )
-        .map_err(sqlite)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(sqlite)?;
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
     for id in expired {
         log_event(
             tx,
@@ -229,8 +220,7 @@ pub(crate) fn expire(
             None,
             actor,
             json!({ "held_id": id }),
-        )
-        .map_err(sqlite)?;
+        )?;
     }
     Ok(())
 }
@@ -241,20 +231,19 @@ pub(crate) fn still_held(
     tx: &Connection,
     workspace: &Workspace,
     id: HeldId,
-) -> Result<Option<HeldClose>, StoreError> {
+) -> Result<Option<HeldClose>, SqliteStoreError> {
     let current: Option<String> = tx
         .query_row(
             "SELECT status FROM held_candidates WHERE workspace = ?1 AND id = ?2",
             params![workspace.as_str(), id.to_string()],
             |row| row.get(0),
         )
-        .optional()
-        .map_err(sqlite)?;
+        .optional()?;
     let Some(current) = current else {
         return Ok(Some(HeldClose::Missing));
     };
     let current = HeldStatus::parse(&current)
-        .ok_or_else(|| StoreError::new(format!("held status {current:?}")))?;
+        .ok_or_else(|| SqliteStoreError::Malformed(format!("held status {current:?}")))?;
     Ok((current != HeldStatus::Held).then_some(HeldClose::AlreadyDecided(current)))
 }
 
@@ -268,17 +257,16 @@ pub(crate) fn store_memory(
     interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
     supersede: Option<MemoryId>,
     actor: &Actor,
-) -> Result<MemoryId, StoreError> {
+) -> Result<MemoryId, SqliteStoreError> {
     let already: Option<String> = tx
         .query_row(
             "SELECT id FROM memories WHERE held_id = ?1",
             [held.to_string()],
             |row| row.get(0),
         )
-        .optional()
-        .map_err(sqlite)?;
+        .optional()?;
     if let Some(id) = already {
-        return crate::rows::parse_id(&id).map_err(StoreError::from);
+        return crate::rows::parse_id(&id);
     }
     let m = &record.memory;
     writes::insert_memory(tx, record, Some(held), actor)?;
@@ -287,18 +275,16 @@ pub(crate) fn store_memory(
         let now = m.state.created_at;
         // Retired at the decision: levh believed the old fact until then, and a retirement
         // dated earlier would rewrite what `known_at` says it knew.
-        let retired = tx
-            .execute(
-                "UPDATE memories SET valid_to = ?3, superseded_by = ?4, updated_at = ?3
+        let retired = tx.execute(
+            "UPDATE memories SET valid_to = ?3, superseded_by = ?4, updated_at = ?3
                  WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
-                params![
-                    m.workspace.as_str(),
-                    old.to_string(),
-                    micros(now),
-                    m.id.to_string()
-                ],
-            )
-            .map_err(sqlite)?;
+            params![
+                m.workspace.as_str(),
+                old.to_string(),
+                micros(now),
+                m.id.to_string()
+            ],
+        )?;
         if retired == 1 {
             log_event(
                 tx,
@@ -308,8 +294,7 @@ pub(crate) fn store_memory(
                 Some(old),
                 actor,
                 json!({ "by": m.id }),
-            )
-            .map_err(sqlite)?;
+            )?;
         }
     }
     Ok(m.id)
@@ -324,18 +309,16 @@ pub(crate) fn close(
     memory_id: Option<MemoryId>,
     now: Timestamp,
     actor: &Actor,
-) -> Result<HeldClose, StoreError> {
+) -> Result<HeldClose, SqliteStoreError> {
     if let Some(decided) = still_held(tx, workspace, id)? {
         return Ok(decided);
     }
     if status == HeldStatus::Discarded {
-        let stored: bool = tx
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM memories WHERE held_id = ?1)",
-                [id.to_string()],
-                |row| row.get(0),
-            )
-            .map_err(sqlite)?;
+        let stored: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM memories WHERE held_id = ?1)",
+            [id.to_string()],
+            |row| row.get(0),
+        )?;
         if stored {
             return Ok(HeldClose::AdmissionIncomplete);
         }
@@ -352,8 +335,7 @@ pub(crate) fn close(
             actor.surface.as_str(),
             memory_id.map(|m| m.to_string()),
         ],
-    )
-    .map_err(sqlite)?;
+    )?;
     let event = if status == HeldStatus::Admitted {
         EventKind::Admit
     } else {
@@ -367,7 +349,36 @@ pub(crate) fn close(
         memory_id,
         actor,
         json!({ "held_id": id }),
-    )
-    .map_err(sqlite)?;
+    )?;
     Ok(HeldClose::Closed)
+}
+
+pub(crate) fn store_held_memory(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    held: HeldId,
+    record: &NewMemoryRecord,
+    neighbours: &[(MemoryId, f64)],
+    interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+    supersede: Option<MemoryId>,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<HeldClose, SqliteStoreError> {
+    // One immediate transaction: the status is read and changed under the write lock,
+    // so a discard in another process cannot slip between the check and the store.
+    store.write(|tx| {
+        if let Some(decided) = still_held(tx, workspace, held)? {
+            return Ok(decided);
+        }
+        let memory_id = store_memory(tx, held, record, neighbours, interfere, supersede, actor)?;
+        close(
+            tx,
+            workspace,
+            held,
+            HeldStatus::Admitted,
+            Some(memory_id),
+            now,
+            actor,
+        )
+    })
 }

@@ -31,8 +31,8 @@ use levh_core::{MemoryFilter, MemoryId, StoreError};
 use rusqlite::{Connection, params_from_iter};
 use rustc_hash::FxHashMap;
 
-use crate::filter::where_clause;
-use crate::{rows, sqlite};
+use crate::query::where_clause;
+use crate::{SqliteStoreError, rows};
 
 /// The tokenizer of `memories_fts` (migration 0001); a test checks they agree.
 pub(crate) const TOKENIZE: &str = "porter unicode61 remove_diacritics 2";
@@ -151,7 +151,7 @@ impl Lexicon {
         words: &[QueryWord],
         limit: usize,
         fetch: usize,
-    ) -> Result<Option<Vec<(MemoryId, f64)>>, StoreError> {
+    ) -> Result<Option<Vec<(MemoryId, f64)>>, SqliteStoreError> {
         let ranked = {
             let mut guard = self
                 .shared
@@ -179,7 +179,7 @@ impl Lexicon {
 
     /// Builds the index: here for an in-memory store, on a thread with a connection of
     /// its own for a file (unless one is already building).
-    fn start_build(&self, conn: &Connection, file: Option<&Path>) -> Result<(), StoreError> {
+    fn start_build(&self, conn: &Connection, file: Option<&Path>) -> Result<(), SqliteStoreError> {
         let Some(file) = file else {
             let index = Index::build(conn)?;
             *self
@@ -218,6 +218,8 @@ impl Lexicon {
                     }
                     Err(error) => {
                         shared.failed.store(true, Ordering::Release);
+                        // Said as every store failure is said ("storage error: …").
+                        let error = StoreError::from(error);
                         tracing::warn!(%error, "full-text ranking index not built; FTS5 ranks instead");
                     }
                 }
@@ -254,43 +256,38 @@ impl Lexicon {
 struct Tokenizer(Connection);
 
 impl Tokenizer {
-    fn new() -> Result<Self, StoreError> {
-        let conn = Connection::open_in_memory().map_err(sqlite)?;
+    fn new() -> Result<Self, SqliteStoreError> {
+        let conn = Connection::open_in_memory()?;
         conn.execute_batch(&format!(
             "CREATE VIRTUAL TABLE texts USING fts5(content, content = '', tokenize = '{TOKENIZE}');
              CREATE VIRTUAL TABLE instances USING fts5vocab(texts, instance);"
-        ))
-        .map_err(sqlite)?;
+        ))?;
         Ok(Self(conn))
     }
 
     /// Each text's tokens as the store's FTS5 table makes them, each with its count, and
     /// the text's length in tokens.
-    fn tokenize(&self, texts: &[&str]) -> Result<Vec<Tokens>, StoreError> {
+    fn tokenize(&self, texts: &[&str]) -> Result<Vec<Tokens>, SqliteStoreError> {
         let mut found: Vec<(BTreeMap<String, u32>, u32)> = vec![Default::default(); texts.len()];
-        let tx = self.0.unchecked_transaction().map_err(sqlite)?;
+        let tx = self.0.unchecked_transaction()?;
         {
-            let mut insert = tx
-                .prepare_cached("INSERT INTO texts (rowid, content) VALUES (?1, ?2)")
-                .map_err(sqlite)?;
+            let mut insert =
+                tx.prepare_cached("INSERT INTO texts (rowid, content) VALUES (?1, ?2)")?;
             for (i, text) in texts.iter().enumerate() {
-                insert.execute((i as i64, text)).map_err(sqlite)?;
+                insert.execute((i as i64, text))?;
             }
-            let mut read = tx
-                .prepare_cached("SELECT term, doc FROM instances")
-                .map_err(sqlite)?;
-            let mut rows = read.query([]).map_err(sqlite)?;
-            while let Some(row) = rows.next().map_err(sqlite)? {
-                let term: String = row.get(0).map_err(sqlite)?;
-                let doc: i64 = row.get(1).map_err(sqlite)?;
+            let mut read = tx.prepare_cached("SELECT term, doc FROM instances")?;
+            let mut rows = read.query([])?;
+            while let Some(row) = rows.next()? {
+                let term: String = row.get(0)?;
+                let doc: i64 = row.get(1)?;
                 let (terms, length) = &mut found[doc as usize];
                 *terms.entry(term).or_default() += 1;
                 *length += 1;
             }
-            tx.execute("INSERT INTO texts (texts) VALUES ('delete-all')", [])
-                .map_err(sqlite)?;
+            tx.execute("INSERT INTO texts (texts) VALUES ('delete-all')", [])?;
         }
-        tx.commit().map_err(sqlite)?;
+        tx.commit()?;
         Ok(found
             .into_iter()
             .map(|(terms, length)| (terms.into_iter().collect(), length))
@@ -301,29 +298,26 @@ impl Tokenizer {
 impl Index {
     /// Every memory row's tokens, read from the store's FTS5 index, and the change
     /// number they reflect — in one read transaction, so the two agree.
-    fn build(conn: &Connection) -> Result<Self, StoreError> {
+    fn build(conn: &Connection) -> Result<Self, SqliteStoreError> {
         conn.execute_batch(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.levh_fts_instances
                  USING fts5vocab(main, memories_fts, instance)",
-        )
-        .map_err(sqlite)?;
-        conn.execute_batch("BEGIN").map_err(sqlite)?;
+        )?;
+        conn.execute_batch("BEGIN")?;
         let built = Self::read_all(conn);
         // A read transaction: ending it cannot lose anything.
         let _ = conn.execute_batch("COMMIT");
         built
     }
 
-    fn read_all(conn: &Connection) -> Result<Self, StoreError> {
+    fn read_all(conn: &Connection) -> Result<Self, SqliteStoreError> {
         let mut index = Self {
             tokenizer: Tokenizer::new()?,
-            covered: conn
-                .query_row(
-                    "SELECT coalesce(max(change), 0) FROM memory_text_changes",
-                    [],
-                    |row| row.get(0),
-                )
-                .map_err(sqlite)?,
+            covered: conn.query_row(
+                "SELECT coalesce(max(change), 0) FROM memory_text_changes",
+                [],
+                |row| row.get(0),
+            )?,
             terms: BTreeMap::new(),
             postings: Vec::new(),
             live_holders: Vec::new(),
@@ -336,12 +330,10 @@ impl Index {
             scratch: RankScratch::default(),
         };
         // Every row is a document, the empty ones too (FTS5 counts them in `nRow`).
-        let mut seqs = conn
-            .prepare("SELECT seq FROM memories ORDER BY seq")
-            .map_err(sqlite)?;
-        let mut rows = seqs.query([]).map_err(sqlite)?;
-        while let Some(row) = rows.next().map_err(sqlite)? {
-            let seq: i64 = row.get(0).map_err(sqlite)?;
+        let mut seqs = conn.prepare("SELECT seq FROM memories ORDER BY seq")?;
+        let mut rows = seqs.query([])?;
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get(0)?;
             index.slot_of.insert(seq, index.docs.len() as u32);
             index.docs.push(Doc {
                 seq,
@@ -353,18 +345,12 @@ impl Index {
         index.rows = index.docs.len() as u64;
         // Instances come ordered by term, then document: one posting per run.
         let mut doc_terms: Vec<Vec<u32>> = vec![Vec::new(); index.docs.len()];
-        let mut instances = conn
-            .prepare("SELECT term, doc FROM temp.levh_fts_instances")
-            .map_err(sqlite)?;
-        let mut rows = instances.query([]).map_err(sqlite)?;
+        let mut instances = conn.prepare("SELECT term, doc FROM temp.levh_fts_instances")?;
+        let mut rows = instances.query([])?;
         let mut current: Option<(String, u32)> = None;
-        while let Some(row) = rows.next().map_err(sqlite)? {
-            let term = row
-                .get_ref(0)
-                .map_err(sqlite)?
-                .as_str()
-                .map_err(|e| sqlite(e.into()))?;
-            let seq: i64 = row.get(1).map_err(sqlite)?;
+        while let Some(row) = rows.next()? {
+            let term = row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+            let seq: i64 = row.get(1)?;
             let Some(&slot) = index.slot_of.get(&seq) else {
                 // The index holds a row the table does not: FTS5 is out of step with
                 // its content (an integrity-check failure); leave that row out.
@@ -398,11 +384,10 @@ impl Index {
 
     /// Applies every text change after `covered`. `false` when there are too many to
     /// apply here (or too many dead slots): the caller rebuilds.
-    fn refresh(&mut self, conn: &Connection) -> Result<bool, StoreError> {
+    fn refresh(&mut self, conn: &Connection) -> Result<bool, SqliteStoreError> {
         let pending: i64 = conn
             .prepare_cached("SELECT count(*) FROM memory_text_changes WHERE change > ?1")
-            .and_then(|mut s| s.query_row([self.covered], |row| row.get(0)))
-            .map_err(sqlite)?;
+            .and_then(|mut s| s.query_row([self.covered], |row| row.get(0)))?;
         if pending == 0 {
             return Ok(true);
         }
@@ -412,20 +397,16 @@ impl Index {
         // One statement, one snapshot: the texts and the change number agree.
         let mut changed: Vec<(i64, i64, Option<String>)> = Vec::new();
         {
-            let mut statement = conn
-                .prepare_cached(
-                    "SELECT c.change, c.memory_seq, m.content
+            let mut statement = conn.prepare_cached(
+                "SELECT c.change, c.memory_seq, m.content
                      FROM memory_text_changes c LEFT JOIN memories m ON m.seq = c.memory_seq
                      WHERE c.change > ?1 ORDER BY c.change",
-                )
-                .map_err(sqlite)?;
-            let rows = statement
-                .query_map([self.covered], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                })
-                .map_err(sqlite)?;
+            )?;
+            let rows = statement.query_map([self.covered], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })?;
             for row in rows {
-                changed.push(row.map_err(sqlite)?);
+                changed.push(row?);
             }
         }
         let texts: Vec<&str> = changed
@@ -491,7 +472,7 @@ impl Index {
     }
 
     /// The token a query word reads as, `None` when it is not exactly one.
-    fn token(&mut self, word: &str) -> Result<Option<String>, StoreError> {
+    fn token(&mut self, word: &str) -> Result<Option<String>, SqliteStoreError> {
         if let Some(token) = self.words.get(word) {
             return Ok(token.clone());
         }
@@ -510,7 +491,7 @@ impl Index {
     /// as FTS5's `bm25()` scores it: the phrases in the order `fts_query` writes them (a
     /// word's prefix form before its exact form), each one's IDF from the live rows
     /// holding it, each row's sum taken in phrase order.
-    fn rank(&mut self, words: &[QueryWord]) -> Result<Option<Ranked>, StoreError> {
+    fn rank(&mut self, words: &[QueryWord]) -> Result<Option<Ranked>, SqliteStoreError> {
         let mut phrases: Vec<(String, bool)> = Vec::with_capacity(words.len() * 2);
         for word in words {
             let Some(token) = self.token(&word.text)? else {
@@ -616,14 +597,14 @@ fn filtered(
     mut ranked: Vec<(i64, f64)>,
     limit: usize,
     fetch: usize,
-) -> Result<Vec<(MemoryId, f64)>, StoreError> {
+) -> Result<Vec<(MemoryId, f64)>, SqliteStoreError> {
     let (clause, values) = where_clause(filter);
     // The seqs drive the lookup (CROSS JOIN keeps that order): one rowid probe each.
     let sql = format!(
         "SELECT m.seq, m.id FROM json_each(?1) j CROSS JOIN memories m ON m.seq = j.value
          WHERE {clause}"
     );
-    let mut statement = conn.prepare_cached(&sql).map_err(sqlite)?;
+    let mut statement = conn.prepare_cached(&sql)?;
     let mut found = Vec::new();
     let (mut start, mut size) = (0, fetch.max(limit).max(1));
     while start < ranked.len() && found.len() < limit {
@@ -634,18 +615,17 @@ fn filtered(
         }
         rest[..end - start].sort_unstable_by(rank_order);
         let chunk = &ranked[start..end];
-        let seqs = serde_json::to_string(&chunk.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())
-            .map_err(StoreError::new)?;
+        let seqs = serde_json::to_string(&chunk.iter().map(|(seq, _)| *seq).collect::<Vec<_>>())?;
         let params = std::iter::once(rusqlite::types::Value::from(seqs)).chain(values.clone());
         let mut passed: FxHashMap<i64, String> = FxHashMap::default();
-        let mut matches = statement.query(params_from_iter(params)).map_err(sqlite)?;
-        while let Some(row) = matches.next().map_err(sqlite)? {
-            passed.insert(row.get(0).map_err(sqlite)?, row.get(1).map_err(sqlite)?);
+        let mut matches = statement.query(params_from_iter(params))?;
+        while let Some(row) = matches.next()? {
+            passed.insert(row.get(0)?, row.get(1)?);
         }
         for (seq, bm25) in chunk {
             if let Some(id) = passed.get(seq) {
                 // SQLite's bm25() is lower-is-better; the trait promises higher-is-better.
-                found.push((rows::parse_id(id).map_err(StoreError::from)?, -bm25));
+                found.push((rows::parse_id(id)?, -bm25));
                 if found.len() == limit {
                     break;
                 }
@@ -662,7 +642,8 @@ mod tests {
     use levh_core::{Actor, Store, Timestamp, Workspace};
 
     use super::*;
-    use crate::{SqliteStore, fts_query, lexical_query, query_words};
+    use crate::SqliteStore;
+    use crate::lexical::{fts_query, lexical_query, query_words};
 
     /// Words with shared stems and prefixes, diacritics, a number and a non-Latin script:
     /// whatever FTS5's tokenizer does with them, the two rankings must agree.

@@ -3,45 +3,42 @@
 //! their secrets are stripped.
 
 use levh_core::{
-    Actor, EventKind, HeldField, HeldId, MemoryId, PlacedText, StoreError, TextPlace, Timestamp,
-    Workspace,
+    Actor, EventKind, HeldField, HeldId, MemoryId, PlacedText, TextPlace, Timestamp, Workspace,
 };
 use rusqlite::{Connection, params};
 use serde_json::json;
 
-use crate::{log_event, rows, sqlite};
+use crate::events::log_event;
+use crate::{SqliteStore, SqliteStoreError, rows};
 
 pub(crate) fn texts(
     conn: &Connection,
     workspace: &Workspace,
-) -> Result<Vec<PlacedText>, StoreError> {
+) -> Result<Vec<PlacedText>, SqliteStoreError> {
     let mut found = Vec::new();
     let space = workspace.as_str();
 
-    let mut statement = conn
-        .prepare("SELECT id, kind FROM memories WHERE workspace = ?1 ORDER BY seq")
-        .map_err(sqlite)?;
-    let mut kinds = statement.query([space]).map_err(sqlite)?;
-    while let Some(row) = kinds.next().map_err(sqlite)? {
-        let id: String = row.get(0).map_err(sqlite)?;
+    let mut statement =
+        conn.prepare("SELECT id, kind FROM memories WHERE workspace = ?1 ORDER BY seq")?;
+    let mut kinds = statement.query([space])?;
+    while let Some(row) = kinds.next()? {
+        let id: String = row.get(0)?;
         found.push(PlacedText {
             place: TextPlace::MemoryKind(rows::parse_id(&id)?),
-            text: row.get(1).map_err(sqlite)?,
+            text: row.get(1)?,
         });
     }
 
-    let mut statement = conn
-        .prepare(
-            "SELECT id, content, kind, project, source, metadata FROM held_candidates
+    let mut statement = conn.prepare(
+        "SELECT id, content, kind, project, source, metadata FROM held_candidates
              WHERE workspace = ?1 ORDER BY created_at",
-        )
-        .map_err(sqlite)?;
-    let mut held = statement.query([space]).map_err(sqlite)?;
-    while let Some(row) = held.next().map_err(sqlite)? {
-        let id: String = row.get(0).map_err(sqlite)?;
-        let id: HeldId = id
-            .parse()
-            .map_err(|_| StoreError::new(format!("held candidate id {id:?} is not an id")))?;
+    )?;
+    let mut held = statement.query([space])?;
+    while let Some(row) = held.next()? {
+        let id: String = row.get(0)?;
+        let id: HeldId = id.parse().map_err(|_| {
+            SqliteStoreError::Malformed(format!("held candidate id {id:?} is not an id"))
+        })?;
         let fields = [
             (HeldField::Content, 1),
             (HeldField::Kind, 2),
@@ -50,7 +47,7 @@ pub(crate) fn texts(
             (HeldField::Metadata, 5),
         ];
         for (field, column) in fields {
-            if let Some(text) = row.get::<_, Option<String>>(column).map_err(sqlite)? {
+            if let Some(text) = row.get::<_, Option<String>>(column)? {
                 found.push(PlacedText {
                     place: TextPlace::Held { id, field },
                     text,
@@ -59,13 +56,12 @@ pub(crate) fn texts(
         }
     }
 
-    let mut statement = conn
-        .prepare("SELECT connector, source_id FROM sync_items WHERE workspace = ?1")
-        .map_err(sqlite)?;
-    let mut items = statement.query([space]).map_err(sqlite)?;
-    while let Some(row) = items.next().map_err(sqlite)? {
-        let connector: String = row.get(0).map_err(sqlite)?;
-        let source_id: String = row.get(1).map_err(sqlite)?;
+    let mut statement =
+        conn.prepare("SELECT connector, source_id FROM sync_items WHERE workspace = ?1")?;
+    let mut items = statement.query([space])?;
+    while let Some(row) = items.next()? {
+        let connector: String = row.get(0)?;
+        let source_id: String = row.get(1)?;
         found.push(PlacedText {
             place: TextPlace::SyncedItem {
                 connector,
@@ -75,14 +71,13 @@ pub(crate) fn texts(
         });
     }
 
-    let mut statement = conn
-        .prepare("SELECT id, label FROM tokens WHERE workspace = ?1 AND label IS NOT NULL")
-        .map_err(sqlite)?;
-    let mut tokens = statement.query([space]).map_err(sqlite)?;
-    while let Some(row) = tokens.next().map_err(sqlite)? {
+    let mut statement =
+        conn.prepare("SELECT id, label FROM tokens WHERE workspace = ?1 AND label IS NOT NULL")?;
+    let mut tokens = statement.query([space])?;
+    while let Some(row) = tokens.next()? {
         found.push(PlacedText {
-            place: TextPlace::TokenLabel(row.get(0).map_err(sqlite)?),
-            text: row.get(1).map_err(sqlite)?,
+            place: TextPlace::TokenLabel(row.get(0)?),
+            text: row.get(1)?,
         });
     }
     Ok(found)
@@ -95,15 +90,14 @@ pub(crate) fn rewrite(
     text: &str,
     now: Timestamp,
     actor: &Actor,
-) -> Result<bool, StoreError> {
+) -> Result<bool, SqliteStoreError> {
     let space = workspace.as_str();
     let (changed, memory): (usize, Option<MemoryId>) = match place {
         TextPlace::MemoryKind(id) => (
             tx.execute(
                 "UPDATE memories SET kind = ?3 WHERE workspace = ?1 AND id = ?2",
                 params![space, id.to_string(), text],
-            )
-            .map_err(sqlite)?,
+            )?,
             Some(*id),
         ),
         TextPlace::Held { id, field } => {
@@ -123,8 +117,7 @@ pub(crate) fn rewrite(
                         params![space, id, text],
                     )
                 }
-            }
-            .map_err(sqlite)?;
+            }?;
             (changed, None)
         }
         TextPlace::SyncedItem {
@@ -135,16 +128,14 @@ pub(crate) fn rewrite(
                 "UPDATE OR REPLACE sync_items SET source_id = ?4
                  WHERE workspace = ?1 AND connector = ?2 AND source_id = ?3",
                 params![space, connector, source_id, text],
-            )
-            .map_err(sqlite)?,
+            )?,
             None,
         ),
         TextPlace::TokenLabel(id) => (
             tx.execute(
                 "UPDATE tokens SET label = ?3 WHERE workspace = ?1 AND id = ?2",
                 params![space, id, text],
-            )
-            .map_err(sqlite)?,
+            )?,
             None,
         ),
     };
@@ -157,8 +148,23 @@ pub(crate) fn rewrite(
             memory,
             actor,
             json!({ "place": place.to_string() }),
-        )
-        .map_err(sqlite)?;
+        )?;
     }
     Ok(changed > 0)
+}
+
+pub(crate) fn rewrite_placed_text(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    place: &TextPlace,
+    text: &str,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<bool, SqliteStoreError> {
+    let changed = store.write(|tx| rewrite(tx, workspace, place, text, now, actor))?;
+    if changed {
+        // The old text must leave the log and the index segments too.
+        crate::purge::compact(&store.lock())?;
+    }
+    Ok(changed)
 }

@@ -77,15 +77,12 @@ fn open_reader(path: &Path, busy_timeout: Duration) -> rusqlite::Result<Connecti
 /// A connection of a background build's own (the vector index, the full-text ranking),
 /// so its long read holds no connection of the store: read-write flags without CREATE,
 /// as for the readers, and the store's default busy timeout.
-pub(crate) fn open_for_build(path: &Path) -> Result<Connection, levh_core::StoreError> {
+pub(crate) fn open_for_build(path: &Path) -> Result<Connection, crate::SqliteStoreError> {
     let connection = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(crate::sqlite)?;
-    connection
-        .busy_timeout(crate::DEFAULT_BUSY_TIMEOUT)
-        .map_err(crate::sqlite)?;
+    )?;
+    connection.busy_timeout(crate::DEFAULT_BUSY_TIMEOUT)?;
     Ok(connection)
 }
 
@@ -175,8 +172,7 @@ mod tests {
         // after 10 s: with reads queued behind the writer, they would finish only after.
         let read_while_writing = store
             .write(|tx| {
-                tx.execute("DELETE FROM tokens WHERE id = 'none'", [])
-                    .map_err(crate::sqlite)?;
+                tx.execute("DELETE FROM tokens WHERE id = 'none'", [])?;
                 writing.send(()).unwrap();
                 Ok(wait_for_read.recv_timeout(Duration::from_secs(10)).is_ok())
             })

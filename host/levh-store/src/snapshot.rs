@@ -185,7 +185,7 @@ pub fn hold_exclusively(path: &Path) -> Result<ExclusiveHold, HoldError> {
     // A write transaction takes the lock; nothing is written.
     match connection.execute_batch("BEGIN EXCLUSIVE; COMMIT;") {
         Ok(()) => {}
-        Err(e) if crate::is_busy(&e) => return Err(HoldError::InUse(Vec::new())),
+        Err(e) if crate::connection::is_busy(&e) => return Err(HoldError::InUse(Vec::new())),
         Err(e) => return Err(SqliteStoreError::from(e).into()),
     }
     let (busy, _, _): (i64, i64, i64) = connection

@@ -11,11 +11,11 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
-use levh_core::{Kind, MemoryId, MemoryState, StandingGroup, StoreError, Timestamp, Workspace};
+use levh_core::{Kind, MemoryId, MemoryState, StandingGroup, Timestamp, Workspace};
 use rusqlite::{Connection, Row as SqlRow};
 
+use crate::SqliteStoreError;
 use crate::rows::{self, micros};
-use crate::sqlite;
 
 /// Rows marked dead are dropped once they are this share of the table (and at least
 /// [`MIN_COMPACTION`]): a purge of many memories does not leave the pass walking them.
@@ -72,7 +72,7 @@ impl Standings {
         project: Option<&str>,
         now: Timestamp,
         visit: &mut dyn FnMut(MemoryId, &MemoryState),
-    ) -> Result<Vec<StandingGroup>, StoreError> {
+    ) -> Result<Vec<StandingGroup>, SqliteStoreError> {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         table.refresh(conn)?;
         let selected: Vec<bool> = table
@@ -114,24 +114,22 @@ impl Table {
     /// the table are gathered and merged in once, so a first read of a million memories
     /// is a sort, not a million inserts into the middle of a vector. Applying is
     /// idempotent, so an error part-way leaves rows the next refresh applies again.
-    fn refresh(&mut self, conn: &Connection) -> Result<(), StoreError> {
-        let mut statement = conn
-            .prepare_cached(
-                "SELECT c.change, c.memory_seq, m.id, m.project, m.kind, m.source,
+    fn refresh(&mut self, conn: &Connection) -> Result<(), SqliteStoreError> {
+        let mut statement = conn.prepare_cached(
+            "SELECT c.change, c.memory_seq, m.id, m.project, m.kind, m.source,
                         m.importance, m.pinned, m.stability_hours, m.last_recalled_at,
                         m.recall_count, m.created_at, m.workspace, m.valid_to, m.forgotten_at
                  FROM memory_standing_changes c LEFT JOIN memories m ON m.seq = c.memory_seq
                  WHERE c.change > ?1 ORDER BY c.change",
-            )
-            .map_err(sqlite)?;
-        let mut changed = statement.query([self.covered]).map_err(sqlite)?;
+        )?;
+        let mut changed = statement.query([self.covered])?;
         let mut new_rows = Vec::new();
         let mut covered = self.covered;
-        while let Some(row) = changed.next().map_err(sqlite)? {
-            covered = row.get(0).map_err(sqlite)?;
-            let seq: i64 = row.get(1).map_err(sqlite)?;
-            let gone = row.get_ref(2).map_err(sqlite)?.data_type() == rusqlite::types::Type::Null
-                || row.get::<_, Option<i64>>(14).map_err(sqlite)?.is_some();
+        while let Some(row) = changed.next()? {
+            covered = row.get(0)?;
+            let seq: i64 = row.get(1)?;
+            let gone = row.get_ref(2)?.data_type() == rusqlite::types::Type::Null
+                || row.get::<_, Option<i64>>(14)?.is_some();
             let at = self.rows.binary_search_by_key(&seq, |r| r.seq);
             if gone {
                 if let Ok(at) = at
@@ -142,7 +140,7 @@ impl Table {
                 }
                 continue;
             }
-            let (group, standing) = read(row).map_err(sqlite)?;
+            let (group, standing) = read(row)?;
             let standing = Row {
                 group: self.intern(group),
                 ..standing

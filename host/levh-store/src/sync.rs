@@ -1,25 +1,26 @@
 //! Sync state: cursors, item fates, run records.
 
 use levh_core::sync::{ItemOutcome, SyncReport, SyncedItem};
-use levh_core::{Actor, EventKind, StoreError, Timestamp, Workspace};
+use levh_core::{Actor, EventKind, Timestamp, Workspace};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::SqliteStoreError;
+use crate::events::log_event;
 use crate::rows::micros;
-use crate::{log_event, sqlite};
 
 pub(crate) fn cursor(
     conn: &Connection,
     workspace: &Workspace,
     connector: &str,
-) -> Result<Option<String>, StoreError> {
-    conn.query_row(
-        "SELECT cursor FROM sync_state WHERE workspace = ?1 AND connector = ?2",
-        params![workspace.as_str(), connector],
-        |row| row.get::<_, Option<String>>(0),
-    )
-    .optional()
-    .map(Option::flatten)
-    .map_err(sqlite)
+) -> Result<Option<String>, SqliteStoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT cursor FROM sync_state WHERE workspace = ?1 AND connector = ?2",
+            params![workspace.as_str(), connector],
+            |row| row.get::<_, Option<String>>(0),
+        )
+        .optional()
+        .map(Option::flatten)?)
 }
 
 pub(crate) fn save_cursor(
@@ -28,13 +29,12 @@ pub(crate) fn save_cursor(
     connector: &str,
     cursor: Option<&str>,
     now: Timestamp,
-) -> Result<(), StoreError> {
+) -> Result<(), SqliteStoreError> {
     conn.execute(
         "INSERT INTO sync_state (workspace, connector, cursor, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (workspace, connector) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at",
         params![workspace.as_str(), connector, cursor, micros(now)],
-    )
-    .map_err(sqlite)?;
+    )?;
     Ok(())
 }
 
@@ -43,35 +43,34 @@ pub(crate) fn item(
     workspace: &Workspace,
     connector: &str,
     source_id: &str,
-) -> Result<Option<SyncedItem>, StoreError> {
+) -> Result<Option<SyncedItem>, SqliteStoreError> {
     let row: Option<(String, Option<String>, Option<String>, String)> = conn
         .prepare_cached(
             "SELECT content_hash, memory_id, held_id, verdict FROM sync_items
              WHERE workspace = ?1 AND connector = ?2 AND source_id = ?3",
-        )
-        .map_err(sqlite)?
+        )?
         .query_row(params![workspace.as_str(), connector, source_id], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })
-        .optional()
-        .map_err(sqlite)?;
+        .optional()?;
     let Some((content_hash, memory_id, held_id, verdict)) = row else {
         return Ok(None);
     };
     let parse_memory = |text: String| {
         text.parse()
-            .map_err(|_| StoreError::new(format!("bad memory id {text:?}")))
+            .map_err(|_| SqliteStoreError::Malformed(format!("bad memory id {text:?}")))
     };
     let parse_held = |text: String| {
         text.parse()
-            .map_err(|_| StoreError::new(format!("bad held id {text:?}")))
+            .map_err(|_| SqliteStoreError::Malformed(format!("bad held id {text:?}")))
     };
     Ok(Some(SyncedItem {
         content_hash,
         memory_id: memory_id.map(parse_memory).transpose()?,
         held_id: held_id.map(parse_held).transpose()?,
-        verdict: ItemOutcome::parse(&verdict)
-            .ok_or_else(|| StoreError::new(format!("bad sync item outcome {verdict:?}")))?,
+        verdict: ItemOutcome::parse(&verdict).ok_or_else(|| {
+            SqliteStoreError::Malformed(format!("bad sync item outcome {verdict:?}"))
+        })?,
     }))
 }
 
@@ -82,15 +81,14 @@ pub(crate) fn record_item(
     source_id: &str,
     item: &SyncedItem,
     now: Timestamp,
-) -> Result<(), StoreError> {
+) -> Result<(), SqliteStoreError> {
     conn.prepare_cached(
         "INSERT INTO sync_items (workspace, connector, source_id, content_hash, memory_id, held_id, verdict, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (workspace, connector, source_id) DO UPDATE SET content_hash = excluded.content_hash,
              memory_id = excluded.memory_id, held_id = excluded.held_id, verdict = excluded.verdict,
              updated_at = excluded.updated_at",
-    )
-    .map_err(sqlite)?
+    )?
     .execute(params![
             workspace.as_str(),
             connector,
@@ -100,8 +98,7 @@ pub(crate) fn record_item(
             item.held_id.map(|id| id.to_string()),
         item.verdict.as_str(),
         micros(now),
-    ])
-    .map_err(sqlite)?;
+    ])?;
     Ok(())
 }
 
@@ -110,7 +107,7 @@ pub(crate) fn save_run(
     workspace: &Workspace,
     report: &SyncReport,
     actor: &Actor,
-) -> Result<(), StoreError> {
+) -> Result<(), SqliteStoreError> {
     let started = report.started_at.map(micros).unwrap_or_default();
     conn.execute(
         "INSERT INTO sync_runs (id, workspace, connector, status, started_at, finished_at, report)
@@ -124,10 +121,9 @@ pub(crate) fn save_run(
             report.status.as_str(),
             started,
             report.finished_at.map(micros),
-            serde_json::to_string(report).map_err(StoreError::new)?,
+            serde_json::to_string(report)?,
         ],
-    )
-    .map_err(sqlite)?;
+    )?;
     if let Some(finished) = report.finished_at {
         let detail = serde_json::json!({
             "run_id": report.run_id, "connector": report.connector, "status": report.status,
@@ -142,8 +138,7 @@ pub(crate) fn save_run(
             None,
             actor,
             detail,
-        )
-        .map_err(sqlite)?;
+        )?;
     }
     Ok(())
 }
@@ -152,16 +147,15 @@ pub(crate) fn run(
     conn: &Connection,
     workspace: &Workspace,
     id: &str,
-) -> Result<Option<SyncReport>, StoreError> {
+) -> Result<Option<SyncReport>, SqliteStoreError> {
     let text: Option<String> = conn
         .query_row(
             "SELECT report FROM sync_runs WHERE workspace = ?1 AND id = ?2",
             params![workspace.as_str(), id],
             |row| row.get(0),
         )
-        .optional()
-        .map_err(sqlite)?;
-    text.map(|text| serde_json::from_str(&text).map_err(StoreError::new))
+        .optional()?;
+    text.map(|text| serde_json::from_str(&text).map_err(SqliteStoreError::from))
         .transpose()
 }
 
@@ -170,23 +164,19 @@ pub(crate) fn runs(
     workspace: &Workspace,
     connector: Option<&str>,
     limit: usize,
-) -> Result<Vec<SyncReport>, StoreError> {
-    let mut statement = conn
-        .prepare(
-            "SELECT report FROM sync_runs WHERE workspace = ?1 AND (?2 IS NULL OR connector = ?2)
+) -> Result<Vec<SyncReport>, SqliteStoreError> {
+    let mut statement = conn.prepare(
+        "SELECT report FROM sync_runs WHERE workspace = ?1 AND (?2 IS NULL OR connector = ?2)
              ORDER BY started_at DESC, id DESC LIMIT ?3",
-        )
-        .map_err(sqlite)?;
-    let rows = statement
-        .query_map(
-            params![workspace.as_str(), connector, limit as i64],
-            |row| row.get::<_, String>(0),
-        )
-        .map_err(sqlite)?;
+    )?;
+    let rows = statement.query_map(
+        params![workspace.as_str(), connector, limit as i64],
+        |row| row.get::<_, String>(0),
+    )?;
     let mut reports = Vec::new();
     for row in rows {
-        let text = row.map_err(sqlite)?;
-        reports.push(serde_json::from_str(&text).map_err(StoreError::new)?);
+        let text = row?;
+        reports.push(serde_json::from_str(&text)?);
     }
     Ok(reports)
 }

@@ -13,10 +13,11 @@ pub(crate) fn encode(vector: &[f32]) -> Vec<u8> {
 pub(crate) fn blob<'a>(
     row: &'a rusqlite::Row<'_>,
     column: usize,
-) -> Result<&'a [u8], levh_core::StoreError> {
-    row.get_ref(column)
-        .and_then(|value| value.as_blob().map_err(Into::into))
-        .map_err(crate::sqlite)
+) -> Result<&'a [u8], crate::SqliteStoreError> {
+    Ok(row
+        .get_ref(column)?
+        .as_blob()
+        .map_err(rusqlite::Error::from)?)
 }
 
 pub(crate) fn decode(blob: &[u8]) -> Vec<f32> {

@@ -2,13 +2,15 @@
 
 use levh_core::{
     Actor, Embedding, EventKind, HeldId, Interference, MemoryId, MemoryState, NewMemoryRecord,
-    StoreError, Workspace,
+    Timestamp, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::json;
 
+use crate::events::log_event;
+use crate::reads::get_live;
 use crate::rows::micros;
-use crate::{get_live, log_event, sqlite, vectors, write_state};
+use crate::{SqliteStore, SqliteStoreError, vectors};
 
 /// Inserts a memory row with its vector and near-duplicate keys, and logs `store`.
 /// `held` names the held candidate it was admitted from, if any. Returns its rowid.
@@ -17,7 +19,7 @@ pub(crate) fn insert_memory(
     record: &NewMemoryRecord,
     held: Option<HeldId>,
     actor: &Actor,
-) -> Result<i64, StoreError> {
+) -> Result<i64, SqliteStoreError> {
     let seq = insert_memory_without_keys(tx, record, held, actor)?;
     write_keys(tx, seq, &record.near_duplicate_keys, true)?;
     Ok(seq)
@@ -37,12 +39,13 @@ const MERGE_CYCLE_MEMORIES: u64 = 65_536;
 /// (key, memory) pairs in the recent keys (migration 0010), all of them in key order so
 /// a batch's keys visit each page once instead of jumping between them; then moves the
 /// next slice of recent keys into the large index ([`MERGE_CYCLE_MEMORIES`]).
-pub(crate) fn insert_keys(tx: &Connection, memories: &[(i64, &[i64])]) -> Result<(), StoreError> {
-    let mut list = tx
-        .prepare_cached(
-            "INSERT OR REPLACE INTO near_duplicate_key_lists (memory_seq, keys) VALUES (?1, ?2)",
-        )
-        .map_err(sqlite)?;
+pub(crate) fn insert_keys(
+    tx: &Connection,
+    memories: &[(i64, &[i64])],
+) -> Result<(), SqliteStoreError> {
+    let mut list = tx.prepare_cached(
+        "INSERT OR REPLACE INTO near_duplicate_key_lists (memory_seq, keys) VALUES (?1, ?2)",
+    )?;
     let mut pairs = Vec::with_capacity(memories.iter().map(|(_, keys)| keys.len()).sum());
     let mut stored = 0;
     for (seq, keys) in memories {
@@ -51,67 +54,57 @@ pub(crate) fn insert_keys(tx: &Connection, memories: &[(i64, &[i64])]) -> Result
         }
         stored += 1;
         let bytes: Vec<u8> = keys.iter().flat_map(|key| key.to_be_bytes()).collect();
-        list.execute(params![seq, bytes]).map_err(sqlite)?;
+        list.execute(params![seq, bytes])?;
         pairs.extend(keys.iter().map(|key| (*key, *seq)));
     }
     pairs.sort_unstable();
-    let mut insert = tx
-        .prepare_cached(
-            "INSERT OR IGNORE INTO near_duplicate_keys_recent (key, memory_seq) VALUES (?1, ?2)",
-        )
-        .map_err(sqlite)?;
+    let mut insert = tx.prepare_cached(
+        "INSERT OR IGNORE INTO near_duplicate_keys_recent (key, memory_seq) VALUES (?1, ?2)",
+    )?;
     for (key, seq) in pairs {
-        insert.execute(params![key, seq]).map_err(sqlite)?;
+        insert.execute(params![key, seq])?;
     }
     merge_next_slice(tx, stored)
 }
 
 /// Removes memory `seq`'s near-duplicate keys, found through its list, from both tables
 /// of keys (neither has an index by memory), and the list.
-pub(crate) fn delete_keys(tx: &Connection, seq: i64) -> Result<(), StoreError> {
+pub(crate) fn delete_keys(tx: &Connection, seq: i64) -> Result<(), SqliteStoreError> {
     let list: Option<Vec<u8>> = tx
-        .prepare_cached("SELECT keys FROM near_duplicate_key_lists WHERE memory_seq = ?1")
-        .map_err(sqlite)?
+        .prepare_cached("SELECT keys FROM near_duplicate_key_lists WHERE memory_seq = ?1")?
         .query_row([seq], |row| row.get(0))
-        .optional()
-        .map_err(sqlite)?;
+        .optional()?;
     let Some(list) = list else { return Ok(()) };
     if list.len() % 8 != 0 {
-        return Err(StoreError::new(format!(
+        return Err(SqliteStoreError::Malformed(format!(
             "near-duplicate key list of memory {seq} is {} bytes, not a multiple of 8",
             list.len()
         )));
     }
     for table in ["near_duplicate_keys", "near_duplicate_keys_recent"] {
-        let mut delete = tx
-            .prepare_cached(&format!(
-                "DELETE FROM {table} WHERE key = ?1 AND memory_seq = ?2"
-            ))
-            .map_err(sqlite)?;
+        let mut delete = tx.prepare_cached(&format!(
+            "DELETE FROM {table} WHERE key = ?1 AND memory_seq = ?2"
+        ))?;
         for key in list.chunks_exact(8) {
             let key = i64::from_be_bytes(key.try_into().expect("chunks of 8"));
-            delete.execute(params![key, seq]).map_err(sqlite)?;
+            delete.execute(params![key, seq])?;
         }
     }
-    tx.prepare_cached("DELETE FROM near_duplicate_key_lists WHERE memory_seq = ?1")
-        .map_err(sqlite)?
-        .execute([seq])
-        .map_err(sqlite)?;
+    tx.prepare_cached("DELETE FROM near_duplicate_key_lists WHERE memory_seq = ?1")?
+        .execute([seq])?;
     Ok(())
 }
 
 /// Moves the recent keys of the slice of the key range after the merge cursor into the
 /// large index, the slice in proportion to `stored` memories, and moves the cursor past
 /// it (wrapping from the largest key to the smallest).
-fn merge_next_slice(tx: &Connection, stored: u64) -> Result<(), StoreError> {
+fn merge_next_slice(tx: &Connection, stored: u64) -> Result<(), SqliteStoreError> {
     if stored == 0 {
         return Ok(());
     }
     let cursor: i64 = tx
-        .prepare_cached("SELECT next_key FROM near_duplicate_keys_merge_cursor")
-        .map_err(sqlite)?
-        .query_row([], |row| row.get(0))
-        .map_err(sqlite)?;
+        .prepare_cached("SELECT next_key FROM near_duplicate_keys_merge_cursor")?
+        .query_row([], |row| row.get(0))?;
     let slice = MergeSlice::after(cursor, stored);
     for (from, to) in slice.ranges() {
         let (bounds, [insert, delete]) = match to {
@@ -119,16 +112,12 @@ fn merge_next_slice(tx: &Connection, stored: u64) -> Result<(), StoreError> {
             None => (vec![from], slice_moves(false)),
         };
         for sql in [insert, delete] {
-            tx.prepare_cached(&sql)
-                .map_err(sqlite)?
-                .execute(params_from_iter(&bounds))
-                .map_err(sqlite)?;
+            tx.prepare_cached(&sql)?
+                .execute(params_from_iter(&bounds))?;
         }
     }
-    tx.prepare_cached("UPDATE near_duplicate_keys_merge_cursor SET next_key = ?1")
-        .map_err(sqlite)?
-        .execute([slice.next])
-        .map_err(sqlite)?;
+    tx.prepare_cached("UPDATE near_duplicate_keys_merge_cursor SET next_key = ?1")?
+        .execute([slice.next])?;
     Ok(())
 }
 
@@ -207,7 +196,7 @@ pub(crate) fn insert_memory_without_keys(
     record: &NewMemoryRecord,
     held: Option<HeldId>,
     actor: &Actor,
-) -> Result<i64, StoreError> {
+) -> Result<i64, SqliteStoreError> {
     let m = &record.memory;
     // Cached statements: a batch inserts a thousand rows, and parsing the SQL again for
     // each was a tenth of an import's time.
@@ -218,8 +207,7 @@ pub(crate) fn insert_memory_without_keys(
              admission_decided_by, metadata, session_id, updated_at, held_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
              ?19, ?20, ?21, ?12, ?22)",
-    )
-    .map_err(sqlite)?
+    )?
     .execute(params![
         m.id.to_string(),
         m.workspace.as_str(),
@@ -238,13 +226,12 @@ pub(crate) fn insert_memory_without_keys(
         m.superseded_by.map(|id| id.to_string()),
         m.content_hash,
         m.admission.verdict.as_str(),
-        serde_json::to_string(&m.admission.reasons).map_err(StoreError::new)?,
+        serde_json::to_string(&m.admission.reasons)?,
         m.admission.decided_by,
         m.metadata.to_string(),
         m.session_id.as_ref().map(|s| s.as_str().to_owned()),
         held.map(|id| id.to_string()),
-    ])
-    .map_err(sqlite)?;
+    ])?;
     let seq = tx.last_insert_rowid();
     if let Some(embedding) = &record.embedding {
         write_embedding(tx, seq, embedding)?;
@@ -261,8 +248,7 @@ pub(crate) fn insert_memory_without_keys(
         Some(m.id),
         actor,
         detail,
-    )
-    .map_err(sqlite)?;
+    )?;
     Ok(seq)
 }
 
@@ -270,18 +256,21 @@ pub(crate) fn write_embedding(
     tx: &Connection,
     seq: i64,
     embedding: &Embedding,
-) -> Result<(), StoreError> {
+) -> Result<(), SqliteStoreError> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO memory_embeddings (memory_seq, model, dimension, vector) VALUES (?1, ?2, ?3, ?4)",
-    )
-    .map_err(sqlite)?
-    .execute(params![seq, embedding.model, embedding.vector.len() as i64, vectors::encode(&embedding.vector)])
-    .map_err(sqlite)?;
+    )?
+    .execute(params![seq, embedding.model, embedding.vector.len() as i64, vectors::encode(&embedding.vector)])?;
     Ok(())
 }
 
 /// Replaces a memory's near-duplicate keys; `fresh`: it is a new row, with none to delete.
-fn write_keys(tx: &Connection, seq: i64, keys: &[i64], fresh: bool) -> Result<(), StoreError> {
+fn write_keys(
+    tx: &Connection,
+    seq: i64,
+    keys: &[i64],
+    fresh: bool,
+) -> Result<(), SqliteStoreError> {
     if !fresh {
         delete_keys(tx, seq)?;
     }
@@ -295,7 +284,7 @@ pub(crate) fn apply_interference(
     neighbours: &[(MemoryId, f64)],
     interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
     actor: &Actor,
-) -> Result<Vec<Interference>, StoreError> {
+) -> Result<Vec<Interference>, SqliteStoreError> {
     let m = &record.memory;
     let now = m.state.created_at;
     let mut applied = Vec::new();
@@ -303,13 +292,13 @@ pub(crate) fn apply_interference(
         if neighbour == m.id {
             continue;
         }
-        let Some(older) = get_live(tx, &m.workspace, neighbour).map_err(sqlite)? else {
+        let Some(older) = get_live(tx, &m.workspace, neighbour)? else {
             continue;
         };
         let Some(state) = interfere(&older.state) else {
             continue;
         };
-        write_state(tx, neighbour, &state, now).map_err(sqlite)?;
+        write_state(tx, neighbour, &state, now)?;
         let detail = json!({ "by": m.id, "similarity": similarity, "stability_hours": state.stability_hours });
         log_event(
             tx,
@@ -319,8 +308,7 @@ pub(crate) fn apply_interference(
             Some(neighbour),
             actor,
             detail,
-        )
-        .map_err(sqlite)?;
+        )?;
         applied.push(Interference {
             memory_id: neighbour,
             similarity,
@@ -339,13 +327,12 @@ pub(crate) fn replace_content(
     embedding: Option<&Embedding>,
     keys: &[i64],
     now: levh_core::Timestamp,
-) -> Result<bool, StoreError> {
+) -> Result<bool, SqliteStoreError> {
     let seq: Option<i64> = rusqlite::OptionalExtension::optional(tx.query_row(
         "SELECT seq FROM memories WHERE workspace = ?1 AND id = ?2",
         params![workspace.as_str(), id.to_string()],
         |row| row.get(0),
-    ))
-    .map_err(sqlite)?;
+    ))?;
     let Some(seq) = seq else { return Ok(false) };
     tx.execute(
         "UPDATE memories SET content = ?2, content_hash = ?3, updated_at = ?4 WHERE seq = ?1",
@@ -355,21 +342,73 @@ pub(crate) fn replace_content(
             levh_core::text::content_hash(content),
             micros(now)
         ],
-    )
-    .map_err(sqlite)?;
+    )?;
     match embedding {
         Some(embedding) => write_embedding(tx, seq, embedding)?,
         None => {
-            tx.execute("DELETE FROM memory_embeddings WHERE memory_seq = ?1", [seq])
-                .map_err(sqlite)?;
+            tx.execute("DELETE FROM memory_embeddings WHERE memory_seq = ?1", [seq])?;
         }
     }
     write_keys(tx, seq, keys, false)?;
     Ok(true)
 }
 
+impl SqliteStore {
+    /// One change to memory `id` and its `event`, in one transaction; `change` says
+    /// whether the memory was there. A redaction then compacts the file: the old text must
+    /// leave the index segments and the log, not only the rows.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn change_memory(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+        change: impl FnOnce(&Connection) -> Result<bool, SqliteStoreError>,
+    ) -> Result<bool, SqliteStoreError> {
+        let changed = self.write(|tx| {
+            let changed = change(tx)?;
+            if changed {
+                log_event(tx, now, event, workspace, Some(id), actor, detail)?;
+            }
+            Ok(changed)
+        })?;
+        if changed && event == EventKind::Redact {
+            crate::purge::compact(&self.lock())?;
+        }
+        Ok(changed)
+    }
+}
+
+pub(crate) fn write_state(
+    conn: &Connection,
+    id: MemoryId,
+    state: &MemoryState,
+    now: Timestamp,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE memories SET importance = ?2, pinned = ?3, stability_hours = ?4,
+             last_recalled_at = ?5, recall_count = ?6, updated_at = ?7
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        id.to_string(),
+        state.importance,
+        state.pinned,
+        state.stability_hours,
+        state.last_recalled_at.map(micros),
+        state.recall_count,
+        micros(now),
+    ])?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    use levh_core::{MemoryFilter, Store};
+
     use super::*;
 
     const CYCLE: u128 = MERGE_CYCLE_MEMORIES as u128;
@@ -438,5 +477,108 @@ mod tests {
         assert_eq!(all.next, 7);
         let from_start = MergeSlice::after(i64::MIN, MERGE_CYCLE_MEMORIES);
         assert_eq!(from_start.ranges(), [(i64::MIN, None)]);
+    }
+
+    /// Near-duplicate keys live first in the recent table and move into the large index
+    /// when the merge cursor's slice passes them, in a transaction that stores keys;
+    /// lookups find a memory by its keys wherever they are, a content change replaces
+    /// them (through the memory's list of keys) and a purge removes them.
+    #[test]
+    fn near_duplicate_keys_are_found_before_and_after_they_move_to_the_large_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("levh.db")).unwrap();
+        let workspace = Workspace::default();
+        let filter = MemoryFilter::workspace(workspace.clone());
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let insert = |content: &str| {
+            let mut record =
+                crate::test_records::record(content.to_owned(), at, "default", "p", None);
+            record.near_duplicate_keys = levh_core::text::near_duplicate_keys(content);
+            store
+                .insert(&record, &[], &|_| None, &Actor::cli())
+                .unwrap();
+            record.memory.id
+        };
+        let counts = || {
+            let conn = store.lock();
+            let count = |table: &str| -> i64 {
+                conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                    .unwrap()
+            };
+            (
+                count("near_duplicate_keys"),
+                count("near_duplicate_keys_recent"),
+                count("near_duplicate_key_lists"),
+            )
+        };
+        let found = |content: &str| {
+            store
+                .near_duplicates(&filter, &levh_core::text::near_duplicate_keys(content), 5)
+                .unwrap()
+        };
+        let deploy = "the deploy branch for atlas is main and releases are tagged weekly";
+        let first = insert(deploy);
+        let (large, recent, lists) = counts();
+        assert_eq!((large + recent, lists), (21, 1));
+        assert_eq!(found(deploy), [first]);
+
+        // The next slice starts at the smallest key still waiting: storing one more
+        // memory moves that key (and whatever else waits in the slice) to the large index.
+        let waiting: i64 = store
+            .lock()
+            .query_row("SELECT min(key) FROM near_duplicate_keys_recent", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        store
+            .lock()
+            .execute(
+                "UPDATE near_duplicate_keys_merge_cursor SET next_key = ?1",
+                [waiting],
+            )
+            .unwrap();
+        let kafka = "kafka consumer lag alerts fire after five minutes on the billing cluster";
+        let second = insert(kafka);
+        let (moved_large, moved_recent, lists) = counts();
+        assert_eq!((moved_large + moved_recent, lists), (42, 2));
+        let in_large: i64 = store
+            .lock()
+            .query_row(
+                "SELECT count(*) FROM near_duplicate_keys WHERE key = ?1",
+                [waiting],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!((in_large, moved_large > large), (1, true));
+        assert_eq!(found(deploy), [first]);
+        assert_eq!(found(kafka), [second]);
+
+        // New content: the old keys leave both tables, the new ones take their place.
+        let moved = "grafana dashboards for the payments team live in the ops folder";
+        let keys = levh_core::text::near_duplicate_keys(moved);
+        assert!(
+            store
+                .replace_content(
+                    &workspace,
+                    first,
+                    moved,
+                    None,
+                    &keys,
+                    EventKind::Update,
+                    json!({}),
+                    at,
+                    &Actor::cli(),
+                )
+                .unwrap()
+        );
+        let (large, recent, lists) = counts();
+        assert_eq!((large + recent, lists), (42, 2));
+        assert!(found(deploy).is_empty());
+        assert_eq!(found(moved), [first]);
+
+        store.purge(&workspace, first, at, &Actor::cli()).unwrap();
+        store.purge(&workspace, second, at, &Actor::cli()).unwrap();
+        assert_eq!(counts(), (0, 0, 0));
+        assert!(found(moved).is_empty() && found(kafka).is_empty());
     }
 }

@@ -1,0 +1,278 @@
+//! Building a snapshot from every vector of a model, and growing it with the vectors
+//! written since, on a background job that owns what it needs.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+use std::time::Instant;
+
+use rusqlite::{Connection, params};
+use usearch::Index;
+
+use super::graph::{GRAPH_CONTEXTS, Snapshot, graph_error, graph_options, quantize};
+use super::{AnnConfig, Counters, ModelIndex};
+use crate::{SqliteStore, SqliteStoreError, vectors};
+
+/// A load-or-build of one model's snapshot, owning what it needs to run on its own thread.
+pub(super) struct Job {
+    pub(super) store: Arc<SqliteStore>,
+    pub(super) path: Option<PathBuf>,
+    pub(super) model: String,
+    pub(super) dimension: usize,
+    pub(super) config: AnnConfig,
+    pub(super) counters: Arc<Counters>,
+}
+
+/// Graphs this small are built on one thread (see [`Job::build`]).
+pub(super) const PARALLEL_BUILD_FROM: usize = 10_000;
+
+impl Job {
+    pub(super) fn run(&self, state: &ModelIndex) -> Result<(), SqliteStoreError> {
+        let current = state.snapshot().map_or(0, |s| s.covered());
+        // Another process may have written a newer snapshot: loading it is far cheaper
+        // than building one.
+        if let Some(snapshot) = self.load_newer_than(current)? {
+            let (covered, count) = (snapshot.covered(), snapshot.len());
+            *state
+                .snapshot
+                .write()
+                .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(snapshot));
+            self.counters.loads.fetch_add(1, Ordering::Relaxed);
+            let tail = self.with_connection(|conn| count_after(conn, self, covered))?;
+            if tail < self.config.rebuild_tail.max(count / 10) {
+                return Ok(());
+            }
+        }
+        let snapshot = self.build()?;
+        self.save(&snapshot);
+        *state
+            .snapshot
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(snapshot));
+        Ok(())
+    }
+
+    /// Adds the vectors written after the current snapshot's change number to its graph
+    /// (each at most once, as it is now) and moves the number past them.
+    pub(super) fn absorb(&self, state: &ModelIndex) -> Result<(), SqliteStoreError> {
+        let Some(snapshot) = state.snapshot() else {
+            return Ok(());
+        };
+        let after = snapshot.covered();
+        let (through, points) = self.read_at_once(|conn| {
+            let through = self.last_change(conn)?;
+            let mut statement = conn.prepare_cached(
+                "SELECT e.memory_seq, e.vector FROM vector_changes c
+                         CROSS JOIN memory_embeddings e ON e.memory_seq = c.memory_seq
+                         WHERE c.model = ?1 AND c.dimension = ?2 AND c.change > ?3
+                           AND e.model = ?1 AND e.dimension = ?2",
+            )?;
+            let mut rows = statement.query(params![self.model, self.dimension as i64, after])?;
+            let (mut seen, mut points) = (HashSet::new(), Vec::new());
+            while let Some(row) = rows.next()? {
+                let seq: i64 = row.get(0)?;
+                // A vector written twice has two changes; the row is its latest.
+                if !seen.insert(seq) {
+                    continue;
+                }
+                points.push((seq, quantize(&vectors::decode(vectors::blob(row, 1)?))));
+            }
+            Ok((through, points))
+        })?;
+        if through <= after {
+            return Ok(());
+        }
+        snapshot.absorb(&points, through)?;
+        self.counters
+            .absorbed
+            .fetch_add(points.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Runs `read` in one read transaction (so the change number and the vectors it reads
+    /// agree) on a connection of its own when the store is a file, so a build's long read
+    /// does not hold the store's connection; on the store's otherwise.
+    pub(super) fn read_at_once<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, SqliteStoreError>,
+    ) -> Result<T, SqliteStoreError> {
+        self.with_connection(|conn| {
+            conn.execute_batch("BEGIN")?;
+            let result = read(conn);
+            // A read transaction: ending it cannot lose anything.
+            let _ = conn.execute_batch("COMMIT");
+            result
+        })
+    }
+
+    /// The latest change number of this model's vectors (0 without any).
+    pub(super) fn last_change(&self, conn: &Connection) -> Result<i64, SqliteStoreError> {
+        Ok(conn.query_row(
+            "SELECT coalesce(max(change), 0) FROM vector_changes
+             WHERE model = ?1 AND dimension = ?2",
+            params![self.model, self.dimension as i64],
+            |row| row.get(0),
+        )?)
+    }
+
+    /// Runs `f` on a read-only connection of its own when the store is a file (see
+    /// [`Job::read_at_once`]); on the store's otherwise.
+    pub(super) fn with_connection<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, SqliteStoreError>,
+    ) -> Result<T, SqliteStoreError> {
+        match self.store.file_path() {
+            Some(path) => f(&crate::readers::open_for_build(path)?),
+            None => f(&self.store.read()),
+        }
+    }
+
+    pub(super) fn build(&self) -> Result<Snapshot, SqliteStoreError> {
+        let started = Instant::now();
+        let (covered, seqs, points) = self.read_at_once(|conn| {
+            let covered = self.last_change(conn)?;
+            let mut statement = conn.prepare(
+                "SELECT memory_seq, vector FROM memory_embeddings
+                     WHERE model = ?1 AND dimension = ?2",
+            )?;
+            let mut rows = statement.query(params![self.model, self.dimension as i64])?;
+            // Bytes in one flat array: a quarter of the f32s, no allocation a vector.
+            let (mut seqs, mut points) = (Vec::new(), Vec::new());
+            while let Some(row) = rows.next()? {
+                seqs.push(row.get::<_, i64>(0)?);
+                points.extend(quantize(&vectors::decode(vectors::blob(row, 1)?)));
+            }
+            Ok((covered, seqs, points))
+        })?;
+        let count = seqs.len();
+        let graph = Index::new(&graph_options(self.dimension, &self.config))
+            .map_err(|e| graph_error("creating", e))?;
+        // Small graphs (tests) are built on one thread, so a rebuild of the same vectors
+        // gives the same graph; large ones on every core.
+        let threads = if count < PARALLEL_BUILD_FROM {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        };
+        graph
+            .reserve_capacity_and_threads(count, threads.max(GRAPH_CONTEXTS))
+            .map_err(|e| graph_error("sizing", e))?;
+        let (graph_ref, seqs_ref, points_ref) = (&graph, &seqs, &points);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|first| {
+                    scope.spawn(move || {
+                        for i in (first..count).step_by(threads) {
+                            let point = &points_ref[i * self.dimension..(i + 1) * self.dimension];
+                            graph_ref
+                                .add(seqs_ref[i] as u64, point)
+                                .map_err(|e| graph_error("building", e))?;
+                        }
+                        Ok::<_, SqliteStoreError>(())
+                    })
+                })
+                .collect();
+            workers.into_iter().try_for_each(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|_| Err(SqliteStoreError::VectorIndexBuildPanicked))
+            })
+        })?;
+        self.counters.builds.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(
+            model = self.model,
+            count,
+            seconds = started.elapsed().as_secs_f64(),
+            "built the vector index"
+        );
+        Snapshot::new(covered, seqs, graph)
+    }
+}
+
+pub(super) fn count_after(
+    conn: &Connection,
+    job: &Job,
+    covered: i64,
+) -> Result<usize, SqliteStoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT count(*) FROM vector_changes
+         WHERE model = ?1 AND dimension = ?2 AND change > ?3",
+            params![job.model, job.dimension as i64, covered],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as usize)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use levh_core::{MemoryId, VectorIndex};
+
+    use super::*;
+    use crate::ann::test_support::*;
+
+    #[test]
+    fn the_background_rebuild_swaps_in_once_the_tail_grows() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(21, 48, 10);
+        fixture.fill(&mut corpus, 300);
+        let index = fixture.index(AnnConfig {
+            exact_below: 200,
+            rebuild_tail: 50,
+            ..small()
+        });
+        // Past the threshold with no snapshot: answered exactly while a build starts.
+        let query = corpus.draw();
+        let first = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(index.stats().exact_queries, 1);
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().builds, 1);
+
+        let added: Vec<MemoryId> = (0..60)
+            .map(|_| fixture.add(corpus.draw(), "default", "p1"))
+            .collect();
+        let target = fixture.add(query.clone(), "default", "p1");
+        // Old snapshot + a tail past the threshold: still answered, rebuild started.
+        let during = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(during[0].0, target);
+        assert!(first.len() == 10 && index.stats().approximate_queries == 1);
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().builds, 2);
+
+        // The new snapshot covers the added vectors: the tail is empty again.
+        let state = index.model(MODEL, 48);
+        let snapshot = state.snapshot().unwrap();
+        assert_eq!(snapshot.len(), 361);
+        assert_eq!(
+            index
+                .tail_len(&state, MODEL, 48, snapshot.covered())
+                .unwrap(),
+            0
+        );
+        let after = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+        assert_eq!(after[0].0, target);
+        let exact = ids(&fixture
+            .store
+            .nearest(&everywhere(), MODEL, &query, 10)
+            .unwrap());
+        let overlap = ids(&after).iter().filter(|id| exact.contains(id)).count();
+        assert!(overlap >= 9, "{overlap} of the exact top 10");
+        // The new snapshot holds the added vectors themselves, not only the tail.
+        let in_graph: HashSet<i64> = snapshot.seqs.iter().copied().collect();
+        let added_seqs: Vec<i64> = fixture.store.with_connection(|conn| {
+            added
+                .iter()
+                .map(|id| {
+                    conn.query_row(
+                        "SELECT seq FROM memories WHERE id = ?1",
+                        [id.to_string()],
+                        |r| r.get(0),
+                    )
+                    .unwrap()
+                })
+                .collect()
+        });
+        assert!(added_seqs.iter().all(|seq| in_graph.contains(seq)));
+    }
+}

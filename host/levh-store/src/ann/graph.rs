@@ -1,0 +1,174 @@
+//! A snapshot's graph: usearch's HNSW over quantized vectors (keys are memory seqs),
+//! the change number it covers, and the search contexts queries share.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError, RwLock};
+
+use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
+
+use super::AnnConfig;
+use crate::SqliteStoreError;
+
+/// A vector as the graph holds it: a byte a dimension, scaled so the largest component is
+/// ±127 — a quarter of the memory, so a query's thousands of distances read a quarter of
+/// the bytes. The graph compares them by cosine, which the per-vector scale does not
+/// change. It only picks candidates; every one is re-scored exactly against the stored
+/// vector, so the small error moves a candidate near the edge of the over-fetch at most.
+pub(super) fn quantize(vector: &[f32]) -> Vec<i8> {
+    let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if largest == 0.0 {
+        return vec![0; vector.len()];
+    }
+    vector
+        .iter()
+        .map(|x| (x * 127.0 / largest).round() as i8)
+        .collect()
+}
+
+/// Searches one graph runs at once. usearch keeps a scratch context per concurrent
+/// search or insert, reserved up front, and one that finds none free fails: more
+/// searches wait, and one more context is reserved for the one job adding to the graph.
+pub(super) const SEARCH_CONTEXTS: usize = 16;
+
+pub(super) const GRAPH_CONTEXTS: usize = SEARCH_CONTEXTS + 1;
+
+/// A graph's shape: the model's dimension and the configured link counts; cosine over
+/// bytes ([`quantize`]).
+pub(super) fn graph_options(dimension: usize, config: &AnnConfig) -> IndexOptions {
+    IndexOptions {
+        dimensions: dimension,
+        metric: MetricKind::Cos,
+        quantization: ScalarKind::I8,
+        connectivity: config.connectivity,
+        expansion_add: config.ef_construction,
+        expansion_search: config.ef_search,
+        multi: false,
+    }
+}
+
+pub(super) fn graph_error(doing: &'static str, error: impl std::fmt::Display) -> SqliteStoreError {
+    SqliteStoreError::VectorIndex {
+        doing,
+        cause: error.to_string(),
+    }
+}
+
+/// A graph (keys are memory seqs) and the change number it covers: built or loaded,
+/// then grown by [`Snapshot::absorb`].
+pub(super) struct Snapshot {
+    pub(super) covered: AtomicI64,
+    /// The graph's keys when it was built or loaded, saved with it: a loaded file's
+    /// sample check compares some of them with the database.
+    pub(super) seqs: Vec<i64>,
+    /// Searches and inserts share it (usearch allows both at once); growing its capacity
+    /// takes it alone.
+    pub(super) graph: RwLock<Index>,
+    /// Free search contexts ([`SEARCH_CONTEXTS`]); a query waits on `freed` for one.
+    pub(super) free_contexts: Mutex<usize>,
+    pub(super) freed: Condvar,
+}
+
+impl Snapshot {
+    /// A graph holding the vectors of `seqs`, made ready for concurrent searches.
+    pub(super) fn new(
+        covered: i64,
+        seqs: Vec<i64>,
+        graph: Index,
+    ) -> Result<Self, SqliteStoreError> {
+        graph
+            .reserve_capacity_and_threads(seqs.len(), GRAPH_CONTEXTS)
+            .map_err(|e| graph_error("sizing", e))?;
+        Ok(Self {
+            covered: AtomicI64::new(covered),
+            seqs,
+            graph: RwLock::new(graph),
+            free_contexts: Mutex::new(SEARCH_CONTEXTS),
+            freed: Condvar::new(),
+        })
+    }
+
+    /// The change number the graph holds every vector up to.
+    pub(super) fn covered(&self) -> i64 {
+        self.covered.load(Ordering::Acquire)
+    }
+
+    /// How many vectors the graph holds.
+    pub(super) fn len(&self) -> usize {
+        self.graph().size()
+    }
+
+    pub(super) fn graph(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.graph.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Memory seqs of the graph's nearest points, nearest first (up to `ef_search`).
+    pub(super) fn candidates(&self, query: &[f32]) -> Result<Vec<i64>, SqliteStoreError> {
+        let _context = self.context();
+        let graph = self.graph();
+        let found = graph
+            .search(&quantize(query), graph.expansion_search())
+            .map_err(|e| graph_error("searching", e))?;
+        Ok(found.keys.into_iter().map(|key| key as i64).collect())
+    }
+
+    /// Adds vectors written after the graph was built (a re-written one replaces its old
+    /// point), then covers `through`. Searches go on meanwhile; they scan anything after
+    /// the `covered` they read exactly, so a vector is never missed while it is added.
+    pub(super) fn absorb(
+        &self,
+        points: &[(i64, Vec<i8>)],
+        through: i64,
+    ) -> Result<(), SqliteStoreError> {
+        let needed = self.len() + points.len();
+        if self.graph().capacity() < needed {
+            // Growing reallocates, so it waits for every search. A quarter more than
+            // needed, so captures one by one do not each do it.
+            self.graph
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .reserve_capacity_and_threads(needed + needed / 4, GRAPH_CONTEXTS)
+                .map_err(|e| graph_error("growing", e))?;
+        }
+        let graph = self.graph();
+        for (seq, point) in points {
+            let key = *seq as u64;
+            if graph.contains(key) {
+                graph.remove(key).map_err(|e| graph_error("updating", e))?;
+            }
+            graph
+                .add(key, point)
+                .map_err(|e| graph_error("adding to", e))?;
+        }
+        self.covered.fetch_max(through, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Waits for a free search context; it is given back when the guard drops.
+    pub(super) fn context(&self) -> SearchContext<'_> {
+        let mut free = self
+            .free_contexts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while *free == 0 {
+            free = self
+                .freed
+                .wait(free)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *free -= 1;
+        SearchContext(self)
+    }
+}
+
+pub(super) struct SearchContext<'a>(pub(super) &'a Snapshot);
+
+impl Drop for SearchContext<'_> {
+    fn drop(&mut self) {
+        *self
+            .0
+            .free_contexts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) += 1;
+        self.0.freed.notify_one();
+    }
+}

@@ -1,0 +1,473 @@
+//! Answering a query: graph candidates re-scored against the live rows with the
+//! caller's filter, plus the fresh tail scanned exactly; the exact scan when the graph
+//! cannot answer.
+
+use std::collections::HashSet;
+use std::sync::PoisonError;
+use std::sync::atomic::Ordering;
+
+use levh_core::{MemoryFilter, MemoryId, StoreError, VectorIndex};
+use rusqlite::{Connection, params};
+
+use super::{AnnIndex, ModelIndex, Work};
+use crate::exact_scan::{exact_nearest, exact_scan};
+use crate::{SqliteStoreError, vectors};
+
+impl AnnIndex {
+    /// How many vectors of the model were written after `covered` (a snapshot's change
+    /// number, 0 without one). Counts only changes not yet counted.
+    pub(super) fn tail_len(
+        &self,
+        state: &ModelIndex,
+        model: &str,
+        dimension: usize,
+        covered: i64,
+    ) -> Result<usize, SqliteStoreError> {
+        let mut tail = state.tail.lock().unwrap_or_else(PoisonError::into_inner);
+        if tail.0 != covered || tail.1 < covered {
+            *tail = (covered, covered, 0);
+        }
+        let (count, last): (i64, Option<i64>) = self.store.lock().query_row(
+            "SELECT count(*), max(change) FROM vector_changes
+                 WHERE model = ?1 AND dimension = ?2 AND change > ?3",
+            params![model, dimension as i64, tail.1],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        if let Some(last) = last {
+            tail.1 = last;
+            tail.2 += count as usize;
+        }
+        Ok(tail.2)
+    }
+
+    pub(super) fn exact(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
+        self.counters.exact_queries.fetch_add(1, Ordering::Relaxed);
+        exact_nearest(&self.store.read(), filter, model, query, limit)
+    }
+}
+
+impl VectorIndex for AnnIndex {
+    fn nearest(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+        Ok(self.search(filter, model, query, limit)?)
+    }
+}
+
+impl AnnIndex {
+    /// The nearest `limit` vectors: graph candidates re-scored, plus the fresh tail, or
+    /// the exact scan when the graph cannot answer (see the module docs).
+    fn search(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
+        let dimension = query.len();
+        if limit == 0 || dimension == 0 {
+            return self.exact(filter, model, query, limit);
+        }
+        let state = self.model(model, dimension);
+        let snapshot = state.snapshot();
+        let covered = snapshot.as_ref().map_or(0, |s| s.covered());
+        let tail = self.tail_len(&state, model, dimension, covered)?;
+        let Some(snapshot) = snapshot else {
+            if tail >= self.config.exact_below {
+                self.start_job(model, dimension, &state, Work::Rebuild);
+            }
+            return self.exact(filter, model, query, limit);
+        };
+        if tail >= self.config.rebuild_tail.max(snapshot.len() / 10) {
+            self.start_job(model, dimension, &state, Work::Rebuild);
+        } else if tail > 0 {
+            self.start_job(model, dimension, &state, Work::Absorb);
+        }
+        // Over-fetch needs headroom: a page close to `ef` would be cut short by the
+        // first filtered-out candidate.
+        if limit * 2 > self.config.ef_search {
+            return self.exact(filter, model, query, limit);
+        }
+
+        let candidates = snapshot.candidates(query)?;
+        let mut top = vectors::TopK::new(limit);
+        let conn = self.store.read();
+        let seen = score_candidates(&conn, filter, model, query, &candidates, &mut top)?;
+        if seen.len() < limit && candidates.len() < snapshot.len() {
+            // The filter discarded most of what the graph offered (a selective project or
+            // kind): the best matches may lie beyond `ef`, so only a full scan is right.
+            drop(conn);
+            return self.exact(filter, model, query, limit);
+        }
+        exact_scan(
+            &conn,
+            filter,
+            model,
+            query,
+            Some((covered, &seen)),
+            &mut top,
+        )?;
+        self.counters
+            .approximate_queries
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(top.into_sorted())
+    }
+}
+
+/// Checks the graph's candidates against the live rows and the filter, scoring each
+/// survivor with its stored vector (so a vector re-written since the build scores as it
+/// is now). Returns the seqs that survived.
+pub(super) fn score_candidates(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    model: &str,
+    query: &[f32],
+    candidates: &[i64],
+    top: &mut vectors::TopK,
+) -> Result<HashSet<i64>, SqliteStoreError> {
+    let (clause, values) = crate::query::where_clause(filter);
+    // One statement for any number of candidates: the seqs travel as one JSON array.
+    let sql = format!(
+        "SELECT m.id, e.vector, e.memory_seq FROM json_each(?1) j
+         CROSS JOIN memory_embeddings e ON e.memory_seq = j.value
+         CROSS JOIN memories m ON m.seq = e.memory_seq
+         WHERE e.model = ?2 AND e.dimension = ?3 AND {clause}"
+    );
+    let seqs = serde_json::to_string(candidates)?;
+    let params = [
+        rusqlite::types::Value::from(seqs),
+        model.to_owned().into(),
+        (query.len() as i64).into(),
+    ]
+    .into_iter()
+    .chain(values);
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+    let mut seen = HashSet::with_capacity(candidates.len());
+    while let Some(row) = rows.next()? {
+        let seq: i64 = row.get(2)?;
+        if !seen.insert(seq) {
+            continue;
+        }
+        let blob = vectors::blob(row, 1)?;
+        let score = vectors::dot(query, blob);
+        if top.would_keep(score) {
+            let id: String = row.get(0)?;
+            top.push(score, crate::rows::parse_id(&id)?);
+        }
+    }
+    Ok(seen)
+}
+
+#[cfg(test)]
+mod tests {
+    use levh_core::{Actor, Store, Timestamp, Workspace};
+    use rusqlite::params;
+
+    use super::*;
+    use crate::ann::AnnConfig;
+    use crate::ann::graph::{SEARCH_CONTEXTS, SearchContext, quantize};
+    use crate::ann::test_support::*;
+
+    #[test]
+    fn approximate_top_10_matches_the_exact_scan_on_clustered_384_d_vectors() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(11, 384, 40);
+        fixture.fill(&mut corpus, 2_000);
+        let index = fixture.index(AnnConfig {
+            ef_search: 96,
+            ..small()
+        });
+        index.refresh(MODEL, 384).unwrap();
+        let (mut hits, mut total) = (0, 0);
+        for _ in 0..60 {
+            let query = corpus.draw();
+            let exact = fixture
+                .store
+                .nearest(&everywhere(), MODEL, &query, 10)
+                .unwrap();
+            let approximate = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
+            assert_eq!(approximate.len(), 10);
+            // Scores come from the stored vectors, so a shared id has the exact score.
+            for (id, score) in &approximate {
+                if let Some((_, exact_score)) = exact.iter().find(|(e, _)| e == id) {
+                    assert_eq!(score, exact_score);
+                }
+            }
+            hits += ids(&approximate)
+                .iter()
+                .filter(|id| ids(&exact).contains(id))
+                .count();
+            total += 10;
+        }
+        let recall = hits as f64 / total as f64;
+        assert!(recall >= 0.98, "recall@10 {recall}");
+        assert_eq!(index.stats().approximate_queries, 60);
+        assert_eq!(index.stats().exact_queries, 0);
+    }
+
+    #[test]
+    fn more_concurrent_queries_than_search_contexts_wait_for_one_and_all_answer() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(23, 48, 10);
+        fixture.fill(&mut corpus, 400);
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+        let snapshot = index.model(MODEL, 48).snapshot().unwrap();
+        let queries: Vec<Vec<f32>> = (0..SEARCH_CONTEXTS * 3).map(|_| corpus.draw()).collect();
+        let expected: Vec<Vec<MemoryId>> = queries
+            .iter()
+            .map(|q| ids(&index.nearest(&everywhere(), MODEL, q, 10).unwrap()))
+            .collect();
+
+        // Every context taken: a query waits instead of failing, and runs once one is free.
+        let held: Vec<SearchContext<'_>> =
+            (0..SEARCH_CONTEXTS).map(|_| snapshot.context()).collect();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            let (index, query) = (&index, &queries[0]);
+            scope.spawn(move || {
+                let found = index.nearest(&everywhere(), MODEL, query, 10).unwrap();
+                sender.send(ids(&found)).unwrap();
+            });
+            assert!(
+                receiver
+                    .recv_timeout(std::time::Duration::from_millis(200))
+                    .is_err(),
+                "a query ran with no free context"
+            );
+            drop(held);
+            assert_eq!(receiver.recv().unwrap(), expected[0]);
+        });
+
+        // Three times as many threads as contexts, all at once: each gets its own answer.
+        let start = std::sync::Barrier::new(queries.len());
+        std::thread::scope(|scope| {
+            for (query, want) in queries.iter().zip(&expected) {
+                let (index, start) = (&index, &start);
+                scope.spawn(move || {
+                    start.wait();
+                    for _ in 0..5 {
+                        let found = index.nearest(&everywhere(), MODEL, query, 10).unwrap();
+                        assert_eq!(&ids(&found), want);
+                    }
+                });
+            }
+        });
+        assert_eq!(*snapshot.free_contexts.lock().unwrap(), SEARCH_CONTEXTS);
+        assert_eq!(index.stats().exact_queries, 0);
+    }
+
+    #[test]
+    fn a_small_store_is_scanned_exactly_and_builds_nothing() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(3, 48, 5);
+        fixture.fill(&mut corpus, 80);
+        let index = fixture.index(small());
+        let query = corpus.draw();
+        let found = index.nearest(&everywhere(), MODEL, &query, 5).unwrap();
+        index.wait_idle(MODEL, 48);
+        assert_eq!(
+            found,
+            fixture
+                .store
+                .nearest(&everywhere(), MODEL, &query, 5)
+                .unwrap()
+        );
+        let stats = index.stats();
+        assert_eq!((stats.builds, stats.exact_queries), (0, 1));
+        assert!(!index.snapshot_path(MODEL, 48).unwrap().exists());
+    }
+
+    #[test]
+    fn vectors_written_after_the_snapshot_are_found_without_a_rebuild() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(5, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let query = corpus.draw();
+        let fresh = fixture.add(query.clone(), "default", "p0");
+        // An old memory re-embedded after the build (its seq is inside the snapshot's
+        // range, so only the change log shows it is new): its new vector must count.
+        let (old, _) = stored[7];
+        let near_query: Vec<f32> = query.iter().map(|x| x * 0.999).collect();
+        fixture.store.with_connection(|conn| {
+            conn.execute(
+                "UPDATE memory_embeddings SET vector = ?1
+                 WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?2)",
+                params![vectors::encode(&near_query), old.to_string()],
+            )
+            .unwrap()
+        });
+
+        let found = index.nearest(&everywhere(), MODEL, &query, 3).unwrap();
+        assert_eq!(ids(&found)[..2], [fresh, old]);
+        assert!(found[0].1 > 0.999);
+        let stats = index.stats();
+        assert_eq!((stats.builds, stats.approximate_queries), (1, 1));
+
+        // That query found a tail and started adding it to the graph in the background:
+        // both vectors are in it now, the old one at its new place, and nothing is left
+        // to scan exactly.
+        index.wait_idle(MODEL, 48);
+        let state = index.model(MODEL, 48);
+        let snapshot = state.snapshot().unwrap();
+        assert_eq!(index.stats().absorbed, 2);
+        assert_eq!((snapshot.len(), snapshot.seqs.len()), (401, 400));
+        assert_eq!(
+            index
+                .tail_len(&state, MODEL, 48, snapshot.covered())
+                .unwrap(),
+            0
+        );
+        let seq_of = |id: MemoryId| -> i64 {
+            fixture.store.with_connection(|conn| {
+                conn.query_row(
+                    "SELECT seq FROM memories WHERE id = ?1",
+                    [id.to_string()],
+                    |r| r.get(0),
+                )
+                .unwrap()
+            })
+        };
+        let mut point = vec![0i8; 48];
+        assert_eq!(
+            snapshot
+                .graph()
+                .get(seq_of(old) as u64, &mut point)
+                .unwrap(),
+            1
+        );
+        assert_eq!(point, quantize(&near_query));
+        assert!(snapshot.graph().contains(seq_of(fresh) as u64));
+        // The graph alone finds them now (same direction: either may come first).
+        let mut from_graph = snapshot.candidates(&query).unwrap()[..2].to_vec();
+        from_graph.sort_unstable();
+        assert_eq!(from_graph, [seq_of(old), seq_of(fresh)]);
+        let again = index.nearest(&everywhere(), MODEL, &query, 3).unwrap();
+        assert_eq!(again, found);
+        assert_eq!(index.stats().builds, 1);
+    }
+
+    #[test]
+    fn forgotten_purged_and_other_workspace_memories_are_never_returned() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(9, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let (forgotten, forgotten_vector) = stored[10].clone();
+        let (purged, purged_vector) = stored[20].clone();
+        let elsewhere_vector = corpus.draw();
+        let elsewhere = fixture.add(elsewhere_vector.clone(), "other", "p0");
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let workspace = Workspace::default();
+        assert!(
+            fixture
+                .store
+                .forget(&workspace, forgotten, now, &Actor::cli())
+                .unwrap()
+        );
+        assert!(
+            fixture
+                .store
+                .purge(&workspace, purged, now, &Actor::cli())
+                .unwrap()
+                .is_some()
+        );
+        // One more in the other workspace, in the fresh tail this time.
+        let tail_vector = corpus.draw();
+        let tail_elsewhere = fixture.add(tail_vector.clone(), "other", "p0");
+
+        for query in [
+            &forgotten_vector,
+            &purged_vector,
+            &elsewhere_vector,
+            &tail_vector,
+        ] {
+            let found = ids(&index.nearest(&everywhere(), MODEL, query, 10).unwrap());
+            assert_eq!(found.len(), 10);
+            for banned in [forgotten, purged, elsewhere, tail_elsewhere] {
+                assert!(!found.contains(&banned), "{banned} came back");
+            }
+        }
+        // The other workspace still sees its own.
+        let theirs = MemoryFilter::workspace(Workspace::new("other").unwrap());
+        let found = ids(&index.nearest(&theirs, MODEL, &tail_vector, 10).unwrap());
+        assert_eq!(found, [tail_elsewhere, elsewhere]);
+        assert_eq!(index.stats().builds, 1);
+    }
+
+    #[test]
+    fn filters_are_respected_and_a_selective_one_falls_back_to_the_exact_scan() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(13, 48, 10);
+        let stored = fixture.fill(&mut corpus, 400);
+        let rare = [
+            fixture.add(corpus.draw(), "default", "rare"),
+            fixture.add(corpus.draw(), "default", "rare"),
+        ];
+        // Superseded: its validity ended, so a recall "as of now" must not see it.
+        let (superseded, superseded_vector) = stored[3].clone();
+        fixture.store.with_connection(|conn| {
+            conn.execute(
+                "UPDATE memories SET valid_to = 1700000500000000 WHERE id = ?1",
+                [superseded.to_string()],
+            )
+            .unwrap()
+        });
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+
+        let project = MemoryFilter {
+            project: Some("p2".into()),
+            ..everywhere()
+        };
+        let query = corpus.draw();
+        let found = index.nearest(&project, MODEL, &query, 10).unwrap();
+        assert_eq!(found.len(), 10);
+        for (id, _) in &found {
+            let memory = fixture
+                .store
+                .get(&Workspace::default(), *id)
+                .unwrap()
+                .unwrap();
+            assert_eq!(memory.project.as_deref(), Some("p2"));
+        }
+        let exact = fixture.store.nearest(&project, MODEL, &query, 10).unwrap();
+        assert_eq!(ids(&found), ids(&exact));
+        assert_eq!(index.stats().exact_queries, 0);
+
+        let now = MemoryFilter {
+            valid_at: Some(Timestamp::from_second(1_800_000_000).unwrap()),
+            ..everywhere()
+        };
+        let found = ids(&index.nearest(&now, MODEL, &superseded_vector, 10).unwrap());
+        assert!(!found.contains(&superseded));
+        assert_eq!(found.len(), 10);
+
+        // Two matches among 402: the graph's 64 candidates hold too few of them, so the
+        // answer comes from the exact scan, and it is complete.
+        let rare_filter = MemoryFilter {
+            project: Some("rare".into()),
+            ..everywhere()
+        };
+        let found = ids(&index.nearest(&rare_filter, MODEL, &query, 10).unwrap());
+        assert_eq!(found.len(), 2);
+        assert!(rare.iter().all(|id| found.contains(id)));
+        assert_eq!(index.stats().exact_queries, 1);
+    }
+}
