@@ -706,3 +706,27 @@ fn prod_memory_id(memories: &std::collections::BTreeMap<String, Value>, ending: 
     assert_eq!(found.len(), 1, "{found:?}");
     Value::String(found[0].clone())
 }
+
+/// A backup counts what it holds as `levh doctor` counts the store: live memories,
+/// forgotten ones, and candidates still waiting for review (not rows of every kind).
+#[test]
+fn a_backup_counts_memories_as_doctor_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let kept = capture(&home, &["The weekly report goes out on Fridays at four"]);
+    let gone = capture(&home, &["The coffee machine on floor two is broken again"]);
+    capture(&home, &["The design review moved to the large room upstairs"]);
+    let held = capture(&home, &["The weekly report goes out on Fridays at five"]);
+    assert_eq!(held["verdict"], "review", "{held}");
+    assert!(kept["memory_id"].is_string());
+    ok(levh_hash(&home).args(["forget", gone["memory_id"].as_str().unwrap()]));
+
+    let text = |output: std::process::Output| String::from_utf8(output.stdout).unwrap();
+    let doctor = text(ok(levh_hash(&home).arg("doctor")));
+    assert!(doctor.contains("2 memories, 1 forgotten"), "{doctor}");
+    let created = text(ok(levh_hash(&home).args(["backup", "create"])));
+    assert!(
+        created.contains("backed up 2 memories, 1 forgotten, 1 held for review"),
+        "{created}"
+    );
+}

@@ -166,6 +166,8 @@ pub fn create(
         schema_version: summary.schema_version,
         memories: summary.memories,
         held: summary.held,
+        forgotten: Some(summary.forgotten),
+        waiting: Some(summary.waiting),
         database_bytes,
         database_sha256,
         files,

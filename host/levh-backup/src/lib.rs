@@ -44,8 +44,15 @@ pub struct Manifest {
     pub schema_version: i64,
     /// Memory rows in the store, every workspace.
     pub memories: u64,
-    /// Candidates held for review, every workspace.
+    /// Held candidate rows, every workspace, decided ones included.
     pub held: u64,
+    /// Of the memory rows, the forgotten ones (kept for history); absent in backups
+    /// written before levh counted them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forgotten: Option<u64>,
+    /// Of the held candidates, those still waiting for a person; absent in older backups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<u64>,
     /// The store file's size.
     pub database_bytes: u64,
     /// The store file's SHA-256, hex.
@@ -56,6 +63,24 @@ pub struct Manifest {
     /// secret: connectors' tokens.
     #[serde(default)]
     pub left_out: Vec<String>,
+}
+
+impl Manifest {
+    /// What the archive holds, counted as `levh doctor` and `levh stats` count: live
+    /// memories, forgotten ones, candidates waiting for review.
+    pub fn contents(&self) -> String {
+        match (self.forgotten, self.waiting) {
+            (Some(forgotten), Some(waiting)) => format!(
+                "{} memories, {forgotten} forgotten, {waiting} held for review",
+                self.memories.saturating_sub(forgotten)
+            ),
+            // Written by a levh that counted rows only.
+            _ => format!(
+                "{} memory rows (forgotten included), {} held candidates",
+                self.memories, self.held
+            ),
+        }
+    }
 }
 
 /// The passphrase a backup is encrypted with.

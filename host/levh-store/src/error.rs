@@ -92,10 +92,14 @@ impl From<std::io::Error> for SqliteStoreError {
 }
 
 /// The one conversion at the trait boundary. A full disk becomes
-/// [`StoreError::disk_full`], which the engine and every surface report as a condition a
-/// person can fix rather than a fault of levh's.
+/// [`StoreError::disk_full`] and a list cursor purged meanwhile
+/// [`StoreError::cursor_gone`]: conditions the engine and every surface report as the
+/// caller's to act on (507, 409) rather than a fault of levh's.
 impl From<SqliteStoreError> for StoreError {
     fn from(error: SqliteStoreError) -> Self {
+        if matches!(error, SqliteStoreError::ListCursorGone(_)) {
+            return StoreError::cursor_gone(error.to_string());
+        }
         let full = match &error {
             SqliteStoreError::Sqlite(e) => is_disk_full(e),
             SqliteStoreError::Lock(e) => e.kind() == std::io::ErrorKind::StorageFull,

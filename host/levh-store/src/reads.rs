@@ -233,10 +233,52 @@ pub(crate) fn count_stale_embeddings(
 #[cfg(test)]
 mod tests {
     use levh_core::{
-        Actor, EventKind, MemoryId, MemoryState, RankingRow, Store, Timestamp, Workspace,
+        Actor, EventKind, MemoryFilter, MemoryId, MemoryState, Page, RankingRow, Store, Timestamp,
+        Workspace,
     };
 
     use crate::SqliteStore;
+
+    /// A page that continues after a memory no longer stored (purged while listing) is
+    /// the caller's condition to act on (list again), typed as such at the boundary, not
+    /// an empty page that looks like the end.
+    #[test]
+    fn a_list_continuing_after_a_purged_memory_says_so() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let at = Timestamp::from_second(1_700_000_000).unwrap();
+        let record = crate::test_records::record("kept".into(), at, "default", "p", None);
+        store
+            .insert(&record, &[], &|_| None, &Actor::cli())
+            .unwrap();
+        let gone = MemoryId::new_at(at);
+        let error = store
+            .list(
+                &MemoryFilter {
+                    listed_after: Some(gone),
+                    ..MemoryFilter::default()
+                },
+                Page {
+                    limit: 10,
+                    offset: 0,
+                },
+            )
+            .unwrap_err();
+        assert!(error.is_cursor_gone(), "{error}");
+        assert!(error.to_string().contains("list again"), "{error}");
+        let listed = store
+            .list(
+                &MemoryFilter {
+                    listed_after: None,
+                    ..MemoryFilter::default()
+                },
+                Page {
+                    limit: 10,
+                    offset: 0,
+                },
+            )
+            .unwrap();
+        assert_eq!(listed.len(), 1);
+    }
 
     /// What ranking reads of a memory is what the whole row says, column for column (a
     /// state written after insertion included), for the asked workspace's ids only.

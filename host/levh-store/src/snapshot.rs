@@ -16,8 +16,12 @@ pub struct SnapshotSummary {
     pub schema_version: i64,
     /// Memory rows, every workspace, forgotten ones included (they are kept for history).
     pub memories: u64,
-    /// Candidates the gate holds for review, every workspace.
+    /// Of those, the forgotten ones.
+    pub forgotten: u64,
+    /// Held candidate rows, every workspace, decided ones included.
     pub held: u64,
+    /// Of those, the ones still waiting for a person.
+    pub waiting: u64,
 }
 
 /// Writes a consistent copy of the store at `database` to `into` (which must not exist).
@@ -88,9 +92,15 @@ fn summarize(connection: &Connection) -> Result<SnapshotSummary, SqliteStoreErro
     Ok(SnapshotSummary {
         schema_version,
         memories: count("memories")?,
+        forgotten: count("memories WHERE forgotten_at IS NOT NULL")?,
         // The held queue came with schema 2.
         held: if has_table("held_candidates")? {
             count("held_candidates")?
+        } else {
+            0
+        },
+        waiting: if has_table("held_candidates")? {
+            count("held_candidates WHERE status = 'held'")?
         } else {
             0
         },

@@ -86,9 +86,8 @@ fn create(home: &Path, args: CreateArgs, json: bool) -> Result<ExitCode> {
         }))?;
     } else {
         output::line(format!(
-            "backed up {} memories ({} held for review) to {}",
-            created.manifest.memories,
-            created.manifest.held,
+            "backed up {} to {}",
+            created.manifest.contents(),
             created.path.display()
         ));
         output::line(format!(
@@ -157,10 +156,9 @@ fn verify(home: &Path, file: &Path, json: bool) -> Result<ExitCode> {
         output::json(&json!({ "path": file, "ok": true, "manifest": manifest }))?;
     } else {
         output::line(format!(
-            "{} is whole: {} memories ({} held for review), schema {}, written by levh {} at {}",
+            "{} is whole: {}, schema {}, written by levh {} at {}",
             file.display(),
-            manifest.memories,
-            manifest.held,
+            manifest.contents(),
             manifest.schema_version,
             manifest.levh_version,
             manifest.created_at
@@ -184,9 +182,8 @@ fn restore(home: &Path, file: &Path, json: bool) -> Result<ExitCode> {
         }))?;
     } else {
         output::line(format!(
-            "restored {} memories ({} held for review) from {}, backed up at {}",
-            restored.manifest.memories,
-            restored.manifest.held,
+            "restored {} from {}, backed up at {}",
+            restored.manifest.contents(),
             file.display(),
             restored.manifest.created_at
         ));
