@@ -715,7 +715,10 @@ fn a_backup_counts_memories_as_doctor_does() {
     let home = dir.path().join("home");
     let kept = capture(&home, &["The weekly report goes out on Fridays at four"]);
     let gone = capture(&home, &["The coffee machine on floor two is broken again"]);
-    capture(&home, &["The design review moved to the large room upstairs"]);
+    capture(
+        &home,
+        &["The design review moved to the large room upstairs"],
+    );
     let held = capture(&home, &["The weekly report goes out on Fridays at five"]);
     assert_eq!(held["verdict"], "review", "{held}");
     assert!(kept["memory_id"].is_string());

@@ -162,7 +162,7 @@ fn cli(home: &Path, args: &[&str]) -> Value {
 fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
-    let (mut child, address) = serve(
+    let (child, address) = serve(
         home,
         &[
             ("LEVH_NOW", NOW),
@@ -170,6 +170,8 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
             ("LEVH_MCP_PROFILE", "full"),
         ],
     );
+    // Stopped however the test ends: a failed comparison must not leave a server behind.
+    let _server_process = StopOnDrop(child);
     let server = Server::connect(address);
 
     // What differs by design between three memories written through three surfaces:
@@ -313,6 +315,32 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
             Some(json!({"helpful": false})),
         )),
         &masked(server.tool("memory_feedback", json!({"id": ids[2], "helpful": false}))),
+    );
+    // A new token: its secret and label differ by design, its shape does not.
+    let issued = |mut value: Value| {
+        for key in ["id", "secret", "label"] {
+            value[key] = Value::Null;
+        }
+        value
+    };
+    same_two(
+        "token create",
+        &issued(cli(
+            home,
+            &[
+                "token",
+                "create",
+                "--role",
+                "viewer",
+                "--label",
+                "parity cli",
+            ],
+        )),
+        &issued(server.rest(
+            "POST",
+            "/api/tokens",
+            Some(json!({"role": "viewer", "label": "parity rest"})),
+        )),
     );
     same_two(
         "tokens",
@@ -482,6 +510,50 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
         &server.rest("GET", "/api/timeline?range=this%20week", None),
         &server.tool("timeline", json!({"range": "this week"})),
     );
+    // Two commitments kept, one through each surface that offers it.
+    cli(
+        home,
+        &[
+            "capture",
+            "Promised Bruno Costa (bruno@northwind.example) I will review the ledger schema by Tuesday",
+            "-p",
+            "billing",
+        ],
+    );
+    let open = cli(home, &["commitments"]);
+    let commitment_ids: Vec<String> = open["commitments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(commitment_ids.len(), 2, "{open}");
+    let kept = |mut value: Value| {
+        for key in ["id", "sentence", "people", "due", "overdue"] {
+            value[key] = Value::Null;
+        }
+        value
+    };
+    same_two(
+        "commitment done",
+        &kept(cli(home, &["commitments", "done", &commitment_ids[0]])),
+        &kept(server.rest(
+            "POST",
+            &format!("/api/commitments/{}/done", commitment_ids[1]),
+            None,
+        )),
+    );
+    same_two(
+        "entities reindex",
+        &cli(home, &["entities", "reindex"]),
+        &server.rest("POST", "/api/entities/reindex", Some(json!({}))),
+    );
+    same(
+        "redact secrets",
+        &cli(home, &["redact-secrets"]),
+        &server.rest("POST", "/api/memories/redact-all", None),
+        &server.tool("redact_secrets", json!({})),
+    );
     same(
         "audit secrets",
         &cli(home, &["audit-secrets"]),
@@ -537,8 +609,16 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
         &server.rest("POST", &format!("/api/memories/{}/purge", ids[1]), None),
         &server.tool("purge_memory", json!({"id": ids[2]})),
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+}
+
+/// A server process stopped when the test lets go of it, passing or failing.
+struct StopOnDrop(std::process::Child);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// The dependency direction that keeps one application layer under every surface:
