@@ -540,3 +540,74 @@ fn a_directory_granted_for_one_workspace_is_refused_to_another_workspace_s_syncs
     server.kill().unwrap();
     server.wait().unwrap();
 }
+
+/// A grant the manifest never asks for is refused when it is given (CLI and REST alike),
+/// naming what the connector does ask for; nothing is stored.
+#[test]
+fn a_grant_the_manifest_does_not_ask_for_is_refused_naming_what_it_asks_for() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let refused = levh(home.path())
+        .args(["connector", "grant", "local_files", "--host", "example.com"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let words = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        words.contains(
+            "local_files does not ask to connect to example.com:443 (it asks to: read the path in `directory`); nothing was granted"
+        ),
+        "{words}"
+    );
+    let refused = levh(home.path())
+        .args(["connector", "grant", "github"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let words = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        words.contains(&format!(
+            "github reads no directory, so {} cannot be granted to it",
+            dir.path().display()
+        )),
+        "{words}"
+    );
+    // What it asks for is still granted.
+    ok(levh(home.path())
+        .args(["connector", "grant", "local_files"])
+        .arg(dir.path()));
+    let inspected = json(levh(home.path()).args(["connector", "inspect", "local_files", "--json"]));
+    assert_eq!(
+        inspected["grants"]["http_hosts"],
+        serde_json::json!([]),
+        "{inspected}"
+    );
+    assert_eq!(
+        inspected["grants"]["read_paths"].as_array().unwrap().len(),
+        1,
+        "{inspected}"
+    );
+
+    // REST says the same, as a 422.
+    let (mut child, address) = crate::support::serve(home.path(), &[]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut response = agent
+        .post(format!(
+            "http://{address}/api/connectors/local_files/grants"
+        ))
+        .send_json(serde_json::json!({"host": "example.com"}))
+        .unwrap();
+    let status = response.status().as_u16();
+    let body = response.body_mut().read_to_string().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.contains("local_files does not ask to connect to example.com:443"),
+        "{body}"
+    );
+}

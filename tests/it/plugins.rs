@@ -260,6 +260,114 @@ fn files_that_are_not_connectors_are_refused_with_a_reason() {
     assert!(err.to_string().contains("core WebAssembly module"), "{err}");
 }
 
+/// A component that imports one instance, `name`, exporting `function` when given (it
+/// has no exports: the import checks run before anything is instantiated).
+fn component_importing(name: &str, function: Option<&str>) -> Vec<u8> {
+    use wasm_encoder::{
+        Component, ComponentImportSection, ComponentTypeRef, ComponentTypeSection, InstanceType,
+        PrimitiveValType,
+    };
+    let mut instance = InstanceType::new();
+    if let Some(function) = function {
+        instance
+            .ty()
+            .function()
+            .params(std::iter::empty::<(&str, PrimitiveValType)>())
+            .result(None);
+        instance.export(function, ComponentTypeRef::Func(0));
+    }
+    let mut types = ComponentTypeSection::new();
+    types.instance(&instance);
+    let mut imports = ComponentImportSection::new();
+    imports.import(name, ComponentTypeRef::Instance(0));
+    let mut component = Component::new();
+    component.section(&types).section(&imports);
+    component.finish()
+}
+
+/// What cannot run is refused when it is installed, with a sentence its author can act
+/// on, and "not a levh connector" is kept for files that are not one.
+#[test]
+fn components_that_cannot_run_here_are_refused_at_install_saying_why() {
+    let host = host(tight());
+    let refusal = |bytes: &[u8]| {
+        host.load_connector("guest.wasm", bytes)
+            .unwrap_err()
+            .to_string()
+    };
+
+    // Built against a plugin API patch newer than this levh, using an import it added.
+    let newer = refusal(&component_importing(
+        "levh:plugin/host@0.1.2",
+        Some("brand-new-call"),
+    ));
+    assert!(
+        newer.starts_with(
+            "guest.wasm cannot be installed as a connector: it was built for plugin API 0.1.2 \
+             (it uses `levh:plugin/host@0.1.2`); this levh serves 0.1.0–0.1.1"
+        ),
+        "{newer}"
+    );
+    // Built against the next minor version.
+    let next = refusal(&component_importing("levh:plugin/host@0.2.0", None));
+    assert!(next.contains("it was built for plugin API 0.2.0"), "{next}");
+    // Importing what levh never links for plugins.
+    let foreign = refusal(&component_importing(
+        "example:gadget/radio@1.0.0",
+        Some("tune"),
+    ));
+    assert!(
+        foreign.starts_with(
+            "guest.wasm cannot be installed as a connector: it imports `example:gadget/radio@1.0.0`, \
+             which levh does not offer to plugins"
+        ),
+        "{foreign}"
+    );
+    for text in [&newer, &next, &foreign] {
+        assert!(!text.contains("is not a levh connector"), "{text}");
+        assert!(
+            !text.contains("matching implementation"),
+            "linker words: {text}"
+        );
+    }
+
+    // Importing wasi:http (the SDK's `http` feature) while asking for no host: every sync
+    // would fail to link, so it is refused at install.
+    let root = crate::support::repository_root();
+    let args = [
+        "-p",
+        "levh-test-guest-hostile",
+        "--features",
+        "http",
+        "--target",
+        "wasm32-wasip2",
+        "--profile",
+        "guest",
+        "--target-dir",
+        "target/guests-http",
+    ];
+    let status = crate::support::guest_cargo(&root, &args).status().unwrap();
+    assert!(
+        status.success(),
+        "building the hostile guest with http failed"
+    );
+    let bytes = std::fs::read(
+        root.join("target/guests-http/wasm32-wasip2/guest/levh_test_guest_hostile.wasm"),
+    )
+    .unwrap();
+    let http = refusal(&bytes);
+    assert!(
+        http.starts_with(
+            "guest.wasm cannot be installed as a connector: it imports wasi:http but asks for no \
+             http host in its manifest"
+        ),
+        "{http}"
+    );
+    // Without the feature the same guest installs.
+    host.load_connector("hostile.wasm", hostile_bytes())
+        .unwrap();
+}
+
 #[test]
 fn a_guest_of_the_older_0_1_0_package_loads_on_the_0_1_1_bindings() {
     // The built-in scorers are built against `wit/levh-plugin@0.1.0` (scorers gained

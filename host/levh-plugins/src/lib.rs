@@ -13,6 +13,7 @@
 
 mod cache;
 pub mod http;
+mod imports;
 mod registry;
 pub mod runtime;
 mod sandbox;
@@ -31,7 +32,7 @@ use wasmtime::{Engine, Store};
 pub use cache::sha256_hex;
 pub use http::{Credential, Origin};
 pub use registry::{Registry, ScorerRegistry};
-pub use runtime::{ConnectorOrigin, ConnectorRuntime, check_config};
+pub use runtime::{ConnectorOrigin, ConnectorRuntime, check_config, check_grant};
 pub use scorer::{SCORE_TIMEOUT, Scorer, ScorerPolicy};
 pub use source::ConnectorSource;
 pub use wit::ApiVersion;
@@ -188,6 +189,18 @@ pub enum PluginError {
         version: String,
         /// What was refused and how to allow it.
         capability: String,
+    },
+    /// A component that is a levh plugin but cannot be installed or run here: built for
+    /// a plugin API this levh does not serve, importing what levh does not offer, at odds
+    /// with its own manifest, or not the file that was expected.
+    #[error("{what} cannot be installed as a {kind}: {reason}")]
+    Refused {
+        /// File or plugin.
+        what: String,
+        /// `connector` or `scorer`.
+        kind: &'static str,
+        /// Why, as a sentence its author can act on.
+        reason: String,
     },
     /// The plugin trapped, panicked, ran out of time or memory.
     #[error("{plugin} {version} stopped: {reason}")]
@@ -365,6 +378,13 @@ impl PluginHost {
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn load_connector(&self, what: &str, bytes: &[u8]) -> Result<Connector, PluginError> {
         let (component, sha256) = self.compile(CONNECTOR, what, bytes)?;
+        let refused = |reason: String| PluginError::Refused {
+            what: what.to_owned(),
+            kind: CONNECTOR,
+            reason,
+        };
+        let interfaces = imports::interface_names(&component, &self.engine);
+        imports::check_imports(&component, &self.http_linker, &interfaces).map_err(refused)?;
         let prepared = self.prepared_for_manifest(what);
         let manifest: Manifest = self.runtime.block_on(async {
             let (mut store, instance) = self
@@ -380,6 +400,7 @@ impl PluginHost {
             Ok::<_, PluginError>(manifest.into())
         })?;
         check_manifest(CONNECTOR, what, &manifest)?;
+        imports::check_against_manifest(&interfaces, &manifest).map_err(refused)?;
         Ok(Connector {
             component,
             manifest,
@@ -578,7 +599,12 @@ fn check_manifest(kind: &'static str, what: &str, manifest: &Manifest) -> Result
         kind,
         reason,
     };
-    ApiVersion::for_guest(&manifest.api_version).map_err(invalid)?;
+    // A version this levh does not serve is a levh plugin all the same: refused as such.
+    ApiVersion::for_guest(&manifest.api_version).map_err(|reason| PluginError::Refused {
+        what: what.to_owned(),
+        kind,
+        reason,
+    })?;
     if manifest.id.is_empty()
         || !manifest
             .id

@@ -89,16 +89,16 @@ impl Registry {
         reserved: &[&str],
     ) -> Result<Connector, PluginError> {
         let what = source.display().to_string();
-        let bytes = std::fs::read(source).map_err(|e| PluginError::Invalid {
+        let bytes = std::fs::read(source).map_err(|e| PluginError::Refused {
             what: what.clone(),
             kind: "connector",
-            reason: e.to_string(),
+            reason: format!("it cannot be read ({e})"),
         })?;
         let sha256 = sha256_hex(&bytes);
         if let Some(expected) = expected_sha256
             && !expected.eq_ignore_ascii_case(&sha256)
         {
-            return Err(PluginError::Invalid {
+            return Err(PluginError::Refused {
                 what,
                 kind: "connector",
                 reason: format!("its sha256 is {sha256}, not the expected {expected}"),
@@ -106,7 +106,7 @@ impl Registry {
         }
         let connector = host.load_connector(&what, &bytes)?;
         if reserved.contains(&connector.manifest.id.as_str()) {
-            return Err(PluginError::Invalid {
+            return Err(PluginError::Refused {
                 what,
                 kind: "connector",
                 reason: format!(
@@ -330,14 +330,14 @@ impl ScorerRegistry {
         reserved: &[&str],
     ) -> Result<Scorer, PluginError> {
         let what = source.display().to_string();
-        let bytes = std::fs::read(source).map_err(|e| PluginError::Invalid {
+        let bytes = std::fs::read(source).map_err(|e| PluginError::Refused {
             what: what.clone(),
             kind: "scorer",
-            reason: e.to_string(),
+            reason: format!("it cannot be read ({e})"),
         })?;
         let scorer = host.load_scorer(&what, &bytes)?;
         if reserved.contains(&scorer.manifest.id.as_str()) {
-            return Err(PluginError::Invalid {
+            return Err(PluginError::Refused {
                 what,
                 kind: "scorer",
                 reason: format!("`{}` is the id of a built-in scorer", scorer.manifest.id),

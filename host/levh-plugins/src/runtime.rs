@@ -152,6 +152,55 @@ pub fn component(
         })
 }
 
+/// Checks a grant against what the manifest asks for: a directory only for a connector
+/// that reads a path, a host only one it names (or one of its settings names, such as a
+/// self-hosted server's address). A grant it never asked for would be listed as granted
+/// and still refused at run time; it is refused here, naming what it does ask for.
+pub fn check_grant(manifest: &Manifest, grant: &Grant) -> Result<(), String> {
+    let id = &manifest.id;
+    let asks = if manifest.capabilities.is_empty() {
+        "nothing".to_owned()
+    } else {
+        manifest
+            .capabilities
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match grant {
+        Grant::Directory(dir) => {
+            let reads = manifest
+                .capabilities
+                .iter()
+                .any(|c| matches!(c, crate::Capability::ReadPath(_)));
+            if reads {
+                return Ok(());
+            }
+            Err(format!(
+                "{id} reads no directory, so {} cannot be granted to it (it asks to: {asks}); nothing was granted",
+                dir.display()
+            ))
+        }
+        Grant::Host(host) => {
+            let origin = crate::Origin::parse(host)?;
+            let named = manifest.capabilities.iter().any(|c| match c {
+                crate::Capability::HttpHost(target) => {
+                    manifest.config.iter().any(|key| &key.name == target)
+                        || crate::Origin::parse(target).is_ok_and(|asked| asked == origin)
+                }
+                crate::Capability::ReadPath(_) => false,
+            });
+            if named {
+                return Ok(());
+            }
+            Err(format!(
+                "{id} does not ask to connect to {origin} (it asks to: {asks}); nothing was granted"
+            ))
+        }
+    }
+}
+
 /// Checks the settings a caller gives against the manifest: every required one present,
 /// none the connector does not know. The words name the setting and what it is for.
 pub fn check_config(manifest: &Manifest, config: &[(String, String)]) -> Result<(), FetchError> {
@@ -256,8 +305,11 @@ impl Connectors for ConnectorRuntime {
         workspace: &levh_core::Workspace,
         grant: &Grant,
     ) -> Result<ConnectorHelp, ConnectorError> {
-        // Only a connector there is can be granted anything.
-        self.load(id)?;
+        // Only a connector there is can be granted anything, and only what it asks for.
+        let connector = self.load(id)?;
+        check_grant(&connector.manifest, grant).map_err(|message| {
+            ConnectorError::Fetch(FetchError::new(FetchFailure::InvalidConfig, message))
+        })?;
         match grant {
             Grant::Directory(path) => self.registry.grant(id, workspace, path).map(|_| ()),
             Grant::Host(host) => self.registry.grant_host(id, workspace, host).map(|_| ()),

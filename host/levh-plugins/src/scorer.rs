@@ -44,6 +44,14 @@ impl PluginHost {
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn load_scorer(&self, what: &str, bytes: &[u8]) -> Result<Scorer, PluginError> {
         let (component, sha256) = self.compile(SCORER, what, bytes)?;
+        let interfaces = crate::imports::interface_names(&component, &self.engine);
+        crate::imports::check_imports(&component, &self.linker, &interfaces).map_err(|reason| {
+            PluginError::Refused {
+                what: what.to_owned(),
+                kind: SCORER,
+                reason,
+            }
+        })?;
         let prepared = self.prepared_for_manifest(what);
         let manifest: Manifest = self.runtime.block_on(async {
             let (mut store, instance) = self
@@ -58,7 +66,7 @@ impl PluginHost {
         })?;
         check_manifest(SCORER, what, &manifest)?;
         if let Some(capability) = manifest.capabilities.first() {
-            return Err(PluginError::Invalid {
+            return Err(PluginError::Refused {
                 what: what.to_owned(),
                 kind: SCORER,
                 reason: format!("it asks to {capability}; scorers get no capabilities"),

@@ -43,6 +43,27 @@ impl ApiVersion {
     /// Every version this host runs, newest first.
     pub const ALL: &[ApiVersion] = &[ApiVersion::V0_1];
 
+    /// The newest plugin API this host has bindings for: a guest built against a later
+    /// patch runs only if it uses nothing that patch added.
+    pub const NEWEST: &'static str = "0.1.1";
+
+    /// What this levh serves, for messages: `0.1.0–0.1.1`.
+    pub fn served_range() -> String {
+        format!("0.1.0–{}", Self::NEWEST)
+    }
+
+    /// Whether `version` is one this host has every import of (not newer than
+    /// [`ApiVersion::NEWEST`], within a range the bindings accept).
+    pub fn serves(version: &str) -> bool {
+        let (Ok(version), Ok(newest)) = (
+            semver::Version::parse(version.trim()),
+            semver::Version::parse(Self::NEWEST),
+        ) else {
+            return false;
+        };
+        version <= newest && Self::for_guest(&version.to_string()).is_ok()
+    }
+
     /// The guest versions these bindings accept.
     pub fn accepts(self) -> &'static str {
         match self {
@@ -62,10 +83,9 @@ impl ApiVersion {
                 semver::VersionReq::parse(api.accepts()).is_ok_and(|range| range.matches(&parsed))
             })
             .ok_or_else(|| {
-                let runs: Vec<&str> = Self::ALL.iter().map(|api| api.accepts()).collect();
                 format!(
-                    "it targets plugin API {version}, this levh runs {}",
-                    runs.join(" or ")
+                    "it targets plugin API {version}; this levh serves {}",
+                    Self::served_range()
                 )
             })
     }
@@ -178,10 +198,13 @@ mod tests {
         for version in ["0.2.0", "1.0.0", "0.0.9"] {
             let refused = ApiVersion::for_guest(version).unwrap_err();
             assert!(
-                refused.contains("this levh runs >=0.1.0, <0.2.0"),
+                refused.contains("this levh serves 0.1.0–0.1.1"),
                 "{refused}"
             );
         }
+        // Served in full: no later than the newest bindings.
+        assert!(ApiVersion::serves("0.1.0") && ApiVersion::serves("0.1.1"));
+        assert!(!ApiVersion::serves("0.1.2") && !ApiVersion::serves("0.2.0"));
         let garbled = ApiVersion::for_guest("one").unwrap_err();
         assert!(garbled.contains("not a semantic version"), "{garbled}");
     }

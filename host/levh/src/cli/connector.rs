@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Result, anyhow, bail};
 use clap::Subcommand;
 use levh_api::Operation;
-use levh_core::sync::CatalogEntry;
+use levh_core::sync::{CatalogEntry, Grant};
 use serde_json::json;
 
 use crate::context::Context;
@@ -221,6 +221,10 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                     bail!("not installed");
                 }
             }
+            for dir in &grants {
+                levh_plugins::check_grant(&preview.manifest, &Grant::Directory(dir.clone()))
+                    .map_err(|reason| anyhow!("{reason}; {} was not installed", path.display()))?;
+            }
             let connector = registry.install(&host, &path, sha256.as_deref(), &builtin_ids())?;
             let id = connector.manifest.id.clone();
             let granted: Vec<PathBuf> = grants
@@ -253,7 +257,14 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         // A grant belongs to one workspace (`--workspace`, default `default`): the line says
         // what was granted to whom.
         Command::Grant { id, dir, host } => {
-            known(context, &id)?;
+            // Only what the manifest asks for can be granted.
+            let manifest = context.connectors()?.load(&id)?.manifest;
+            let grant = match (&host, &dir) {
+                (Some(host), _) => Grant::Host(host.clone()),
+                (None, Some(dir)) => Grant::Directory(dir.clone()),
+                (None, None) => bail!("name a directory or --host HOST to grant"),
+            };
+            levh_plugins::check_grant(&manifest, &grant).map_err(|reason| anyhow!(reason))?;
             let workspace = &context.scope.workspace;
             if let Some(host) = host {
                 let origin = registry.grant_host(&id, workspace, &host)?;

@@ -110,6 +110,12 @@ mod component {
                         .collect(),
                 )),
                 "panic" => panic!("the hostile guest panics on purpose"),
+                // Built with `--features http`, the guest imports wasi:http though its
+                // manifest asks for no host: levh must refuse it at install.
+                #[cfg(feature = "http")]
+                "fetch" => levh_connector_sdk::http::get("https://example.com/", &[])
+                    .map(|r| page(vec![item("fetched", r.text())]))
+                    .map_err(|e| Error::Failed(format!("{e:?}"))),
                 other => Err(Error::InvalidConfig(format!("unknown mode {other}"))),
             }
         }
