@@ -1,8 +1,8 @@
 //! The held queue: candidates the gate would not judge, waiting for a person.
 
 use levh_core::{
-    Actor, EventKind, HeldCandidate, HeldClose, HeldDecision, HeldId, HeldStatus, Kind, Measure,
-    MemoryId, MemoryState, Nearest, NewMemoryRecord, SessionId, Timestamp, Workspace,
+    Actor, Embedding, EventKind, HeldCandidate, HeldClose, HeldDecision, HeldId, HeldStatus, Kind,
+    Measure, MemoryId, MemoryState, Nearest, NewMemoryRecord, SessionId, Timestamp, Workspace,
 };
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -353,6 +353,9 @@ pub(crate) fn close(
     Ok(HeldClose::Closed)
 }
 
+/// The admission of a held new memory: it is stored (retiring `supersede`, if any) and
+/// the candidate closes as admitted.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn store_held_memory(
     store: &SqliteStore,
     workspace: &Workspace,
@@ -377,6 +380,60 @@ pub(crate) fn store_held_memory(
             held,
             HeldStatus::Admitted,
             Some(memory_id),
+            now,
+            actor,
+        )
+    })
+}
+
+/// The admission of a held update: memory `target` gets the candidate's content, logged
+/// as an update with `detail`, and the candidate closes as admitted.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn admit_held_update(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    held: HeldId,
+    target: MemoryId,
+    content: &str,
+    embedding: Option<&Embedding>,
+    near_duplicate_keys: &[i64],
+    detail: serde_json::Value,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<HeldClose, SqliteStoreError> {
+    // One immediate transaction, as for a new memory: a discard in another process
+    // cannot slip between the check and the update.
+    store.write(|tx| {
+        if let Some(decided) = still_held(tx, workspace, held)? {
+            return Ok(decided);
+        }
+        let replaced = writes::replace_content(
+            tx,
+            workspace,
+            target,
+            content,
+            embedding,
+            near_duplicate_keys,
+            now,
+        )?;
+        if !replaced {
+            return Ok(HeldClose::Missing);
+        }
+        log_event(
+            tx,
+            now,
+            EventKind::Update,
+            workspace,
+            Some(target),
+            actor,
+            detail,
+        )?;
+        close(
+            tx,
+            workspace,
+            held,
+            HeldStatus::Admitted,
+            Some(target),
             now,
             actor,
         )

@@ -5,6 +5,12 @@
 //! processes may open it at once: every write is a `BEGIN IMMEDIATE` transaction and the
 //! busy timeout makes writers queue instead of failing, so no write is lost and
 //! "database is locked" never reaches the user under normal contention.
+//!
+//! This file only wires the traits to the modules that do the work: writes to memories
+//! in `writes`, reads in `reads` (full text in `lexical`, vectors in `exact_scan` and
+//! `ann`), the held queue in `held`, sessions in `sessions`, sync state in `sync`, erasure
+//! in `purge`. Each returns the crate's own [`SqliteStoreError`], which becomes a
+//! [`StoreError`] once, at the trait method.
 
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
@@ -27,6 +33,7 @@ mod query;
 mod readers;
 mod reads;
 mod rows;
+mod sessions;
 mod snapshot;
 mod standings;
 mod sync;
@@ -52,13 +59,9 @@ use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
     Actor, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate, HeldClose, HeldId,
     HeldStatus, Interference, Memory, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Page,
-    PlacedText, PurgeReport, RankingRow, StaleEmbedding, StandingGroup, Store, StoreError,
-    StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, VectorIndex, Workspace,
+    PlacedText, PurgeReport, RankingRow, Session, SessionId, StaleEmbedding, StandingGroup, Store,
+    StoreError, StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, VectorIndex, Workspace,
 };
-use rusqlite::{OptionalExtension, params};
-use serde_json::json;
-
-use crate::rows::micros;
 
 /// Each method runs its SQL through the crate's functions; their error becomes a
 /// [`StoreError`] here, once.
@@ -85,40 +88,7 @@ impl Store for SqliteStore {
         interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
         actor: &Actor,
     ) -> Result<Vec<Vec<Interference>>, StoreError> {
-        Ok(self.write(|tx| {
-            let mut applied = Vec::with_capacity(writes.len());
-            let mut keys: Vec<(i64, &[i64])> = Vec::new();
-            for write in writes {
-                applied.push(match write {
-                    BatchWrite::Memory { record, neighbours } => {
-                        let seq = writes::insert_memory_without_keys(tx, record, None, actor)?;
-                        keys.push((seq, &record.near_duplicate_keys));
-                        writes::apply_interference(tx, record, neighbours, interfere, actor)?
-                    }
-                    BatchWrite::Held(held) => {
-                        held::insert(tx, held, actor)?;
-                        Vec::new()
-                    }
-                });
-            }
-            writes::insert_keys(tx, &keys)?;
-            if let Some(page) = synced {
-                for (source_id, item) in &page.items {
-                    sync::record_item(
-                        tx,
-                        &page.workspace,
-                        &page.connector,
-                        source_id,
-                        item,
-                        page.now,
-                    )?;
-                }
-                if let Some((key, cursor)) = &page.cursor {
-                    sync::save_cursor(tx, &page.workspace, key, cursor.as_deref(), page.now)?;
-                }
-            }
-            Ok(applied)
-        })?)
+        Ok(self.write(|tx| writes::write_batch(tx, writes, synced, interfere, actor))?)
     }
 
     fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError> {
@@ -134,14 +104,7 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         ids: &[MemoryId],
     ) -> Result<Vec<RankingRow>, StoreError> {
-        Ok(reads::by_id_chunks(
-            &self.read(),
-            query::ranking_rows_sql,
-            &[],
-            workspace,
-            ids,
-            rows::read_ranking_row,
-        )?)
+        Ok(reads::ranking_rows(&self.read(), workspace, ids)?)
     }
 
     fn compared_texts(
@@ -149,20 +112,7 @@ impl Store for SqliteStore {
         workspace: &Workspace,
         ids: &[MemoryId],
     ) -> Result<Vec<ComparedText>, StoreError> {
-        Ok(reads::by_id_chunks(
-            &self.read(),
-            query::compared_texts_sql,
-            &[],
-            workspace,
-            ids,
-            |row| {
-                Ok(ComparedText {
-                    id: rows::id(row, 0)?,
-                    pinned: row.get(1)?,
-                    content: row.get(2)?,
-                })
-            },
-        )?)
+        Ok(reads::compared_texts(&self.read(), workspace, ids)?)
     }
 
     fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
@@ -190,17 +140,7 @@ impl Store for SqliteStore {
         ids: &[MemoryId],
         model: &str,
     ) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
-        Ok(reads::by_id_chunks(
-            &self.read(),
-            query::embeddings_sql,
-            &[model],
-            workspace,
-            ids,
-            |row| {
-                let blob = row.get_ref(1)?.as_blob()?;
-                Ok((rows::id(row, 0)?, vectors::decode(blob)))
-            },
-        )?)
+        Ok(reads::embeddings(&self.read(), workspace, ids, model)?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -213,30 +153,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
     ) -> Result<Vec<Memory>, StoreError> {
-        Ok(self.write(|tx| {
-            let mut updated = Vec::new();
-            for &id in ids {
-                let Some(mut memory) = reads::get_live(tx, workspace, id)? else {
-                    continue;
-                };
-                let Some(state) = update(&memory) else {
-                    continue;
-                };
-                if state == memory.state {
-                    continue;
-                }
-                writes::write_state(tx, id, &state, now)?;
-                let detail = json!({
-                    "stability_hours": state.stability_hours,
-                    "recall_count": state.recall_count,
-                    "pinned": state.pinned,
-                });
-                events::log_event(tx, now, event, workspace, Some(id), actor, detail)?;
-                memory.state = state;
-                updated.push(memory);
-            }
-            Ok(updated)
-        })?)
+        Ok(self.write(|tx| writes::update_states(tx, workspace, ids, event, actor, now, update))?)
     }
 
     fn forget(
@@ -246,25 +163,7 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        Ok(self.write(|tx| {
-            let changed = tx.execute(
-                "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
-                     WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
-                params![workspace.as_str(), id.to_string(), micros(now)],
-            )?;
-            if changed == 1 {
-                events::log_event(
-                    tx,
-                    now,
-                    EventKind::Forget,
-                    workspace,
-                    Some(id),
-                    actor,
-                    json!({}),
-                )?;
-            }
-            Ok(changed == 1)
-        })?)
+        Ok(self.write(|tx| writes::forget(tx, workspace, id, now, actor))?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
@@ -371,41 +270,18 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<HeldClose, StoreError> {
-        Ok(self.write(|tx| {
-            if let Some(decided) = held::still_held(tx, workspace, held)? {
-                return Ok(decided);
-            }
-            let replaced = writes::replace_content(
-                tx,
-                workspace,
-                target,
-                content,
-                embedding,
-                near_duplicate_keys,
-                now,
-            )?;
-            if !replaced {
-                return Ok(HeldClose::Missing);
-            }
-            events::log_event(
-                tx,
-                now,
-                EventKind::Update,
-                workspace,
-                Some(target),
-                actor,
-                detail,
-            )?;
-            held::close(
-                tx,
-                workspace,
-                held,
-                HeldStatus::Admitted,
-                Some(target),
-                now,
-                actor,
-            )
-        })?)
+        Ok(held::admit_held_update(
+            self,
+            workspace,
+            held,
+            target,
+            content,
+            embedding,
+            near_duplicate_keys,
+            detail,
+            now,
+            actor,
+        )?)
     }
 
     fn close_held(
@@ -429,14 +305,7 @@ impl Store for SqliteStore {
     }
 
     fn id_in_use(&self, id: MemoryId) -> Result<bool, StoreError> {
-        Ok(self
-            .lock()
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
-                [id.to_string()],
-                |row| row.get(0),
-            )
-            .map_err(SqliteStoreError::from)?)
+        Ok(reads::id_in_use(&self.lock(), id)?)
     }
 
     fn placed_texts(&self, workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
@@ -474,18 +343,7 @@ impl Store for SqliteStore {
     ) -> Result<bool, StoreError> {
         Ok(
             self.change_memory(workspace, id, event, detail, now, actor, |tx| {
-                Ok(tx.execute(
-                    "UPDATE memories SET project = ?3, source = ?4, metadata = ?5, updated_at = ?6
-                     WHERE workspace = ?1 AND id = ?2",
-                    params![
-                        workspace.as_str(),
-                        id.to_string(),
-                        project,
-                        source,
-                        metadata.to_string(),
-                        micros(now)
-                    ],
-                )? > 0)
+                writes::replace_fields(tx, workspace, id, project, source, metadata, now)
             })?,
         )
     }
@@ -621,90 +479,24 @@ impl Store for SqliteStore {
     }
 
     fn set_embeddings(&self, vectors: &[(StaleEmbedding, Embedding)]) -> Result<usize, StoreError> {
-        Ok(self.write(|tx| {
-            let mut written = 0;
-            for (memory, embedding) in vectors {
-                let seq: Option<i64> = tx
-                    .query_row(
-                        "SELECT seq FROM memories WHERE id = ?1 AND content_hash = ?2",
-                        params![memory.id.to_string(), memory.content_hash],
-                        |row| row.get(0),
-                    )
-                    .optional()?;
-                if let Some(seq) = seq {
-                    writes::write_embedding(tx, seq, embedding)?;
-                    written += 1;
-                }
-            }
-            Ok(written)
-        })?)
+        Ok(self.write(|tx| writes::set_embeddings(tx, vectors))?)
     }
 
-    fn start_session(&self, session: &levh_core::Session) -> Result<(), StoreError> {
-        Ok(self.write(|tx| {
-            tx.execute(
-                "INSERT INTO sessions (id, workspace, project, client, started_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    session.id.as_str(),
-                    session.workspace.as_str(),
-                    session.project,
-                    session.client,
-                    micros(session.started_at),
-                ],
-            )?;
-            Ok(())
-        })?)
+    fn start_session(&self, session: &Session) -> Result<(), StoreError> {
+        Ok(self.write(|tx| sessions::start(tx, session))?)
     }
 
-    fn session_exists(
-        &self,
-        workspace: &Workspace,
-        id: &levh_core::SessionId,
-    ) -> Result<bool, StoreError> {
-        Ok(self
-            .read()
-            .query_row(
-                "SELECT 1 FROM sessions WHERE workspace = ?1 AND id = ?2",
-                params![workspace.as_str(), id.as_str()],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(SqliteStoreError::from)?)
+    fn session_exists(&self, workspace: &Workspace, id: &SessionId) -> Result<bool, StoreError> {
+        Ok(sessions::exists(&self.read(), workspace, id)?)
     }
 
     fn end_session(
         &self,
         workspace: &Workspace,
-        id: &levh_core::SessionId,
+        id: &SessionId,
         now: Timestamp,
-    ) -> Result<Option<levh_core::Session>, StoreError> {
-        Ok(self.write(|tx| {
-            tx.execute(
-                "UPDATE sessions SET ended_at = ?3
-                 WHERE workspace = ?1 AND id = ?2 AND ended_at IS NULL",
-                params![workspace.as_str(), id.as_str(), micros(now)],
-            )?;
-            Ok(tx
-                .query_row(
-                    "SELECT project, client, started_at, ended_at FROM sessions
-                 WHERE workspace = ?1 AND id = ?2",
-                    params![workspace.as_str(), id.as_str()],
-                    |row| {
-                        let at = |value: Option<i64>| value.map(rows::from_micros);
-                        Ok(levh_core::Session {
-                            id: id.clone(),
-                            workspace: workspace.clone(),
-                            project: row.get(0)?,
-                            client: row.get(1)?,
-                            started_at: at(row.get(2)?).unwrap_or(now),
-                            ended_at: at(row.get(3)?),
-                        })
-                    },
-                )
-                .optional()?)
-        })?)
+    ) -> Result<Option<Session>, StoreError> {
+        Ok(self.write(|tx| sessions::end(tx, workspace, id, now))?)
     }
 }
 

@@ -1,15 +1,20 @@
-//! Reading memories: one live memory, memories by lists of ids, pages of a filtered
-//! list, counts, the gate's near-duplicate lookup, forgotten memories, every stored text,
-//! and the memories whose vector is stale.
+//! Reading memories: one live memory, memories (or their ranking rows, texts and
+//! vectors) by lists of ids, whether an id is taken, pages of a filtered list, counts,
+//! the gate's near-duplicate lookup, forgotten memories, every stored text, and the
+//! memories whose vector is stale.
 
 use levh_core::{
-    Memory, MemoryFilter, MemoryId, Page, StaleEmbedding, StoredText, Timestamp, Workspace,
+    ComparedText, Memory, MemoryFilter, MemoryId, Page, RankingRow, StaleEmbedding, StoredText,
+    Timestamp, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use crate::query::{get_many_sql, near_duplicates_query, sql_limit, where_clause};
+use crate::query::{
+    compared_texts_sql, embeddings_sql, get_many_sql, near_duplicates_query, ranking_rows_sql,
+    sql_limit, where_clause,
+};
 use crate::rows::{self, MEMORY_COLUMNS, MEMORY_FROM, read_memory};
-use crate::{SqliteStore, SqliteStoreError};
+use crate::{SqliteStore, SqliteStoreError, vectors};
 
 /// Reads one live memory inside a transaction.
 pub(crate) fn get_live(
@@ -49,6 +54,57 @@ pub(crate) fn by_id_chunks<T>(
         }
     }
     Ok(found)
+}
+
+/// Whether any workspace has a memory, forgotten ones included, with this id.
+pub(crate) fn id_in_use(conn: &Connection, id: MemoryId) -> Result<bool, SqliteStoreError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
+        [id.to_string()],
+        |row| row.get(0),
+    )?)
+}
+
+pub(crate) fn ranking_rows(
+    conn: &Connection,
+    workspace: &Workspace,
+    ids: &[MemoryId],
+) -> Result<Vec<RankingRow>, SqliteStoreError> {
+    by_id_chunks(
+        conn,
+        ranking_rows_sql,
+        &[],
+        workspace,
+        ids,
+        rows::read_ranking_row,
+    )
+}
+
+pub(crate) fn compared_texts(
+    conn: &Connection,
+    workspace: &Workspace,
+    ids: &[MemoryId],
+) -> Result<Vec<ComparedText>, SqliteStoreError> {
+    by_id_chunks(conn, compared_texts_sql, &[], workspace, ids, |row| {
+        Ok(ComparedText {
+            id: rows::id(row, 0)?,
+            pinned: row.get(1)?,
+            content: row.get(2)?,
+        })
+    })
+}
+
+/// The stored vectors of `model` for these memories.
+pub(crate) fn embeddings(
+    conn: &Connection,
+    workspace: &Workspace,
+    ids: &[MemoryId],
+    model: &str,
+) -> Result<Vec<(MemoryId, Vec<f32>)>, SqliteStoreError> {
+    by_id_chunks(conn, embeddings_sql, &[model], workspace, ids, |row| {
+        let blob = row.get_ref(1)?.as_blob()?;
+        Ok((rows::id(row, 0)?, vectors::decode(blob)))
+    })
 }
 
 pub(crate) fn get_many(

@@ -1,8 +1,10 @@
-//! Writes shared by several store operations, each inside the caller's transaction.
+//! Writes to memories, each inside the caller's transaction: new memories and batches
+//! of them with their near-duplicate keys and vectors, new states, forgetting, and
+//! replaced content or fields.
 
 use levh_core::{
-    Actor, Embedding, EventKind, HeldId, Interference, MemoryId, MemoryState, NewMemoryRecord,
-    Timestamp, Workspace,
+    Actor, BatchWrite, Embedding, EventKind, HeldId, Interference, Memory, MemoryId, MemoryState,
+    NewMemoryRecord, StaleEmbedding, SyncedPage, Timestamp, Workspace,
 };
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::json;
@@ -10,7 +12,7 @@ use serde_json::json;
 use crate::events::log_event;
 use crate::reads::get_live;
 use crate::rows::micros;
-use crate::{SqliteStore, SqliteStoreError, vectors};
+use crate::{SqliteStore, SqliteStoreError, held, sync, vectors};
 
 /// Inserts a memory row with its vector and near-duplicate keys, and logs `store`.
 /// `held` names the held candidate it was admitted from, if any. Returns its rowid.
@@ -351,6 +353,163 @@ pub(crate) fn replace_content(
     }
     write_keys(tx, seq, keys, false)?;
     Ok(true)
+}
+
+/// A batch of new memories and held candidates, and the sync state of the page they came
+/// from, in the caller's one transaction; the interference each memory applied, in order
+/// (none for a held candidate). The memories' near-duplicate keys are stored together,
+/// after the rows, so the batch visits each page of the key tables once.
+pub(crate) fn write_batch(
+    tx: &Connection,
+    writes: &[BatchWrite],
+    synced: Option<&SyncedPage>,
+    interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+    actor: &Actor,
+) -> Result<Vec<Vec<Interference>>, SqliteStoreError> {
+    let mut applied = Vec::with_capacity(writes.len());
+    let mut keys: Vec<(i64, &[i64])> = Vec::new();
+    for write in writes {
+        applied.push(match write {
+            BatchWrite::Memory { record, neighbours } => {
+                let seq = insert_memory_without_keys(tx, record, None, actor)?;
+                keys.push((seq, &record.near_duplicate_keys));
+                apply_interference(tx, record, neighbours, interfere, actor)?
+            }
+            BatchWrite::Held(candidate) => {
+                held::insert(tx, candidate, actor)?;
+                Vec::new()
+            }
+        });
+    }
+    insert_keys(tx, &keys)?;
+    if let Some(page) = synced {
+        for (source_id, item) in &page.items {
+            sync::record_item(
+                tx,
+                &page.workspace,
+                &page.connector,
+                source_id,
+                item,
+                page.now,
+            )?;
+        }
+        if let Some((key, cursor)) = &page.cursor {
+            sync::save_cursor(tx, &page.workspace, key, cursor.as_deref(), page.now)?;
+        }
+    }
+    Ok(applied)
+}
+
+/// Gives each live memory of `ids` the state `update` computes from it, logging `event`
+/// with the new state; a memory is left alone when `update` returns `None` or the same
+/// state. Returns the memories changed, as updated.
+pub(crate) fn update_states(
+    tx: &Connection,
+    workspace: &Workspace,
+    ids: &[MemoryId],
+    event: EventKind,
+    actor: &Actor,
+    now: Timestamp,
+    update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
+) -> Result<Vec<Memory>, SqliteStoreError> {
+    let mut updated = Vec::new();
+    for &id in ids {
+        let Some(mut memory) = get_live(tx, workspace, id)? else {
+            continue;
+        };
+        let Some(state) = update(&memory) else {
+            continue;
+        };
+        if state == memory.state {
+            continue;
+        }
+        write_state(tx, id, &state, now)?;
+        let detail = json!({
+            "stability_hours": state.stability_hours,
+            "recall_count": state.recall_count,
+            "pinned": state.pinned,
+        });
+        log_event(tx, now, event, workspace, Some(id), actor, detail)?;
+        memory.state = state;
+        updated.push(memory);
+    }
+    Ok(updated)
+}
+
+/// Retires a live memory from every read (the row stays, for `known_at` history) and logs
+/// `forget`. False when there was no live memory `id`.
+pub(crate) fn forget(
+    tx: &Connection,
+    workspace: &Workspace,
+    id: MemoryId,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<bool, SqliteStoreError> {
+    let changed = tx.execute(
+        "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
+             WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
+        params![workspace.as_str(), id.to_string(), micros(now)],
+    )?;
+    if changed == 1 {
+        log_event(
+            tx,
+            now,
+            EventKind::Forget,
+            workspace,
+            Some(id),
+            actor,
+            json!({}),
+        )?;
+    }
+    Ok(changed == 1)
+}
+
+/// Replaces a memory's project, source and metadata (the change of
+/// [`SqliteStore::change_memory`], which logs it). False when missing.
+pub(crate) fn replace_fields(
+    tx: &Connection,
+    workspace: &Workspace,
+    id: MemoryId,
+    project: Option<&str>,
+    source: &str,
+    metadata: &serde_json::Value,
+    now: Timestamp,
+) -> Result<bool, SqliteStoreError> {
+    Ok(tx.execute(
+        "UPDATE memories SET project = ?3, source = ?4, metadata = ?5, updated_at = ?6
+             WHERE workspace = ?1 AND id = ?2",
+        params![
+            workspace.as_str(),
+            id.to_string(),
+            project,
+            source,
+            metadata.to_string(),
+            micros(now)
+        ],
+    )? > 0)
+}
+
+/// Writes memories' new vectors, each only if the memory still has the content it was
+/// embedded from: an edit meanwhile brought its own vector. Returns how many were written.
+pub(crate) fn set_embeddings(
+    tx: &Connection,
+    vectors: &[(StaleEmbedding, Embedding)],
+) -> Result<usize, SqliteStoreError> {
+    let mut written = 0;
+    for (memory, embedding) in vectors {
+        let seq: Option<i64> = tx
+            .query_row(
+                "SELECT seq FROM memories WHERE id = ?1 AND content_hash = ?2",
+                params![memory.id.to_string(), memory.content_hash],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(seq) = seq {
+            write_embedding(tx, seq, embedding)?;
+            written += 1;
+        }
+    }
+    Ok(written)
 }
 
 impl SqliteStore {
