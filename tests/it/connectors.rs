@@ -611,3 +611,33 @@ fn a_grant_the_manifest_does_not_ask_for_is_refused_naming_what_it_asks_for() {
         "{body}"
     );
 }
+
+/// With `--json`, a failure is a JSON document on stdout too (the words stay on stderr
+/// for a person): a script reads one document whatever happened.
+#[test]
+fn json_errors_are_json_on_stdout() {
+    let home = tempfile::tempdir().unwrap();
+    let not_wasm = home.path().join("notes.txt");
+    std::fs::write(&not_wasm, "hello").unwrap();
+    for args in [
+        vec!["--json", "sync", "no_such_connector"],
+        vec![
+            "--json",
+            "connector",
+            "add",
+            "--yes",
+            not_wasm.to_str().unwrap(),
+        ],
+    ] {
+        let output = levh(home.path()).args(&args).output().unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        let document: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e}): {output:?}"));
+        let message = document["error"].as_str().unwrap();
+        assert!(!message.is_empty(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(message),
+            "{args:?}: {output:?}"
+        );
+    }
+}

@@ -533,6 +533,22 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
             .arg("--json"),
     );
     assert_eq!(added["installed"], "team-notes", "{added}");
+    assert_eq!(added["replaced"], Value::Null, "{added}");
+    // Installing it again says what it replaces, before replacing, --yes or not.
+    let again = levh(home.path())
+        .args(["connector", "add", "--yes", "--json"])
+        .arg(&wasm)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        said.contains("replacing team-notes 0.1.0 (sha256 ")
+            && said.contains("(the same component: nothing changes)"),
+        "{said}"
+    );
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["replaced"]["sha256"], added["sha256"], "{again}");
     let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
     assert!(
         listed["connectors"]

@@ -15,10 +15,14 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     init_tracing();
+    let json = cli.wants_json();
     match cli.run() {
         Ok(code) => code,
         Err(error) => {
             output::error(&error);
+            if json {
+                output::json_error(&error);
+            }
             ExitCode::FAILURE
         }
     }

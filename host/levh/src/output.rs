@@ -37,12 +37,19 @@ pub fn error(error: &anyhow::Error) {
     eprintln!("error: {error:#}");
 }
 
-/// A new table in the house style.
+/// The same error as the JSON document a `--json` caller reads on stdout:
+/// `{"error": "…"}` with the whole chain of causes in one sentence.
+pub fn json_error(error: &anyhow::Error) {
+    let document = serde_json::json!({ "error": format!("{error:#}") });
+    println!("{document}");
+}
+
 /// A warning for the person at the terminal (stderr, so `--json` output stays clean).
 pub fn warn(text: impl std::fmt::Display) {
     eprintln!("warning: {text}");
 }
 
+/// A new table in the house style.
 pub fn table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table

@@ -21,7 +21,9 @@ pub struct HeldListArgs {
 }
 
 /// Which held candidates a list shows: those of one status, or all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+// Read from its name through `HeldStatusFilter::parse` (the Deserialize impl below), so
+// every surface refuses an unknown one in the same words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum HeldStatusFilter {
     /// Waiting for a person (the default).
@@ -58,6 +60,7 @@ impl HeldStatusFilter {
     }
 
     /// The one status it keeps; `None` for all.
+    #[must_use]
     pub fn status(self) -> Option<levh_core::HeldStatus> {
         match self {
             Self::Held => Some(levh_core::HeldStatus::Held),
@@ -85,4 +88,11 @@ pub struct AdmitBody {
     /// Mark the new memory as replacing the neighbour that caused the hold.
     #[serde(default)]
     pub supersede: bool,
+}
+
+impl<'de> Deserialize<'de> for HeldStatusFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::parse(&name).map_err(serde::de::Error::custom)
+    }
 }

@@ -105,6 +105,30 @@ fn builtin_ids() -> Vec<&'static str> {
         .collect()
 }
 
+/// What replacing `old` with `new` changes, one line each: version, content, and every
+/// capability asked for or no longer asked for.
+fn replacement(old: &levh_plugins::Connector, new: &levh_plugins::Connector) -> Vec<String> {
+    let id = &new.manifest.id;
+    let mut lines = vec![format!(
+        "replacing {id} {} (sha256 {}) with {} (sha256 {})",
+        old.manifest.version, old.sha256, new.manifest.version, new.sha256
+    )];
+    for capability in &new.manifest.capabilities {
+        if !old.manifest.capabilities.contains(capability) {
+            lines.push(format!("  now also asks to {capability}"));
+        }
+    }
+    for capability in &old.manifest.capabilities {
+        if !new.manifest.capabilities.contains(capability) {
+            lines.push(format!("  no longer asks to {capability}"));
+        }
+    }
+    if old.sha256 == new.sha256 {
+        lines.push("  (the same component: nothing changes)".into());
+    }
+    lines
+}
+
 /// Fails unless a built-in or installed connector has this id (naming the ones there
 /// are), without starting the plugin engine.
 fn known(context: &Context, id: &str) -> Result<()> {
@@ -203,6 +227,21 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             let host = context.plugin_host()?;
             let bytes = std::fs::read(&path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
             let preview = host.load_connector(&path.display().to_string(), &bytes)?;
+            // A reinstall says what changes before it replaces, --yes or not.
+            // (One that no longer loads is replaced without a comparison: fixing it is
+            // the point.)
+            let previous = if registry.installed().contains(&preview.manifest.id) {
+                context.connectors()?.load(&preview.manifest.id).ok()
+            } else {
+                None
+            };
+            let changes = previous
+                .as_ref()
+                .map(|old| replacement(old, &preview))
+                .unwrap_or_default();
+            for line in &changes {
+                eprintln!("{line}");
+            }
             if !yes {
                 let m = &preview.manifest;
                 eprintln!("{} {} — {}", m.id, m.version, m.description);
@@ -232,9 +271,15 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                 .map(|dir| registry.grant(&id, &context.scope.workspace, dir))
                 .collect::<Result<_, _>>()?;
             if json {
-                output::json(
-                    &json!({ "installed": id, "version": connector.manifest.version, "sha256": connector.sha256, "grants": granted }),
-                )?;
+                output::json(&json!({
+                    "installed": id, "version": connector.manifest.version,
+                    "sha256": connector.sha256, "grants": granted,
+                    "replaced": previous.as_ref().map(|old| json!({
+                        "version": old.manifest.version, "sha256": old.sha256,
+                        "capabilities": old.manifest.capabilities,
+                    })),
+                    "changes": changes,
+                }))?;
             } else {
                 output::line(format!(
                     "installed {id} {} (sha256 {})",

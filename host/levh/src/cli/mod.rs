@@ -181,6 +181,12 @@ pub fn time_arg(text: &str) -> Result<levh_core::Timestamp, String> {
 
 impl Cli {
     /// Runs the chosen command.
+    /// Whether the person asked for JSON (`--json`): errors are JSON on stdout then too,
+    /// so a script reads one document whatever happened.
+    pub fn wants_json(&self) -> bool {
+        self.json
+    }
+
     pub fn run(self) -> Result<ExitCode> {
         // `levh mcp` opens the store only to serve, and after parsing its own flags.
         let command = match self.command {
