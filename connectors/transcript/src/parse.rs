@@ -6,6 +6,13 @@
 
 use std::collections::HashMap;
 
+mod cues;
+mod speech;
+mod timing;
+
+use cues::{blocks, cue};
+use speech::speaker;
+
 /// A parsed meeting.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Meeting {
@@ -21,169 +28,8 @@ pub struct Meeting {
     pub duration_seconds: Option<f64>,
 }
 
-/// `HH:MM:SS.mmm` (VTT) or `HH:MM:SS,mmm` (SRT); hours optional in VTT. The seconds
-/// must be written in full (`SS.mmm`), so a truncated timestamp is refused.
-fn seconds(text: &str) -> Option<f64> {
-    let text = text.trim().replace(',', ".");
-    let full_seconds = text.rsplit(':').next().is_some_and(|s| {
-        s.len() == 6
-            && s.as_bytes()[2] == b'.'
-            && s.bytes()
-                .enumerate()
-                .all(|(i, b)| i == 2 || b.is_ascii_digit())
-    });
-    if !full_seconds {
-        return None;
-    }
-    let parts: Vec<&str> = text.split(':').collect();
-    let (h, m, s) = match parts.as_slice() {
-        [h, m, s] => (
-            h.parse::<f64>().ok()?,
-            m.parse::<f64>().ok()?,
-            s.parse::<f64>().ok()?,
-        ),
-        [m, s] => (0.0, m.parse::<f64>().ok()?, s.parse::<f64>().ok()?),
-        _ => return None,
-    };
-    (m < 60.0 && s < 60.0 && h >= 0.0).then_some(h * 3600.0 + m * 60.0 + s)
-}
-
-fn timing(line: &str) -> Option<Result<(f64, f64), String>> {
-    let (start, rest) = line.split_once("-->")?;
-    let end = rest.split_whitespace().next().unwrap_or("");
-    Some(match (seconds(start), seconds(end)) {
-        (Some(a), Some(b)) if b >= a => Ok((a, b)),
-        (Some(_), Some(_)) => Err(format!("cue ends before it starts: {line:?}")),
-        _ => Err(format!("bad timestamp: {line:?}")),
-    })
-}
-
-/// A cue's text without its markup: WebVTT tags (`<c.colorE5E5E5>`, `<i>`, `</v>`, inline
-/// timestamps `<00:17.500>`) removed and the character references it allows decoded.
-fn plain(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        match rest[open..].find('>') {
-            Some(close) => rest = &rest[open + close + 1..],
-            None => {
-                out.push_str(&rest[open..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&nbsp;", " ")
-        .replace("&lrm;", "")
-        .replace("&rlm;", "")
-        .replace("&amp;", "&")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Splits `<v Name>text</v>` (classes allowed: `<v.loud Joe>`) or `Name: text` into
-/// (speaker, words), markup removed.
-fn speaker(line: &str) -> (Option<String>, String) {
-    if let Some(rest) = line.strip_prefix("<v")
-        && rest.starts_with([' ', '.'])
-        && let Some((tag, words)) = rest.split_once('>')
-    {
-        // `<v.class.other Name>`: the classes end at the first space.
-        let name = tag.split_once(' ').map_or("", |(_, name)| name).trim();
-        if !name.is_empty() {
-            return (Some(plain(name)), plain(words));
-        }
-        return (None, plain(words));
-    }
-    let line = plain(line);
-    let line = line.as_str();
-    if let Some((name, words)) = line.split_once(": ")
-        && !name.is_empty()
-        && name.len() <= 40
-        && name.split_whitespace().count() <= 4
-        && name.chars().next().is_some_and(char::is_uppercase)
-    {
-        return (Some(name.trim().to_owned()), words.trim().to_owned());
-    }
-    (None, line.trim().to_owned())
-}
-
 /// The longest summary kept: three sentences, not a subtitle file run together.
 const MAX_SUMMARY_CHARS: usize = 600;
-
-/// The blocks of a timed file (lines between blank lines), each line with its number.
-fn blocks(text: &str) -> Vec<Vec<(usize, &str)>> {
-    let mut blocks = Vec::new();
-    let mut current = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            if !current.is_empty() {
-                blocks.push(std::mem::take(&mut current));
-            }
-        } else {
-            current.push((number + 1, line.trim()));
-        }
-    }
-    if !current.is_empty() {
-        blocks.push(current);
-    }
-    blocks
-}
-
-/// One block of a WebVTT or SubRip file. WebVTT's header (`WEBVTT` and its `Kind:` /
-/// `Language:` lines) and its `NOTE`, `STYLE` and `REGION` blocks say nothing that was
-/// spoken; a cue is an optional id (or SRT index), its timing line, and its text — each
-/// cue its own utterance, a line without a speaker continuing the cue it is in.
-fn cue(
-    block: &[(usize, &str)],
-    vtt: bool,
-    utterances: &mut Vec<(Option<String>, String)>,
-    duration: &mut Option<f64>,
-) -> Result<(), String> {
-    let first = block[0].1;
-    if vtt
-        && (first.starts_with("WEBVTT")
-            || first == "NOTE"
-            || first.starts_with("NOTE ")
-            || first == "STYLE"
-            || first == "REGION")
-    {
-        return Ok(());
-    }
-    let timing_at = block.iter().position(|(_, line)| timing(line).is_some());
-    let text = match timing_at {
-        Some(at) => {
-            let (number, line) = block[at];
-            if let Some(result) = timing(line) {
-                let (_, end) = result.map_err(|e| format!("line {number}: {e}"))?;
-                *duration = Some(end);
-            }
-            &block[at + 1..]
-        }
-        // Text outside any cue: kept as speech (files written by hand), never dropped.
-        None => block,
-    };
-    let mut in_cue = false;
-    for (_, line) in text {
-        let (who, words) = speaker(line);
-        if words.is_empty() {
-            continue;
-        }
-        match (who, utterances.last_mut()) {
-            (None, Some(last)) if in_cue => {
-                last.1.push(' ');
-                last.1.push_str(&words);
-            }
-            (who, _) => utterances.push((who, words)),
-        }
-        in_cue = true;
-    }
-    Ok(())
-}
 
 /// The formats read: WebVTT, SubRip, and plain `Name: text` lines.
 const FORMATS: [&str; 3] = ["vtt", "srt", "txt"];
