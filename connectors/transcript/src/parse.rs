@@ -31,12 +31,31 @@ pub struct Meeting {
 /// The longest summary kept: three sentences, not a subtitle file run together.
 const MAX_SUMMARY_CHARS: usize = 600;
 
-/// The formats read: WebVTT, SubRip, and plain `Name: text` lines.
-const FORMATS: [&str; 3] = ["vtt", "srt", "txt"];
+/// A transcript format, told by the file's extension (any case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// `.vtt`: a `WEBVTT` header, then cues; read by the WebVTT parsing rules.
+    WebVtt,
+    /// `.srt`: numbered cues, `00:00:01,000 --> 00:00:04,000`.
+    SubRip,
+    /// `.txt`: one `Name: text` utterance a line.
+    Plain,
+}
+
+impl Format {
+    fn of(name: &str) -> Option<Format> {
+        match extension(name)?.as_str() {
+            "vtt" => Some(Format::WebVtt),
+            "srt" => Some(Format::SubRip),
+            "txt" => Some(Format::Plain),
+            _ => None,
+        }
+    }
+}
 
 /// Whether a file name is one of the transcript formats (any case).
 pub fn is_transcript(name: &str) -> bool {
-    extension(name).is_some_and(|e| FORMATS.contains(&e.as_str()))
+    Format::of(name).is_some()
 }
 
 fn extension(name: &str) -> Option<String> {
@@ -46,7 +65,7 @@ fn extension(name: &str) -> Option<String> {
 
 /// Parses a transcript; `name` picks the format by extension. An error names the line.
 pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
-    if !is_transcript(name) {
+    let Some(format) = Format::of(name) else {
         return Err(match extension(name) {
             Some(other) => {
                 format!("unsupported format .{other}: levh reads .vtt, .srt and .txt transcripts")
@@ -54,9 +73,7 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
             None => "unsupported format (no extension): levh reads .vtt, .srt and .txt transcripts"
                 .into(),
         });
-    }
-    let lower = name.to_ascii_lowercase();
-    let name = lower.as_str();
+    };
     let text = std::str::from_utf8(bytes).map_err(|e| {
         format!(
             "not UTF-8 text (invalid byte at offset {})",
@@ -67,20 +84,14 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
     if text.trim().is_empty() {
         return Err("empty transcript".into());
     }
-    let timed = name.ends_with(".vtt") || name.ends_with(".srt");
-    if name.ends_with(".vtt") && !text.trim_start().starts_with("WEBVTT") {
+    if format == Format::WebVtt && !text.trim_start().starts_with("WEBVTT") {
         return Err("line 1: a .vtt file must start with WEBVTT".into());
     }
     let mut utterances: Vec<(Option<String>, String)> = Vec::new();
     let mut duration = None;
-    if timed {
+    if format != Format::Plain {
         for block in blocks(text) {
-            cue(
-                &block,
-                name.ends_with(".vtt"),
-                &mut utterances,
-                &mut duration,
-            )?;
+            cue(&block, format, &mut utterances, &mut duration)?;
         }
     } else {
         for line in text.lines() {
@@ -88,7 +99,7 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
             if line.is_empty() {
                 continue;
             }
-            let (who, words) = speaker(line);
+            let (who, words) = speaker(line, format);
             if !words.is_empty() {
                 utterances.push((who, words));
             }

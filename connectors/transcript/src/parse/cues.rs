@@ -1,5 +1,6 @@
 //! The blocks of a timed file and the cues in them.
 
+use super::Format;
 use super::speech::speaker;
 use super::timing::timing;
 
@@ -28,12 +29,12 @@ pub(super) fn blocks(text: &str) -> Vec<Vec<(usize, &str)>> {
 /// cue its own utterance, a line without a speaker continuing the cue it is in.
 pub(super) fn cue(
     block: &[(usize, &str)],
-    vtt: bool,
+    format: Format,
     utterances: &mut Vec<(Option<String>, String)>,
     duration: &mut Option<f64>,
 ) -> Result<(), String> {
     let first = block[0].1;
-    if vtt
+    if format == Format::WebVtt
         && (first.starts_with("WEBVTT")
             || first == "NOTE"
             || first.starts_with("NOTE ")
@@ -57,7 +58,7 @@ pub(super) fn cue(
     };
     let mut in_cue = false;
     for (_, line) in text {
-        let (who, words) = speaker(line);
+        let (who, words) = speaker(line, format);
         if words.is_empty() {
             continue;
         }
