@@ -10,7 +10,7 @@ mod cues;
 mod speech;
 mod timing;
 
-use cues::{blocks, cue};
+use cues::{Piece, pieces};
 use speech::speaker;
 
 /// A parsed meeting.
@@ -26,6 +26,44 @@ pub struct Meeting {
     pub cues: usize,
     /// End of the last cue, for timed formats.
     pub duration_seconds: Option<f64>,
+    /// Cues left out because their timing could not be read; the rest of the file is
+    /// read all the same.
+    pub dropped: Vec<DroppedCue>,
+}
+
+/// A cue left out of a meeting, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DroppedCue {
+    /// The line its timing is on (or its number, when the timing line is missing).
+    pub line: usize,
+    /// Why, e.g. `bad timestamp: "00:00:01.000 --> 00:00:xx.000"`.
+    pub reason: String,
+}
+
+impl std::fmt::Display for DroppedCue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
+
+/// Adds a cue's lines to the meeting: each cue its own utterance, a line without a
+/// speaker continuing it, a line with one starting the next (two speakers in one cue).
+fn utter(lines: &[&str], format: Format, utterances: &mut Vec<(Option<String>, String)>) {
+    let mut in_cue = false;
+    for line in lines {
+        let (who, words) = speaker(line, format);
+        if words.is_empty() {
+            continue;
+        }
+        match (who, utterances.last_mut()) {
+            (None, Some(last)) if in_cue => {
+                last.1.push(' ');
+                last.1.push_str(&words);
+            }
+            (who, _) => utterances.push((who, words)),
+        }
+        in_cue = true;
+    }
 }
 
 /// The longest summary kept: three sentences, not a subtitle file run together.
@@ -89,24 +127,59 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
     }
     let mut utterances: Vec<(Option<String>, String)> = Vec::new();
     let mut duration = None;
-    if format != Format::Plain {
-        for block in blocks(text) {
-            cue(&block, format, &mut utterances, &mut duration)?;
+    let mut dropped = Vec::new();
+    if format == Format::Plain {
+        for line in text.lines() {
+            utter(&[line.trim()], format, &mut utterances);
         }
     } else {
-        for line in text.lines() {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            let (who, words) = speaker(line, format);
-            if !words.is_empty() {
-                utterances.push((who, words));
+        let pieces = pieces(text, format);
+        if format == Format::SubRip && !pieces.iter().any(|p| matches!(p, Piece::Cue { .. })) {
+            // A subtitle file without a single timing line is not one: a transcript or
+            // another format saved as .srt. Read as text it would store its cue numbers as
+            // speech ("1 some text"), so it is refused, saying how to have it read.
+            return Err(
+                "no cue timing found (`00:00:01,000 --> 00:00:04,000`): not a SubRip file; \
+                 rename it .txt to read it as a plain transcript"
+                    .into(),
+            );
+        }
+        for piece in pieces {
+            match piece {
+                Piece::Cue {
+                    timing: Ok((_, end)),
+                    text,
+                    ..
+                } => {
+                    duration = Some(end);
+                    utter(&text, format, &mut utterances);
+                }
+                // The cue is dropped and the rest read, as WebVTT's parser does.
+                Piece::Cue {
+                    line,
+                    timing: Err(reason),
+                    ..
+                } => dropped.push(DroppedCue { line, reason }),
+                Piece::Untimed { line } => dropped.push(DroppedCue {
+                    line,
+                    reason: "a cue number without its timing line".into(),
+                }),
+                // WebVTT has no text outside cues: its parser skips such a block (a
+                // stray `Region:` line, an unmarked comment).
+                Piece::Loose(_) if format == Format::WebVtt => {}
+                // SubRip text outside a cue is kept as speech: usually a cue's text
+                // after a blank line in a file written by hand.
+                Piece::Loose(text) => utter(&text, format, &mut utterances),
             }
         }
     }
     if utterances.is_empty() {
-        return Err("no spoken text found".into());
+        // Every cue dropped: the file as a whole is the error, named by its first cue.
+        return Err(match dropped.as_slice() {
+            [] => "no spoken text found".into(),
+            [only] => only.to_string(),
+            [first, rest @ ..] => format!("{first} (and {} more cues unreadable)", rest.len()),
+        });
     }
     let mut speakers: Vec<String> = Vec::new();
     for name in utterances.iter().filter_map(|(who, _)| who.clone()) {
@@ -148,6 +221,7 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
         summary,
         cues: utterances.len(),
         duration_seconds: duration,
+        dropped,
     })
 }
 
@@ -285,6 +359,59 @@ mod tests {
         assert_eq!(
             parse("n.vtt", b"WEBVTT\n\n").unwrap_err(),
             "no spoken text found"
+        );
+    }
+
+    #[test]
+    fn a_timing_line_inside_a_cue_starts_the_next_cue() {
+        let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nAda: the draft is ready\n00:00:02.000 --> 00:00:05.000\nand it goes out tonight\n";
+        let m = parse("run-on.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.text, "Ada: the draft is ready\nand it goes out tonight");
+        assert_eq!(m.cues, 2);
+        assert_eq!(m.duration_seconds, Some(5.0));
+    }
+
+    #[test]
+    fn a_subrip_file_without_any_cue_timing_is_refused() {
+        let srt = "1\nsome text\n\n2\nmore text\n";
+        assert_eq!(
+            parse("untimed.srt", srt.as_bytes()).unwrap_err(),
+            "no cue timing found (`00:00:01,000 --> 00:00:04,000`): not a SubRip file; \
+             rename it .txt to read it as a plain transcript"
+        );
+    }
+
+    #[test]
+    fn webvtt_region_style_and_note_blocks_are_never_speech() {
+        let vtt = "WEBVTT\n\nRegion: id=fred width=40%\n\nSTYLE\n::cue(v[voice=\"Ana\"]) { color: red }\n\nNOTE\tSpeaker: hidden\n\n00:00:01.000 --> 00:00:02.000\nAda: hello\n";
+        let m = parse("blocks.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.speakers, ["Ada"]);
+        assert_eq!(m.text, "Ada: hello");
+    }
+
+    #[test]
+    fn a_cue_with_a_bad_timestamp_is_dropped_and_the_rest_kept() {
+        let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ada>Kickoff at ten.\n\n00:00:02.000 --> 00:00:0x.000\n<v Bo>Lost words.\n\n00:00:09.000 --> 00:00:08.000\n<v Bo>Backwards words.\n\n00:00:10.000 --> 00:00:12.000\n<v Cy>Room four.\n";
+        let m = parse("gaps.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.text, "Ada: Kickoff at ten.\nCy: Room four.");
+        assert_eq!(m.speakers, ["Ada", "Cy"]);
+        assert_eq!(m.duration_seconds, Some(12.0));
+        assert_eq!(
+            m.dropped
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            [
+                "line 6: bad timestamp: \"00:00:02.000 --> 00:00:0x.000\"",
+                "line 9: cue ends before it starts: \"00:00:09.000 --> 00:00:08.000\"",
+            ]
+        );
+        let srt = "1\n00:00:01,000 --> 00:00:02,000\nAda: one\n\n2\nAda: lost its timing\n\n3\n00:00:03,000 --> 00:00:04,000\nAda: three\n";
+        let m = parse("gaps.srt", srt.as_bytes()).unwrap();
+        assert_eq!(m.text, "Ada: one\nAda: three");
+        assert_eq!(
+            m.dropped[0].to_string(),
+            "line 5: a cue number without its timing line"
         );
     }
 

@@ -109,7 +109,10 @@ mod tests {
             "We start"
         );
         assert_eq!(plain("and end </c early today", Format::WebVtt), "and end");
-        assert_eq!(speaker("<v Maren's…", Format::WebVtt), (None, String::new()));
+        assert_eq!(
+            speaker("<v Maren's…", Format::WebVtt),
+            (None, String::new())
+        );
     }
 
     #[test]
@@ -126,7 +129,11 @@ mod tests {
             ("Ana: hello", "Ana", "hello"),
             ("Dr. Smith: ok", "Dr. Smith", "ok"),
             ("SPEAKER 2: me too", "SPEAKER 2", "me too"),
-            ("Ursula von der Leyen: thanks", "Ursula von der Leyen", "thanks"),
+            (
+                "Ursula von der Leyen: thanks",
+                "Ursula von der Leyen",
+                "thanks",
+            ),
             ("Jean-Luc O'Neil: agreed", "Jean-Luc O'Neil", "agreed"),
             ("田中: はい", "田中", "はい"),
         ] {

@@ -27,6 +27,8 @@ fn seconds(text: &str) -> Option<f64> {
     (m < 60.0 && s < 60.0 && h >= 0.0).then_some(h * 3600.0 + m * 60.0 + s)
 }
 
+/// Reads a cue timing line: `None` when `line` is not one, an error when it is one whose
+/// times cannot be read (the cue is then dropped, as WebVTT's parser drops it).
 pub(super) fn timing(line: &str) -> Option<Result<(f64, f64), String>> {
     let (start, rest) = line.split_once("-->")?;
     let end = rest.split_whitespace().next().unwrap_or("");
@@ -35,4 +37,9 @@ pub(super) fn timing(line: &str) -> Option<Result<(f64, f64), String>> {
         (Some(_), Some(_)) => Err(format!("cue ends before it starts: {line:?}")),
         _ => Err(format!("bad timestamp: {line:?}")),
     })
+}
+
+/// Whether `line` is a cue timing line, readable or not.
+pub(super) fn is_timing(line: &str) -> bool {
+    timing(line).is_some()
 }
