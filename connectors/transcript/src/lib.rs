@@ -78,7 +78,7 @@ mod component {
             Manifest {
                 id: "transcript".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
-                description: "One memory per meeting transcript (.vtt, .srt, .txt)".into(),
+                description: "One memory per meeting transcript (.vtt, .srt, .sbv, .txt)".into(),
                 api_version: levh_connector_sdk::API_VERSION.into(),
                 config: vec![
                     key(

@@ -1,6 +1,6 @@
-//! WebVTT, SubRip and plain-text transcripts into one meeting.
+//! WebVTT, SubRip, SBV and plain-text transcripts into one meeting.
 //!
-//! Hand-written: both formats are a few line-based rules, and the subtitle crates on the
+//! Hand-written: the formats are a few line-based rules, and the subtitle crates on the
 //! registry either pull in heavy dependencies or stop at the first bad cue, where a
 //! memory layer wants a clear error naming the line.
 
@@ -76,6 +76,8 @@ enum Format {
     WebVtt,
     /// `.srt`: numbered cues, `00:00:01,000 --> 00:00:04,000`.
     SubRip,
+    /// `.sbv`: YouTube's captions, cues timed `0:00:01.000,0:00:04.000`.
+    Sbv,
     /// `.txt`: one `Name: text` utterance a line.
     Plain,
 }
@@ -85,6 +87,7 @@ impl Format {
         match extension(name)?.as_str() {
             "vtt" => Some(Format::WebVtt),
             "srt" => Some(Format::SubRip),
+            "sbv" => Some(Format::Sbv),
             "txt" => Some(Format::Plain),
             _ => None,
         }
@@ -106,9 +109,9 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
     let Some(format) = Format::of(name) else {
         return Err(match extension(name) {
             Some(other) => {
-                format!("unsupported format .{other}: levh reads .vtt, .srt and .txt transcripts")
+                format!("unsupported format .{other}: levh reads .vtt, .srt, .sbv and .txt transcripts")
             }
-            None => "unsupported format (no extension): levh reads .vtt, .srt and .txt transcripts"
+            None => "unsupported format (no extension): levh reads .vtt, .srt, .sbv and .txt transcripts"
                 .into(),
         });
     };
@@ -134,15 +137,21 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
         }
     } else {
         let pieces = pieces(text, format);
-        if format == Format::SubRip && !pieces.iter().any(|p| matches!(p, Piece::Cue { .. })) {
-            // A subtitle file without a single timing line is not one: a transcript or
-            // another format saved as .srt. Read as text it would store its cue numbers as
-            // speech ("1 some text"), so it is refused, saying how to have it read.
-            return Err(
-                "no cue timing found (`00:00:01,000 --> 00:00:04,000`): not a SubRip file; \
+        let untimed = !pieces.iter().any(|p| matches!(p, Piece::Cue { .. }));
+        // A subtitle file without a single timing line is not one: a transcript or
+        // another format saved as .srt. Read as text it would store its cue numbers as
+        // speech ("1 some text"), so it is refused, saying how to have it read. (A .vtt
+        // file without cues is valid WebVTT, only empty: "no spoken text found" below.)
+        let expected_timing = match format {
+            Format::SubRip => Some(("`00:00:01,000 --> 00:00:04,000`", "a SubRip")),
+            Format::Sbv => Some(("`0:00:01.000,0:00:04.000`", "an SBV")),
+            Format::WebVtt | Format::Plain => None,
+        };
+        if untimed && let Some((timing, a_format)) = expected_timing {
+            return Err(format!(
+                "no cue timing found ({timing}): not {a_format} file; \
                  rename it .txt to read it as a plain transcript"
-                    .into(),
-            );
+            ));
         }
         for piece in pieces {
             match piece {
@@ -167,8 +176,8 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
                 // WebVTT has no text outside cues: its parser skips such a block (a
                 // stray `Region:` line, an unmarked comment).
                 Piece::Loose(_) if format == Format::WebVtt => {}
-                // SubRip text outside a cue is kept as speech: usually a cue's text
-                // after a blank line in a file written by hand.
+                // SubRip or SBV text outside a cue is kept as speech: usually a cue's
+                // text after a blank line in a file written by hand.
                 Piece::Loose(text) => utter(&text, format, &mut utterances),
             }
         }
@@ -412,6 +421,28 @@ mod tests {
         assert_eq!(
             m.dropped[0].to_string(),
             "line 5: a cue number without its timing line"
+        );
+    }
+
+    #[test]
+    fn sbv_captions_are_read() {
+        let sbv = "0:00:00.500,0:00:03.000\nMara: The ferry leaves at noon.\n\n0:00:03.000,0:00:0x.000\nLost words.\n\n0:00:04.000,0:00:06.250\nJonas: I will bring the tickets\nfor everyone.\n";
+        let m = parse("Harbour.SBV", sbv.as_bytes()).unwrap();
+        assert_eq!(m.speakers, ["Mara", "Jonas"]);
+        assert_eq!(
+            m.text,
+            "Mara: The ferry leaves at noon.\nJonas: I will bring the tickets for everyone."
+        );
+        assert_eq!(m.duration_seconds, Some(6.25));
+        assert_eq!(
+            m.dropped[0].to_string(),
+            "line 4: bad timestamp: \"0:00:03.000,0:00:0x.000\""
+        );
+        assert!(is_transcript("captions/harbour.sbv"));
+        assert!(
+            parse("plain.sbv", b"Mara: no timing here\n")
+                .unwrap_err()
+                .starts_with("no cue timing found (`0:00:01.000,0:00:04.000`): not an SBV file")
         );
     }
 

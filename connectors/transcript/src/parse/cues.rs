@@ -1,6 +1,6 @@
 //! The blocks of a timed file and the cues in them, read the way WebVTT's parser reads
-//! them (<https://www.w3.org/TR/webvtt1/#file-parsing>); SubRip is read by the same rules,
-//! which it follows in practice.
+//! them (<https://www.w3.org/TR/webvtt1/#file-parsing>); SubRip and SBV are read by the
+//! same rules, which they follow in practice.
 
 use super::Format;
 use super::timing::{is_timing, timing};
@@ -31,7 +31,8 @@ pub(super) fn pieces(text: &str, format: Format) -> Vec<Piece<'_>> {
             // caller, with `Kind:`, `Language:` or old-style `Region:` lines); it ends
             // early at a timing line, which opens the first cue.
             Format::WebVtt if at == 0 => {
-                let Some(cue_at) = block.iter().position(|(_, line)| is_timing(line)) else {
+                let Some(cue_at) = block.iter().position(|(_, line)| is_timing(line, format))
+                else {
                     continue;
                 };
                 &block[cue_at..]
@@ -39,7 +40,7 @@ pub(super) fn pieces(text: &str, format: Format) -> Vec<Piece<'_>> {
             Format::WebVtt if is_not_a_cue(block[0].1) => continue,
             _ => &block[..],
         };
-        for segment in cues(block) {
+        for segment in cues(block, format) {
             pieces.push(piece(segment, format));
         }
     }
@@ -79,14 +80,14 @@ fn blocks(text: &str) -> Vec<Vec<(usize, &str)>> {
 /// a timing line is a cue's own when it is the block's first line, or its second after
 /// an identifier; any later one starts the next cue, so a file that leaves out the blank
 /// line between two cues still has two cues, not one with a timestamp in its text.
-fn cues<'b, 'a>(block: &'b [(usize, &'a str)]) -> Vec<&'b [(usize, &'a str)]> {
+fn cues<'b, 'a>(block: &'b [(usize, &'a str)], format: Format) -> Vec<&'b [(usize, &'a str)]> {
     let mut segments = Vec::new();
     let mut start = 0;
     for at in 1..block.len() {
-        if !is_timing(block[at].1) {
+        if !is_timing(block[at].1, format) {
             continue;
         }
-        if at == start + 1 && !is_timing(block[start].1) {
+        if at == start + 1 && !is_timing(block[start].1, format) {
             continue;
         }
         // A cue number just before the timing line is that cue's (`2` in SubRip without
@@ -112,8 +113,8 @@ fn is_cue_number(line: &str) -> bool {
 /// number that lost its timing, or loose lines.
 fn piece<'a>(segment: &[(usize, &'a str)], format: Format) -> Piece<'a> {
     let timing_at = match segment {
-        [(_, first), ..] if is_timing(first) => Some(0),
-        [_, (_, second), ..] if is_timing(second) => Some(1),
+        [(_, first), ..] if is_timing(first, format) => Some(0),
+        [_, (_, second), ..] if is_timing(second, format) => Some(1),
         _ => None,
     };
     match timing_at {
@@ -121,7 +122,7 @@ fn piece<'a>(segment: &[(usize, &'a str)], format: Format) -> Piece<'a> {
             let (line, timing_line) = segment[at];
             Piece::Cue {
                 line,
-                timing: timing(timing_line)
+                timing: timing(timing_line, format)
                     .unwrap_or_else(|| Err(format!("bad timestamp: {timing_line:?}"))),
                 text: segment[at + 1..].iter().map(|(_, text)| *text).collect(),
             }
