@@ -381,8 +381,7 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn transcripts_in_subfolders_and_upper_case_names_are_read_dated_by_their_file_and_sbv_is_refused()
-{
+fn transcripts_in_subfolders_and_upper_case_names_are_read_dated_by_their_file_and_sbv_too() {
     let home = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let nested = dir.path().join("2026/march");
@@ -443,14 +442,30 @@ fn transcripts_in_subfolders_and_upper_case_names_are_read_dated_by_their_file_a
     let stored = json(levh(retro.path()).args(["list", "--json"]))["memories"].clone();
     assert_eq!(stored[0]["valid_from"], "2026-01-05T08:00:00Z", "{stored}");
 
-    // A format it does not read is refused by name, not ingested as speech.
+    // SBV (YouTube's captions) is read too, in a directory sync and by its own path.
     let sbv = dir.path().join("captions.sbv");
-    std::fs::write(&sbv, "0:00:01.000,0:00:04.000\nHello there\n").unwrap();
-    let report = sync(home.path(), "transcript", "transcript_path", &sbv);
-    let errors = errors(&report);
+    std::fs::write(
+        &sbv,
+        "0:00:01.000,0:00:04.000\nMara: The ferry leaves at noon.\n",
+    )
+    .unwrap();
+    let captions = tempfile::tempdir().unwrap();
+    let report = sync(captions.path(), "transcript", "transcript_path", &sbv);
+    assert_eq!(
+        (&report["admitted"], &report["failed"]),
+        (&serde_json::json!(1), &serde_json::json!(0)),
+        "{report}"
+    );
+    let report = sync(home.path(), "transcript", "transcript_dir", dir.path());
+    assert_eq!(report["failed"], 0, "{report}");
+    let memories = json(levh(home.path()).args(["list", "--json"]));
     assert!(
-        errors.iter().any(|e| e.contains("unsupported format .sbv")),
-        "{errors:?}"
+        memories["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["metadata"]["source_id"] == "captions.sbv"),
+        "{memories}"
     );
 }
 

@@ -78,7 +78,7 @@ mod component {
             Manifest {
                 id: "transcript".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
-                description: "One memory per meeting transcript (.vtt, .srt, .txt)".into(),
+                description: "One memory per meeting transcript (.vtt, .srt, .sbv, .txt)".into(),
                 api_version: levh_connector_sdk::API_VERSION.into(),
                 config: vec![
                     key(
@@ -126,6 +126,18 @@ mod component {
                 };
                 match parse(&name, &bytes) {
                     Ok(meeting) => {
+                        // The file is stored without them; each one is named in the sync
+                        // report. `skipped`, not an item error: the item itself is stored,
+                        // and leaving out an unreadable cue is the format's own rule.
+                        for cue in &meeting.dropped {
+                            levh_connector_sdk::skipped(
+                                &format!("{name}:{}", cue.line),
+                                &format!(
+                                    "cue dropped, the rest of the transcript kept: {}",
+                                    cue.reason
+                                ),
+                            );
+                        }
                         let mut item = item(&name, &path, meeting, max_chars);
                         // The meeting's time: the file says none, its modification time
                         // is the closest thing.
@@ -164,7 +176,7 @@ mod component {
             occurred_at: None,
             people: meeting.speakers.iter().map(|s| Person { name: Some(s.clone()), email: None, role: "speaker".into() }).collect(),
             source_uri: Some(format!("file:{}", path.display())),
-            metadata: serde_json::json!({ "speakers": meeting.speakers, "cues": meeting.cues, "duration_seconds": meeting.duration_seconds }).to_string(),
+            metadata: serde_json::json!({ "speakers": meeting.speakers, "cues": meeting.cues, "duration_seconds": meeting.duration_seconds, "dropped_cues": meeting.dropped.len() }).to_string(),
         }
     }
 

@@ -1,10 +1,17 @@
-//! WebVTT, SubRip and plain-text transcripts into one meeting.
+//! WebVTT, SubRip, SBV and plain-text transcripts into one meeting.
 //!
-//! Hand-written: both formats are a few line-based rules, and the subtitle crates on the
+//! Hand-written: the formats are a few line-based rules, and the subtitle crates on the
 //! registry either pull in heavy dependencies or stop at the first bad cue, where a
 //! memory layer wants a clear error naming the line.
 
 use std::collections::HashMap;
+
+mod cues;
+mod speech;
+mod timing;
+
+use cues::{Piece, pieces};
+use speech::speaker;
 
 /// A parsed meeting.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,157 +26,32 @@ pub struct Meeting {
     pub cues: usize,
     /// End of the last cue, for timed formats.
     pub duration_seconds: Option<f64>,
+    /// Cues left out because their timing could not be read; the rest of the file is
+    /// read all the same.
+    pub dropped: Vec<DroppedCue>,
 }
 
-/// `HH:MM:SS.mmm` (VTT) or `HH:MM:SS,mmm` (SRT); hours optional in VTT. The seconds
-/// must be written in full (`SS.mmm`), so a truncated timestamp is refused.
-fn seconds(text: &str) -> Option<f64> {
-    let text = text.trim().replace(',', ".");
-    let full_seconds = text.rsplit(':').next().is_some_and(|s| {
-        s.len() == 6
-            && s.as_bytes()[2] == b'.'
-            && s.bytes()
-                .enumerate()
-                .all(|(i, b)| i == 2 || b.is_ascii_digit())
-    });
-    if !full_seconds {
-        return None;
-    }
-    let parts: Vec<&str> = text.split(':').collect();
-    let (h, m, s) = match parts.as_slice() {
-        [h, m, s] => (
-            h.parse::<f64>().ok()?,
-            m.parse::<f64>().ok()?,
-            s.parse::<f64>().ok()?,
-        ),
-        [m, s] => (0.0, m.parse::<f64>().ok()?, s.parse::<f64>().ok()?),
-        _ => return None,
-    };
-    (m < 60.0 && s < 60.0 && h >= 0.0).then_some(h * 3600.0 + m * 60.0 + s)
+/// A cue left out of a meeting, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DroppedCue {
+    /// The line its timing is on (or its number, when the timing line is missing).
+    pub line: usize,
+    /// Why, e.g. `bad timestamp: "00:00:01.000 --> 00:00:xx.000"`.
+    pub reason: String,
 }
 
-fn timing(line: &str) -> Option<Result<(f64, f64), String>> {
-    let (start, rest) = line.split_once("-->")?;
-    let end = rest.split_whitespace().next().unwrap_or("");
-    Some(match (seconds(start), seconds(end)) {
-        (Some(a), Some(b)) if b >= a => Ok((a, b)),
-        (Some(_), Some(_)) => Err(format!("cue ends before it starts: {line:?}")),
-        _ => Err(format!("bad timestamp: {line:?}")),
-    })
+impl std::fmt::Display for DroppedCue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
 }
 
-/// A cue's text without its markup: WebVTT tags (`<c.colorE5E5E5>`, `<i>`, `</v>`, inline
-/// timestamps `<00:17.500>`) removed and the character references it allows decoded.
-fn plain(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        match rest[open..].find('>') {
-            Some(close) => rest = &rest[open + close + 1..],
-            None => {
-                out.push_str(&rest[open..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&nbsp;", " ")
-        .replace("&lrm;", "")
-        .replace("&rlm;", "")
-        .replace("&amp;", "&")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Splits `<v Name>text</v>` (classes allowed: `<v.loud Joe>`) or `Name: text` into
-/// (speaker, words), markup removed.
-fn speaker(line: &str) -> (Option<String>, String) {
-    if let Some(rest) = line.strip_prefix("<v")
-        && rest.starts_with([' ', '.'])
-        && let Some((tag, words)) = rest.split_once('>')
-    {
-        // `<v.class.other Name>`: the classes end at the first space.
-        let name = tag.split_once(' ').map_or("", |(_, name)| name).trim();
-        if !name.is_empty() {
-            return (Some(plain(name)), plain(words));
-        }
-        return (None, plain(words));
-    }
-    let line = plain(line);
-    let line = line.as_str();
-    if let Some((name, words)) = line.split_once(": ")
-        && !name.is_empty()
-        && name.len() <= 40
-        && name.split_whitespace().count() <= 4
-        && name.chars().next().is_some_and(char::is_uppercase)
-    {
-        return (Some(name.trim().to_owned()), words.trim().to_owned());
-    }
-    (None, line.trim().to_owned())
-}
-
-/// The longest summary kept: three sentences, not a subtitle file run together.
-const MAX_SUMMARY_CHARS: usize = 600;
-
-/// The blocks of a timed file (lines between blank lines), each line with its number.
-fn blocks(text: &str) -> Vec<Vec<(usize, &str)>> {
-    let mut blocks = Vec::new();
-    let mut current = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            if !current.is_empty() {
-                blocks.push(std::mem::take(&mut current));
-            }
-        } else {
-            current.push((number + 1, line.trim()));
-        }
-    }
-    if !current.is_empty() {
-        blocks.push(current);
-    }
-    blocks
-}
-
-/// One block of a WebVTT or SubRip file. WebVTT's header (`WEBVTT` and its `Kind:` /
-/// `Language:` lines) and its `NOTE`, `STYLE` and `REGION` blocks say nothing that was
-/// spoken; a cue is an optional id (or SRT index), its timing line, and its text — each
-/// cue its own utterance, a line without a speaker continuing the cue it is in.
-fn cue(
-    block: &[(usize, &str)],
-    vtt: bool,
-    utterances: &mut Vec<(Option<String>, String)>,
-    duration: &mut Option<f64>,
-) -> Result<(), String> {
-    let first = block[0].1;
-    if vtt
-        && (first.starts_with("WEBVTT")
-            || first == "NOTE"
-            || first.starts_with("NOTE ")
-            || first == "STYLE"
-            || first == "REGION")
-    {
-        return Ok(());
-    }
-    let timing_at = block.iter().position(|(_, line)| timing(line).is_some());
-    let text = match timing_at {
-        Some(at) => {
-            let (number, line) = block[at];
-            if let Some(result) = timing(line) {
-                let (_, end) = result.map_err(|e| format!("line {number}: {e}"))?;
-                *duration = Some(end);
-            }
-            &block[at + 1..]
-        }
-        // Text outside any cue: kept as speech (files written by hand), never dropped.
-        None => block,
-    };
+/// Adds a cue's lines to the meeting: each cue its own utterance, a line without a
+/// speaker continuing it, a line with one starting the next (two speakers in one cue).
+fn utter(lines: &[&str], format: Format, utterances: &mut Vec<(Option<String>, String)>) {
     let mut in_cue = false;
-    for (_, line) in text {
-        let (who, words) = speaker(line);
+    for line in lines {
+        let (who, words) = speaker(line, format);
         if words.is_empty() {
             continue;
         }
@@ -182,15 +64,39 @@ fn cue(
         }
         in_cue = true;
     }
-    Ok(())
 }
 
-/// The formats read: WebVTT, SubRip, and plain `Name: text` lines.
-const FORMATS: [&str; 3] = ["vtt", "srt", "txt"];
+/// The longest summary kept: three sentences, not a subtitle file run together.
+const MAX_SUMMARY_CHARS: usize = 600;
+
+/// A transcript format, told by the file's extension (any case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// `.vtt`: a `WEBVTT` header, then cues; read by the WebVTT parsing rules.
+    WebVtt,
+    /// `.srt`: numbered cues, `00:00:01,000 --> 00:00:04,000`.
+    SubRip,
+    /// `.sbv`: YouTube's captions, cues timed `0:00:01.000,0:00:04.000`.
+    Sbv,
+    /// `.txt`: one `Name: text` utterance a line.
+    Plain,
+}
+
+impl Format {
+    fn of(name: &str) -> Option<Format> {
+        match extension(name)?.as_str() {
+            "vtt" => Some(Format::WebVtt),
+            "srt" => Some(Format::SubRip),
+            "sbv" => Some(Format::Sbv),
+            "txt" => Some(Format::Plain),
+            _ => None,
+        }
+    }
+}
 
 /// Whether a file name is one of the transcript formats (any case).
 pub fn is_transcript(name: &str) -> bool {
-    extension(name).is_some_and(|e| FORMATS.contains(&e.as_str()))
+    Format::of(name).is_some()
 }
 
 fn extension(name: &str) -> Option<String> {
@@ -200,17 +106,15 @@ fn extension(name: &str) -> Option<String> {
 
 /// Parses a transcript; `name` picks the format by extension. An error names the line.
 pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
-    if !is_transcript(name) {
+    let Some(format) = Format::of(name) else {
         return Err(match extension(name) {
             Some(other) => {
-                format!("unsupported format .{other}: levh reads .vtt, .srt and .txt transcripts")
+                format!("unsupported format .{other}: levh reads .vtt, .srt, .sbv and .txt transcripts")
             }
-            None => "unsupported format (no extension): levh reads .vtt, .srt and .txt transcripts"
+            None => "unsupported format (no extension): levh reads .vtt, .srt, .sbv and .txt transcripts"
                 .into(),
         });
-    }
-    let lower = name.to_ascii_lowercase();
-    let name = lower.as_str();
+    };
     let text = std::str::from_utf8(bytes).map_err(|e| {
         format!(
             "not UTF-8 text (invalid byte at offset {})",
@@ -221,35 +125,70 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
     if text.trim().is_empty() {
         return Err("empty transcript".into());
     }
-    let timed = name.ends_with(".vtt") || name.ends_with(".srt");
-    if name.ends_with(".vtt") && !text.trim_start().starts_with("WEBVTT") {
+    if format == Format::WebVtt && !text.trim_start().starts_with("WEBVTT") {
         return Err("line 1: a .vtt file must start with WEBVTT".into());
     }
     let mut utterances: Vec<(Option<String>, String)> = Vec::new();
     let mut duration = None;
-    if timed {
-        for block in blocks(text) {
-            cue(
-                &block,
-                name.ends_with(".vtt"),
-                &mut utterances,
-                &mut duration,
-            )?;
+    let mut dropped = Vec::new();
+    if format == Format::Plain {
+        for line in text.lines() {
+            utter(&[line.trim()], format, &mut utterances);
         }
     } else {
-        for line in text.lines() {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            let (who, words) = speaker(line);
-            if !words.is_empty() {
-                utterances.push((who, words));
+        let pieces = pieces(text, format);
+        let untimed = !pieces.iter().any(|p| matches!(p, Piece::Cue { .. }));
+        // A subtitle file without a single timing line is not one: a transcript or
+        // another format saved as .srt. Read as text it would store its cue numbers as
+        // speech ("1 some text"), so it is refused, saying how to have it read. (A .vtt
+        // file without cues is valid WebVTT, only empty: "no spoken text found" below.)
+        let expected_timing = match format {
+            Format::SubRip => Some(("`00:00:01,000 --> 00:00:04,000`", "a SubRip")),
+            Format::Sbv => Some(("`0:00:01.000,0:00:04.000`", "an SBV")),
+            Format::WebVtt | Format::Plain => None,
+        };
+        if untimed && let Some((timing, a_format)) = expected_timing {
+            return Err(format!(
+                "no cue timing found ({timing}): not {a_format} file; \
+                 rename it .txt to read it as a plain transcript"
+            ));
+        }
+        for piece in pieces {
+            match piece {
+                Piece::Cue {
+                    timing: Ok((_, end)),
+                    text,
+                    ..
+                } => {
+                    duration = Some(end);
+                    utter(&text, format, &mut utterances);
+                }
+                // The cue is dropped and the rest read, as WebVTT's parser does.
+                Piece::Cue {
+                    line,
+                    timing: Err(reason),
+                    ..
+                } => dropped.push(DroppedCue { line, reason }),
+                Piece::Untimed { line } => dropped.push(DroppedCue {
+                    line,
+                    reason: "a cue number without its timing line".into(),
+                }),
+                // WebVTT has no text outside cues: its parser skips such a block (a
+                // stray `Region:` line, an unmarked comment).
+                Piece::Loose(_) if format == Format::WebVtt => {}
+                // SubRip or SBV text outside a cue is kept as speech: usually a cue's
+                // text after a blank line in a file written by hand.
+                Piece::Loose(text) => utter(&text, format, &mut utterances),
             }
         }
     }
     if utterances.is_empty() {
-        return Err("no spoken text found".into());
+        // Every cue dropped: the file as a whole is the error, named by its first cue.
+        return Err(match dropped.as_slice() {
+            [] => "no spoken text found".into(),
+            [only] => only.to_string(),
+            [first, rest @ ..] => format!("{first} (and {} more cues unreadable)", rest.len()),
+        });
     }
     let mut speakers: Vec<String> = Vec::new();
     for name in utterances.iter().filter_map(|(who, _)| who.clone()) {
@@ -291,6 +230,7 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<Meeting, String> {
         summary,
         cues: utterances.len(),
         duration_seconds: duration,
+        dropped,
     })
 }
 
@@ -428,6 +368,81 @@ mod tests {
         assert_eq!(
             parse("n.vtt", b"WEBVTT\n\n").unwrap_err(),
             "no spoken text found"
+        );
+    }
+
+    #[test]
+    fn a_timing_line_inside_a_cue_starts_the_next_cue() {
+        let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nAda: the draft is ready\n00:00:02.000 --> 00:00:05.000\nand it goes out tonight\n";
+        let m = parse("run-on.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.text, "Ada: the draft is ready\nand it goes out tonight");
+        assert_eq!(m.cues, 2);
+        assert_eq!(m.duration_seconds, Some(5.0));
+    }
+
+    #[test]
+    fn a_subrip_file_without_any_cue_timing_is_refused() {
+        let srt = "1\nsome text\n\n2\nmore text\n";
+        assert_eq!(
+            parse("untimed.srt", srt.as_bytes()).unwrap_err(),
+            "no cue timing found (`00:00:01,000 --> 00:00:04,000`): not a SubRip file; \
+             rename it .txt to read it as a plain transcript"
+        );
+    }
+
+    #[test]
+    fn webvtt_region_style_and_note_blocks_are_never_speech() {
+        let vtt = "WEBVTT\n\nRegion: id=fred width=40%\n\nSTYLE\n::cue(v[voice=\"Ana\"]) { color: red }\n\nNOTE\tSpeaker: hidden\n\n00:00:01.000 --> 00:00:02.000\nAda: hello\n";
+        let m = parse("blocks.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.speakers, ["Ada"]);
+        assert_eq!(m.text, "Ada: hello");
+    }
+
+    #[test]
+    fn a_cue_with_a_bad_timestamp_is_dropped_and_the_rest_kept() {
+        let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ada>Kickoff at ten.\n\n00:00:02.000 --> 00:00:0x.000\n<v Bo>Lost words.\n\n00:00:09.000 --> 00:00:08.000\n<v Bo>Backwards words.\n\n00:00:10.000 --> 00:00:12.000\n<v Cy>Room four.\n";
+        let m = parse("gaps.vtt", vtt.as_bytes()).unwrap();
+        assert_eq!(m.text, "Ada: Kickoff at ten.\nCy: Room four.");
+        assert_eq!(m.speakers, ["Ada", "Cy"]);
+        assert_eq!(m.duration_seconds, Some(12.0));
+        assert_eq!(
+            m.dropped
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            [
+                "line 6: bad timestamp: \"00:00:02.000 --> 00:00:0x.000\"",
+                "line 9: cue ends before it starts: \"00:00:09.000 --> 00:00:08.000\"",
+            ]
+        );
+        let srt = "1\n00:00:01,000 --> 00:00:02,000\nAda: one\n\n2\nAda: lost its timing\n\n3\n00:00:03,000 --> 00:00:04,000\nAda: three\n";
+        let m = parse("gaps.srt", srt.as_bytes()).unwrap();
+        assert_eq!(m.text, "Ada: one\nAda: three");
+        assert_eq!(
+            m.dropped[0].to_string(),
+            "line 5: a cue number without its timing line"
+        );
+    }
+
+    #[test]
+    fn sbv_captions_are_read() {
+        let sbv = "0:00:00.500,0:00:03.000\nMara: The ferry leaves at noon.\n\n0:00:03.000,0:00:0x.000\nLost words.\n\n0:00:04.000,0:00:06.250\nJonas: I will bring the tickets\nfor everyone.\n";
+        let m = parse("Harbour.SBV", sbv.as_bytes()).unwrap();
+        assert_eq!(m.speakers, ["Mara", "Jonas"]);
+        assert_eq!(
+            m.text,
+            "Mara: The ferry leaves at noon.\nJonas: I will bring the tickets for everyone."
+        );
+        assert_eq!(m.duration_seconds, Some(6.25));
+        assert_eq!(
+            m.dropped[0].to_string(),
+            "line 4: bad timestamp: \"0:00:03.000,0:00:0x.000\""
+        );
+        assert!(is_transcript("captions/harbour.sbv"));
+        assert!(
+            parse("plain.sbv", b"Mara: no timing here\n")
+                .unwrap_err()
+                .starts_with("no cue timing found (`0:00:01.000,0:00:04.000`): not an SBV file")
         );
     }
 
