@@ -1,16 +1,20 @@
 //! One message's bytes → the fields levh keeps: decoded headers, people, the date in UTC,
 //! a readable body excerpt, attachment names. MIME, RFC 2047 encoded words, charsets and
 //! transfer encodings are mail-parser's; the choices (which part, how much text, what is
-//! an error) are here, and so are two repairs of damaged MIME that mail-parser does not
-//! make itself ([`repair`]): a header section that runs into its body, and a multipart
-//! cut off before its closing boundary.
+//! an error) are here, and so are three repairs of damaged MIME that mail-parser does not
+//! make itself ([`repair`]): a header section that runs into its body, a multipart cut
+//! off before its closing boundary, and encoded words in a quoted string
+//! ([`encoded_words`]). A part whose declared charset does not fit its bytes is read by
+//! its bytes ([`charset`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use levh_connector_sdk::{days_from_civil, rfc3339_utc};
-use mail_parser::{Addr, Address, HeaderValue, MessageParser, MimeHeaders, PartType};
+use mail_parser::{Addr, Address, HeaderValue, MessageParser, MessagePart, MimeHeaders, PartType};
 
+mod charset;
+mod encoded_words;
 mod repair;
 
 /// A person on a message.
@@ -208,21 +212,11 @@ fn read(
         })
         .unwrap_or_default();
 
-    let mut body = String::new();
-    for part in message.text_bodies() {
-        let text = match &part.body {
-            PartType::Text(text) => text.clone(),
-            PartType::Html(html) => Cow::Owned(html_to_text(html)),
-            _ => continue,
-        };
-        let text = normalise(&text);
-        if text.is_empty() {
-            continue;
-        }
-        if !body.is_empty() {
-            body.push_str("\n\n");
-        }
-        body.push_str(&text);
+    let mut body = readable_text(message.text_bodies(), message.raw_message());
+    // A blank text/plain part beside the HTML one (a mailer that writes the HTML only):
+    // the HTML is what a reader sees.
+    if body.is_empty() {
+        body = readable_text(message.html_bodies(), message.raw_message());
     }
     let has_html = message
         .parts
@@ -337,6 +331,33 @@ impl Email {
     pub fn people(&self) -> impl Iterator<Item = &Participant> {
         self.from.iter().chain(&self.to).chain(&self.cc)
     }
+}
+
+/// The text of `parts` as a person reads it, HTML turned into text, parts a blank line
+/// apart; empty when they hold nothing but whitespace.
+fn readable_text<'p>(
+    parts: impl Iterator<Item = &'p MessagePart<'p>>,
+    raw_message: &[u8],
+) -> String {
+    let mut body = String::new();
+    for part in parts {
+        let text = match &part.body {
+            PartType::Text(text) => charset::read_text(part, text, raw_message),
+            PartType::Html(html) => {
+                Cow::Owned(html_to_text(&charset::read_text(part, html, raw_message)))
+            }
+            _ => continue,
+        };
+        let text = normalise(&text);
+        if text.is_empty() {
+            continue;
+        }
+        if !body.is_empty() {
+            body.push_str("\n\n");
+        }
+        body.push_str(&text);
+    }
+    body
 }
 
 fn people(address: Option<&Address<'_>>, role: &'static str) -> Vec<Participant> {
@@ -930,6 +951,68 @@ mod tests {
         }
         let many = "<title>".repeat(20_000) + "<p>still read</p>";
         assert_eq!(html_to_text(&many), "still read");
+    }
+
+    #[test]
+    fn a_body_labelled_gb2312_but_written_in_utf8_reads_as_utf8() {
+        let head = "From: a@b.c\nDate: Mon, 02 Mar 2026 09:15:00 +0800\nSubject: s\n";
+        let single = |transfer: &str, body: &[u8]| {
+            let mut raw = format!(
+                "{head}Content-Type: text/plain; charset=GB2312\nContent-Transfer-Encoding: {transfer}\n\n"
+            )
+            .into_bytes();
+            raw.extend_from_slice(body);
+            parse(&raw).body
+        };
+        let utf8 = "会议改到周四下午三点，地点不变。";
+        assert_eq!(single("8bit", utf8.as_bytes()), utf8);
+        assert_eq!(
+            single(
+                "base64",
+                b"6aKE566X6KGo5bey5pu05paw77yM6K+35p+l5pS26ZmE5Lu244CCCg==\n"
+            ),
+            "预算表已更新，请查收附件。"
+        );
+        // Real GB2312 stays GB2312; bytes that are neither keep the label's lossy reading.
+        assert_eq!(single("8bit", b"\xc4\xe3\xba\xc3\n"), "你好");
+        assert_eq!(single("8bit", b"\xc4\xe3\xba\xc3\xff\n"), "你好\u{fffd}");
+        // The same in a quoted-printable HTML part of a multipart.
+        let raw = format!(
+            "{head}Content-Type: multipart/alternative; boundary=\"b\"\n\n--b\nContent-Type: text/html; charset=\"gb2312\"\nContent-Transfer-Encoding: quoted-printable\n\n<p>=E4=BC=9A=E8=AE=AE=E6=94=B9=E5=88=B0=E5=91=A8=E5=9B=9B=E3=80=82</p>\n--b--\n"
+        );
+        assert_eq!(parse(raw.as_bytes()).body, "会议改到周四。");
+    }
+
+    #[test]
+    fn a_blank_plain_part_gives_way_to_the_html_part() {
+        for plain in ["", " \r\n\r\n\t\r\n", "\u{a0}\r\n"] {
+            let raw = format!(
+                "From: a@b.c\r\nDate: Mon, 02 Mar 2026 09:15:00 +0100\r\nSubject: s\r\nContent-Type: multipart/alternative; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{plain}\r\n--b\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body><p>The offsite moves to Friday.</p><p>Bring a coat.</p></body></html>\r\n--b--\r\n"
+            );
+            let email = parse(raw.as_bytes());
+            assert_eq!(
+                email.body, "The offsite moves to Friday.\nBring a coat.",
+                "{plain:?}"
+            );
+            assert!(email.has_html);
+        }
+    }
+
+    #[test]
+    fn whitespace_between_adjacent_encoded_words_is_dropped_in_quoted_names_and_file_names() {
+        let (start, end) = ("=?UTF-8?Q?Za=C5=BC=C3=B3?=", "=?utf-8?q?=C5=82=C4=87?=");
+        let raw = format!(
+            "From: \"{start} {end}\" <ewa@example.pl>\r\nTo: \"Ewa {start}\r\n {end} Nowak\" <en@example.pl>\r\nCc: {start} {end} <cc@example.pl>\r\nDate: Mon, 02 Mar 2026 09:15:00 +0100\r\nSubject: Re: {start} {end}\r\nContent-Type: multipart/mixed; boundary=\"m\"\r\n\r\n--m\r\nContent-Type: text/plain\r\n\r\nSee the file.\r\n--m\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment;\r\n filename=\"=?UTF-8?B?YnVkxbxldCBrd2FydGHFgg==?= =?UTF-8?B?bnkucGRm?=\"\r\n\r\nJVBERg==\r\n--m--\r\n"
+        );
+        let email = parse(raw.as_bytes());
+        assert_eq!(email.from[0].name.as_deref(), Some("Zażółć"));
+        // next to ordinary text the space is text
+        assert_eq!(email.to[0].name.as_deref(), Some("Ewa Zażółć Nowak"));
+        assert_eq!(email.cc[0].name.as_deref(), Some("Zażółć"));
+        assert_eq!(email.subject, "Re: Zażółć");
+        assert_eq!(email.attachments, ["budżet kwartałny.pdf"]);
+        assert_eq!(email.body, "See the file.");
+        assert_eq!(email.truncated, None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! Two repairs of damaged MIME that mail-parser does not make, done on a copy of the
+//! Three repairs of damaged MIME that mail-parser does not make, done on a copy of the
 //! bytes that is then parsed again. Hand-written because no kept Rust mail library makes
-//! them; both follow what mainstream readers do with such mail.
+//! them; all follow what mainstream readers do with such mail.
 //!
 //! - **A header section that runs into its body.** A line in a header section that is
 //!   neither a field (`Name: value`) nor a continuation (it starts with a space or a tab),
@@ -16,10 +16,16 @@
 //!   parts but turns the cut one into an unnamed attachment, so its text is lost; with
 //!   the closing boundaries appended (innermost first) the cut part reads as what it is,
 //!   and the message is marked as truncated.
+//! - **Encoded words in a quoted string** (`"=?…?= =?…?="`), which RFC 2047 forbids:
+//!   the whitespace between two of them is dropped, as RFC 2047 has it dropped between
+//!   adjacent encoded words elsewhere ([`super::encoded_words`]).
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
 use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
+
+use super::encoded_words;
 
 /// The bytes to parse instead, and why the message is incomplete, if it is.
 #[derive(Debug)]
@@ -49,12 +55,40 @@ pub(super) fn needed(message: &Message<'_>) -> Option<Repaired> {
             truncated: None,
         });
     }
-    let outermost = layout.open.first()?;
-    let truncated = format!("multipart boundary {outermost:?} never closes");
-    Some(Repaired {
-        bytes: close_boundaries(raw, &layout.open),
-        truncated: Some(truncated),
+    if let Some(outermost) = layout.open.first() {
+        let truncated = format!("multipart boundary {outermost:?} never closes");
+        return Some(Repaired {
+            bytes: close_boundaries(raw, &layout.open),
+            truncated: Some(truncated),
+        });
+    }
+    let gaps = encoded_word_gaps(message);
+    (!gaps.is_empty()).then(|| Repaired {
+        bytes: encoded_words::without(raw, &gaps),
+        truncated: None,
     })
+}
+
+/// The whitespace between adjacent encoded words in quoted strings, in every header
+/// section of the message, in order.
+fn encoded_word_gaps(message: &Message<'_>) -> Vec<Range<usize>> {
+    let raw = message.raw_message();
+    let mut gaps: Vec<Range<usize>> = message
+        .parts
+        .iter()
+        .flat_map(|part| {
+            let start = part.offset_header as usize;
+            let headers = raw
+                .get(start..part.offset_body as usize)
+                .unwrap_or_default();
+            encoded_words::gaps_in_quotes(headers)
+                .into_iter()
+                .map(move |gap| gap.start + start..gap.end + start)
+        })
+        .collect();
+    gaps.sort_by_key(|gap| gap.start);
+    gaps.dedup();
+    gaps
 }
 
 /// Repairs `repaired` further until it needs nothing more (or [`MAX_ROUNDS`] are done).
