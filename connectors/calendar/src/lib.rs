@@ -79,6 +79,8 @@ pub struct Position {
 pub struct PageOf {
     pub occurrences: Vec<parse::Occurrence>,
     pub errors: Vec<parse::EventError>,
+    /// Passed over on purpose, each named in the sync report.
+    pub skipped: Vec<parse::Skipped>,
     /// `None` when every file has been read.
     pub next: Option<Position>,
 }
@@ -140,6 +142,7 @@ pub fn read_page(
         let parsed = parse::read_groups(name, &mut source, &scanned, start..end, window);
         page.occurrences.extend(parsed.occurrences);
         page.errors.extend(parsed.errors);
+        page.skipped.extend(parsed.skipped);
         if end < scanned.groups.len() {
             page.next = Some(Position {
                 file: name.clone(),
@@ -341,6 +344,10 @@ mod component {
                     None => String::new(),
                 }
             ));
+            // Each named in the sync report, beside the items.
+            for skipped in &page.skipped {
+                levh_connector_sdk::skipped(&skipped.source_id, &skipped.reason);
+            }
             Ok(Page {
                 items,
                 errors: page

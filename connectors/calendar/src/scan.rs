@@ -41,6 +41,9 @@ pub struct Scan {
     pub zones: Vec<String>,
     /// Components the scan had to leave out, each with a message in the file's terms.
     pub skipped: Vec<(usize, String)>,
+    /// The calendar's own zone (`X-WR-TIMEZONE`, as Google and Apple write it): the zone
+    /// of its floating times.
+    pub calendar_zone: Option<String>,
 }
 
 /// Largest `VTIMEZONE` kept; real ones are a few KiB.
@@ -49,6 +52,11 @@ const MAX_ZONE_BYTES: usize = 256 << 10;
 const MAX_ZONES: usize = 1_000;
 /// Bytes of each raw line the scan keeps.
 const MAX_KEPT: usize = 64 << 10;
+
+/// Components a file may hold without a `VCALENDAR` around them.
+const BARE_COMPONENTS: [&str; 4] = ["VEVENT", "VTODO", "VJOURNAL", "VTIMEZONE"];
+/// The calendar a file of bare components is read as being in (line 0: none in the file).
+const IMPLICIT_CALENDAR: &str = "VCALENDAR";
 
 /// A line with the lines folded onto it (RFC 5545 §3.1), as the file has it.
 struct Logical {
@@ -215,7 +223,20 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
         last = clip(trimmed);
         let (name, value) = split(trimmed);
         if !started {
-            if !(name.eq_ignore_ascii_case("BEGIN") && value.eq_ignore_ascii_case("VCALENDAR")) {
+            if !name.eq_ignore_ascii_case("BEGIN") {
+                return Err(format!(
+                    "not an iCalendar file: it starts with {:?}, not BEGIN:VCALENDAR",
+                    clip(trimmed)
+                ));
+            }
+            // A bare component (`BEGIN:VEVENT` … `END:VEVENT`, as some apps share one
+            // event) is read as if a VCALENDAR held it, as mainstream parsers do.
+            if BARE_COMPONENTS
+                .iter()
+                .any(|bare| value.eq_ignore_ascii_case(bare))
+            {
+                open.push((IMPLICIT_CALENDAR.to_owned(), 0));
+            } else if !value.eq_ignore_ascii_case("VCALENDAR") {
                 return Err(format!(
                     "not an iCalendar file: it starts with {:?}, not BEGIN:VCALENDAR",
                     clip(trimmed)
@@ -304,6 +325,12 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
             // Text after the calendar's end: ignored, as mail readers do.
             continue;
         }
+        if open.len() == 1
+            && found.calendar_zone.is_none()
+            && name.eq_ignore_ascii_case("X-WR-TIMEZONE")
+        {
+            found.calendar_zone = Some(value.to_owned()).filter(|v| !v.is_empty());
+        }
         if let Some((_, kind, uid)) = current.as_mut() {
             if open.len() == 2 && uid.is_none() && name.eq_ignore_ascii_case("UID") {
                 *uid = Some(value.to_owned()).filter(|v| !v.is_empty());
@@ -316,6 +343,9 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
     }
     if !started {
         return Err("empty file".into());
+    }
+    if open.len() == 1 && open[0] == (IMPLICIT_CALENDAR.to_owned(), 0) {
+        open.clear();
     }
     if !open.is_empty() {
         return Err(format!(
@@ -363,6 +393,24 @@ mod tests {
         let small = &found.groups[1].events[0];
         let block = &text[small.offset as usize..(small.offset + small.len) as usize];
         assert_eq!(block, "BEGIN:VEVENT\nUID:small\nEND:VEVENT\n");
+    }
+
+    #[test]
+    fn bare_events_without_a_calendar_around_them_are_read() {
+        let text = "BEGIN:VEVENT\nUID:a\nDTSTART:20260321T100000Z\nEND:VEVENT\nBEGIN:VEVENT\nUID:b\nEND:VEVENT\n";
+        let found = scanned(text).unwrap();
+        let uids: Vec<Option<&str>> = found.groups.iter().map(|g| g.uid.as_deref()).collect();
+        assert_eq!(uids, [Some("a"), Some("b")]);
+        assert_eq!(found.groups[1].events[0].line, 5);
+        assert_eq!(
+            scanned("BEGIN:VEVENT\nUID:a\n").unwrap_err(),
+            "truncated: the file ends with \"UID:a\" and never reaches END:VCALENDAR"
+        );
+        assert!(
+            scanned("BEGIN:VCARD\nEND:VCARD\n")
+                .unwrap_err()
+                .starts_with("not an iCalendar file")
+        );
     }
 
     #[test]
