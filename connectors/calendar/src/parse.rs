@@ -10,13 +10,13 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 
-use chrono::{
-    DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, SecondsFormat, TimeZone, Utc,
-};
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
 use icalendar::parser::{Component, Property, read_components};
 use rrule::{RRule, RRuleError, RRuleSet, Unvalidated};
 
+use crate::identity::uid;
 use crate::property::{all, find, param, text, unfolded, zoned_value};
+use crate::records::{self, Record, RecordKind};
 use crate::scan::{Block, Scan, clip, scan};
 use crate::time::{Length, Stamp};
 use crate::zones::{Zone, Zones};
@@ -117,10 +117,7 @@ pub struct Occurrence {
     pub status: Option<String>,
 }
 
-/// RFC 3339 in UTC with whole seconds: `2026-03-24T08:30:00Z`.
-pub fn rfc3339(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
+pub use crate::time::rfc3339;
 
 impl Occurrence {
     /// Readable text: the title first (so the host does not prepend it again), then when,
@@ -243,6 +240,8 @@ pub struct Parsed {
     pub occurrences: Vec<Occurrence>,
     pub errors: Vec<EventError>,
     pub skipped: Vec<Skipped>,
+    /// To-dos (tasks) and journal entries (notes) inside the window or without a time.
+    pub records: Vec<Record>,
 }
 
 /// Reads one `.ics` file: its events' occurrences inside `window`. An error for the
@@ -283,6 +282,20 @@ pub fn read_groups<R: Read + Seek>(
                 message: message.clone(),
             });
         }
+        for other in &scanned.others {
+            parsed.skipped.push(Skipped {
+                source_id: match &other.uid {
+                    Some(uid) => format!("{file}#{uid}"),
+                    None => format!("{file} line {}", other.line),
+                },
+                reason: match other.name.as_str() {
+                    "VFREEBUSY" => "a VFREEBUSY (free/busy times, no event in it): not read".into(),
+                    name => format!(
+                        "a {name} component (not an event, to-do or journal entry): not read"
+                    ),
+                },
+            });
+        }
     }
     let place = |uid: Option<&str>, block: &Block| match uid {
         Some(uid) => format!("{file}#{uid}"),
@@ -316,13 +329,35 @@ pub fn read_groups<R: Read + Seek>(
     }
     let joined: Vec<String> = texts.iter().map(|(text, _, _)| unfolded(text)).collect();
     let mut events: Vec<Component> = Vec::new();
+    let mut records_read: HashSet<String> = HashSet::new();
     for ((text, block, uid), joined) in texts.iter().zip(&joined) {
         match read_components(joined) {
-            Ok(components) => events.extend(
-                components
-                    .into_iter()
-                    .filter(|c| c.name.as_str().eq_ignore_ascii_case("VEVENT")),
-            ),
+            Ok(components) => {
+                for component in components {
+                    let name = component.name.as_str();
+                    if name.eq_ignore_ascii_case("VEVENT") {
+                        events.push(component);
+                    } else if let Some(kind) = RecordKind::of(name) {
+                        match records::read(file, kind, &component, &zones) {
+                            Ok(record) if record.at.is_none_or(|at| window.overlaps(at, at)) => {
+                                if records_read.insert(record.source_id.clone()) {
+                                    parsed.records.push(record);
+                                } else {
+                                    parsed.skipped.push(Skipped {
+                                        source_id: record.source_id,
+                                        reason: format!("another {} with this UID in this file (a changed occurrence of a recurring one, or a copy); read once", name.to_ascii_uppercase()),
+                                    });
+                                }
+                            }
+                            Ok(_) => {}
+                            Err(message) => parsed.errors.push(EventError {
+                                location: place(*uid, block),
+                                message,
+                            }),
+                        }
+                    }
+                }
+            }
             Err(report) => parsed.errors.push(EventError {
                 location: place(*uid, block),
                 message: format!(
@@ -368,7 +403,11 @@ pub fn read_groups<R: Read + Seek>(
     for s in &series {
         let location = format!("{file}#{}", s.uid);
         match s.occurrences(file, window, &zones) {
-            Ok((mut occurrences, warnings, cut)) => {
+            Ok(SeriesRead {
+                mut occurrences,
+                warnings,
+                cut,
+            }) => {
                 parsed.occurrences.append(&mut occurrences);
                 parsed.skipped.extend(cut.map(|reason| Skipped {
                     source_id: location.clone(),
@@ -449,52 +488,6 @@ fn nom_error(report: &str, original: &str, first_line: usize) -> String {
         .nth(number.saturating_sub(1))
         .map_or(number, |(index, _)| index + 1);
     format!("line {} ({:?}): {what}", first_line + line - 1, clip(text))
-}
-
-/// The event's UID, or, when it has none (RFC 5545 requires one, but hand-written files
-/// forget it), `no-uid-` and a hash of what the event says: the same on every sync while
-/// the event is unchanged, and distinct for events that differ in any of these
-/// properties. Attendees' answers and `DTSTAMP` are left out: they change without the
-/// event changing.
-fn uid(event: &Component) -> String {
-    text(event, "UID").unwrap_or_else(|| format!("no-uid-{:016x}", content_hash(event)))
-}
-
-/// The properties a UID-less event is told apart by.
-const IDENTIFYING: [&str; 11] = [
-    "DTSTART",
-    "DTEND",
-    "DUE",
-    "DURATION",
-    "RECURRENCE-ID",
-    "RRULE",
-    "RDATE",
-    "EXDATE",
-    "SUMMARY",
-    "LOCATION",
-    "DESCRIPTION",
-];
-
-/// FNV-1a (64 bits) over the [`IDENTIFYING`] properties, names, zones and values, with
-/// whitespace runs made one space. Hand-written rather than `std`'s hasher, whose output
-/// may change between Rust releases: these hashes are source ids kept in the store.
-fn content_hash(event: &Component) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |text: &str| {
-        for byte in text.bytes().chain([0]) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    for name in IDENTIFYING {
-        for property in all(event, name) {
-            let (zone, value) = zoned_value(property);
-            feed(name);
-            feed(zone.as_deref().unwrap_or_default());
-            feed(&value.split_whitespace().collect::<Vec<_>>().join(" "));
-        }
-    }
-    hash
 }
 
 fn attendee(property: &Property) -> Option<Attendee> {
@@ -617,6 +610,14 @@ struct Series<'c> {
     overrides: Vec<&'c Component<'c>>,
 }
 
+/// What one series gave: its occurrences in the window, what could not be read of it,
+/// and, when [`MAX_OCCURRENCES`] cut it, the skip that says so.
+struct SeriesRead {
+    occurrences: Vec<Occurrence>,
+    warnings: Vec<String>,
+    cut: Option<String>,
+}
+
 /// An occurrence before its details are attached.
 struct Slot {
     /// Its original start (the RECURRENCE-ID an override would name).
@@ -637,7 +638,7 @@ impl Series<'_> {
         file: &str,
         window: &Window,
         zones: &Zones,
-    ) -> Result<(Vec<Occurrence>, Vec<String>, Option<String>), String> {
+    ) -> Result<SeriesRead, String> {
         let mut warnings = Vec::new();
         let mut cut = None;
         let (series_details, recurring, single, mut slots) = match self.master {
@@ -726,8 +727,8 @@ impl Series<'_> {
             .chain(replaced)
             .collect();
         occurrences.sort_by_key(|(slot, _)| slot.start);
-        Ok((
-            occurrences
+        Ok(SeriesRead {
+            occurrences: occurrences
                 .into_iter()
                 .map(|(slot, details)| {
                     let start = slot.start;
@@ -761,7 +762,7 @@ impl Series<'_> {
                 .collect(),
             warnings,
             cut,
-        ))
+        })
     }
 }
 

@@ -3,10 +3,15 @@
 //! A `TZID` is handed to `zones`, the one place that says which zone a name means; what
 //! comes back is a zone of the IANA database (`chrono-tz`) or one the file defines.
 
-use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, SecondsFormat, Utc};
 
 use crate::property::date_time;
 use crate::zones::{Zone, Zones};
+
+/// RFC 3339 in UTC with whole seconds: `2026-03-24T08:30:00Z`.
+pub fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
 
 /// A DATE or DATE-TIME value as written.
 #[derive(Debug, Clone, PartialEq)]

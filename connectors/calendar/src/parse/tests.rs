@@ -848,3 +848,69 @@ fn a_bare_event_without_a_calendar_around_it_is_read() {
     assert_eq!(parsed.occurrences.len(), 1);
     assert_eq!(parsed.occurrences[0].title, "Shared with me");
 }
+
+#[test]
+fn to_dos_are_tasks_journal_entries_notes_and_other_components_are_named_as_skipped() {
+    let parsed = inline(
+        "BEGIN:VTODO\nUID:report\nDUE;TZID=Europe/Berlin:20260325T170000\nSTATUS:NEEDS-ACTION\n\
+         SUMMARY:Send the report\nDESCRIPTION:Numbers for Q1\\, with the charts.\nEND:VTODO\n\
+         BEGIN:VTODO\nUID:someday\nSUMMARY:Clean the garage\nSTATUS:IN-PROCESS\nEND:VTODO\n\
+         BEGIN:VTODO\nUID:long-ago\nDUE:20200101T000000Z\nSUMMARY:Old\nEND:VTODO\n\
+         BEGIN:VJOURNAL\nUID:diary\nDTSTART;VALUE=DATE:20260319\nSUMMARY:Offsite notes\n\
+         DESCRIPTION:We chose the blue plan.\nDESCRIPTION:Next: costs.\nEND:VJOURNAL\n\
+         BEGIN:VFREEBUSY\nUID:busy\nFREEBUSY:20260321T090000Z/20260321T100000Z\nEND:VFREEBUSY\n\
+         BEGIN:X-APP-SETTINGS\nCOLOR:blue\nEND:X-APP-SETTINGS",
+    );
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    assert!(parsed.occurrences.is_empty());
+    let ids: Vec<&str> = parsed
+        .records
+        .iter()
+        .map(|r| r.source_id.as_str())
+        .collect();
+    // The to-do due in 2020 is outside the window, as an event then would be.
+    assert_eq!(
+        ids,
+        [
+            "inline.ics#report",
+            "inline.ics#someday",
+            "inline.ics#diary"
+        ]
+    );
+    let report = &parsed.records[0];
+    assert_eq!(report.kind.as_str(), "task");
+    assert_eq!(
+        report.content,
+        "Send the report\nTask: to do\nDue: Wed 2026-03-25 16:00 (UTC), Wed 2026-03-25 17:00 Europe/Berlin\n\nNumbers for Q1, with the charts."
+    );
+    assert_eq!(report.at, Some(at("2026-03-25T16:00:00Z")));
+    assert_eq!(report.metadata["due"], "2026-03-25T16:00:00Z");
+    assert_eq!(report.metadata["status"], "needs-action");
+    let someday = &parsed.records[1];
+    assert_eq!(someday.at, None);
+    assert!(someday.content.contains("Task: in progress"));
+    let diary = &parsed.records[2];
+    assert_eq!(diary.kind.as_str(), "note");
+    assert_eq!(
+        diary.content,
+        "Offsite notes\nDate: Thu 2026-03-19\n\nWe chose the blue plan.\n\nNext: costs."
+    );
+    let skipped: Vec<(&str, &str)> = parsed
+        .skipped
+        .iter()
+        .map(|s| (s.source_id.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "inline.ics#busy",
+                "a VFREEBUSY (free/busy times, no event in it): not read"
+            ),
+            (
+                "inline.ics line 32",
+                "a X-APP-SETTINGS component (not an event, to-do or journal entry): not read"
+            )
+        ]
+    );
+}
