@@ -1,7 +1,8 @@
 //! The `calendar` connector: one item per event inside a window around now, read from
 //! `.ics` files (one file, or a directory of them). Recurring events are expanded inside
 //! the window (one item per series, listing its occurrences), time zones converted to
-//! UTC, and each bad file or event is one error.
+//! UTC, and each bad file or event is one error. To-dos become tasks and journal entries
+//! notes; any other component is named in the report as skipped.
 //!
 //! The modules depend one way, each only on those before it:
 //! `property` (reading iCalendar properties; the leaf) → `identity` (a UID, or one made
