@@ -1,17 +1,21 @@
 //! The `calendar` connector: one item per event inside a window around now, read from
 //! `.ics` files (one file, or a directory of them). Recurring events are expanded inside
 //! the window (one item per series, listing its occurrences), time zones converted to
-//! UTC, and each bad file or event is one error.
+//! UTC, and each bad file or event is one error. To-dos become tasks and journal entries
+//! notes; any other component is named in the report as skipped.
 //!
 //! The modules depend one way, each only on those before it:
-//! `property` (reading iCalendar properties; the leaf) → `zones` (every `TZID` to a zone)
-//! → `time` (values to instants) → `parse` (events to occurrences, on `scan`'s index of
-//! the file) → `series` (occurrences to items) → this file. `scan` and `generate` stand
+//! `property` (reading iCalendar properties; the leaf) → `identity` (a UID, or one made
+//! from the component's content) → `zones` (every `TZID` to a zone)
+//! → `time` (values to instants) → `records` (to-dos and journal entries) → `parse`
+//! (events to occurrences, on `scan`'s index of the file) → `series` (occurrences to items) → this file. `scan` and `generate` stand
 //! alone.
 
 pub mod generate;
+mod identity;
 pub mod parse;
 mod property;
+pub mod records;
 pub mod scan;
 pub mod series;
 pub mod time;
@@ -79,6 +83,10 @@ pub struct Position {
 pub struct PageOf {
     pub occurrences: Vec<parse::Occurrence>,
     pub errors: Vec<parse::EventError>,
+    /// Passed over on purpose, each named in the sync report.
+    pub skipped: Vec<parse::Skipped>,
+    /// To-dos and journal entries.
+    pub records: Vec<records::Record>,
     /// `None` when every file has been read.
     pub next: Option<Position>,
 }
@@ -140,6 +148,8 @@ pub fn read_page(
         let parsed = parse::read_groups(name, &mut source, &scanned, start..end, window);
         page.occurrences.extend(parsed.occurrences);
         page.errors.extend(parsed.errors);
+        page.skipped.extend(parsed.skipped);
+        page.records.extend(parsed.records);
         if end < scanned.groups.len() {
             page.next = Some(Position {
                 file: name.clone(),
@@ -263,6 +273,7 @@ mod component {
     };
 
     use crate::parse::{Window, rfc3339};
+    use crate::records::Record;
     use crate::series::{Entry, entries};
     use crate::{PAGE_EVENTS, Position, read_page};
 
@@ -327,10 +338,11 @@ mod component {
                 };
                 format!("file:{}", full.display())
             };
-            let items: Vec<Item> = entries(page.occurrences, now)
+            let mut items: Vec<Item> = entries(page.occurrences, now)
                 .iter()
                 .map(|e| item(e, &uri(&e.file)))
                 .collect();
+            items.extend(page.records.iter().map(|r| record_item(r, &uri(&r.file))));
             levh_connector_sdk::info(&format!(
                 "{} events between {} and {}{}",
                 items.len(),
@@ -341,6 +353,10 @@ mod component {
                     None => String::new(),
                 }
             ));
+            // Each named in the sync report, beside the items.
+            for skipped in &page.skipped {
+                levh_connector_sdk::skipped(&skipped.source_id, &skipped.reason);
+            }
             Ok(Page {
                 items,
                 errors: page
@@ -380,6 +396,20 @@ mod component {
                 .collect(),
             source_uri: Some(uri.to_owned()),
             metadata: entry.metadata.to_string(),
+        }
+    }
+
+    /// A to-do (kind `task`) or journal entry (kind `note`).
+    fn record_item(record: &Record, uri: &str) -> Item {
+        Item {
+            source_id: record.source_id.clone(),
+            title: record.title.clone(),
+            content: record.content.clone(),
+            kind: record.kind.as_str().into(),
+            occurred_at: record.at.map(rfc3339),
+            people: Vec::new(),
+            source_uri: Some(uri.to_owned()),
+            metadata: record.metadata.to_string(),
         }
     }
 

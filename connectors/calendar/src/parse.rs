@@ -6,24 +6,26 @@
 //! into instants (`time`), applying `RECURRENCE-ID` overrides, cutting to the window, and
 //! naming every problem so one bad event never costs the rest of its file.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 
-use chrono::{DateTime, Duration, NaiveDate, NaiveTime, SecondsFormat, Utc};
-use chrono_tz::Tz;
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
 use icalendar::parser::{Component, Property, read_components};
 use rrule::{RRule, RRuleError, RRuleSet, Unvalidated};
 
+use crate::identity::uid;
 use crate::property::{all, find, param, text, unfolded, zoned_value};
+use crate::records::{self, Record, RecordKind};
 use crate::scan::{Block, Scan, clip, scan};
-use crate::time::{Length, Stamp, local};
-use crate::zones::Zones;
+use crate::time::{Length, Stamp};
+use crate::zones::{Zone, Zones};
 
 /// The most days `past_days` or `future_days` may reach back or ahead (a century).
 pub const MAX_WINDOW_DAYS: u64 = 36_525;
-/// Occurrences kept per event inside the window; a rule making more (say, every minute
-/// for a month) is cut here and reported.
+/// Occurrences kept per event inside the window; of a rule making more (a weekly series
+/// since 2016 in a window of decades, every minute for a month), the ones nearest now are
+/// kept and the cut is named in the report as a skip.
 pub const MAX_OCCURRENCES: usize = 1_000;
 /// Recurrences stepped through per event before giving up (a rule from 1970 stepping by
 /// the second would otherwise never reach the window).
@@ -34,6 +36,8 @@ const MAX_STEPS: usize = 500_000;
 pub struct Window {
     pub start: DateTime<Utc>,
     pub end: DateTime<Utc>,
+    /// The sync's now: a series too long to keep whole keeps the occurrences nearest it.
+    pub now: DateTime<Utc>,
 }
 
 impl Window {
@@ -47,6 +51,7 @@ impl Window {
         Ok(Window {
             start: now - days("past_days", past_days)?,
             end: now + days("future_days", future_days)?,
+            now,
         })
     }
 
@@ -98,8 +103,8 @@ pub struct Occurrence {
     pub end: DateTime<Utc>,
     /// Dated (`VALUE=DATE`): `start` and `end` are midnights UTC.
     pub all_day: bool,
-    /// The `TZID` the start was written in, when not UTC.
-    pub time_zone: Option<Tz>,
+    /// The zone the start was written in, when not UTC.
+    pub time_zone: Option<Zone>,
     pub location: Option<String>,
     pub description: Option<String>,
     pub organizer: Option<Attendee>,
@@ -112,10 +117,7 @@ pub struct Occurrence {
     pub status: Option<String>,
 }
 
-/// RFC 3339 in UTC with whole seconds: `2026-03-24T08:30:00Z`.
-pub fn rfc3339(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
+pub use crate::time::rfc3339;
 
 impl Occurrence {
     /// Readable text: the title first (so the host does not prepend it again), then when,
@@ -173,13 +175,15 @@ impl Occurrence {
 
     /// The same span on the wall clock of the zone the event was written in.
     fn local_time(&self) -> Option<String> {
-        let tz = self
+        let zone = self
             .time_zone
-            .filter(|tz| *tz != Tz::UTC && !self.all_day)?;
+            .as_ref()
+            .filter(|zone| !zone.is_utc() && !self.all_day)?;
+        let here = |at: DateTime<Utc>| at.with_timezone(&zone.offset(at));
         Some(format!(
             "{} {}",
-            span(self.start.with_timezone(&tz), self.end.with_timezone(&tz)),
-            tz.name()
+            span(here(self.start), here(self.end)),
+            zone.name()
         ))
     }
 
@@ -190,7 +194,7 @@ impl Occurrence {
             "start": rfc3339(self.start),
             "end": rfc3339(self.end),
             "all_day": self.all_day,
-            "time_zone": self.time_zone.map(|tz| tz.name()),
+            "time_zone": self.time_zone.as_ref().map(Zone::name),
             "location": self.location,
             "recurring": self.recurring,
             "status": self.status,
@@ -222,12 +226,22 @@ pub struct EventError {
     pub message: String,
 }
 
+/// Something passed over on purpose, named in the sync report (not a failure).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub source_id: String,
+    pub reason: String,
+}
+
 /// What one file gave.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Parsed {
     /// In file order, each series' occurrences in time order.
     pub occurrences: Vec<Occurrence>,
     pub errors: Vec<EventError>,
+    pub skipped: Vec<Skipped>,
+    /// To-dos (tasks) and journal entries (notes) inside the window or without a time.
+    pub records: Vec<Record>,
 }
 
 /// Reads one `.ics` file: its events' occurrences inside `window`. An error for the
@@ -259,13 +273,27 @@ pub fn read_groups<R: Read + Seek>(
     range: Range<usize>,
     window: &Window,
 ) -> Parsed {
-    let zones = Zones::read(&scanned.zones);
+    let zones = Zones::read(&scanned.zones, scanned.calendar_zone.as_deref());
     let mut parsed = Parsed::default();
     if range.start == 0 {
         for (line, message) in &scanned.skipped {
             parsed.errors.push(EventError {
                 location: format!("{file} line {line}"),
                 message: message.clone(),
+            });
+        }
+        for other in &scanned.others {
+            parsed.skipped.push(Skipped {
+                source_id: match &other.uid {
+                    Some(uid) => format!("{file}#{uid}"),
+                    None => format!("{file} line {}", other.line),
+                },
+                reason: match other.name.as_str() {
+                    "VFREEBUSY" => "a VFREEBUSY (free/busy times, no event in it): not read".into(),
+                    name => format!(
+                        "a {name} component (not an event, to-do or journal entry): not read"
+                    ),
+                },
             });
         }
     }
@@ -301,13 +329,35 @@ pub fn read_groups<R: Read + Seek>(
     }
     let joined: Vec<String> = texts.iter().map(|(text, _, _)| unfolded(text)).collect();
     let mut events: Vec<Component> = Vec::new();
+    let mut records_read: HashSet<String> = HashSet::new();
     for ((text, block, uid), joined) in texts.iter().zip(&joined) {
         match read_components(joined) {
-            Ok(components) => events.extend(
-                components
-                    .into_iter()
-                    .filter(|c| c.name.as_str().eq_ignore_ascii_case("VEVENT")),
-            ),
+            Ok(components) => {
+                for component in components {
+                    let name = component.name.as_str();
+                    if name.eq_ignore_ascii_case("VEVENT") {
+                        events.push(component);
+                    } else if let Some(kind) = RecordKind::of(name) {
+                        match records::read(file, kind, &component, &zones) {
+                            Ok(record) if record.at.is_none_or(|at| window.overlaps(at, at)) => {
+                                if records_read.insert(record.source_id.clone()) {
+                                    parsed.records.push(record);
+                                } else {
+                                    parsed.skipped.push(Skipped {
+                                        source_id: record.source_id,
+                                        reason: format!("another {} with this UID in this file (a changed occurrence of a recurring one, or a copy); read once", name.to_ascii_uppercase()),
+                                    });
+                                }
+                            }
+                            Ok(_) => {}
+                            Err(message) => parsed.errors.push(EventError {
+                                location: place(*uid, block),
+                                message,
+                            }),
+                        }
+                    }
+                }
+            }
             Err(report) => parsed.errors.push(EventError {
                 location: place(*uid, block),
                 message: format!(
@@ -336,6 +386,12 @@ pub fn read_groups<R: Read + Seek>(
             entry.overrides.push(event);
         } else if entry.master.is_none() {
             entry.master = Some(event);
+        } else if text(event, "UID").is_none() {
+            // Its id is its content's hash: the same text twice, not two events.
+            parsed.skipped.push(Skipped {
+                source_id: format!("{file}#{uid}"),
+                reason: "a copy of an earlier event in this file (no UID, the same time, title, place and description); read once".into(),
+            });
         } else {
             parsed.errors.push(EventError {
                 location: format!("{file}#{uid}"),
@@ -347,8 +403,16 @@ pub fn read_groups<R: Read + Seek>(
     for s in &series {
         let location = format!("{file}#{}", s.uid);
         match s.occurrences(file, window, &zones) {
-            Ok((mut occurrences, warnings)) => {
+            Ok(SeriesRead {
+                mut occurrences,
+                warnings,
+                cut,
+            }) => {
                 parsed.occurrences.append(&mut occurrences);
+                parsed.skipped.extend(cut.map(|reason| Skipped {
+                    source_id: location.clone(),
+                    reason,
+                }));
                 parsed
                     .errors
                     .extend(warnings.into_iter().map(|message| EventError {
@@ -426,18 +490,6 @@ fn nom_error(report: &str, original: &str, first_line: usize) -> String {
     format!("line {} ({:?}): {what}", first_line + line - 1, clip(text))
 }
 
-/// The event's UID; one derived from its start and title when missing (RFC 5545 requires
-/// a UID, but hand-written files forget it).
-fn uid(event: &Component) -> String {
-    text(event, "UID").unwrap_or_else(|| {
-        let start = find(event, "DTSTART")
-            .map(|p| p.val.as_str().trim().to_owned())
-            .unwrap_or_default();
-        let title = text(event, "SUMMARY").unwrap_or_default();
-        format!("no-uid-{start}-{}", title.replace(char::is_whitespace, "-"))
-    })
-}
-
 fn attendee(property: &Property) -> Option<Attendee> {
     let value = property.val.as_str().trim();
     let email = match value.get(..7) {
@@ -506,7 +558,7 @@ impl Details {
 }
 
 /// When an event starts and how long it lasts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Timing {
     start: Stamp,
     length: Length,
@@ -531,11 +583,11 @@ impl Timing {
             if to < from {
                 return Err(format!(
                     "DTEND ({}) is before DTSTART ({})",
-                    rfc3339(to.with_timezone(&Utc)),
-                    rfc3339(from.with_timezone(&Utc))
+                    rfc3339(to),
+                    rfc3339(from)
                 ));
             }
-            Length::between(from.with_timezone(&Utc), to.with_timezone(&Utc))
+            Length::between(from, to)
         } else if let Some(duration) = find(event, "DURATION") {
             Length::parse(duration.val.as_str()).map_err(|e| format!("bad DURATION: {e}"))?
         } else if start.is_date() {
@@ -558,36 +610,50 @@ struct Series<'c> {
     overrides: Vec<&'c Component<'c>>,
 }
 
+/// What one series gave: its occurrences in the window, what could not be read of it,
+/// and, when [`MAX_OCCURRENCES`] cut it, the skip that says so.
+struct SeriesRead {
+    occurrences: Vec<Occurrence>,
+    warnings: Vec<String>,
+    cut: Option<String>,
+}
+
 /// An occurrence before its details are attached.
 struct Slot {
     /// Its original start (the RECURRENCE-ID an override would name).
     original: DateTime<Utc>,
-    start: DateTime<Tz>,
+    start: DateTime<Utc>,
     end: DateTime<Utc>,
     all_day: bool,
+    /// The zone its start was written in.
+    zone: Zone,
 }
 
 impl Series<'_> {
-    /// The occurrences inside the window, and messages about what was left out (a bad
-    /// override, occurrences past [`MAX_OCCURRENCES`]). `Err` when the series is unusable.
+    /// The occurrences inside the window, messages about what could not be read (a bad
+    /// override), and what was left out on purpose (occurrences past
+    /// [`MAX_OCCURRENCES`]). `Err` when the series is unusable.
     fn occurrences(
         &self,
         file: &str,
         window: &Window,
         zones: &Zones,
-    ) -> Result<(Vec<Occurrence>, Vec<String>), String> {
+    ) -> Result<SeriesRead, String> {
         let mut warnings = Vec::new();
+        let mut cut = None;
         let (series_details, recurring, single, mut slots) = match self.master {
             Some(master) => {
                 let details = Details::read(master, None);
                 let timing = Timing::read(master, zones)?;
-                let (recurring, slots, cut) = expand(master, &timing, window, zones)?;
-                if cut {
-                    warnings.push(format!(
-                        "more than {MAX_OCCURRENCES} occurrences in the window; kept the first {MAX_OCCURRENCES}"
+                let (recurring, slots, was_cut) = expand(master, &timing, window, zones)?;
+                if was_cut && let (Some(first), Some(last)) = (slots.first(), slots.last()) {
+                    cut = Some(format!(
+                        "more than {MAX_OCCURRENCES} occurrences in the window: the series is kept with the {MAX_OCCURRENCES} nearest now ({} to {}), the others are left out",
+                        rfc3339(first.start),
+                        rfc3339(last.start),
                     ));
                 }
-                let single = (!recurring).then(|| timing.start.instant().with_timezone(&Utc));
+                let single = (!recurring).then(|| timing.start.instant());
                 (details, recurring, single, slots)
             }
             // Overrides without their series (an invitation to one occurrence).
@@ -606,7 +672,7 @@ impl Series<'_> {
                     let sequence = text(event, "SEQUENCE")
                         .and_then(|s| s.parse().ok())
                         .unwrap_or(0);
-                    let original = original.instant().with_timezone(&Utc);
+                    let original = original.instant();
                     match overrides.iter_mut().find(|(o, _, _)| *o == original) {
                         Some(entry) if entry.1 > sequence => {}
                         Some(entry) => *entry = (original, sequence, event),
@@ -639,14 +705,16 @@ impl Series<'_> {
                 }
             };
             let start = timing.start.instant();
-            let end = timing.length.after(start);
-            if window.overlaps(start.with_timezone(&Utc), end) {
+            let zone = timing.start.zone();
+            let end = timing.length.after(start, &zone);
+            if window.overlaps(start, end) {
                 replaced.push((
                     Slot {
                         original,
                         start,
                         end,
                         all_day: timing.start.is_date(),
+                        zone,
                     },
                     Details::read(event, Some(&series_details)),
                 ));
@@ -659,11 +727,11 @@ impl Series<'_> {
             .chain(replaced)
             .collect();
         occurrences.sort_by_key(|(slot, _)| slot.start);
-        Ok((
-            occurrences
+        Ok(SeriesRead {
+            occurrences: occurrences
                 .into_iter()
                 .map(|(slot, details)| {
-                    let start = slot.start.with_timezone(&Utc);
+                    let start = slot.start;
                     Occurrence {
                         // A one-off event is its UID; an override naming some other time
                         // than its start still needs an id of its own.
@@ -678,7 +746,7 @@ impl Series<'_> {
                         start,
                         end: slot.end,
                         all_day: slot.all_day,
-                        time_zone: Some(slot.start.timezone()).filter(|tz| *tz != Tz::UTC),
+                        time_zone: Some(slot.zone).filter(|zone| !zone.is_utc()),
                         location: details.location,
                         description: details.description,
                         organizer: details.organizer,
@@ -693,12 +761,18 @@ impl Series<'_> {
                 })
                 .collect(),
             warnings,
-        ))
+            cut,
+        })
     }
 }
 
 /// The master's occurrences that overlap the window: whether it recurs, the slots, and
-/// whether [`MAX_OCCURRENCES`] cut them.
+/// whether [`MAX_OCCURRENCES`] cut them (keeping those nearest the window's now).
+///
+/// The rule is expanded on the series' wall clock (RFC 5545 repeats local times: 09:00
+/// stays 09:00 across a DST change), handed to `rrule` as if it were UTC, and each wall
+/// time is then placed in the series' zone. So a zone the file defines works like a
+/// database one, though `rrule` computes only in the latter.
 fn expand(
     master: &Component,
     timing: &Timing,
@@ -706,24 +780,26 @@ fn expand(
     zones: &Zones,
 ) -> Result<(bool, Vec<Slot>, bool), String> {
     let zone = timing.start.zone();
-    let first = timing.start.instant();
     let all_day = timing.start.is_date();
-    let slot = |start: DateTime<Tz>| Slot {
-        original: start.with_timezone(&Utc),
+    let slot = |start: DateTime<Utc>| Slot {
+        original: start,
         start,
-        end: timing.length.after(start),
+        end: timing.length.after(start, &zone),
         all_day,
+        zone: zone.clone(),
     };
     let rules: Vec<&Property> = all(master, "RRULE").collect();
     let rdates: Vec<&Property> = all(master, "RDATE").collect();
     if rules.is_empty() && rdates.is_empty() {
-        let only = slot(first);
-        let inside = window.overlaps(only.start.with_timezone(&Utc), only.end);
+        let only = slot(timing.start.instant());
+        let inside = window.overlaps(only.start, only.end);
         return Ok((false, if inside { vec![only] } else { Vec::new() }, false));
     }
 
-    let rzone = rrule::Tz::Tz(zone);
-    let dt_start = first.with_timezone(&rzone);
+    // Wall-clock times, as `rrule` sees them.
+    let clock = |wall: NaiveDateTime| rrule::Tz::UTC.from_utc_datetime(&wall);
+    let on_clock = |at: DateTime<Utc>| clock(zone.wall(at));
+    let dt_start = clock(timing.start.wall());
     // The set's DTSTART is always its first instance (RFC 5545 §3.8.5.3); rrule only
     // yields it when the rule matches it, so it goes in as an RDATE too (deduplicated).
     let mut set = RRuleSet::new(dt_start).rdate(dt_start);
@@ -731,12 +807,13 @@ fn expand(
         set = set.rrule(recurrence_rule(rule.val.as_str(), &timing.start, dt_start)?);
     }
     // A PERIOD (RFC 5545 §3.3.9) says how long that occurrence lasts: its own end, by the
-    // instant it starts.
+    // wall time it starts.
     let mut periods: HashMap<i64, DateTime<Utc>> = HashMap::new();
     for rdate in rdates {
         let period = param(rdate, "VALUE").is_some_and(|v| v.eq_ignore_ascii_case("PERIOD"));
-        let tzid = param(rdate, "TZID");
-        for value in rdate.val.as_str().split(',') {
+        let (tzid, values) = zoned_value(rdate);
+        let tzid = tzid.as_deref();
+        for value in values.split(',') {
             let (value, until) = match value.split_once('/') {
                 Some((start, until)) if period => (start, Some(until)),
                 _ => (value, None),
@@ -753,69 +830,79 @@ fn expand(
                 let end = if until.trim_start().starts_with(['P', 'p', '+']) {
                     Length::parse(until)
                         .map_err(|e| format!("bad RDATE period {value}/{until}: {e}"))?
-                        .after(start)
+                        .after(start, &at.zone())
                 } else {
                     Stamp::read(until, tzid, None, zones)
                         .map_err(|e| format!("bad RDATE period {value}/{until}: {e}"))?
                         .instant()
-                        .with_timezone(&Utc)
                 };
-                if end < start.with_timezone(&Utc) {
+                if end < start {
                     return Err(format!(
                         "bad RDATE period {value}/{until}: it ends before it starts"
                     ));
                 }
-                periods.insert(start.timestamp(), end);
+                periods.insert(on_clock(start).timestamp(), end);
             }
-            set = set.rdate(start.with_timezone(&rzone));
+            set = set.rdate(on_clock(start));
         }
     }
     // An EXDATE that is a date on a timed series removes that day's occurrence.
     let mut excluded_days: BTreeSet<NaiveDate> = BTreeSet::new();
     for exdate in all(master, "EXDATE") {
-        for value in exdate.val.as_str().split(',') {
-            let at = Stamp::read(value, param(exdate, "TZID"), param(exdate, "VALUE"), zones)
+        let (tzid, values) = zoned_value(exdate);
+        for value in values.split(',') {
+            let at = Stamp::read(value, tzid.as_deref(), param(exdate, "VALUE"), zones)
                 .map_err(|e| format!("bad EXDATE: {e}"))?;
             match at {
                 Stamp::Date(day) if !all_day => {
                     excluded_days.insert(day);
                 }
-                _ => set = set.exdate(at.instant().with_timezone(&rzone)),
+                _ => set = set.exdate(on_clock(at.instant())),
             }
         }
     }
 
     // Stepped through from DTSTART in time order: stop past the window's end, keep what
     // overlaps it. `limit()` turns on rrule's guard against rules that never match.
-    let mut slots: Vec<Slot> = Vec::new();
+    let mut slots: VecDeque<Slot> = VecDeque::new();
     let mut seen: HashSet<i64> = HashSet::new();
     let mut cut = false;
-    for (step, at) in set.limit().into_iter().enumerate() {
+    for (step, wall) in set.limit().into_iter().enumerate() {
         if step >= MAX_STEPS {
             return Err(format!(
                 "the RRULE makes more than {MAX_STEPS} occurrences before the window ends; not expanded"
             ));
         }
-        let at = at.with_timezone(&zone);
-        if at.with_timezone(&Utc) > window.end {
+        let at = zone.instant(wall.naive_utc());
+        if at > window.end {
             break;
         }
-        if !seen.insert(at.timestamp()) || excluded_days.contains(&at.date_naive()) {
+        if !seen.insert(at.timestamp()) || excluded_days.contains(&wall.date_naive()) {
             continue;
         }
         let mut candidate = slot(at);
-        if let Some(end) = periods.get(&at.timestamp()) {
+        if let Some(end) = periods.get(&wall.timestamp()) {
             candidate.end = *end;
         }
-        if window.overlaps(candidate.start.with_timezone(&Utc), candidate.end) {
+        if window.overlaps(candidate.start, candidate.end) {
             if slots.len() == MAX_OCCURRENCES {
                 cut = true;
-                break;
+                // Full: the earliest kept one goes while the new one is nearer now (always
+                // before now); once it is not, no later one is either.
+                let away = |slot: &Slot| (slot.start - window.now).abs();
+                if slots
+                    .front()
+                    .is_some_and(|earliest| away(&candidate) < away(earliest))
+                {
+                    slots.pop_front();
+                } else {
+                    break;
+                }
             }
-            slots.push(candidate);
+            slots.push_back(candidate);
         }
     }
-    Ok((true, slots, cut))
+    Ok((true, slots.into(), cut))
 }
 
 /// One `RRULE` value, validated against the series start. `UNTIL` is read here rather
@@ -846,19 +933,16 @@ fn recurrence_rule(
     if let Some(until) = until {
         let at = Stamp::parse(until, None, None)
             .map_err(|e| format!("broken RRULE {value:?}: UNTIL {e}"))?;
-        let instant = match (at, start) {
-            // A dated series ends on that day's occurrence (its midnight UTC).
-            (Stamp::Date(day), Stamp::Date(_)) => day.and_time(NaiveTime::MIN).and_utc(),
+        // On the series' wall clock, as the rule is expanded (see `expand`).
+        let wall = match (at, start) {
+            // A dated series ends on that day's occurrence.
+            (Stamp::Date(day), Stamp::Date(_)) => day.and_time(NaiveTime::MIN),
             // A date ending a timed series: the whole of that day, in the series' zone.
-            (Stamp::Date(day), _) => local(
-                start.zone(),
-                day.and_hms_opt(23, 59, 59).unwrap_or_default(),
-            )
-            .with_timezone(&Utc),
-            (Stamp::Floating(naive), _) => local(start.zone(), naive).with_timezone(&Utc),
-            (other, _) => other.instant().with_timezone(&Utc),
+            (Stamp::Date(day), _) => day.and_hms_opt(23, 59, 59).unwrap_or_default(),
+            (Stamp::Floating(naive), _) => naive,
+            (other, _) => start.zone().wall(other.instant()),
         };
-        rule = rule.until(instant.with_timezone(&rrule::Tz::UTC));
+        rule = rule.until(rrule::Tz::UTC.from_utc_datetime(&wall));
     }
     rule.validate(dt_start).map_err(broken)
 }

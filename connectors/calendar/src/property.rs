@@ -52,7 +52,16 @@ pub fn param<'p>(property: &'p Property<'p>, key: &str) -> Option<&'p str> {
 
 /// A TEXT property, unescaped, trimmed, and only when not empty.
 pub fn text(component: &Component, name: &str) -> Option<String> {
-    let property = find(component, name)?;
+    text_of(find(component, name)?)
+}
+
+/// Every TEXT property of this name that is not empty, unescaped and trimmed (a journal
+/// entry may have several `DESCRIPTION`s).
+pub fn texts(component: &Component, name: &str) -> Vec<String> {
+    all(component, name).filter_map(text_of).collect()
+}
+
+fn text_of(property: &Property) -> Option<String> {
     // The parser unescapes TEXT only under upper-case names.
     let value = if property.name.as_str().chars().any(char::is_lowercase) {
         property.val.clone().unescape_text().as_str().to_owned()

@@ -12,7 +12,8 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
-/// Where one component (a `VEVENT` or `VTIMEZONE` directly inside `VCALENDAR`) is.
+/// Where one component (a `VEVENT`, `VTODO`, `VJOURNAL` or `VTIMEZONE` directly inside
+/// `VCALENDAR`) is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
     /// Byte offset of its `BEGIN` line in the file.
@@ -29,7 +30,19 @@ pub struct Block {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
     pub uid: Option<String>,
+    /// Its events, and its to-dos and journal entries (read as tasks and notes).
     pub events: Vec<Block>,
+}
+
+/// A component that is none of those read (`VFREEBUSY`, a vendor's `X-` component): named
+/// in the report as skipped, so that nothing leaves the file unmentioned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Other {
+    /// Its `BEGIN` line.
+    pub line: usize,
+    /// `VFREEBUSY`, upper-cased.
+    pub name: String,
+    pub uid: Option<String>,
 }
 
 /// What one pass found.
@@ -41,6 +54,11 @@ pub struct Scan {
     pub zones: Vec<String>,
     /// Components the scan had to leave out, each with a message in the file's terms.
     pub skipped: Vec<(usize, String)>,
+    /// Components of kinds not read, in file order.
+    pub others: Vec<Other>,
+    /// The calendar's own zone (`X-WR-TIMEZONE`, as Google and Apple write it): the zone
+    /// of its floating times.
+    pub calendar_zone: Option<String>,
 }
 
 /// Largest `VTIMEZONE` kept; real ones are a few KiB.
@@ -49,6 +67,11 @@ const MAX_ZONE_BYTES: usize = 256 << 10;
 const MAX_ZONES: usize = 1_000;
 /// Bytes of each raw line the scan keeps.
 const MAX_KEPT: usize = 64 << 10;
+
+/// Components a file may hold without a `VCALENDAR` around them.
+const BARE_COMPONENTS: [&str; 4] = ["VEVENT", "VTODO", "VJOURNAL", "VTIMEZONE"];
+/// The calendar a file of bare components is read as being in (line 0: none in the file).
+const IMPLICIT_CALENDAR: &str = "VCALENDAR";
 
 /// A line with the lines folded onto it (RFC 5545 §3.1), as the file has it.
 struct Logical {
@@ -215,7 +238,20 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
         last = clip(trimmed);
         let (name, value) = split(trimmed);
         if !started {
-            if !(name.eq_ignore_ascii_case("BEGIN") && value.eq_ignore_ascii_case("VCALENDAR")) {
+            if !name.eq_ignore_ascii_case("BEGIN") {
+                return Err(format!(
+                    "not an iCalendar file: it starts with {:?}, not BEGIN:VCALENDAR",
+                    clip(trimmed)
+                ));
+            }
+            // A bare component (`BEGIN:VEVENT` … `END:VEVENT`, as some apps share one
+            // event) is read as if a VCALENDAR held it, as mainstream parsers do.
+            if BARE_COMPONENTS
+                .iter()
+                .any(|bare| value.eq_ignore_ascii_case(bare))
+            {
+                open.push((IMPLICIT_CALENDAR.to_owned(), 0));
+            } else if !value.eq_ignore_ascii_case("VCALENDAR") {
                 return Err(format!(
                     "not an iCalendar file: it starts with {:?}, not BEGIN:VCALENDAR",
                     clip(trimmed)
@@ -268,7 +304,7 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
             {
                 block.len = line.offset + line.len - block.offset;
                 match kind.as_str() {
-                    "VEVENT" => {
+                    "VEVENT" | "VTODO" | "VJOURNAL" => {
                         let index = *by_uid.entry(uid.clone()).or_insert_with(|| {
                             found.groups.push(Group {
                                 uid: uid.clone(),
@@ -293,8 +329,11 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
                             found.zones.push(std::mem::take(&mut zone_text));
                         }
                     }
-                    // To-dos, journals and free/busy are not events.
-                    _ => {}
+                    _ => found.others.push(Other {
+                        line: block.line,
+                        name: kind,
+                        uid,
+                    }),
                 }
             }
             if open.is_empty() {
@@ -303,6 +342,12 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
         } else if open.is_empty() {
             // Text after the calendar's end: ignored, as mail readers do.
             continue;
+        }
+        if open.len() == 1
+            && found.calendar_zone.is_none()
+            && name.eq_ignore_ascii_case("X-WR-TIMEZONE")
+        {
+            found.calendar_zone = Some(value.to_owned()).filter(|v| !v.is_empty());
         }
         if let Some((_, kind, uid)) = current.as_mut() {
             if open.len() == 2 && uid.is_none() && name.eq_ignore_ascii_case("UID") {
@@ -316,6 +361,9 @@ pub fn scan(reader: impl BufRead) -> Result<Scan, String> {
     }
     if !started {
         return Err("empty file".into());
+    }
+    if open.len() == 1 && open[0] == (IMPLICIT_CALENDAR.to_owned(), 0) {
+        open.clear();
     }
     if !open.is_empty() {
         return Err(format!(
@@ -335,10 +383,26 @@ mod tests {
 
     #[test]
     fn events_are_grouped_by_uid_with_their_byte_ranges_and_zones_kept_whole() {
-        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTIMEZONE\r\nTZID:Custom\r\nBEGIN:STANDARD\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:a\r\nBEGIN:VALARM\r\nUID:not-the-event\r\nEND:VALARM\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nU\r\n ID:b\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:a\r\nRECURRENCE-ID:20260101T000000Z\r\nEND:VEVENT\r\nBEGIN:VTODO\r\nUID:todo\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nSUMMARY:no uid\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTIMEZONE\r\nTZID:Custom\r\nBEGIN:STANDARD\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:a\r\nBEGIN:VALARM\r\nUID:not-the-event\r\nEND:VALARM\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nU\r\n ID:b\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:a\r\nRECURRENCE-ID:20260101T000000Z\r\nEND:VEVENT\r\nBEGIN:VTODO\r\nUID:todo\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nSUMMARY:no uid\r\nEND:VEVENT\r\nBEGIN:VFREEBUSY\r\nUID:busy\r\nEND:VFREEBUSY\r\nBEGIN:X-VENDOR-THING\r\nEND:X-VENDOR-THING\r\nEND:VCALENDAR\r\n";
         let found = scanned(text).unwrap();
         let uids: Vec<Option<&str>> = found.groups.iter().map(|g| g.uid.as_deref()).collect();
-        assert_eq!(uids, [Some("a"), Some("b"), None]);
+        // The to-do is read (as a task); free/busy and the vendor's component are named.
+        assert_eq!(uids, [Some("a"), Some("b"), Some("todo"), None]);
+        assert_eq!(
+            found.others,
+            [
+                Other {
+                    line: 29,
+                    name: "VFREEBUSY".into(),
+                    uid: Some("busy".into())
+                },
+                Other {
+                    line: 32,
+                    name: "X-VENDOR-THING".into(),
+                    uid: None
+                }
+            ]
+        );
         assert_eq!(found.groups[0].events.len(), 2);
         let first = &found.groups[0].events[0];
         let block = &text[first.offset as usize..(first.offset + first.len) as usize];
@@ -363,6 +427,24 @@ mod tests {
         let small = &found.groups[1].events[0];
         let block = &text[small.offset as usize..(small.offset + small.len) as usize];
         assert_eq!(block, "BEGIN:VEVENT\nUID:small\nEND:VEVENT\n");
+    }
+
+    #[test]
+    fn bare_events_without_a_calendar_around_them_are_read() {
+        let text = "BEGIN:VEVENT\nUID:a\nDTSTART:20260321T100000Z\nEND:VEVENT\nBEGIN:VEVENT\nUID:b\nEND:VEVENT\n";
+        let found = scanned(text).unwrap();
+        let uids: Vec<Option<&str>> = found.groups.iter().map(|g| g.uid.as_deref()).collect();
+        assert_eq!(uids, [Some("a"), Some("b")]);
+        assert_eq!(found.groups[1].events[0].line, 5);
+        assert_eq!(
+            scanned("BEGIN:VEVENT\nUID:a\n").unwrap_err(),
+            "truncated: the file ends with \"UID:a\" and never reaches END:VCALENDAR"
+        );
+        assert!(
+            scanned("BEGIN:VCARD\nEND:VCARD\n")
+                .unwrap_err()
+                .starts_with("not an iCalendar file")
+        );
     }
 
     #[test]

@@ -119,7 +119,7 @@ fn series(mut group: Vec<Occurrence>, now: DateTime<Utc>) -> Entry {
             count - listed.len()
         ));
     }
-    if let Some(tz) = base.time_zone.filter(|tz| tz.name() != "UTC") {
+    if let Some(tz) = base.time_zone.as_ref().filter(|tz| !tz.is_utc()) {
         when.push_str(&format!("\nWritten in {}", tz.name()));
     }
     let mut metadata = base.metadata();

@@ -1,29 +1,31 @@
 //! iCalendar date and time values (RFC 5545 §3.3.4, §3.3.5, §3.3.6) turned into instants.
 //!
 //! A `TZID` is handed to `zones`, the one place that says which zone a name means; what
-//! comes back is always a zone of the IANA database in `chrono-tz` (the one `rrule`
-//! computes in), and DST is the database's.
+//! comes back is a zone of the IANA database (`chrono-tz`) or one the file defines.
 
-use chrono::{
-    DateTime, Duration, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
-};
-use chrono_tz::Tz;
+use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, SecondsFormat, Utc};
 
 use crate::property::date_time;
-use crate::zones::Zones;
+use crate::zones::{Zone, Zones};
+
+/// RFC 3339 in UTC with whole seconds: `2026-03-24T08:30:00Z`.
+pub fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
 
 /// A DATE or DATE-TIME value as written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Stamp {
     /// `VALUE=DATE` (`20260326`): a whole day, as for all-day events.
     Date(NaiveDate),
     /// `20260323T130000Z`.
     Utc(NaiveDateTime),
-    /// `TZID=Europe/Berlin:20260324T093000`.
-    Zoned(NaiveDateTime, Tz),
-    /// `20260324T093000` with neither `Z` nor `TZID`: "floating", the same wall time in
-    /// every zone. A memory server has no "user's zone" to pin it to, so floating times
-    /// are read as UTC.
+    /// `TZID=Europe/Berlin:20260324T093000`, or a time without `TZID` in a calendar that
+    /// names its own zone (`X-WR-TIMEZONE`).
+    Zoned(NaiveDateTime, Zone),
+    /// `20260324T093000` with neither `Z` nor `TZID`, in a calendar that names no zone:
+    /// "floating", the same wall time in every zone. A memory server has no "user's zone"
+    /// to pin it to, so floating times are read as UTC.
     Floating(NaiveDateTime),
 }
 
@@ -37,7 +39,8 @@ impl Stamp {
         Self::read(value, tzid, value_type, &Zones::default())
     }
 
-    /// Parses one value whose `TZID` may name a zone the file defines.
+    /// Parses one value whose `TZID` may name a zone the file defines, and whose lack of
+    /// one means the calendar's own zone when it has one.
     pub fn read(
         value: &str,
         tzid: Option<&str>,
@@ -57,51 +60,39 @@ impl Stamp {
         if utc {
             return Ok(Stamp::Utc(naive));
         }
-        match tzid {
-            Some(name) => Ok(Stamp::Zoned(naive, zones.resolve(name)?)),
-            None => Ok(Stamp::Floating(naive)),
+        match (tzid, zones.floating()) {
+            (Some(name), _) => Ok(Stamp::Zoned(naive, zones.resolve(name)?)),
+            (None, Some(calendar)) => Ok(Stamp::Zoned(naive, calendar.clone())),
+            (None, None) => Ok(Stamp::Floating(naive)),
         }
     }
 
     /// The zone this value is written in (UTC for dates, UTC and floating times).
-    pub fn zone(&self) -> Tz {
+    pub fn zone(&self) -> Zone {
         match self {
-            Stamp::Zoned(_, tz) => *tz,
-            _ => Tz::UTC,
+            Stamp::Zoned(_, zone) => zone.clone(),
+            _ => Zone::UTC,
         }
     }
 
-    /// The instant, in the zone it was written in. Dates are midnight UTC.
-    pub fn instant(&self) -> DateTime<Tz> {
-        match *self {
-            Stamp::Date(date) => Tz::UTC.from_utc_datetime(&date.and_time(NaiveTime::MIN)),
-            Stamp::Utc(naive) | Stamp::Floating(naive) => Tz::UTC.from_utc_datetime(&naive),
-            Stamp::Zoned(naive, tz) => local(tz, naive),
+    /// The wall-clock time as written (midnight for dates).
+    pub fn wall(&self) -> NaiveDateTime {
+        match self {
+            Stamp::Date(date) => date.and_time(NaiveTime::MIN),
+            Stamp::Utc(naive) | Stamp::Floating(naive) | Stamp::Zoned(naive, _) => *naive,
+        }
+    }
+
+    /// The instant. Dates are midnight UTC.
+    pub fn instant(&self) -> DateTime<Utc> {
+        match self {
+            Stamp::Zoned(naive, zone) => zone.instant(*naive),
+            other => other.wall().and_utc(),
         }
     }
 
     pub fn is_date(&self) -> bool {
         matches!(self, Stamp::Date(_))
-    }
-}
-
-/// A wall-clock time in a zone, as RFC 5545 §3.3.5 reads it: a time that occurs twice
-/// (autumn) is the first one; a time skipped by a spring-forward gap is read with the
-/// UTC offset in force before the gap (02:30 on the day Berlin skips 02:00–03:00 is
-/// 01:30 UTC, i.e. 03:30 summer time).
-pub fn local(tz: Tz, naive: NaiveDateTime) -> DateTime<Tz> {
-    match tz.from_local_datetime(&naive) {
-        LocalResult::Single(t) => t,
-        LocalResult::Ambiguous(first, _) => first,
-        LocalResult::None => {
-            // Gaps are hours long and months apart: the offset a day earlier is the one
-            // in force just before this gap.
-            let before = tz
-                .offset_from_utc_datetime(&(naive - Duration::days(1)))
-                .fix()
-                .local_minus_utc();
-            tz.from_utc_datetime(&(naive - Duration::seconds(i64::from(before))))
-        }
     }
 }
 
@@ -166,15 +157,14 @@ impl Length {
         }
     }
 
-    /// `start` plus this length, days counted on the wall clock of `start`'s zone.
-    pub fn after(&self, start: DateTime<Tz>) -> DateTime<Utc> {
-        let tz = start.timezone();
+    /// `start` plus this length, days counted on the wall clock of `zone`.
+    pub fn after(&self, start: DateTime<Utc>, zone: &Zone) -> DateTime<Utc> {
         let shifted = if self.days == 0 {
             start
         } else {
-            local(tz, start.naive_local() + Duration::days(self.days))
+            zone.instant(zone.wall(start) + Duration::days(self.days))
         };
-        (shifted + self.exact).with_timezone(&Utc)
+        shifted + self.exact
     }
 }
 
@@ -235,6 +225,23 @@ mod tests {
     }
 
     #[test]
+    fn floating_times_take_the_calendars_own_zone_when_it_names_one() {
+        let berlin = Zones::read(&[], Some("Europe/Berlin"));
+        let at = Stamp::read("20260401T100000", None, None, &berlin).unwrap();
+        assert_eq!(at.instant(), utc("2026-04-01T08:00:00Z"));
+        assert_eq!(at.zone().name(), "Europe/Berlin");
+        // A TZID or a Z still wins.
+        let tokyo = Stamp::read("20260401T100000", Some("Asia/Tokyo"), None, &berlin).unwrap();
+        assert_eq!(tokyo.instant(), utc("2026-04-01T01:00:00Z"));
+        let z = Stamp::read("20260401T100000Z", None, None, &berlin).unwrap();
+        assert_eq!(z.instant(), utc("2026-04-01T10:00:00Z"));
+        // A calendar zone no one knows leaves floating times as they were.
+        let unknown = Zones::read(&[], Some("Atlantis/Capital"));
+        let floating = Stamp::read("20260401T100000", None, None, &unknown).unwrap();
+        assert_eq!(floating.instant(), utc("2026-04-01T10:00:00Z"));
+    }
+
+    #[test]
     fn bad_values_and_zones_are_named() {
         assert_eq!(
             Stamp::parse("2026-03-23", None, None).unwrap_err(),
@@ -257,11 +264,11 @@ mod tests {
         assert_eq!(length.exact, Duration::minutes(90));
         assert_eq!(Length::parse("P2W").unwrap().days, 14);
         // One day across the spring change is 23 hours.
-        let start = Stamp::parse("20260328T120000", Some("Europe/Berlin"), None)
-            .unwrap()
-            .instant();
+        let start = Stamp::parse("20260328T120000", Some("Europe/Berlin"), None).unwrap();
         assert_eq!(
-            Length::parse("P1D").unwrap().after(start),
+            Length::parse("P1D")
+                .unwrap()
+                .after(start.instant(), &start.zone()),
             utc("2026-03-29T10:00:00Z")
         );
         assert!(

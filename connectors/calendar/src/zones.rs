@@ -4,42 +4,125 @@
 //! Outlook writes go straight to the database (`chrono-tz`), whose history is better than
 //! a file's summary of it.
 //!
-//! For other names: Exchange writes `"GMT +0100 (Standard) / GMT +0200 (Daylight)"`, Lotus `"Western/Central
-//! Europe"`, others `"(UTC-03:00) Brasília"` or `"custom_America/New_York"`, and define the
-//! zone in the file's own `VTIMEZONE`. Such a definition is read (its STANDARD/DAYLIGHT
-//! offsets and the rules of their onsets) and matched against the IANA zones, so that
-//! recurrence expansion still works in a real `chrono-tz` zone (the only kind `rrule`
-//! computes in): the zone whose offsets agree with the definition at the most sampled
-//! instants from 1997 to 2037 wins, major zones before others on a tie. Then, a known name
-//! inside the TZID; then an offset written in it (`UTC+11`).
+//! Any other name the file defines in its own `VTIMEZONE` (Exchange's `"GMT +0100
+//! (Standard) / GMT +0200 (Daylight)"`, `"MyTimezone"`, a legacy `EST` given summer time)
+//! is that definition: its STANDARD/DAYLIGHT observances, each offset from its onsets on
+//! (DTSTART, RRULE, RDATE). A definition is never swapped for a database zone that looks
+//! alike: a zone no place uses (+12 in winter, +10 from May) or one listing only this
+//! year's changes has no IANA twin, and the closest one was hours off. Names neither
+//! known nor defined: a known name inside the TZID, then an offset written in it
+//! (`UTC+11`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 
-use chrono::{NaiveDate, NaiveDateTime, Offset, TimeZone};
+use chrono::{
+    DateTime, Duration, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, Offset, TimeZone, Utc,
+};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, read_components};
 
 use crate::property::{date_time, unfolded, value};
 
-/// The sampled years.
-const FIRST_YEAR: i32 = 1997;
-const LAST_YEAR: i32 = 2037;
+/// Onsets of a definition's yearly rules are computed up to this year: past the furthest
+/// window (a century from now).
+const LAST_YEAR: i32 = 2200;
 /// Onsets computed per observance before giving up on its rule.
 const MAX_ONSETS: usize = 2_000;
 
-/// The zones of one file: its `VTIMEZONE` definitions and every `TZID` resolved so far.
+/// A zone times are written in: one of the database, or one the file defines.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Zone {
+    Database(Tz),
+    Defined(Arc<Definition>),
+}
+
+impl Zone {
+    pub const UTC: Zone = Zone::Database(Tz::UTC);
+
+    /// The database's name, or the TZID the file defined.
+    pub fn name(&self) -> &str {
+        match self {
+            Zone::Database(tz) => tz.name(),
+            Zone::Defined(definition) => &definition.name,
+        }
+    }
+
+    pub fn is_utc(&self) -> bool {
+        *self == Zone::UTC
+    }
+
+    /// The offset from UTC in force at an instant.
+    pub fn offset(&self, at: DateTime<Utc>) -> FixedOffset {
+        match self {
+            Zone::Database(tz) => tz.offset_from_utc_datetime(&at.naive_utc()).fix(),
+            Zone::Defined(definition) => {
+                FixedOffset::east_opt(definition.offset_at(at.timestamp()))
+                    .unwrap_or(FixedOffset::east_opt(0).expect("zero is an offset"))
+            }
+        }
+    }
+
+    /// The wall-clock time here at an instant.
+    pub fn wall(&self, at: DateTime<Utc>) -> NaiveDateTime {
+        at.naive_utc() + Duration::seconds(i64::from(self.offset(at).local_minus_utc()))
+    }
+
+    /// The instant of a wall-clock time here, as RFC 5545 §3.3.5 reads it: a time that
+    /// occurs twice (autumn) is the first one; a time skipped by a spring-forward gap is
+    /// read with the UTC offset in force before the gap (02:30 on the day Berlin skips
+    /// 02:00–03:00 is 01:30 UTC, i.e. 03:30 summer time).
+    pub fn instant(&self, wall: NaiveDateTime) -> DateTime<Utc> {
+        match self {
+            Zone::Database(tz) => match tz.from_local_datetime(&wall) {
+                LocalResult::Single(t) => t.with_timezone(&Utc),
+                LocalResult::Ambiguous(first, _) => first.with_timezone(&Utc),
+                LocalResult::None => self.before_gap(wall),
+            },
+            Zone::Defined(definition) => {
+                let seconds = wall.and_utc().timestamp();
+                // Offsets change at most once within a day either side.
+                let mut offsets = [
+                    definition.offset_at(seconds - 86_400),
+                    definition.offset_at(seconds + 86_400),
+                ];
+                offsets.sort_unstable_by(|a, b| b.cmp(a));
+                offsets
+                    .iter()
+                    .map(|offset| seconds - i64::from(*offset))
+                    .find(|at| i64::from(definition.offset_at(*at)) == seconds - at)
+                    .and_then(|at| DateTime::from_timestamp(at, 0))
+                    .unwrap_or_else(|| self.before_gap(wall))
+            }
+        }
+    }
+
+    /// A wall time in a gap, with the offset in force a day earlier: gaps are hours long
+    /// and months apart, so that is the one just before this gap.
+    fn before_gap(&self, wall: NaiveDateTime) -> DateTime<Utc> {
+        let day_before = (wall - Duration::days(1)).and_utc();
+        let before = self.offset(day_before).local_minus_utc();
+        (wall - Duration::seconds(i64::from(before))).and_utc()
+    }
+}
+
+/// The zones of one file: its `VTIMEZONE` definitions, its calendar's own zone, and every
+/// `TZID` resolved so far.
 #[derive(Debug, Default)]
 pub struct Zones {
-    definitions: HashMap<String, Definition>,
-    resolved: RefCell<HashMap<String, Result<Tz, String>>>,
+    definitions: HashMap<String, Arc<Definition>>,
+    resolved: RefCell<HashMap<String, Result<Zone, String>>>,
+    floating: Option<Zone>,
 }
 
 impl Zones {
     /// Reads the `VTIMEZONE` blocks (each a whole component's text); one that cannot be
     /// read is left out, and its TZID then resolves as if it were not defined.
-    pub fn read(blocks: &[String]) -> Zones {
+    /// `calendar_zone` is the file's `X-WR-TIMEZONE`; one that names no zone is passed
+    /// over, and floating times stay UTC.
+    pub fn read(blocks: &[String], calendar_zone: Option<&str>) -> Zones {
         let mut definitions = HashMap::new();
         for block in blocks {
             let text = unfolded(block);
@@ -47,36 +130,46 @@ impl Zones {
                 continue;
             };
             for component in &components {
-                if let Some((id, definition)) = Definition::read(component) {
-                    definitions.entry(id).or_insert(definition);
+                if let Some(definition) = Definition::read(component) {
+                    definitions
+                        .entry(definition.name.clone())
+                        .or_insert(Arc::new(definition));
                 }
             }
         }
-        Zones {
+        let mut zones = Zones {
             definitions,
             resolved: RefCell::default(),
-        }
+            floating: None,
+        };
+        zones.floating = calendar_zone.and_then(|name| zones.resolve(name).ok());
+        zones
+    }
+
+    /// The zone of times written without `Z` or `TZID` (RFC 5545's "floating" times):
+    /// the calendar's own, when it names one.
+    pub fn floating(&self) -> Option<&Zone> {
+        self.floating.as_ref()
     }
 
     /// The zone a `TZID` parameter names.
-    pub fn resolve(&self, tzid: &str) -> Result<Tz, String> {
+    pub fn resolve(&self, tzid: &str) -> Result<Zone, String> {
         let name = tzid.trim().trim_matches('"');
         if let Some(known) = self.resolved.borrow().get(name) {
             return known.clone();
         }
-        let resolved = database_zone(name)
-            .or_else(|unknown| {
-                self.definitions
-                    .get(name)
-                    .and_then(Definition::closest_zone)
-                    .or_else(|| name_inside(name))
-                    .or_else(|| offset_in_name(name))
-                    .ok_or(unknown)
-            })
-            .map_err(|_| match self.definitions.contains_key(name) {
-                true => format!("unknown time zone {tzid:?} (its VTIMEZONE has no usable offsets)"),
-                false => format!("unknown time zone {tzid:?}"),
-            });
+        let resolved = match (database_zone(name), self.definitions.get(name)) {
+            // An Area/Location zone (behind a prefix too) or a Windows name's.
+            (Ok(tz), _) if tz.name().contains('/') => Ok(Zone::Database(tz)),
+            // Any other name the file defines, a legacy `EST` included: the file says
+            // what it means by it.
+            (_, Some(definition)) => Ok(Zone::Defined(definition.clone())),
+            (Ok(tz), None) => Ok(Zone::Database(tz)),
+            (Err(_), None) => name_inside(name)
+                .or_else(|| offset_in_name(name))
+                .map(Zone::Database)
+                .ok_or_else(|| format!("unknown time zone {tzid:?}")),
+        };
         self.resolved
             .borrow_mut()
             .insert(name.to_owned(), resolved.clone());
@@ -176,7 +269,9 @@ const WINDOWS_ZONES: &[(&str, &str)] = &[
 
 /// One `VTIMEZONE`: the UTC offset in force from each onset on.
 #[derive(Debug, Clone, PartialEq)]
-struct Definition {
+pub struct Definition {
+    /// Its TZID.
+    name: String,
     /// (UTC seconds of the onset, offset in seconds from then), in time order.
     onsets: Vec<(i64, i32)>,
     /// The offset before the first onset.
@@ -184,19 +279,19 @@ struct Definition {
 }
 
 impl Definition {
-    fn read(component: &Component) -> Option<(String, Definition)> {
+    fn read(component: &Component) -> Option<Definition> {
         if !component.name.as_str().eq_ignore_ascii_case("VTIMEZONE") {
             return None;
         }
-        let id = value(component, "TZID")?
+        let name = value(component, "TZID")?
             .trim()
             .trim_matches('"')
             .to_owned();
-        let mut onsets = Vec::new();
-        let mut before = None;
+        // (onset in UTC seconds, offset to, offset from)
+        let mut onsets: Vec<(i64, i32, i32)> = Vec::new();
         for observance in &component.components {
-            let name = observance.name.as_str();
-            if !name.eq_ignore_ascii_case("STANDARD") && !name.eq_ignore_ascii_case("DAYLIGHT") {
+            let kind = observance.name.as_str();
+            if !kind.eq_ignore_ascii_case("STANDARD") && !kind.eq_ignore_ascii_case("DAYLIGHT") {
                 continue;
             }
             let Some(to) = value(observance, "TZOFFSETTO").and_then(offset) else {
@@ -209,85 +304,31 @@ impl Definition {
             let Some((start, _)) = value(observance, "DTSTART").and_then(date_time) else {
                 continue;
             };
-            let first = onsets.len();
             for local in onsets_of(observance, start) {
-                onsets.push((
-                    (local - chrono::Duration::seconds(i64::from(from)))
-                        .and_utc()
-                        .timestamp(),
-                    to,
-                ));
-            }
-            if onsets.len() > first && before.is_none() {
-                before = Some(from);
+                let utc = (local - Duration::seconds(i64::from(from)))
+                    .and_utc()
+                    .timestamp();
+                onsets.push((utc, to, from));
             }
         }
-        if onsets.is_empty() {
-            return None;
-        }
-        onsets.sort_by_key(|(at, _)| *at);
-        // The offset before the earliest onset is the one that onset changes from.
-        let earliest = onsets[0].1;
-        Some((
-            id,
-            Definition {
-                before: before.unwrap_or(earliest),
-                onsets,
-            },
-        ))
+        onsets.sort_by_key(|(at, _, _)| *at);
+        // Before the earliest onset: the offset that onset changes from.
+        let before = onsets.first()?.2;
+        Some(Definition {
+            name,
+            onsets: onsets.into_iter().map(|(at, to, _)| (at, to)).collect(),
+            before,
+        })
     }
 
+    /// The offset in force at a UTC instant: the latest onset's, so a definition that
+    /// lists only one year's changes keeps the last of them afterwards (RFC 5545: an
+    /// observance holds until the next onset).
     fn offset_at(&self, utc: i64) -> i32 {
         match self.onsets.partition_point(|(at, _)| *at <= utc) {
             0 => self.before,
             n => self.onsets[n - 1].1,
         }
-    }
-
-    /// The IANA zone that agrees with this definition most often.
-    fn closest_zone(&self) -> Option<Tz> {
-        let mut samples: Vec<i64> = Vec::new();
-        for year in FIRST_YEAR..=LAST_YEAR {
-            for month in 1..=12 {
-                for day in [1, 15] {
-                    if let Some(at) = NaiveDate::from_ymd_opt(year, month, day)
-                        .and_then(|d| d.and_hms_opt(12, 0, 0))
-                    {
-                        samples.push(at.and_utc().timestamp());
-                    }
-                }
-            }
-        }
-        let (first, last) = (samples[0], samples[samples.len() - 1]);
-        for (at, _) in &self.onsets {
-            if (first..=last).contains(at) {
-                samples.extend([at - 3 * 3600, at + 3 * 3600]);
-            }
-        }
-        let expected: Vec<i32> = samples.iter().map(|at| self.offset_at(*at)).collect();
-        let mut best: Option<(usize, Tz)> = None;
-        for tz in candidates() {
-            let limit = best.map_or(usize::MAX, |(misses, _)| misses);
-            let mut misses = 0;
-            for (at, want) in samples.iter().zip(&expected) {
-                if offset_of(tz, *at) != Some(*want) {
-                    misses += 1;
-                    if misses >= limit {
-                        break;
-                    }
-                }
-            }
-            if misses < limit {
-                best = Some((misses, tz));
-                if misses == 0 {
-                    break;
-                }
-            }
-        }
-        // A zone wrong at most samples is no match (a definition with offsets no place
-        // uses).
-        best.filter(|(misses, _)| *misses * 2 < samples.len())
-            .map(|(_, tz)| tz)
     }
 }
 
@@ -443,59 +484,126 @@ mod tests {
     use super::*;
 
     fn zones(blocks: &[&str]) -> Zones {
-        Zones::read(&blocks.iter().map(|b| b.to_string()).collect::<Vec<_>>())
+        Zones::read(
+            &blocks.iter().map(|b| b.to_string()).collect::<Vec<_>>(),
+            None,
+        )
+    }
+
+    /// The zone's offset at a UTC time, in hours.
+    fn hours(zone: &Zone, utc: &str) -> f64 {
+        let at: DateTime<Utc> = utc.parse().unwrap();
+        f64::from(zone.offset(at).local_minus_utc()) / 3600.0
     }
 
     const EXCHANGE: &str = "BEGIN:VTIMEZONE\nTZID:GMT +0100 (Standard) / GMT +0200 (Daylight)\nBEGIN:STANDARD\nDTSTART:16010101T030000\nTZOFFSETFROM:+0200\nTZOFFSETTO:+0100\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10\nEND:STANDARD\nBEGIN:DAYLIGHT\nDTSTART:16010101T020000\nTZOFFSETFROM:+0100\nTZOFFSETTO:+0200\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3\nEND:DAYLIGHT\nEND:VTIMEZONE\n";
 
     #[test]
-    fn a_defined_zone_with_european_rules_resolves_to_a_european_zone() {
-        let tz = zones(&[EXCHANGE])
-            .resolve("GMT +0100 (Standard) / GMT +0200 (Daylight)")
-            .unwrap();
+    fn a_defined_zone_with_european_rules_keeps_them() {
+        let name = "GMT +0100 (Standard) / GMT +0200 (Daylight)";
+        let zone = zones(&[EXCHANGE]).resolve(name).unwrap();
         for (utc, local) in [
-            ("2026-03-28T12:00:00", 3600),
-            ("2026-03-30T12:00:00", 7200),
-            ("2026-10-26T12:00:00", 3600),
+            ("2026-03-28T12:00:00Z", 1.0),
+            ("2026-03-30T12:00:00Z", 2.0),
+            ("2026-10-26T12:00:00Z", 1.0),
+            // Its rules go on past the database's usual horizon.
+            ("2150-07-01T12:00:00Z", 2.0),
         ] {
-            let at: NaiveDateTime = utc.parse().unwrap();
-            assert_eq!(
-                tz.offset_from_utc_datetime(&at).fix().local_minus_utc(),
-                local,
-                "{tz:?} at {utc}"
-            );
+            assert_eq!(hours(&zone, utc), local, "{utc}");
         }
-        assert!(tz.name().starts_with("Europe/"), "{tz:?}");
+        assert_eq!(zone.name(), name);
+    }
+
+    #[test]
+    fn a_defined_zone_no_place_uses_is_read_as_defined() {
+        // +12 until May, +10 from the first Sunday of May, +12 again from October.
+        let mine = "BEGIN:VTIMEZONE\nTZID:MyTimezone\nBEGIN:STANDARD\nDTSTART:19700503T030000\nTZOFFSETFROM:+1200\nTZOFFSETTO:+1000\nRRULE:FREQ=YEARLY;BYMONTH=5;BYDAY=1SU\nEND:STANDARD\nBEGIN:DAYLIGHT\nDTSTART:19701004T020000\nTZOFFSETFROM:+1000\nTZOFFSETTO:+1200\nRRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=1SU\nEND:DAYLIGHT\nEND:VTIMEZONE\n";
+        let zone = zones(&[mine]).resolve("MyTimezone").unwrap();
+        assert_eq!(hours(&zone, "2026-04-01T00:00:00Z"), 12.0);
+        assert_eq!(hours(&zone, "2026-06-01T00:00:00Z"), 10.0);
+        assert_eq!(hours(&zone, "2026-12-01T00:00:00Z"), 12.0);
+        let wall = |text: &str| NaiveDateTime::parse_from_str(text, "%Y%m%dT%H%M%S").unwrap();
+        assert_eq!(
+            zone.instant(wall("20260401T100000")).to_rfc3339(),
+            "2026-03-31T22:00:00+00:00"
+        );
+        assert_eq!(
+            zone.instant(wall("20260601T100000")).to_rfc3339(),
+            "2026-06-01T00:00:00+00:00"
+        );
+    }
+
+    #[test]
+    fn a_definition_of_one_years_changes_keeps_the_observance_in_force() {
+        // STANDARD listed first: the offset before the earliest onset (March) is the one
+        // that onset changes from (+01), not STANDARD's.
+        let one_year = "BEGIN:VTIMEZONE\nTZID:Local Time\nBEGIN:STANDARD\nDTSTART:20261025T030000\nTZOFFSETFROM:+0200\nTZOFFSETTO:+0100\nEND:STANDARD\nBEGIN:DAYLIGHT\nDTSTART:20260329T020000\nTZOFFSETFROM:+0100\nTZOFFSETTO:+0200\nEND:DAYLIGHT\nEND:VTIMEZONE\n";
+        let zone = zones(&[one_year]).resolve("Local Time").unwrap();
+        assert_eq!(hours(&zone, "2026-01-15T12:00:00Z"), 1.0);
+        assert_eq!(hours(&zone, "2026-07-01T12:00:00Z"), 2.0);
+        assert_eq!(hours(&zone, "2026-11-15T12:00:00Z"), 1.0);
+        // The spring gap and the autumn repeat, as for database zones.
+        let wall = |text: &str| NaiveDateTime::parse_from_str(text, "%Y%m%dT%H%M%S").unwrap();
+        assert_eq!(
+            zone.instant(wall("20260329T023000")).to_rfc3339(),
+            "2026-03-29T01:30:00+00:00"
+        );
+        assert_eq!(
+            zone.instant(wall("20261025T023000")).to_rfc3339(),
+            "2026-10-25T00:30:00+00:00"
+        );
+    }
+
+    #[test]
+    fn a_legacy_name_the_file_defines_is_the_files_and_iana_names_stay_the_databases() {
+        // `EST` is a fixed -05:00 in the database; this file gives it summer time.
+        let est = "BEGIN:VTIMEZONE\nTZID:EST\nBEGIN:STANDARD\nDTSTART:20071104T020000\nTZOFFSETFROM:-0400\nTZOFFSETTO:-0500\nRRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU\nEND:STANDARD\nBEGIN:DAYLIGHT\nDTSTART:20070311T020000\nTZOFFSETFROM:-0500\nTZOFFSETTO:-0400\nRRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU\nEND:DAYLIGHT\nEND:VTIMEZONE\n";
+        let fake_berlin = EXCHANGE.replace(
+            "GMT +0100 (Standard) / GMT +0200 (Daylight)",
+            "Europe/Berlin",
+        );
+        let z = zones(&[est, &fake_berlin]);
+        assert_eq!(
+            hours(&z.resolve("EST").unwrap(), "2026-07-01T12:00:00Z"),
+            -4.0
+        );
+        assert_eq!(
+            z.resolve("Europe/Berlin").unwrap(),
+            Zone::Database(Tz::Europe__Berlin)
+        );
+        assert_eq!(
+            z.resolve("W. Europe Standard Time").unwrap(),
+            Zone::Database(Tz::Europe__Berlin)
+        );
+        // Not defined: the database's own EST.
+        assert_eq!(
+            Zones::default().resolve("EST").unwrap(),
+            Zone::Database(Tz::EST)
+        );
     }
 
     #[test]
     fn southern_and_fixed_definitions_and_names_with_offsets_or_prefixes() {
         let brasilia = "BEGIN:VTIMEZONE\nTZID:(UTC-03:00) Brasília\nBEGIN:STANDARD\nDTSTART:16010101T000000\nTZOFFSETFROM:-0300\nTZOFFSETTO:-0300\nEND:STANDARD\nEND:VTIMEZONE\n";
         let z = zones(&[brasilia]);
-        let tz = z.resolve("(UTC-03:00) Brasília").unwrap();
-        let at: NaiveDateTime = "2026-01-15T12:00:00".parse().unwrap();
-        assert_eq!(
-            tz.offset_from_utc_datetime(&at).fix().local_minus_utc(),
-            -3 * 3600
-        );
+        let zone = z.resolve("(UTC-03:00) Brasília").unwrap();
+        assert_eq!(hours(&zone, "2026-01-15T12:00:00Z"), -3.0);
         // Not defined: a name inside, or an offset in the name.
         let none = Zones::default();
-        assert_eq!(
-            none.resolve("custom_America/New_York").unwrap(),
-            Tz::America__New_York
-        );
-        assert_eq!(none.resolve("UTC+11").unwrap(), Tz::Etc__GMTMinus11);
-        assert_eq!(none.resolve("GMT-0500").unwrap(), Tz::Etc__GMTPlus5);
+        let database = |name: &str| match none.resolve(name).unwrap() {
+            Zone::Database(tz) => tz,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(database("custom_America/New_York"), Tz::America__New_York);
+        assert_eq!(database("UTC+11"), Tz::Etc__GMTMinus11);
+        assert_eq!(database("GMT-0500"), Tz::Etc__GMTPlus5);
         let india = none.resolve("(UTC+05:30) Chennai, Kolkata").unwrap();
-        assert_eq!(
-            india.offset_from_utc_datetime(&at).fix().local_minus_utc(),
-            5 * 3600 + 1800
-        );
+        assert_eq!(hours(&india, "2026-01-15T12:00:00Z"), 5.5);
         assert_eq!(
             none.resolve("Western/Central Europe").unwrap_err(),
             "unknown time zone \"Western/Central Europe\""
         );
-        assert_eq!(none.resolve("Europe/Berlin").unwrap(), Tz::Europe__Berlin);
+        assert_eq!(database("Europe/Berlin"), Tz::Europe__Berlin);
     }
 
     #[test]
@@ -531,10 +639,13 @@ mod tests {
             zones(&[broken]).resolve("Nowhere").unwrap_err(),
             "unknown time zone \"Nowhere\""
         );
+        // An offset no place uses is still the file's word.
         let odd = "BEGIN:VTIMEZONE\nTZID:Odd\nBEGIN:STANDARD\nDTSTART:19700101T000000\nTZOFFSETFROM:+0017\nTZOFFSETTO:+0017\nEND:STANDARD\nEND:VTIMEZONE\n";
+        let zone = zones(&[odd]).resolve("Odd").unwrap();
         assert_eq!(
-            zones(&[odd]).resolve("Odd").unwrap_err(),
-            "unknown time zone \"Odd\" (its VTIMEZONE has no usable offsets)"
+            zone.offset("2026-01-01T00:00:00Z".parse().unwrap())
+                .local_minus_utc(),
+            17 * 60
         );
     }
 }

@@ -107,7 +107,10 @@ fn the_weekly_standup_expands_across_the_dst_change_without_its_exdate_and_with_
     // What the override leaves out comes from its series.
     assert_eq!(moved.location.as_deref(), Some("Room Ada, 3rd floor"));
     assert_eq!(moved.attendees.len(), 2);
-    assert_eq!(standups[4].time_zone, Some(Tz::Europe__Berlin));
+    assert_eq!(
+        standups[4].time_zone,
+        Some(Zone::Database(chrono_tz::Tz::Europe__Berlin))
+    );
     assert_eq!(
         standups[4].content(),
         "Atlas standup\n\
@@ -474,19 +477,45 @@ fn occurrences_overlapping_the_window_edges_count_and_others_do_not() {
 }
 
 #[test]
-fn a_rule_making_too_many_occurrences_is_cut_and_reported() {
+fn a_rule_making_too_many_occurrences_keeps_those_nearest_now_and_names_the_cut() {
     let parsed = inline(
         "BEGIN:VEVENT\nUID:tick\nDTSTART:20260301T000000Z\nRRULE:FREQ=MINUTELY\nSUMMARY:Tick\nEND:VEVENT",
     );
     assert_eq!(parsed.occurrences.len(), MAX_OCCURRENCES);
-    assert_eq!(rfc3339(parsed.occurrences[0].start), "2026-03-01T00:00:00Z");
+    // Now is 2026-03-20T12:00:00Z: 500 minutes either side (one more before).
+    assert_eq!(rfc3339(parsed.occurrences[0].start), "2026-03-20T03:40:00Z");
     assert_eq!(
-        parsed.errors,
-        [EventError {
-            location: "inline.ics#tick".into(),
-            message: "more than 1000 occurrences in the window; kept the first 1000".into(),
+        rfc3339(parsed.occurrences[MAX_OCCURRENCES - 1].start),
+        "2026-03-20T20:19:00Z"
+    );
+    // Not a failure: a skip the report names.
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    assert_eq!(
+        parsed.skipped,
+        [Skipped {
+            source_id: "inline.ics#tick".into(),
+            reason: "more than 1000 occurrences in the window: the series is kept with the 1000 nearest now (2026-03-20T03:40:00Z to 2026-03-20T20:19:00Z), the others are left out".into(),
         }]
     );
+}
+
+#[test]
+fn an_endless_weekly_series_from_years_ago_keeps_the_occurrences_around_now() {
+    // Three times a week since 2016, in a window of 40 years either side: the first 1,000
+    // would end in 2022; the 1,000 nearest now are some three years either side of it.
+    let wide = Window::around(at("2026-03-20T12:00:00Z"), 14_600, 14_600).unwrap();
+    let calendar = calendar(
+        "BEGIN:VEVENT\nUID:weekly\nDTSTART:20160104T090000Z\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR\nSUMMARY:Weekly\nEND:VEVENT",
+    );
+    let parsed = parse("weekly.ics", &calendar, &wide).unwrap();
+    assert_eq!(parsed.occurrences.len(), MAX_OCCURRENCES);
+    let first = parsed.occurrences[0].start;
+    let last = parsed.occurrences[MAX_OCCURRENCES - 1].start;
+    assert!(first > at("2022-12-01T00:00:00Z"), "{first}");
+    assert!(first < at("2023-03-20T00:00:00Z"), "{first}");
+    assert!(last > at("2029-03-01T00:00:00Z"), "{last}");
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    assert_eq!(parsed.skipped.len(), 1);
 }
 
 #[test]
@@ -522,13 +551,35 @@ fn duplicate_uids_keep_the_first_and_missing_uids_get_a_stable_one() {
         .iter()
         .map(|o| o.source_id.as_str())
         .collect();
-    assert_eq!(
-        ids,
-        [
-            "inline.ics#twice",
-            "inline.ics#no-uid-20260323T100000Z-Hand-written"
-        ]
+    assert_eq!(ids[0], "inline.ics#twice");
+    assert!(ids[1].starts_with("inline.ics#no-uid-"), "{ids:?}");
+    // Stable: the same event on the next sync (re-exported, with a new DTSTAMP) has the
+    // same id.
+    let again = inline(
+        "BEGIN:VEVENT\nDTSTAMP:20270101T000000Z\nDTSTART:20260323T100000Z\nSUMMARY:Hand written\nEND:VEVENT",
     );
+    assert_eq!(again.occurrences[0].source_id, ids[1]);
+}
+
+#[test]
+fn events_without_uids_have_distinct_ids_and_never_collide_as_a_uid() {
+    // Same start and title, different place or end: two events, no "same UID" error.
+    let parsed = inline(
+        "BEGIN:VEVENT\nDTSTART:20260323T100000Z\nDTEND:20260323T110000Z\nSUMMARY:Lunch\nLOCATION:Canteen\nEND:VEVENT\n\
+         BEGIN:VEVENT\nDTSTART:20260323T100000Z\nDTEND:20260323T113000Z\nSUMMARY:Lunch\nLOCATION:Park\nEND:VEVENT\n\
+         BEGIN:VEVENT\nDTSTART:20260323T100000Z\nDTEND:20260323T113000Z\nSUMMARY:Lunch\nLOCATION:Park\nEND:VEVENT",
+    );
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    let ids: std::collections::HashSet<&str> = parsed
+        .occurrences
+        .iter()
+        .map(|o| o.source_id.as_str())
+        .collect();
+    assert_eq!(ids.len(), 2, "{:?}", parsed.occurrences);
+    assert_eq!(parsed.occurrences.len(), 2);
+    // The exact copy is named as skipped, not failed.
+    assert_eq!(parsed.skipped.len(), 1, "{:?}", parsed.skipped);
+    assert!(parsed.skipped[0].reason.contains("copy"));
 }
 
 #[test]
@@ -713,4 +764,153 @@ mod mutated {
             }
         }
     }
+}
+
+#[test]
+fn rdate_and_exdate_keep_a_colon_in_an_unquoted_tzid() {
+    let parsed = inline(
+        "BEGIN:VEVENT\nUID:colon\nDTSTART;TZID=(UTC+02:00) Eastern Europe:20260320T100000\n\
+         RDATE;TZID=(UTC+02:00) Eastern Europe:20260325T100000\n\
+         EXDATE;TZID=(UTC+02:00) Eastern Europe:20260320T100000\nSUMMARY:Colons\nEND:VEVENT",
+    );
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    assert_eq!(
+        starts(&parsed.occurrences.iter().collect::<Vec<_>>()),
+        ["2026-03-25T08:00:00Z"]
+    );
+}
+
+#[test]
+fn floating_times_in_a_calendar_that_names_its_zone_are_in_that_zone() {
+    let text = "BEGIN:VCALENDAR\nVERSION:2.0\nX-WR-TIMEZONE:Europe/Berlin\n\
+                BEGIN:VEVENT\nUID:f\nDTSTART:20260401T100000\nDTEND:20260401T110000\nEND:VEVENT\n\
+                BEGIN:VEVENT\nUID:z\nDTSTART:20260401T100000Z\nEND:VEVENT\nEND:VCALENDAR\n";
+    let parsed = parse("berlin.ics", text.as_bytes(), &window()).unwrap();
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    let floating = &of(&parsed, "f")[0];
+    assert_eq!(
+        (rfc3339(floating.start), rfc3339(floating.end)),
+        ("2026-04-01T08:00:00Z".into(), "2026-04-01T09:00:00Z".into())
+    );
+    assert!(
+        floating
+            .content()
+            .contains("Local time: Wed 2026-04-01 10:00 – 11:00 Europe/Berlin"),
+        "{}",
+        floating.content()
+    );
+    assert_eq!(rfc3339(of(&parsed, "z")[0].start), "2026-04-01T10:00:00Z");
+}
+
+/// +12 until May, +10 from the first Sunday of May, +12 again from October.
+const MY_TIMEZONE: &str = "BEGIN:VTIMEZONE\nTZID:MyTimezone\nBEGIN:STANDARD\nDTSTART:19700503T030000\nTZOFFSETFROM:+1200\nTZOFFSETTO:+1000\nRRULE:FREQ=YEARLY;BYMONTH=5;BYDAY=1SU\nEND:STANDARD\nBEGIN:DAYLIGHT\nDTSTART:19701004T020000\nTZOFFSETFROM:+1000\nTZOFFSETTO:+1200\nRRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=1SU\nEND:DAYLIGHT\nEND:VTIMEZONE";
+
+#[test]
+fn a_zone_the_file_defines_is_used_as_defined_for_one_offs_and_series() {
+    let wide = Window::around(at("2026-03-20T12:00:00Z"), 30, 90).unwrap();
+    let text = calendar(&format!(
+        "{MY_TIMEZONE}\n\
+         BEGIN:VEVENT\nUID:once\nDTSTART;TZID=MyTimezone:20260401T100000\nSUMMARY:Once\nEND:VEVENT\n\
+         BEGIN:VEVENT\nUID:weekly\nDTSTART;TZID=MyTimezone:20260426T100000\nDURATION:PT1H\n\
+         RRULE:FREQ=WEEKLY;COUNT=3\nSUMMARY:Weekly\nEND:VEVENT"
+    ));
+    let parsed = parse("mine.ics", &text, &wide).unwrap();
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    assert_eq!(starts(&of(&parsed, "once")), ["2026-03-31T22:00:00Z"]);
+    // 10:00 on the wall clock every week, across the change on 3 May.
+    assert_eq!(
+        starts(&of(&parsed, "weekly")),
+        [
+            "2026-04-25T22:00:00Z",
+            "2026-05-03T00:00:00Z",
+            "2026-05-10T00:00:00Z"
+        ]
+    );
+    let once = &of(&parsed, "once")[0];
+    assert!(
+        once.content()
+            .contains("Local time: Wed 2026-04-01 10:00 MyTimezone"),
+        "{}",
+        once.content()
+    );
+    assert_eq!(once.metadata()["time_zone"], "MyTimezone");
+}
+
+#[test]
+fn a_bare_event_without_a_calendar_around_it_is_read() {
+    let parsed = parse(
+        "shared.ics",
+        b"BEGIN:VEVENT\r\nUID:shared\r\nDTSTART:20260321T100000Z\r\nSUMMARY:Shared with me\r\nEND:VEVENT\r\n",
+        &window(),
+    )
+    .unwrap();
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    assert_eq!(parsed.occurrences.len(), 1);
+    assert_eq!(parsed.occurrences[0].title, "Shared with me");
+}
+
+#[test]
+fn to_dos_are_tasks_journal_entries_notes_and_other_components_are_named_as_skipped() {
+    let parsed = inline(
+        "BEGIN:VTODO\nUID:report\nDUE;TZID=Europe/Berlin:20260325T170000\nSTATUS:NEEDS-ACTION\n\
+         SUMMARY:Send the report\nDESCRIPTION:Numbers for Q1\\, with the charts.\nEND:VTODO\n\
+         BEGIN:VTODO\nUID:someday\nSUMMARY:Clean the garage\nSTATUS:IN-PROCESS\nEND:VTODO\n\
+         BEGIN:VTODO\nUID:long-ago\nDUE:20200101T000000Z\nSUMMARY:Old\nEND:VTODO\n\
+         BEGIN:VJOURNAL\nUID:diary\nDTSTART;VALUE=DATE:20260319\nSUMMARY:Offsite notes\n\
+         DESCRIPTION:We chose the blue plan.\nDESCRIPTION:Next: costs.\nEND:VJOURNAL\n\
+         BEGIN:VFREEBUSY\nUID:busy\nFREEBUSY:20260321T090000Z/20260321T100000Z\nEND:VFREEBUSY\n\
+         BEGIN:X-APP-SETTINGS\nCOLOR:blue\nEND:X-APP-SETTINGS",
+    );
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    assert!(parsed.occurrences.is_empty());
+    let ids: Vec<&str> = parsed
+        .records
+        .iter()
+        .map(|r| r.source_id.as_str())
+        .collect();
+    // The to-do due in 2020 is outside the window, as an event then would be.
+    assert_eq!(
+        ids,
+        [
+            "inline.ics#report",
+            "inline.ics#someday",
+            "inline.ics#diary"
+        ]
+    );
+    let report = &parsed.records[0];
+    assert_eq!(report.kind.as_str(), "task");
+    assert_eq!(
+        report.content,
+        "Send the report\nTask: to do\nDue: Wed 2026-03-25 16:00 (UTC), Wed 2026-03-25 17:00 Europe/Berlin\n\nNumbers for Q1, with the charts."
+    );
+    assert_eq!(report.at, Some(at("2026-03-25T16:00:00Z")));
+    assert_eq!(report.metadata["due"], "2026-03-25T16:00:00Z");
+    assert_eq!(report.metadata["status"], "needs-action");
+    let someday = &parsed.records[1];
+    assert_eq!(someday.at, None);
+    assert!(someday.content.contains("Task: in progress"));
+    let diary = &parsed.records[2];
+    assert_eq!(diary.kind.as_str(), "note");
+    assert_eq!(
+        diary.content,
+        "Offsite notes\nDate: Thu 2026-03-19\n\nWe chose the blue plan.\n\nNext: costs."
+    );
+    let skipped: Vec<(&str, &str)> = parsed
+        .skipped
+        .iter()
+        .map(|s| (s.source_id.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "inline.ics#busy",
+                "a VFREEBUSY (free/busy times, no event in it): not read"
+            ),
+            (
+                "inline.ics line 32",
+                "a X-APP-SETTINGS component (not an event, to-do or journal entry): not read"
+            )
+        ]
+    );
 }
