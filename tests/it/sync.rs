@@ -798,3 +798,56 @@ fn a_note_longer_than_the_gate_admits_is_stored_cut_with_a_marker_not_dropped() 
     let again = sync(home.path(), dir.path());
     assert_eq!(again["unchanged"], 1, "{again}");
 }
+
+/// One calendar's distinct events (another day's stand-up, with the same title, room and
+/// people) are neither held as versions of each other nor interfere — within a page and
+/// across runs — while two notes of one folder saying different things are still held,
+/// and a copy is still a duplicate.
+#[test]
+fn distinct_events_of_one_source_are_not_held_as_versions_of_each_other() {
+    let event = |id: &str, day: u32, kind: &str| SourceItem {
+        source_id: id.into(),
+        title: "Weekly planning with the platform team".into(),
+        content: format!(
+            "Weekly planning with the platform team\nWhen: Monday {day} March 2026, 10:00 to 11:00 (Europe/Berlin)\nWhere: Room 4, second floor\nWho: Ada Lovelace, Bruno Costa, Chen Wei"
+        ),
+        kind: kind.into(),
+        occurred_at: Some(format!("2026-03-{day:02}T09:00:00Z").parse().unwrap()),
+        people: Vec::new(),
+        source_uri: None,
+        metadata: serde_json::json!({}),
+    };
+    let run = |h: &Harness, items: Vec<SourceItem>| {
+        let mut source = Scripted {
+            pages: vec![SourcePage {
+                items,
+                errors: vec![],
+                skipped: vec![],
+                next_cursor: None,
+                done: true,
+            }],
+            fail_at: None,
+            calls: 0,
+            key: None,
+        };
+        h.levh
+            .sync(&h.scope, &mut source, SyncOptions::default(), None, &mut |_| {})
+            .unwrap()
+    };
+
+    let events = Harness::new();
+    let first = run(&events, vec![event("a", 2, "event"), event("b", 9, "event")]);
+    assert_eq!((first.admitted, first.held), (2, 0), "{first:?}");
+    let later = run(&events, vec![event("c", 16, "event")]);
+    assert_eq!((later.admitted, later.held), (1, 0), "{later:?}");
+    // A copy of an event under another id is still a duplicate.
+    let mut copy = event("d", 16, "event");
+    copy.occurred_at = Some("2026-03-16T09:30:00Z".parse().unwrap());
+    let again = run(&events, vec![copy]);
+    assert_eq!((again.admitted, again.rejected), (0, 1), "{again:?}");
+
+    // The same texts as notes: the gate's usual rule holds the second.
+    let notes = Harness::new();
+    let report = run(&notes, vec![event("a", 2, "note"), event("b", 9, "note")]);
+    assert_eq!((report.admitted, report.held), (1, 1), "{report:?}");
+}

@@ -359,6 +359,14 @@ pub struct ComparedText {
     pub content: String,
     /// Pinned memories are never interfered with.
     pub pinned: bool,
+    /// Who wrote it (`cli`, `connector:calendar`, ...).
+    pub source: String,
+    /// The item's id at its source, for a memory a connector wrote.
+    pub source_id: Option<String>,
+    /// Its kind (`note`, `event`, ...).
+    pub kind: String,
+    /// When it became true (an event: when it starts).
+    pub valid_from: Timestamp,
 }
 
 /// What ranking reads of a stored memory: its model state and the start of its validity

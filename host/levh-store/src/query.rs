@@ -82,7 +82,9 @@ pub(crate) fn get_many_sql(n: usize) -> String {
 /// workspace, then `n` ids.
 pub(crate) fn compared_texts_sql(n: usize) -> String {
     format!(
-        "SELECT m.id, m.pinned, m.content FROM memories m WHERE {}",
+        "SELECT m.id, m.pinned, m.content, m.source, json_extract(m.metadata, '$.source_id'),
+                m.kind, m.valid_from
+         FROM memories m WHERE {}",
         by_ids(n)
     )
 }

@@ -90,6 +90,17 @@ pub(crate) fn compared_texts(
             id: rows::id(row, 0)?,
             pinned: row.get(1)?,
             content: row.get(2)?,
+            source: row.get(3)?,
+            // A source id a connector wrote as a number still names its item.
+            source_id: row.get::<_, Option<rusqlite::types::Value>>(4)?.and_then(
+                |value| match value {
+                    rusqlite::types::Value::Text(text) => Some(text),
+                    rusqlite::types::Value::Integer(n) => Some(n.to_string()),
+                    _ => None,
+                },
+            ),
+            kind: row.get(5)?,
+            valid_from: rows::from_micros(row.get(6)?),
         })
     })
 }

@@ -215,11 +215,12 @@ impl Levh {
         earlier: Option<&Peers>,
     ) -> Result<Planned> {
         let (measure, threshold) = self.measure();
+        let (duplicate, _) = self.config.gate.thresholds(measure);
         // The earlier group's write may land while this batch is judged: a memory the
         // store already showed is not counted twice (interference would apply twice).
         let from_store: HashSet<MemoryId> = p.neighbours.iter().map(|(id, _)| *id).collect();
         for set in earlier.into_iter().chain([&*peers]) {
-            for (index, similarity) in set.similar(&p, measure) {
+            for (index, similarity) in set.similar(&p, measure, duplicate) {
                 let peer = &set.items[index];
                 if from_store.contains(&peer.id) {
                     continue;
@@ -417,6 +418,9 @@ struct Peer {
     pinned: bool,
     valid_from: Timestamp,
     valid_to: Option<Timestamp>,
+    source: String,
+    source_id: Option<String>,
+    kind: Kind,
 }
 
 impl Peers {
@@ -435,6 +439,9 @@ impl Peers {
             pinned: memory.state.pinned,
             valid_from: memory.valid_from,
             valid_to: memory.valid_to,
+            source: memory.source.clone(),
+            source_id: super::capture::source_id(&memory.metadata).map(str::to_owned),
+            kind: memory.kind.clone(),
         });
     }
 
@@ -442,8 +449,10 @@ impl Peers {
     /// in its project (any, when it has none), not retired by its `now`, comparable
     /// (same speaker, both or neither a question); found through shared near-duplicate
     /// keys for the lexical measure (as the store finds them), all of them for cosine
-    /// (as a vector index would). Each with its similarity by the gate's measure.
-    fn similar(&self, p: &Prepared, measure: Measure) -> Vec<(usize, f64)> {
+    /// (as a vector index would). Each with its similarity by the gate's measure; another
+    /// event of the same source at another time only when it is a copy (`duplicate` or
+    /// above).
+    fn similar(&self, p: &Prepared, measure: Measure, duplicate: f64) -> Vec<(usize, f64)> {
         // The store filters by project and validity before it picks (its query's WHERE),
         // so the same look-alikes in other projects never crowd out those in this one.
         let history_at = p.history_at();
@@ -502,6 +511,26 @@ impl Peers {
                         .as_ref()
                         .map_or(0.0, |own| own.similarity(&peer.shingles)),
                 };
+                // As the store's comparison: another event of the same source, at another
+                // time, is no version of this one unless it is a copy.
+                if similarity < duplicate
+                    && gate::distinct_events_of_one_source(
+                        gate::Origin {
+                            source: &p.source,
+                            source_id: super::capture::source_id(&p.metadata),
+                            kind: p.kind.as_str(),
+                            at: p.valid_from,
+                        },
+                        gate::Origin {
+                            source: &peer.source,
+                            source_id: peer.source_id.as_deref(),
+                            kind: peer.kind.as_str(),
+                            at: peer.valid_from,
+                        },
+                    )
+                {
+                    return None;
+                }
                 Some((i, similarity))
             })
             .collect()

@@ -45,6 +45,12 @@ impl Levh {
             draft.now,
             history_at(draft.valid_from, draft.valid_to, draft.now),
             replaces,
+            gate::Origin {
+                source: &draft.source,
+                source_id: source_id(&draft.metadata),
+                kind: draft.kind.as_str(),
+                at: draft.valid_from,
+            },
         )?;
         Ok(Prepared {
             content: draft.content,
@@ -149,6 +155,7 @@ impl Levh {
         now: Timestamp,
         history_at: Option<Timestamp>,
         exclude: Option<MemoryId>,
+        origin: gate::Origin<'_>,
     ) -> Result<Comparison> {
         // Against the memories not retired now — or, for history, those valid at its start.
         let filter = MemoryFilter {
@@ -198,9 +205,23 @@ impl Levh {
         // Only memories the candidate could copy or revise count (not another speaker's
         // words, not the question it answers): they neither make it a duplicate nor
         // interfere with it.
+        let (duplicate, _) = self.config.gate.thresholds(measure);
         let scored: Vec<(ComparedText, f64)> = scored
             .into_iter()
-            .filter(|(m, _)| Some(m.id) != exclude && gate::comparable(content, &m.content))
+            .filter(|(m, similarity)| {
+                Some(m.id) != exclude
+                    && gate::comparable(content, &m.content)
+                    && !(*similarity < duplicate
+                        && gate::distinct_events_of_one_source(
+                            origin,
+                            gate::Origin {
+                                source: &m.source,
+                                source_id: m.source_id.as_deref(),
+                                kind: &m.kind,
+                                at: m.valid_from,
+                            },
+                        ))
+            })
             .collect();
         let closest = scored
             .iter()
@@ -753,4 +774,11 @@ impl SecretScan {
             metadata,
         }
     }
+}
+
+/// The item id a connector gave a memory (its metadata's `source_id`), if any.
+pub(super) fn source_id(metadata: &serde_json::Value) -> Option<&str> {
+    metadata
+        .get("source_id")
+        .and_then(serde_json::Value::as_str)
 }

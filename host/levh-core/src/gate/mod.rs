@@ -244,6 +244,36 @@ pub fn comparable(a: &str, b: &str) -> bool {
     attribution(a) == attribution(b) && is_question(a) == is_question(b)
 }
 
+/// What the gate knows of where a memory came from, to tell distinct items of one source.
+#[derive(Debug, Clone, Copy)]
+pub struct Origin<'a> {
+    /// Who wrote it (`connector:calendar`, `cli`, ...).
+    pub source: &'a str,
+    /// The item's id at its source.
+    pub source_id: Option<&'a str>,
+    /// Its kind.
+    pub kind: &'a str,
+    /// When it became true (an event: its start).
+    pub at: crate::Timestamp,
+}
+
+/// Whether two memories are different events of one connector's source that start at
+/// different times (Monday's stand-up and Tuesday's, two meetings of one calendar): the
+/// source says they are distinct and they are about different moments, so below the
+/// duplicate threshold they are neither held as versions of each other nor interfere. A
+/// copy at or above it is still a duplicate. Other kinds keep the gate's usual rule: two
+/// notes of one folder saying different things about the same subject are held.
+pub fn distinct_events_of_one_source(a: Origin<'_>, b: Origin<'_>) -> bool {
+    a.kind == "event"
+        && b.kind == "event"
+        && a.source.starts_with("connector:")
+        && a.source == b.source
+        && a.source_id.is_some()
+        && b.source_id.is_some()
+        && a.source_id != b.source_id
+        && a.at != b.at
+}
+
 /// Why a held candidate was held, in words.
 pub fn review_reason(nearest: &Nearest) -> String {
     format!(
