@@ -119,6 +119,65 @@ fn the_builtin_local_files_connector_reads_a_granted_directory() {
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
 }
 
+/// In the real WASI sandbox, not only natively: a binary file and symbolic links (one to
+/// a file inside the grant, one to a file outside it) are named as skipped, never failed
+/// and never followed.
+#[test]
+fn the_builtin_local_files_connector_names_binary_files_and_links_as_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let granted = dir.path().join("granted");
+    std::fs::create_dir(&granted).unwrap();
+    std::fs::write(granted.join("a.md"), "Kept as text").unwrap();
+    std::fs::write(granted.join("logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0").unwrap();
+    std::fs::write(dir.path().join("outside.txt"), "SECRET OUTSIDE THE GRANT").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("a.md", granted.join("again.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside.txt"), granted.join("out.txt"))
+            .unwrap();
+    }
+    let host = host(tight());
+    let connector = host
+        .load_connector(
+            "local_files",
+            levh_builtins::connector("local_files").unwrap(),
+        )
+        .unwrap();
+    let config = vec![("directory".to_owned(), granted.display().to_string())];
+    let grants = Grants {
+        read_paths: vec![granted.clone()],
+        ..Grants::default()
+    };
+    let page = host.sync(&connector, &config, None, &grants).unwrap();
+    let titles: Vec<&str> = page.items.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(titles, ["a.md"], "{page:?}");
+    assert_eq!(page.errors, [], "nothing failed");
+    let skipped: Vec<(&str, &str)> = page
+        .skipped
+        .iter()
+        .map(|s| (s.source_id.as_str(), s.reason.as_str()))
+        .collect();
+    let expected: &[&str] = if cfg!(unix) {
+        &["again.md", "logo.png", "out.txt"]
+    } else {
+        &["logo.png"]
+    };
+    assert_eq!(
+        skipped.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        expected,
+        "{skipped:?}"
+    );
+    for (id, why) in &skipped {
+        let words = if *id == "logo.png" {
+            "binary file"
+        } else {
+            "a symbolic link"
+        };
+        assert!(why.starts_with(words), "{id}: {why}");
+    }
+    assert!(!format!("{page:?}").contains("SECRET"));
+}
+
 #[test]
 fn sync_fails_when_directory_not_granted() {
     let dir = tempfile::tempdir().unwrap();

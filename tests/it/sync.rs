@@ -124,7 +124,9 @@ fn a_bad_item_is_skipped_with_a_clear_line_and_the_run_goes_on() {
     let report = sync(home.path(), dir.path());
     assert_eq!(report["status"], "ok");
     assert_eq!(report["admitted"], 1, "{report}");
-    assert_eq!(report["failed"], 3, "{report}");
+    // The binary image is passed over on purpose: skipped, not failed.
+    assert_eq!(report["failed"], 2, "{report}");
+    assert_eq!(report["skipped"], 1, "{report}");
     let errors: Vec<&str> = report["errors"]
         .as_array()
         .unwrap()
@@ -142,10 +144,18 @@ fn a_bad_item_is_skipped_with_a_clear_line_and_the_run_goes_on() {
         "{errors:?}"
     );
     assert!(
-        errors
-            .iter()
-            .any(|e| e.starts_with("image.png: ") && e.contains("binary")),
+        !errors.iter().any(|e| e.starts_with("image.png: ")),
         "{errors:?}"
+    );
+    assert!(
+        report["not_stored"].as_array().unwrap().iter().any(|i| {
+            i["source_id"] == "image.png"
+                && i["fate"] == "skipped"
+                && i["reason"]
+                    .as_str()
+                    .is_some_and(|why| why.starts_with("binary file"))
+        }),
+        "{report}"
     );
     // the human output shows one row per bad item, naming it and why
     let text = String::from_utf8(
@@ -157,7 +167,12 @@ fn a_bad_item_is_skipped_with_a_clear_line_and_the_run_goes_on() {
     .unwrap();
     assert_eq!(
         text.lines().filter(|l| l.contains("┆ failed ┆")).count(),
-        3,
+        2,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.contains("┆ skipped ┆")).count(),
+        1,
         "{text}"
     );
 }
@@ -650,11 +665,17 @@ fn every_item_a_sync_did_not_store_is_named_with_its_fate_and_reason_in_the_repo
     let not_stored = report["not_stored"].as_array().unwrap();
     let count = |fate: &str| not_stored.iter().filter(|i| i["fate"] == fate).count() as u64;
     assert_eq!(
-        (count("held"), count("rejected"), count("failed")),
+        (
+            count("held"),
+            count("rejected"),
+            count("failed"),
+            count("skipped")
+        ),
         (
             report["held"].as_u64().unwrap(),
             report["rejected"].as_u64().unwrap(),
-            report["failed"].as_u64().unwrap()
+            report["failed"].as_u64().unwrap(),
+            report["skipped"].as_u64().unwrap()
         ),
         "every item not stored is named: {report}"
     );

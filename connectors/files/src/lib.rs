@@ -51,7 +51,7 @@ mod component {
                         ConfigType::Integer,
                         false,
                         Some("1000000"),
-                        "Larger files are skipped.",
+                        "Larger files are skipped, each named in the sync report.",
                     ),
                 ],
                 capabilities: vec![Capability::ReadPath("directory".into())],
@@ -76,6 +76,11 @@ mod component {
             };
             let result = scan(std::path::Path::new(directory), &options, cursor.as_deref())
                 .map_err(Error::InvalidConfig)?;
+            // Passed over on purpose (binary, over max_bytes, a link): named in the sync
+            // report as skipped, so a run counts them apart from files that failed.
+            for (source_id, reason) in &result.skipped {
+                levh_connector_sdk::skipped(source_id, reason);
+            }
             Ok(Page {
                 items: result
                     .files
