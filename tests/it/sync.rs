@@ -171,12 +171,16 @@ fn a_bad_item_is_skipped_with_a_clear_line_and_the_run_goes_on() {
     )
     .unwrap();
     assert_eq!(
-        text.lines().filter(|l| fate_column(l) == Some("failed")).count(),
+        text.lines()
+            .filter(|l| fate_column(l) == Some("failed"))
+            .count(),
         2,
         "{text}"
     );
     assert_eq!(
-        text.lines().filter(|l| fate_column(l) == Some("skipped")).count(),
+        text.lines()
+            .filter(|l| fate_column(l) == Some("skipped"))
+            .count(),
         1,
         "{text}"
     );
@@ -487,11 +491,33 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
     let installed = work.path().join("bin/levh");
     std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
     std::fs::copy(crate::support::levh_binary(), &installed).unwrap();
-    ok(std::process::Command::new(&installed)
+    let target = crate::support::repository_root().join("target/third-party");
+    let created = ok(std::process::Command::new(&installed)
         .env("LEVH_HOME", home.path())
+        .env("CARGO_TARGET_DIR", &target)
         .args(["connector", "new", "team-notes", "--dir"])
         .arg(&crate_dir));
     assert!(crate_dir.join("src/lib.rs").is_file());
+    // The path it prints is where the build below puts the component, followed literally.
+    let printed = String::from_utf8(created.stdout).unwrap();
+    let expected = target.join("wasm32-wasip2/release/team_notes.wasm");
+    assert!(
+        printed.contains(&format!(
+            "add it:    levh connector add {}",
+            expected.display()
+        )),
+        "{printed}"
+    );
+    let readme = std::fs::read_to_string(crate_dir.join("README.md")).unwrap();
+    for step in [
+        "rustup target add wasm32-wasip2",
+        "cargo build --target wasm32-wasip2 --release",
+        "levh connector run target/wasm32-wasip2/release/team_notes.wasm",
+        "levh connector add target/wasm32-wasip2/release/team_notes.wasm --grant",
+        "levh sync team-notes --config directory=",
+    ] {
+        assert!(readme.contains(step), "README.md lacks `{step}`:\n{readme}");
+    }
     let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
     assert!(
         manifest.contains(r#"levh-connector-sdk = { path = "sdk" }"#),
@@ -507,7 +533,6 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
     }
 
     // Built as its author would, with the machine's cargo (a target dir shared across runs).
-    let target = crate::support::repository_root().join("target/third-party");
     let mut build =
         crate::support::guest_cargo(&crate_dir, &["--target", "wasm32-wasip2", "--release"]);
     build.env("CARGO_TARGET_DIR", &target);
@@ -545,6 +570,29 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
     )
     .unwrap();
     std::fs::write(notes.path().join("ignored.md"), "not a .txt file").unwrap();
+    // Its author tries it before installing: one run against a throwaway store.
+    let tried = json(
+        levh(home.path())
+            .args(["connector", "run", "--json"])
+            .arg(&wasm)
+            .arg("--config")
+            .arg(format!("directory={}", notes.path().display())),
+    );
+    assert_eq!(tried["connector"], "team-notes", "{tried}");
+    assert_eq!(tried["admitted"], 1, "{tried}");
+    assert!(
+        memories(home.path()).is_empty(),
+        "the person's store is untouched"
+    );
+    let listed = json(levh(home.path()).args(["connector", "list", "--json"]));
+    assert!(
+        !listed["connectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "team-notes"),
+        "nothing was installed: {listed}"
+    );
     let added = json(
         levh(home.path())
             .args(["connector", "add", "--yes", "--grant"])
@@ -857,12 +905,21 @@ fn distinct_events_of_one_source_are_not_held_as_versions_of_each_other() {
             key: None,
         };
         h.levh
-            .sync(&h.scope, &mut source, SyncOptions::default(), None, &mut |_| {})
+            .sync(
+                &h.scope,
+                &mut source,
+                SyncOptions::default(),
+                None,
+                &mut |_| {},
+            )
             .unwrap()
     };
 
     let events = Harness::new();
-    let first = run(&events, vec![event("a", 2, "event"), event("b", 9, "event")]);
+    let first = run(
+        &events,
+        vec![event("a", 2, "event"), event("b", 9, "event")],
+    );
     assert_eq!((first.admitted, first.held), (2, 0), "{first:?}");
     let later = run(&events, vec![event("c", 16, "event")]);
     assert_eq!((later.admitted, later.held), (1, 0), "{later:?}");

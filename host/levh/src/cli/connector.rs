@@ -36,6 +36,19 @@ pub enum Command {
         #[arg(long)]
         yes: bool,
     },
+    /// Run a connector component that is not installed against a throwaway store: what
+    /// it would fetch and what the gate would say, for its author. Paths named in
+    /// `--config` are granted for this run; nothing is installed or kept.
+    Run {
+        /// The component file.
+        path: PathBuf,
+        /// Its settings, e.g. `--config directory=~/notes` (repeatable).
+        #[arg(long = "config", short = 'c', value_name = "KEY=VALUE", value_parser = super::sync::key_value)]
+        config: Vec<(String, String)>,
+        /// Ask the gate about every item, store nothing (even in the throwaway store).
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Uninstall a third-party connector (its memories stay).
     Remove {
         /// The connector's id.
@@ -103,6 +116,55 @@ fn builtin_ids() -> Vec<&'static str> {
         .iter()
         .map(|(id, _)| *id)
         .collect()
+}
+
+/// `levh connector run FILE.wasm`: the component checked as `add` checks it, then one
+/// sync into a store made for this run and removed after it, with the report a real
+/// sync prints. The person's compile cache is used; their store and grants are not
+/// touched.
+fn run_uninstalled(
+    context: &Context,
+    path: &std::path::Path,
+    config: Vec<(String, String)>,
+    dry_run: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let host = context.plugin_host()?;
+    let connector = host.load_connector(&path.display().to_string(), &bytes)?;
+    levh_plugins::check_config(&connector.manifest, &config)?;
+    let throwaway = tempfile::tempdir()?;
+    let store = Context::open(Some(throwaway.path().join("home")), "default")?;
+    // An empty registry of its own: the run borrows no stored grant, only the paths
+    // typed here.
+    let connectors = levh_plugins::ConnectorRuntime::new(
+        host,
+        levh_plugins::Registry::new(throwaway.path().join("plugins")),
+        levh_builtins::CONNECTORS,
+    );
+    let grants = connectors.grants(&connector, &store.scope.workspace, &config, true)?;
+    let mut source = connectors.source(&connector, config, grants);
+    let report = store.run(Operation::SyncConnector, |levh, scope| {
+        levh_api::connectors::sync_source(
+            levh,
+            scope,
+            &mut source,
+            levh_core::sync::SyncOptions { dry_run },
+            None,
+            &mut |_| {},
+        )
+    })?;
+    if json {
+        output::json(&report)?;
+    } else {
+        super::sync::print_report(&report);
+        output::line("  (a throwaway store: nothing was kept; `levh connector add` installs it)");
+    }
+    Ok(if report.status == levh_core::sync::SyncStatus::Failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// What replacing `old` with `new` changes, one line each: version, content, and every
@@ -290,6 +352,11 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                 }
             }
         }
+        Command::Run {
+            path,
+            config,
+            dry_run,
+        } => return run_uninstalled(context, &path, config, dry_run, json),
         Command::Remove { id } => {
             if builtin_ids().contains(&id.as_str()) {
                 bail!("{id} is built in and cannot be removed");
@@ -378,16 +445,28 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
                 })
                 .transpose()?;
             super::template::create(&dir, &name, sdk.as_deref())?;
-            output::line(format!("created {}", dir.display()));
+            let dir = dir.canonicalize().unwrap_or(dir);
+            // Where cargo will put the component once built from the crate's folder: its
+            // own target/, or CARGO_TARGET_DIR (relative to that folder when relative).
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .map_or_else(|| dir.join("target"), |t| dir.join(t));
+            let wasm = target
+                .join("wasm32-wasip2/release")
+                .join(format!("{}.wasm", name.replace('-', "_")));
+            output::line(format!(
+                "created {} (its README.md has the steps)",
+                dir.display()
+            ));
             output::line(format!(
                 "build it:  cd {} && cargo build --target wasm32-wasip2 --release",
                 dir.display()
             ));
             output::line(format!(
-                "add it:    levh connector add {}/target/wasm32-wasip2/release/{}.wasm",
-                dir.display(),
-                name.replace('-', "_")
+                "try it:    levh connector run {} --config directory=DIR",
+                wasm.display()
             ));
+            output::line(format!("add it:    levh connector add {}", wasm.display()));
         }
     }
     Ok(ExitCode::SUCCESS)

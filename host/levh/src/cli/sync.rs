@@ -42,7 +42,7 @@ enum Command {
     },
 }
 
-fn key_value(text: &str) -> Result<(String, String), String> {
+pub(crate) fn key_value(text: &str) -> Result<(String, String), String> {
     let (key, value) = text
         .split_once('=')
         .ok_or_else(|| format!("'{text}' is not KEY=VALUE"))?;
@@ -114,7 +114,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     })
 }
 
-fn print_report(r: &SyncReport) {
+pub(crate) fn print_report(r: &SyncReport) {
     output::line(format!(
         "{} {}: fetched {}, admitted {}, redacted {}, held {}, rejected {}, updated {}, unchanged {}, failed {}",
         r.connector,

@@ -172,6 +172,7 @@ levh_connector_sdk::export_connector!(Connector);
     std::fs::write(dir.join("Cargo.toml"), cargo)?;
     std::fs::write(dir.join("src/lib.rs"), lib)?;
     std::fs::write(dir.join(".gitignore"), "/target\n")?;
+    std::fs::write(dir.join("README.md"), readme(name))?;
     if sdk.is_none() {
         write_sdk(&dir.join("sdk"))?;
     }
@@ -237,4 +238,32 @@ mod tests {
                 .is_file()
         );
     }
+}
+
+/// The new crate's README: the commands from build to sync, as they run from its folder.
+fn readme(name: &str) -> String {
+    let file = name.replace('-', "_");
+    format!(
+        r#"# {name}
+
+A levh connector: it reads the `.txt` files of a folder. Edit `src/lib.rs` (its
+`manifest()` says what it asks for; `sync(config, cursor)` returns pages of items).
+
+Run these from this folder:
+
+```sh
+rustup target add wasm32-wasip2                      # once
+cargo build --target wasm32-wasip2 --release
+# try it against a throwaway store: nothing is installed or kept
+levh connector run target/wasm32-wasip2/release/{file}.wasm --config directory=$HOME/notes
+# install it, let it read the folder, sync
+levh connector add target/wasm32-wasip2/release/{file}.wasm --grant $HOME/notes
+levh sync {name} --config directory=$HOME/notes
+```
+
+With `CARGO_TARGET_DIR` set, the component is `$CARGO_TARGET_DIR/wasm32-wasip2/release/{file}.wasm`.
+`levh connector add` refuses a component that imports what its manifest does not ask for
+(wasi:http without an http host) or a plugin API this levh does not serve, and says why.
+"#
+    )
 }
