@@ -64,6 +64,13 @@ fn transcripts_become_meetings_with_speakers_and_bad_files_are_one_line_each() {
         .find(|m| m["metadata"]["source_id"] == "standup.vtt")
         .unwrap();
     assert_eq!(standup["kind"], "transcript");
+    // Its address is the file on this machine, not the sandbox's path to it.
+    let folder = fixtures("transcripts").canonicalize().unwrap();
+    assert_eq!(
+        standup["metadata"]["source_uri"],
+        format!("file:{}", folder.join("standup.vtt").display()),
+        "{standup}"
+    );
     assert!(
         standup["content"]
             .as_str()

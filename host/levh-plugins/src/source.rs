@@ -16,6 +16,9 @@ pub struct ConnectorSource<'a> {
     connector: &'a Connector,
     config: Vec<(String, String)>,
     grants: Grants,
+    /// The sandbox folder each path setting is seen under (`/grant/KEY`) and the folder
+    /// on this machine it stands for.
+    guest_paths: Vec<(String, std::path::PathBuf)>,
 }
 
 impl<'a> ConnectorSource<'a> {
@@ -26,12 +29,44 @@ impl<'a> ConnectorSource<'a> {
         config: Vec<(String, String)>,
         grants: Grants,
     ) -> Self {
+        let guest_paths = config
+            .iter()
+            .filter(|(key, _)| {
+                connector
+                    .manifest
+                    .capabilities
+                    .iter()
+                    .any(|c| matches!(c, crate::Capability::ReadPath(k) if k == key))
+            })
+            .filter_map(|(key, value)| {
+                let path = std::path::Path::new(value).canonicalize().ok()?;
+                Some((format!("/grant/{key}"), crate::grant_root(&path)))
+            })
+            .collect();
         Self {
             host,
             connector,
             config,
             grants,
+            guest_paths,
         }
+    }
+
+    /// A `file:` address the connector wrote with its sandbox path, as the path the
+    /// person gave (`file:/grant/transcript_dir/a.vtt` → `file:/home/ana/calls/a.vtt`):
+    /// the memory's page links to the file on this machine, not into the sandbox.
+    fn host_uri(&self, uri: String) -> String {
+        let Some(path) = uri.strip_prefix("file:") else {
+            return uri;
+        };
+        for (guest, host) in &self.guest_paths {
+            if let Some(rest) = path.strip_prefix(guest.as_str())
+                && (rest.is_empty() || rest.starts_with('/') || rest.starts_with('#'))
+            {
+                return format!("file:{}{rest}", host.display());
+            }
+        }
+        uri
     }
 }
 
@@ -55,7 +90,11 @@ impl Source for ConnectorSource<'_> {
             .host
             .sync(self.connector, &self.config, cursor, &self.grants)
             .map_err(|e| FetchError::new(failure_of(&e), e.to_string()))?;
-        Ok(convert(page))
+        let mut page = convert(page);
+        for item in &mut page.items {
+            item.source_uri = item.source_uri.take().map(|uri| self.host_uri(uri));
+        }
+        Ok(page)
     }
 }
 
