@@ -53,16 +53,9 @@ fn built_for(version: &str, name: &str) -> String {
     )
 }
 
-/// Refuses a component that links against nothing this levh has: a levh interface of
-/// another minor version (0.2 where this levh serves 0.1), or an import the host does not
-/// link for plugins. A newer 0.1 patch that uses nothing new links and runs (patches only
-/// add imports); one that uses a newer import is refused with the versions served, not
-/// the linker's words.
-pub(crate) fn check_imports<T>(
-    component: &Component,
-    linker: &Linker<T>,
-    interfaces: &Interfaces,
-) -> Result<(), String> {
+/// Refuses a component whose levh interfaces are of another minor version (0.2 where this
+/// levh serves 0.1): a check of names, before anything is linked.
+pub(crate) fn check_api_versions(interfaces: &Interfaces) -> Result<(), String> {
     for name in interfaces.imports.iter().chain(&interfaces.exports) {
         if let Some(version) = levh_version(name)
             && ApiVersion::for_guest(version).is_err()
@@ -70,16 +63,27 @@ pub(crate) fn check_imports<T>(
             return Err(built_for(version, name));
         }
     }
-    let Err(error) = linker.instantiate_pre(component) else {
-        return Ok(());
-    };
+    Ok(())
+}
+
+/// Why a component that failed to instantiate cannot link here, in words its author can
+/// act on: an import the host does not link for plugins, or one a newer 0.1 patch added
+/// (a newer patch that uses nothing new links and runs: patches only add imports).
+/// `None` when its imports link and the failure was something else. Asked only after a
+/// failure, so a component that runs is type-checked once, by its instantiation.
+pub(crate) fn why_unlinkable<T>(
+    component: &Component,
+    linker: &Linker<T>,
+    interfaces: &Interfaces,
+) -> Option<String> {
+    let error = linker.instantiate_pre(component).err()?;
     let text = format!("{error:#}");
     // wasmtime names the import in backquotes; find it among the component's own.
     let missing = interfaces
         .imports
         .iter()
         .find(|name| text.contains(&format!("`{name}`")));
-    Err(match missing {
+    Some(match missing {
         Some(name) => match levh_version(name) {
             Some(version) if !ApiVersion::serves(version) => built_for(version, name),
             _ => format!(

@@ -384,7 +384,7 @@ impl PluginHost {
             reason,
         };
         let interfaces = imports::interface_names(&component, &self.engine);
-        imports::check_imports(&component, &self.http_linker, &interfaces).map_err(refused)?;
+        imports::check_api_versions(&interfaces).map_err(refused)?;
         let prepared = self.prepared_for_manifest(what);
         let manifest: Manifest = self.runtime.block_on(async {
             let (mut store, instance) = self
@@ -392,7 +392,12 @@ impl PluginHost {
                 // its manifest allows no host at all.
                 .instantiate(&component, &prepared, &self.http_linker)
                 .await
-                .map_err(|e| not_a(CONNECTOR, what, e))?;
+                .map_err(|e| {
+                    match imports::why_unlinkable(&component, &self.http_linker, &interfaces) {
+                        Some(reason) => refused(reason),
+                        None => not_a(CONNECTOR, what, e),
+                    }
+                })?;
             let manifest = instance
                 .call_manifest(&mut store)
                 .await

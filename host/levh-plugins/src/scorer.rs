@@ -44,20 +44,24 @@ impl PluginHost {
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     pub fn load_scorer(&self, what: &str, bytes: &[u8]) -> Result<Scorer, PluginError> {
         let (component, sha256) = self.compile(SCORER, what, bytes)?;
+        let refused = |reason: String| PluginError::Refused {
+            what: what.to_owned(),
+            kind: SCORER,
+            reason,
+        };
         let interfaces = crate::imports::interface_names(&component, &self.engine);
-        crate::imports::check_imports(&component, &self.linker, &interfaces).map_err(|reason| {
-            PluginError::Refused {
-                what: what.to_owned(),
-                kind: SCORER,
-                reason,
-            }
-        })?;
+        crate::imports::check_api_versions(&interfaces).map_err(refused)?;
         let prepared = self.prepared_for_manifest(what);
         let manifest: Manifest = self.runtime.block_on(async {
             let (mut store, instance) = self
                 .instantiate_scorer(&component, &prepared)
                 .await
-                .map_err(|e| not_a(SCORER, what, e))?;
+                .map_err(|e| {
+                    match crate::imports::why_unlinkable(&component, &self.linker, &interfaces) {
+                        Some(reason) => refused(reason),
+                        None => not_a(SCORER, what, e),
+                    }
+                })?;
             let manifest = instance
                 .call_manifest(&mut store)
                 .await

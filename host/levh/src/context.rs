@@ -57,7 +57,7 @@ impl Context {
         work: impl FnOnce(&Levh, &Scope) -> levh_api::Result<T>,
     ) -> Result<(T, Option<String>)> {
         let _span = tracing::info_span!("operation", name = operation.name()).entered();
-        let (levh, warning) = self.levh_for_recall();
+        let (levh, warning) = self.engine_for_server();
         Ok((work(&levh, &self.scope)?, warning))
     }
 
@@ -153,14 +153,10 @@ impl Context {
             .map_err(|message| anyhow!(message))
     }
 
-    /// The engine a server surface (REST, MCP) is built on: with the active scorer
-    /// attached, if one is chosen. A scorer that cannot be loaded does not stop recall:
-    /// the H-score ranks, and the warning says why.
+    /// The engine recall ranks with and a server surface (REST, MCP) is built on: with the
+    /// active scorer attached, if one is chosen. A scorer that cannot be loaded does not stop
+    /// recall: the H-score ranks, and the warning says why.
     pub fn engine_for_server(&self) -> (Levh, Option<String>) {
-        self.levh_for_recall()
-    }
-
-    fn levh_for_recall(&self) -> (Levh, Option<String>) {
         let Some(id) = self.scorers().active() else {
             return (self.levh.clone(), None);
         };

@@ -498,6 +498,12 @@ impl Peers {
             }
         };
         let own = (measure == Measure::Lexical).then(|| text::Shingles::of(&p.content));
+        let origin = gate::Origin {
+            source: &p.source,
+            source_id: super::capture::source_id(&p.metadata),
+            kind: p.kind.as_str(),
+            at: p.valid_from,
+        };
         indices
             .into_iter()
             .filter_map(|i| {
@@ -515,12 +521,7 @@ impl Peers {
                 // time, is no version of this one unless it is a copy.
                 if similarity < duplicate
                     && gate::distinct_events_of_one_source(
-                        gate::Origin {
-                            source: &p.source,
-                            source_id: super::capture::source_id(&p.metadata),
-                            kind: p.kind.as_str(),
-                            at: p.valid_from,
-                        },
+                        origin,
                         gate::Origin {
                             source: &peer.source,
                             source_id: peer.source_id.as_deref(),

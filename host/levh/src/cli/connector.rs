@@ -154,17 +154,11 @@ fn run_uninstalled(
             &mut |_| {},
         )
     })?;
-    if json {
-        output::json(&report)?;
-    } else {
-        super::sync::print_report(&report);
+    let code = super::sync::show_run(&report, json)?;
+    if !json {
         output::line("  (a throwaway store: nothing was kept; `levh connector add` installs it)");
     }
-    Ok(if report.status == levh_core::sync::SyncStatus::Failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(code)
 }
 
 /// What replacing `old` with `new` changes, one line each: version, content, and every

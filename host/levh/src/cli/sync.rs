@@ -102,10 +102,16 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         )
     })?;
     bar.finish_and_clear();
+    show_run(&report, json)
+}
+
+/// A run's report, as a table for people or the document for `--json`; a failed run
+/// exits 1.
+pub(crate) fn show_run(report: &SyncReport, json: bool) -> Result<ExitCode> {
     if json {
-        output::json(&report)?;
+        output::json(report)?;
     } else {
-        print_report(&report);
+        print_report(report);
     }
     Ok(if report.status == levh_core::sync::SyncStatus::Failed {
         ExitCode::FAILURE
@@ -114,7 +120,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     })
 }
 
-pub(crate) fn print_report(r: &SyncReport) {
+fn print_report(r: &SyncReport) {
     output::line(format!(
         "{} {}: fetched {}, admitted {}, redacted {}, held {}, rejected {}, updated {}, unchanged {}, failed {}",
         r.connector,
