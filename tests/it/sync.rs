@@ -934,3 +934,39 @@ fn distinct_events_of_one_source_are_not_held_as_versions_of_each_other() {
     let report = run(&notes, vec![event("a", 2, "note"), event("b", 9, "note")]);
     assert_eq!((report.admitted, report.held), (1, 1), "{report:?}");
 }
+
+/// The `connector:` source is the sync engine's: a client that names itself after a
+/// connector (REST's `X-Levh-Client`, as an MCP client name would) is recorded as a
+/// client and judged as any capture — it cannot borrow the rule that keeps one
+/// calendar's distinct events apart to slip a near-copy past the held queue.
+#[test]
+fn a_client_naming_itself_a_connector_is_judged_as_a_client() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut child, address) = crate::support::serve(home.path(), &[("LEVH_EMBEDDER", "hash")]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let store = |id: &str, day: u32| -> Value {
+        let mut response = agent
+            .post(format!("http://{address}/api/memories"))
+            .header("x-levh-client", "connector:calendar")
+            .send_json(serde_json::json!({
+                "content": format!(
+                    "Weekly planning with the platform team\nWhen: Monday {day} March 2026, 10:00 to 11:00 (Europe/Berlin)\nWhere: Room 4, second floor\nWho: Ada Lovelace, Bruno Costa, Chen Wei"
+                ),
+                "kind": "event",
+                "valid_from": format!("2026-03-{day:02}T09:00:00Z"),
+                "metadata": {"source_id": id},
+            }))
+            .unwrap();
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap()
+    };
+    let first = store("a", 2);
+    let second = store("b", 9);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(first["verdict"], "admit", "{first}");
+    assert_eq!(first["source"], "client:connector:calendar", "{first}");
+    assert_eq!(second["verdict"], "review", "{second}");
+}

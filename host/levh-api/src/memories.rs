@@ -19,11 +19,25 @@ use crate::{Error, Result};
 /// How many memories `list_memories` returns when no limit is given.
 pub const DEFAULT_LIST_LIMIT: usize = 20;
 
+/// The writer recorded for what a client stores: its name redacted like every stored
+/// label, and never a connector's. The `connector:` prefix is the sync engine's: the gate
+/// trusts it to tell one source's distinct events apart, so a client naming itself
+/// `connector:calendar` (an `X-Levh-Client` header, an MCP client name, `--source`) is
+/// recorded as `client:connector:calendar` and judged like any capture.
+fn recorded_writer(source: &str) -> String {
+    let source = levh_core::gate::secrets::redact(source).0;
+    if source.starts_with("connector:") {
+        format!("client:{source}")
+    } else {
+        source
+    }
+}
+
 /// [`Operation::StoreMemory`](crate::Operation::StoreMemory): through the gate, `source`
 /// recorded as the writer (the client's name, or the surface's).
 pub fn store(levh: &Levh, scope: &Scope, args: StoreArgs, source: String) -> Result<CaptureView> {
     // Shown back as recorded: a client's name is redacted like every stored label.
-    let source = levh_core::gate::secrets::redact(&source).0;
+    let source = recorded_writer(&source);
     let new = args.into_new_memory(source.clone())?;
     let outcome = levh.capture(scope, new)?;
     Ok(CaptureView::new(&outcome, source))
@@ -39,7 +53,7 @@ pub fn store_batch(
     args: StoreBatchArgs,
     source: String,
 ) -> Result<BatchView> {
-    let source = levh_core::gate::secrets::redact(&source).0;
+    let source = recorded_writer(&source);
     let batch = SortedBatch::of(args, &source)?;
     let outcomes = levh.capture_batch(scope, batch.valid)?;
     Ok(batch.report.finish(outcomes, &source))
@@ -57,7 +71,7 @@ pub fn store_batches(
     source: String,
     mut done: impl FnMut(BatchView) -> Result<()>,
 ) -> Result<()> {
-    let source = levh_core::gate::secrets::redact(&source).0;
+    let source = recorded_writer(&source);
     // Batches are sorted as the engine asks for them (an import streams its input), so
     // their reports wait in order for their outcomes; a batch refused whole ends the run.
     let reports = std::cell::RefCell::new(std::collections::VecDeque::new());
