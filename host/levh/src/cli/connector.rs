@@ -154,7 +154,7 @@ fn run_uninstalled(
             &mut |_| {},
         )
     })?;
-    let code = super::sync::show_run(&report, json)?;
+    let code = super::sync::show_run(&report, json, false)?;
     if !json {
         output::line("  (a throwaway store: nothing was kept; `levh connector add` installs it)");
     }

@@ -102,16 +102,19 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         )
     })?;
     bar.finish_and_clear();
-    show_run(&report, json)
+    show_run(&report, json, true)
 }
 
 /// A run's report, as a table for people or the document for `--json`; a failed run
-/// exits 1.
-pub(crate) fn show_run(report: &SyncReport, json: bool) -> Result<ExitCode> {
+/// exits 1. `kept`: the run's store outlives it (not `levh connector run`'s throwaway
+/// one), so the lines pointing at held items and at the run are true.
+pub(crate) fn show_run(report: &SyncReport, json: bool, kept: bool) -> Result<ExitCode> {
     if json {
         output::json(report)?;
-    } else {
+    } else if kept {
         print_report(report);
+    } else {
+        print_counts(report);
     }
     Ok(if report.status == levh_core::sync::SyncStatus::Failed {
         ExitCode::FAILURE
@@ -121,6 +124,12 @@ pub(crate) fn show_run(report: &SyncReport, json: bool) -> Result<ExitCode> {
 }
 
 fn print_report(r: &SyncReport) {
+    print_counts(r);
+    print_tail(r);
+}
+
+/// The run's tallies and every item it did not store.
+fn print_counts(r: &SyncReport) {
     output::line(format!(
         "{} {}: fetched {}, admitted {}, redacted {}, held {}, rejected {}, updated {}, unchanged {}, failed {}",
         r.connector,
@@ -142,6 +151,10 @@ fn print_report(r: &SyncReport) {
         ));
     }
     print_not_stored(r);
+}
+
+/// Where the run's results wait: held items and the run itself, kept in the store.
+fn print_tail(r: &SyncReport) {
     if r.held > 0 {
         output::line("  held items wait for you: `levh held list`");
     }
