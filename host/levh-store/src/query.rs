@@ -77,12 +77,14 @@ pub(crate) fn get_many_sql(n: usize) -> String {
     format!("SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {}", by_ids(n))
 }
 
-/// What the gate compares, by id: the columns up to `content` only (a row's tail —
-/// metadata, reasons — is often on overflow pages a comparison does not need). The
-/// workspace, then `n` ids.
+/// What the gate compares, by id: the columns up to `content` and the short ones after
+/// it (source, kind, start), and a row's metadata — often on overflow pages, up to 64 KiB
+/// — only for events, whose source id tells one calendar's events apart. The workspace,
+/// then `n` ids.
 pub(crate) fn compared_texts_sql(n: usize) -> String {
     format!(
-        "SELECT m.id, m.pinned, m.content, m.source, json_extract(m.metadata, '$.source_id'),
+        "SELECT m.id, m.pinned, m.content, m.source,
+                CASE WHEN m.kind = 'event' THEN json_extract(m.metadata, '$.source_id') END,
                 m.kind, m.valid_from
          FROM memories m WHERE {}",
         by_ids(n)
