@@ -374,6 +374,9 @@ fn pages() -> Vec<SourcePage> {
             ],
             errors: vec![],
             skipped: vec![],
+            removed: vec![],
+            listing_started: false,
+            listing_complete: false,
             next_cursor: Some("1".into()),
             done: false,
         },
@@ -381,6 +384,9 @@ fn pages() -> Vec<SourcePage> {
             items: vec![item("3", &distinct_sentence(3))],
             errors: vec![],
             skipped: vec![],
+            removed: vec![],
+            listing_started: false,
+            listing_complete: false,
             next_cursor: None,
             done: true,
         },
@@ -897,6 +903,9 @@ fn distinct_events_of_one_source_are_not_held_as_versions_of_each_other() {
                 items,
                 errors: vec![],
                 skipped: vec![],
+                removed: vec![],
+                listing_started: false,
+                listing_complete: false,
                 next_cursor: None,
                 done: true,
             }],
@@ -969,4 +978,181 @@ fn a_client_naming_itself_a_connector_is_judged_as_a_client() {
     assert_eq!(first["verdict"], "admit", "{first}");
     assert_eq!(first["source"], "client:connector:calendar", "{first}");
     assert_eq!(second["verdict"], "review", "{second}");
+}
+
+fn recall_contents(home: &Path, query: &str, known_at: Option<&str>) -> Vec<String> {
+    let mut command = levh(home);
+    command.args(["recall", query, "--json", "--no-reinforce", "--limit", "20"]);
+    if let Some(at) = known_at {
+        command.args(["--known-at", at]);
+    }
+    json(&mut command)["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["content"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Deleted, renamed and edited files, synced again through the binary: the deleted one is
+/// retired (gone from recall, there with `--known-at` before the sync, named in the
+/// report), the renamed one keeps being recalled under its new name, the edited one is
+/// updated in place, the rest untouched; a second sync changes nothing.
+#[test]
+fn files_deleted_or_renamed_at_the_source_are_retired_and_named_in_the_report() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("standup.md", "Standup is at 9:30 in room Atlas"),
+        ("db.txt", "The API uses PostgreSQL 16"),
+        ("lunch.txt", "Team lunch is on Thursdays at the Thai place"),
+        (
+            "badge.txt",
+            "Visitor badges are printed at the front desk of building C",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let first = sync(home.path(), dir.path());
+    assert_eq!(first["admitted"], 4, "{first}");
+    let before_change = first["finished_at"].as_str().unwrap().to_owned();
+    let ids_before: Vec<Value> = memories(home.path())
+        .iter()
+        .map(|m| m["id"].clone())
+        .collect();
+
+    std::fs::remove_file(dir.path().join("lunch.txt")).unwrap();
+    std::fs::rename(
+        dir.path().join("badge.txt"),
+        dir.path().join("visitors.txt"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("db.txt"),
+        "The API uses PostgreSQL 17 since March",
+    )
+    .unwrap();
+    let second = sync(home.path(), dir.path());
+    assert_eq!(second["status"], "ok", "{second}");
+    assert_eq!(
+        (
+            second["retired"].as_u64(),
+            second["updated"].as_u64(),
+            second["unchanged"].as_u64(),
+            second["admitted"].as_u64(),
+            second["held"].as_u64(),
+            second["rejected"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1), Some(1), Some(0), Some(0)),
+        "{second}"
+    );
+    let mut retired: Vec<(&str, &str)> = second["retirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["source_id"].as_str().unwrap(),
+                r["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    retired.sort();
+    assert_eq!(
+        retired,
+        [
+            ("badge.txt", levh_core::sync::NOT_LISTED),
+            ("lunch.txt", levh_core::sync::NOT_LISTED)
+        ]
+    );
+    assert!(
+        second["not_stored"].as_array().unwrap().is_empty(),
+        "the renamed file is judged again once its old name is retired: {second}"
+    );
+
+    // Gone from default recall, still there for what levh knew before the sync.
+    assert!(
+        recall_contents(home.path(), "Thai lunch Thursdays", None)
+            .iter()
+            .all(|c| !c.contains("Thai"))
+    );
+    assert!(
+        recall_contents(home.path(), "Thai lunch Thursdays", Some(&before_change))
+            .iter()
+            .any(|c| c.contains("Thai"))
+    );
+    // The renamed file is recalled once, under its new name.
+    let badges = recall_contents(home.path(), "visitor badges front desk", None);
+    assert_eq!(
+        badges.iter().filter(|c| c.contains("badges")).count(),
+        1,
+        "{badges:?}"
+    );
+    let now = memories(home.path());
+    assert_eq!(now.len(), 3, "{now:?}");
+    let visitors = now
+        .iter()
+        .find(|m| m["content"].as_str().unwrap().contains("badges"))
+        .unwrap();
+    assert_eq!(visitors["metadata"]["source_id"], "visitors.txt");
+    // Untouched and edited-in-place memories keep their ids.
+    for memory in &now {
+        if memory["metadata"]["source_id"] != "visitors.txt" {
+            assert!(ids_before.contains(&memory["id"]), "{memory}");
+        }
+    }
+    let third = sync(home.path(), dir.path());
+    assert_eq!(
+        (
+            third["retired"].as_u64(),
+            third["unchanged"].as_u64(),
+            third["admitted"].as_u64(),
+            third["updated"].as_u64()
+        ),
+        (Some(0), Some(3), Some(0), Some(0)),
+        "{third}"
+    );
+
+    // A file that comes back is a new item again.
+    std::fs::write(dir.path().join("lunch.txt"), files[2].1).unwrap();
+    let fourth = sync(home.path(), dir.path());
+    assert_eq!(fourth["admitted"], 1, "{fourth}");
+    assert!(
+        recall_contents(home.path(), "Thai lunch Thursdays", None)
+            .iter()
+            .any(|c| c.contains("Thai"))
+    );
+}
+
+/// Only a listing that ran to its end retires: a dry run names what it would retire and
+/// changes nothing; a folder that cannot be read retires nothing.
+#[test]
+fn a_dry_run_names_what_it_would_retire_and_a_failed_listing_retires_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.txt"),
+        "The build uses cargo nextest in CI",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.txt"),
+        "Release notes live in docs/CHANGELOG.md",
+    )
+    .unwrap();
+    assert_eq!(sync(home.path(), dir.path())["admitted"], 2);
+    std::fs::remove_file(dir.path().join("b.txt")).unwrap();
+    let dry = json(
+        levh(home.path())
+            .args(["sync", "local_files", "--json", "--dry-run", "--config"])
+            .arg(format!("directory={}", dir.path().display())),
+    );
+    assert_eq!(dry["retired"], 1, "{dry}");
+    assert_eq!(dry["retirements"][0]["source_id"], "b.txt", "{dry}");
+    assert_eq!(memories(home.path()).len(), 2, "a dry run retires nothing");
+
+    let real = sync(home.path(), dir.path());
+    assert_eq!(real["retired"], 1, "{real}");
+    assert_eq!(memories(home.path()).len(), 1);
 }

@@ -134,6 +134,9 @@ mod component {
                     page.too_old, settings.past_days
                 ));
             }
+            // A walk of the whole mailbox (from its first message to its end, over the
+            // pages of one run) names every message: one it does not name was deleted.
+            levh_connector_sdk::full_listing(page.listing_started, page.listing_complete);
             // Each one named in the sync report, not only counted here.
             for (source_id, reason) in &page.skipped {
                 levh_connector_sdk::skipped(source_id, reason);

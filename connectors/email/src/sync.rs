@@ -179,6 +179,11 @@ pub struct Page {
     pub read: u64,
     /// The saved cursor did not fit the mailbox; this page starts from the top.
     pub restarted: bool,
+    /// This call began reading the mailbox from its first message: a full listing starts.
+    pub listing_started: bool,
+    /// This call read the mailbox to its end (no cap, no broken message): with
+    /// `listing_started` on this or an earlier page of the run, every message was named.
+    pub listing_complete: bool,
     /// Where the next call continues.
     pub next_cursor: Option<String>,
     /// Nothing more this run.
@@ -384,6 +389,7 @@ fn fetch_mbox(settings: &Settings, path: &Path, cursor: Option<&str>) -> Page {
         page.errors.push(problem(&name, "cannot seek in the file"));
         return page;
     }
+    page.listing_started = start.offset == 0;
     let mut reader = MboxReader::new(BufReader::with_capacity(256 << 10, file), start.offset);
     let mut number = start.number;
     let mut taken = start.taken;
@@ -407,6 +413,8 @@ fn fetch_mbox(settings: &Settings, path: &Path, cursor: Option<&str>) -> Page {
             Ok(None) => {
                 if start.offset == 0 && count == 0 {
                     page.errors.push(problem(&name, "empty file: no messages"));
+                } else {
+                    page.listing_complete = true;
                 }
                 break;
             }
@@ -577,6 +585,7 @@ fn fetch_dir(settings: &Settings, dir: &Path, cursor: Option<&str>) -> Result<Pa
             (0, 0)
         }),
     };
+    page.listing_started = start == 0;
     let mut index = start;
     let mut stop = None;
     while index < files.len() {
@@ -597,6 +606,9 @@ fn fetch_dir(settings: &Settings, dir: &Path, cursor: Option<&str>) -> Result<Pa
         let taken = if stop == Stop::Cap { 0 } else { taken };
         page.next_cursor = Some(format!("dir:1:{index}:{taken}:{list_hash:016x}"));
         page.done = stop == Stop::Cap;
+    } else {
+        // Every file to the end was read (a file that failed is named as an error).
+        page.listing_complete = true;
     }
     Ok(page)
 }

@@ -76,6 +76,9 @@ mod component {
             };
             let result = scan(std::path::Path::new(directory), &options, cursor.as_deref())
                 .map_err(Error::InvalidConfig)?;
+            // Every call without a cursor walks the whole folder: a file it does not name
+            // was deleted (or renamed), and its memory is retired.
+            levh_connector_sdk::full_listing(cursor.is_none(), result.done);
             // Passed over on purpose (binary, over max_bytes, a link): named in the sync
             // report as skipped, so a run counts them apart from files that failed.
             for (source_id, reason) in &result.skipped {

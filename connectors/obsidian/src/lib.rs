@@ -73,6 +73,9 @@ mod component {
                     }),
                 }
             }
+            // One page holds the whole vault: a note it does not name was deleted or
+            // renamed, and its memory is retired.
+            levh_connector_sdk::full_listing(true, true);
             if skipped > 0 {
                 levh_connector_sdk::info(&format!(
                     "skipped {skipped} attachments and settings files"

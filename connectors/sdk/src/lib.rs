@@ -21,21 +21,23 @@ pub mod mutations;
 pub mod bindings {
     wit_bindgen::generate!({
         world: "connector",
-        path: "../../wit/levh-plugin@0.1.1",
+        path: "../../wit/levh-plugin@0.1.2",
         default_bindings_module: "levh_connector_sdk::bindings",
         pub_export_macro: true,
         export_macro_name: "export_connector",
     });
 }
 
-pub use bindings::levh::plugin::host::{Level, log, skipped};
+pub use bindings::levh::plugin::host::{
+    Level, listing_complete, listing_started, log, removed, skipped,
+};
 pub use bindings::levh::plugin::types::{
     Capability, Config, ConfigKey, ConfigType, Error, Item, ItemError, Manifest, Page, Person,
 };
 pub use bindings::{Guest, export_connector};
 
 /// The plugin API version this SDK implements; stamped into every manifest.
-pub const API_VERSION: &str = "0.1.1";
+pub const API_VERSION: &str = "0.1.2";
 
 /// A setting for a manifest's `config` list.
 pub fn setting(
@@ -77,6 +79,41 @@ pub fn integer(config: &Config, key: &str, default: u64) -> Result<u64, Error> {
             Error::InvalidConfig(format!("`{key}` must be a whole number, got {text:?}"))
         }),
     }
+}
+
+/// Marks a page of a full listing: `first` when this call began walking the whole source
+/// (no cursor), `last` when the walk ended (`done`). The host then retires whatever it
+/// stored from this connector and configuration that the walk did not name — as an
+/// item, an item error or a skipped item. A connector whose pages are only what changed
+/// since a cursor does not call this; it reports what it knows is gone with [`removed`].
+pub fn full_listing(first: bool, last: bool) {
+    if first {
+        listing_started();
+    }
+    if last {
+        listing_complete();
+    }
+}
+
+/// A stable source id from the parts that name an item at its source, joined with `/`
+/// (a `/` or `%` inside a part is escaped, so two lists of parts never give the same id).
+///
+/// Re-syncing an item with the same id updates its memory in place; an id the source no
+/// longer lists retires it. So an id must name the item, not its text or its place:
+/// - the source's own id when it has one (a calendar UID with the occurrence's
+///   RECURRENCE-ID, a Notion page id, a GitHub issue's node id, a message's Message-ID);
+/// - a path relative to the configured root for files (a rename is then a removal and a
+///   new item, which the host recognises when the text is the same);
+/// - never a hash of the content (an edit would leave the old memory behind) nor a
+///   position (an inserted line would shift other items' text onto the wrong memories);
+/// - for items the source gives no id, the parts that do not change when the item is
+///   edited (a file and a heading, an event's start and organiser).
+pub fn stable_id(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|part| part.replace('%', "%25").replace('/', "%2F"))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Logs through the host, which tags the line with the plugin's id.
@@ -133,6 +170,16 @@ pub fn modified_at(path: &std::path::Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stable_ids_of_different_parts_never_collide() {
+        assert_eq!(super::stable_id(&["notes", "a.md"]), "notes/a.md");
+        assert_ne!(
+            super::stable_id(&["a/b", "c"]),
+            super::stable_id(&["a", "b/c"])
+        );
+        assert_ne!(super::stable_id(&["a%2Fb"]), super::stable_id(&["a/b"]));
+    }
+
     #[test]
     fn days_from_civil_is_the_inverse_of_rfc3339_utc() {
         for days in (-800_000..800_000).step_by(997) {

@@ -701,6 +701,38 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         now: Timestamp,
     ) -> Result<(), StoreError>;
 
+    /// Records that the full listing `listing` (a connector's configuration, as its cursor
+    /// key) named these items: a later complete listing that does not name one retires it.
+    fn mark_listed(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        listing: &str,
+        source_ids: &[String],
+    ) -> Result<(), StoreError>;
+
+    /// The source ids of the items the full listing `listing` named last.
+    fn listed_items(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        listing: &str,
+    ) -> Result<Vec<String>, StoreError>;
+
+    /// Retires items gone from their source, in one transaction: each live, unpinned
+    /// memory is forgotten (its history says by which run and why), a waiting held
+    /// candidate is discarded, and the item is no longer linked to the source (it is new
+    /// should it come back). Ids never synced are passed over; the rest are returned.
+    fn retire_synced_items(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        removals: &[crate::sync::SourceRemoval],
+        run_id: &str,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<crate::sync::Retirement>, StoreError>;
+
     /// Creates or updates a sync run record; a finished run is also logged as an event.
     fn save_sync_run(
         &self,

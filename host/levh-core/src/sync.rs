@@ -66,6 +66,15 @@ pub struct SourceSkip {
     pub reason: String,
 }
 
+/// An item the source no longer holds (deleted, archived, cancelled, moved away).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRemoval {
+    /// The item.
+    pub source_id: String,
+    /// Why, in the source's words.
+    pub reason: String,
+}
+
 /// One page from a source.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SourcePage {
@@ -75,6 +84,14 @@ pub struct SourcePage {
     pub errors: Vec<SourceItemError>,
     /// Items the source passed over on purpose, each with its reason.
     pub skipped: Vec<SourceSkip>,
+    /// Items the source no longer holds: their memories are retired.
+    pub removed: Vec<SourceRemoval>,
+    /// A full listing of the source begins with this page: whatever it and the pages up to
+    /// the one marked `listing_complete` name is all the source holds.
+    pub listing_started: bool,
+    /// The full listing begun in this run ends with this page: what it did not name is
+    /// gone, and its memories are retired.
+    pub listing_complete: bool,
     /// Where the next page starts.
     pub next_cursor: Option<String>,
     /// Nothing more for now.
@@ -279,12 +296,20 @@ pub struct SyncReport {
     /// Passed over by the connector on purpose (reported by connectors of API 0.1.1).
     #[serde(default)]
     pub skipped: u64,
+    /// Gone from the source (removed, or missing from a complete listing): memories
+    /// retired, kept in their history and for `--as-of` (connectors of API 0.1.2).
+    #[serde(default)]
+    pub retired: u64,
     /// One line per failure: where, and why.
     pub errors: Vec<String>,
     /// Every item that was not stored (held, rejected, failed, skipped), with why — up to
     /// [`MAX_NOT_STORED`]; the counts above stay exact.
     #[serde(default)]
     pub not_stored: Vec<NotStoredItem>,
+    /// Every item retired by this run, with why — up to [`MAX_NOT_STORED`]; the count
+    /// above stays exact.
+    #[serde(default)]
+    pub retirements: Vec<Retirement>,
     /// Why the run failed, when a page could not be fetched (not kept with the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FetchFailure>,
@@ -366,6 +391,33 @@ pub struct NotStoredItem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_id: Option<crate::HeldId>,
 }
+
+/// An item a sync found gone from its source, and what became of its memory. Never
+/// carries content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Retirement {
+    /// The item's id at its source.
+    pub source_id: String,
+    /// Why: the source's words (`cancelled`, `archived in Notion`), or `not in the
+    /// source's complete listing`.
+    pub reason: String,
+    /// The memory retired (forgotten, kept in its history): absent when the item had no
+    /// live memory (held, rejected, already forgotten) or when its memory is pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_id: Option<crate::MemoryId>,
+    /// A pinned memory is kept as it is: a person pinned it, so the source's deletion
+    /// does not retire it (it is no longer linked to the source).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_pinned: Option<crate::MemoryId>,
+    /// The held candidate it was waiting as, discarded: nobody need decide on an item its
+    /// source deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_id: Option<crate::HeldId>,
+}
+
+/// The reason of an item missing from a complete listing of its source.
+pub const NOT_LISTED: &str = "no longer at its source (not in the complete listing)";
 
 /// A sync asked for through a network surface (REST, MCP). It carries settings only:
 /// the runtime uses the grants a person stored, and a path named in `config` grants

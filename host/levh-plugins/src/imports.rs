@@ -13,7 +13,7 @@ const LEVH_PACKAGE: &str = "levh:plugin/";
 /// The package of the HTTP imports a network connector uses.
 const WASI_HTTP: &str = "wasi:http/";
 
-/// The names a component imports and exports (`levh:plugin/host@0.1.1`,
+/// The names a component imports and exports (`levh:plugin/host@0.1.2`,
 /// `wasi:http/types@0.2.12`, ...).
 pub(crate) fn interface_names(component: &Component, engine: &wasmtime::Engine) -> Interfaces {
     let ty = component.component_type();
@@ -36,7 +36,7 @@ pub(crate) struct Interfaces {
     pub(crate) exports: Vec<String>,
 }
 
-/// The plugin API version of a levh interface name (`levh:plugin/host@0.1.2` → `0.1.2`).
+/// The plugin API version of a levh interface name (`levh:plugin/host@0.1.3` → `0.1.3`).
 fn levh_version(name: &str) -> Option<&str> {
     name.strip_prefix(LEVH_PACKAGE)?
         .split_once('@')
@@ -137,7 +137,7 @@ mod tests {
             id: "x".into(),
             version: "1.0.0".into(),
             description: "x".into(),
-            api_version: "0.1.1".into(),
+            api_version: "0.1.2".into(),
             config: Vec::new(),
             capabilities,
         }
@@ -145,12 +145,12 @@ mod tests {
 
     #[test]
     fn the_words_for_a_newer_plugin_api_name_the_versions_served() {
-        assert_eq!(levh_version("levh:plugin/host@0.1.2"), Some("0.1.2"));
+        assert_eq!(levh_version("levh:plugin/host@0.1.3"), Some("0.1.3"));
         assert_eq!(levh_version("wasi:io/streams@0.2.6"), None);
-        let refusal = built_for("0.1.2", "levh:plugin/host@0.1.2");
+        let refusal = built_for("0.1.3", "levh:plugin/host@0.1.3");
         assert!(
             refusal.starts_with(
-                "it was built for plugin API 0.1.2 (it uses `levh:plugin/host@0.1.2`); this levh serves 0.1.0–0.1.1"
+                "it was built for plugin API 0.1.3 (it uses `levh:plugin/host@0.1.3`); this levh serves 0.1.0–0.1.2"
             ),
             "{refusal}"
         );
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn http_imported_without_a_host_in_the_manifest_is_refused() {
-        let http = interfaces(&["wasi:http/types@0.2.6", "levh:plugin/host@0.1.1"], &[]);
+        let http = interfaces(&["wasi:http/types@0.2.6", "levh:plugin/host@0.1.2"], &[]);
         let refusal = check_against_manifest(&http, &manifest(Vec::new())).unwrap_err();
         assert!(
             refusal.starts_with("it imports wasi:http but asks for no http host"),
@@ -166,7 +166,7 @@ mod tests {
         );
         let asks = manifest(vec![Capability::HttpHost("api.example.com".into())]);
         assert_eq!(check_against_manifest(&http, &asks), Ok(()));
-        let no_http = interfaces(&["levh:plugin/host@0.1.1"], &[]);
+        let no_http = interfaces(&["levh:plugin/host@0.1.2"], &[]);
         assert_eq!(
             check_against_manifest(&no_http, &manifest(Vec::new())),
             Ok(())

@@ -84,8 +84,9 @@ pub struct ItemError {
     pub message: String,
 }
 
-/// An item a connector passed over on purpose, with its reason in the connector's words
-/// (`from no-reply@example.com, excluded by exclude_senders`).
+/// An item a connector named with a reason in its own words: passed over on purpose
+/// (`from no-reply@example.com, excluded by exclude_senders`) or gone from the source
+/// (`cancelled`, `archived in Notion`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkippedItem {
     pub source_id: String,
@@ -102,6 +103,12 @@ pub struct SyncPage {
     /// Items the connector passed over on purpose (reported through the host's
     /// `skipped` import, API 0.1.1).
     pub skipped: Vec<SkippedItem>,
+    /// Items the source no longer holds (the host's `removed` import, API 0.1.2).
+    pub removed: Vec<SkippedItem>,
+    /// The connector began a full listing of its source on this page (API 0.1.2).
+    pub listing_started: bool,
+    /// The full listing the connector began in this run ended on this page (API 0.1.2).
+    pub listing_complete: bool,
     /// Where the next call continues.
     pub next_cursor: Option<String>,
     /// Nothing more to fetch now.
@@ -523,7 +530,11 @@ impl PluginHost {
             match result {
                 Ok(page) => {
                     let mut page: SyncPage = page.into();
-                    page.skipped = std::mem::take(&mut store.data_mut().skipped);
+                    let state = store.data_mut();
+                    page.skipped = std::mem::take(&mut state.skipped);
+                    page.removed = std::mem::take(&mut state.removed);
+                    page.listing_started = state.listing_started;
+                    page.listing_complete = state.listing_complete;
                     Ok(page)
                 }
                 // Whatever the plugin made of a refused request, the host says what it was.

@@ -57,6 +57,11 @@ pub(crate) struct PluginState {
     log_lines: usize,
     /// What the guest reported through `skipped` during this call.
     pub(crate) skipped: Vec<crate::SkippedItem>,
+    /// What the guest reported through `removed` during this call.
+    pub(crate) removed: Vec<crate::SkippedItem>,
+    /// Whether the guest called `listing-started` / `listing-complete` during this call.
+    pub(crate) listing_started: bool,
+    pub(crate) listing_complete: bool,
     http_ctx: WasiHttpCtx,
     pub(crate) http: HttpPolicy,
 }
@@ -99,6 +104,9 @@ impl PluginState {
             stderr,
             log_lines: 0,
             skipped: Vec::new(),
+            removed: Vec::new(),
+            listing_started: false,
+            listing_complete: false,
             http_ctx: WasiHttpCtx::new(),
             http: match &prepared.http {
                 Some((allowed, credential)) => HttpPolicy::new(allowed.clone(), credential.clone()),
@@ -127,8 +135,8 @@ impl WasiHttpView for PluginState {
     }
 }
 
-/// Skipped items kept per call; a connector that passes over more is summarised by its
-/// own counts.
+/// Skipped (and removed) items kept per call; a connector that passes over more is
+/// summarised by its own counts.
 const SKIPPED_PER_CALL: usize = 10_000;
 
 impl host::Host for PluginState {
@@ -139,6 +147,23 @@ impl host::Host for PluginState {
                 reason: reason.chars().take(2_000).collect(),
             });
         }
+    }
+
+    fn removed(&mut self, source_id: String, reason: String) {
+        if self.removed.len() < SKIPPED_PER_CALL {
+            self.removed.push(crate::SkippedItem {
+                source_id: source_id.chars().take(1_000).collect(),
+                reason: reason.chars().take(2_000).collect(),
+            });
+        }
+    }
+
+    fn listing_started(&mut self) {
+        self.listing_started = true;
+    }
+
+    fn listing_complete(&mut self) {
+        self.listing_complete = true;
     }
 
     fn log(&mut self, level: host::Level, message: String) {

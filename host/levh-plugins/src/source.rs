@@ -3,7 +3,7 @@
 use levh_core::Timestamp;
 use levh_core::sync::{
     FetchError, FetchFailure, ItemPerson, Source, SourceItem, SourceItemError, SourcePage,
-    SourceSkip,
+    SourceRemoval, SourceSkip,
 };
 use sha2::{Digest, Sha256};
 
@@ -185,6 +185,16 @@ pub(crate) fn convert(page: SyncPage) -> SourcePage {
                 reason: s.reason,
             })
             .collect(),
+        removed: page
+            .removed
+            .into_iter()
+            .map(|r| SourceRemoval {
+                source_id: r.source_id,
+                reason: r.reason,
+            })
+            .collect(),
+        listing_started: page.listing_started,
+        listing_complete: page.listing_complete,
         next_cursor: page.next_cursor,
         done: page.done,
     }
@@ -238,6 +248,9 @@ mod tests {
             ],
             errors: Vec::new(),
             skipped: Vec::new(),
+            removed: Vec::new(),
+            listing_started: false,
+            listing_complete: false,
             next_cursor: None,
             done: true,
         };

@@ -426,6 +426,44 @@ impl Store for SqliteStore {
         )?)
     }
 
+    fn mark_listed(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        listing: &str,
+        source_ids: &[String],
+    ) -> Result<(), StoreError> {
+        Ok(self.write(|tx| sync::mark_listed(tx, workspace, connector, listing, source_ids))?)
+    }
+
+    fn listed_items(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        listing: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(sync::listed_items(
+            &self.read(),
+            workspace,
+            connector,
+            listing,
+        )?)
+    }
+
+    fn retire_synced_items(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        removals: &[levh_core::sync::SourceRemoval],
+        run_id: &str,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<levh_core::sync::Retirement>, StoreError> {
+        Ok(self.write(|tx| {
+            sync::retire_items(tx, workspace, connector, removals, run_id, now, actor)
+        })?)
+    }
+
     fn save_sync_run(
         &self,
         workspace: &Workspace,

@@ -1,7 +1,7 @@
 //! Sync state: cursors, item fates, run records.
 
-use levh_core::sync::{ItemOutcome, SyncReport, SyncedItem};
-use levh_core::{Actor, EventKind, Timestamp, Workspace};
+use levh_core::sync::{ItemOutcome, Retirement, SourceRemoval, SyncReport, SyncedItem};
+use levh_core::{Actor, EventKind, HeldClose, HeldStatus, Timestamp, Workspace};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::SqliteStoreError;
@@ -179,4 +179,112 @@ pub(crate) fn runs(
         reports.push(serde_json::from_str(&text)?);
     }
     Ok(reports)
+}
+
+pub(crate) fn mark_listed(
+    tx: &Connection,
+    workspace: &Workspace,
+    connector: &str,
+    listing: &str,
+    source_ids: &[String],
+) -> Result<(), SqliteStoreError> {
+    // Written only when it differs: a listing names the same items run after run.
+    let mut statement = tx.prepare_cached(
+        "UPDATE sync_items SET listing = ?3
+         WHERE workspace = ?1 AND connector = ?2 AND source_id = ?4 AND listing IS NOT ?3",
+    )?;
+    for source_id in source_ids {
+        statement.execute(params![workspace.as_str(), connector, listing, source_id])?;
+    }
+    Ok(())
+}
+
+pub(crate) fn listed_items(
+    conn: &Connection,
+    workspace: &Workspace,
+    connector: &str,
+    listing: &str,
+) -> Result<Vec<String>, SqliteStoreError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT source_id FROM sync_items WHERE workspace = ?1 AND connector = ?2 AND listing = ?3",
+    )?;
+    let ids = statement
+        .query_map(params![workspace.as_str(), connector, listing], |row| {
+            row.get(0)
+        })?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}
+
+pub(crate) fn retire_items(
+    tx: &Connection,
+    workspace: &Workspace,
+    connector: &str,
+    removals: &[SourceRemoval],
+    run_id: &str,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<Vec<Retirement>, SqliteStoreError> {
+    let mut retired = Vec::new();
+    for removal in removals {
+        let Some(known) = item(tx, workspace, connector, &removal.source_id)? else {
+            continue;
+        };
+        let mut retirement = Retirement {
+            source_id: removal.source_id.clone(),
+            reason: removal.reason.clone(),
+            memory_id: None,
+            kept_pinned: None,
+            held_id: None,
+        };
+        if let Some(id) = known.memory_id {
+            let pinned: Option<bool> = tx
+                .query_row(
+                    "SELECT pinned FROM memories
+                     WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
+                    params![workspace.as_str(), id.to_string()],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            match pinned {
+                Some(true) => retirement.kept_pinned = Some(id),
+                Some(false) => {
+                    tx.execute(
+                        "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
+                         WHERE workspace = ?1 AND id = ?2",
+                        params![workspace.as_str(), id.to_string(), micros(now)],
+                    )?;
+                    let detail = serde_json::json!({
+                        "retired_by_sync": run_id,
+                        "connector": connector,
+                        "source_id": removal.source_id,
+                        "reason": removal.reason,
+                    });
+                    log_event(
+                        tx,
+                        now,
+                        EventKind::Forget,
+                        workspace,
+                        Some(id),
+                        actor,
+                        detail,
+                    )?;
+                    retirement.memory_id = Some(id);
+                }
+                None => {}
+            }
+        }
+        if let Some(held) = known.held_id
+            && crate::held::close(tx, workspace, held, HeldStatus::Discarded, None, now, actor)?
+                == HeldClose::Closed
+        {
+            retirement.held_id = Some(held);
+        }
+        tx.execute(
+            "DELETE FROM sync_items WHERE workspace = ?1 AND connector = ?2 AND source_id = ?3",
+            params![workspace.as_str(), connector, removal.source_id],
+        )?;
+        retired.push(retirement);
+    }
+    Ok(retired)
 }

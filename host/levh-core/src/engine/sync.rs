@@ -1,7 +1,10 @@
 //! Connector sync (SPEC §6): pages from a source through the gate, a page per
 //! transaction (each item judged as if stored alone after the page's earlier items).
 
+use std::collections::HashSet;
+
 use crate::SyncedPage;
+use crate::sync::{NOT_LISTED, Retirement, SourceRemoval};
 
 use super::*;
 
@@ -42,6 +45,8 @@ impl Levh {
         // the tenth copy of a template is judged against the first nine, as it would be.
         let mut simulated = options.dry_run.then(DryRun::default);
         let mut failure = None;
+        // What happens to items gone from the source (see [`Retiring`]).
+        let mut retiring = Retiring::default();
         loop {
             let page = match source.fetch(cursor.clone()) {
                 Ok(page) => page,
@@ -52,6 +57,23 @@ impl Levh {
             };
             report.pages += 1;
             report.fetched += page.items.len() as u64;
+            if page.listing_started {
+                retiring.listing = Some(HashSet::new());
+                retiring.complete = false;
+                retiring.unnamed_errors = false;
+            }
+            // An item that could not be read and names no id may be one the listing would
+            // otherwise retire.
+            retiring.unnamed_errors |= page.errors.iter().any(|e| e.source_id.is_none());
+            // Every item the page names, read or not: a full listing keeps them all.
+            let named: Vec<String> = page
+                .items
+                .iter()
+                .map(|item| item.source_id.as_str())
+                .chain(page.errors.iter().filter_map(|e| e.source_id.as_deref()))
+                .chain(page.skipped.iter().map(|skip| skip.source_id.as_str()))
+                .map(gate::secrets::kept_source_id)
+                .collect();
             for error in &page.errors {
                 report.failed += 1;
                 let location = gate::secrets::kept_source_id(&error.location);
@@ -82,7 +104,15 @@ impl Levh {
                 if pending.has(&location) {
                     // The same item twice in a page: the first must be stored before the
                     // second can be told apart from it.
-                    self.store_pending(scope, &connector, &mut pending, None, &mut report)?;
+                    let suspects = retiring.listing.is_some().then_some(&mut retiring.suspects);
+                    self.store_pending(
+                        scope,
+                        &connector,
+                        &mut pending,
+                        None,
+                        &mut report,
+                        suspects,
+                    )?;
                     progress(&report);
                 }
                 match self.sync_item(
@@ -102,7 +132,41 @@ impl Levh {
             // record say so (a run killed later still shows what it stored).
             if !options.dry_run {
                 let next = (cursor_key.clone(), page.next_cursor.clone());
-                self.store_pending(scope, &connector, &mut pending, Some(next), &mut report)?;
+                let suspects = retiring.listing.is_some().then_some(&mut retiring.suspects);
+                self.store_pending(
+                    scope,
+                    &connector,
+                    &mut pending,
+                    Some(next),
+                    &mut report,
+                    suspects,
+                )?;
+            }
+            if let Some(listed) = retiring.listing.as_mut() {
+                if !options.dry_run {
+                    self.store
+                        .mark_listed(&scope.workspace, &connector, &cursor_key, &named)?;
+                }
+                listed.extend(named);
+                retiring.complete |= page.listing_complete;
+            }
+            let removed: Vec<SourceRemoval> = page
+                .removed
+                .into_iter()
+                .map(|removal| SourceRemoval {
+                    source_id: gate::secrets::kept_source_id(&removal.source_id),
+                    reason: gate::secrets::redact(&removal.reason).0,
+                })
+                .collect();
+            self.retire(
+                scope,
+                &connector,
+                removed,
+                options.dry_run,
+                &mut report,
+                &mut retiring,
+            )?;
+            if !options.dry_run {
                 report.updated_at = Some(self.clock.now());
                 self.store
                     .save_sync_run(&scope.workspace, &report, &scope.actor)?;
@@ -112,6 +176,41 @@ impl Levh {
                 break;
             }
             cursor = page.next_cursor;
+        }
+        // A complete listing that ran to its end: what it did not name is gone. A failed
+        // run may have missed pages, so it retires nothing.
+        if retiring.complete && retiring.unnamed_errors {
+            note(
+                &mut report,
+                "nothing retired: the full listing could not read every item (see the lines \
+                 above), so what it did not name may still be at the source"
+                    .into(),
+            );
+        } else if failure.is_none()
+            && retiring.complete
+            && let Some(listed) = retiring.listing.take()
+        {
+            let gone: Vec<SourceRemoval> = self
+                .store
+                .listed_items(&scope.workspace, &connector, &cursor_key)?
+                .into_iter()
+                .filter(|id| !listed.contains(id))
+                .map(|source_id| SourceRemoval {
+                    source_id,
+                    reason: NOT_LISTED.to_owned(),
+                })
+                .collect();
+            self.retire(
+                scope,
+                &connector,
+                gone,
+                options.dry_run,
+                &mut report,
+                &mut retiring,
+            )?;
+        }
+        if !options.dry_run {
+            self.rejudge(scope, &connector, &mut retiring, &mut report)?;
         }
         report.finished_at = Some(self.clock.now());
         if let Some(error) = failure {
@@ -262,6 +361,7 @@ impl Levh {
         pending: &mut Pending,
         cursor: Option<(String, Option<String>)>,
         report: &mut SyncReport,
+        mut suspects: Option<&mut Vec<Suspect>>,
     ) -> Result<()> {
         let items = std::mem::take(pending).items;
         if items.is_empty() && cursor.is_none() {
@@ -272,6 +372,10 @@ impl Levh {
             .into_iter()
             .map(|item| ((item.source_id, item.hash, item.source), item.new))
             .unzip();
+        // During a full listing, a copy of each item, to judge again one that the gate
+        // held or refused for its likeness to a memory the same listing retires (a
+        // renamed or moved file).
+        let copies = suspects.is_some().then(|| news.clone());
         let attempt = || -> Result<Vec<Result<SyncedOutcome>>> {
             let plan = self.plan_batch(scope, news)?;
             let mut records = Vec::new();
@@ -330,9 +434,32 @@ impl Levh {
         };
         match attempt() {
             Ok(outcomes) => {
-                for ((source_id, _, _), outcome) in meta.into_iter().zip(outcomes) {
+                for (index, ((source_id, hash, source), outcome)) in
+                    meta.into_iter().zip(outcomes).enumerate()
+                {
                     match outcome {
-                        Ok(synced) => count(report, source_id, synced),
+                        Ok(synced) => {
+                            if let (Some(suspects), Some(copies), Some(nearest)) =
+                                (suspects.as_deref_mut(), copies.as_ref(), synced.nearest)
+                                && matches!(
+                                    synced.outcome,
+                                    ItemOutcome::Review | ItemOutcome::Reject
+                                )
+                            {
+                                suspects.push(Suspect {
+                                    item: NewItem {
+                                        source_id: source_id.clone(),
+                                        hash,
+                                        source,
+                                        new: copies[index].clone(),
+                                    },
+                                    nearest,
+                                    outcome: synced.outcome,
+                                    held_id: synced.held_id,
+                                });
+                            }
+                            count(report, source_id, synced)
+                        }
                         Err(error) => failed(report, source_id, &error),
                     }
                 }
@@ -354,6 +481,100 @@ impl Levh {
             }
         }
         Ok(())
+    }
+
+    /// Retires items gone from the source and names each in the report; a dry run only
+    /// names what it would retire.
+    fn retire(
+        &self,
+        scope: &Scope,
+        connector: &str,
+        removals: Vec<SourceRemoval>,
+        dry_run: bool,
+        report: &mut SyncReport,
+        retiring: &mut Retiring,
+    ) -> Result<()> {
+        if removals.is_empty() {
+            return Ok(());
+        }
+        let retirements = if dry_run {
+            let mut would = Vec::new();
+            for removal in removals {
+                let Some(known) =
+                    self.store
+                        .synced_item(&scope.workspace, connector, &removal.source_id)?
+                else {
+                    continue;
+                };
+                let memory = match known.memory_id {
+                    Some(id) => self.store.get(&scope.workspace, id)?,
+                    None => None,
+                };
+                let pinned = memory.as_ref().is_some_and(|m| m.state.pinned);
+                would.push(Retirement {
+                    source_id: removal.source_id,
+                    reason: removal.reason,
+                    memory_id: memory.as_ref().filter(|_| !pinned).map(|m| m.id),
+                    kept_pinned: memory.as_ref().filter(|_| pinned).map(|m| m.id),
+                    held_id: known.held_id,
+                });
+            }
+            would
+        } else {
+            self.store.retire_synced_items(
+                &scope.workspace,
+                connector,
+                &removals,
+                &report.run_id,
+                self.clock.now(),
+                &scope.actor,
+            )?
+        };
+        for retirement in retirements {
+            report.retired += 1;
+            if let Some(id) = retirement.memory_id {
+                retiring.memories.insert(id);
+            }
+            if report.retirements.len() < MAX_NOT_STORED {
+                report.retirements.push(retirement);
+            }
+        }
+        Ok(())
+    }
+
+    /// Judges again the items of this run held or refused for their likeness to a memory
+    /// the run then retired: a file renamed (or moved) between two syncs is a new item
+    /// with the old one's text, and the old one is gone only once the listing ends.
+    fn rejudge(
+        &self,
+        scope: &Scope,
+        connector: &str,
+        retiring: &mut Retiring,
+        report: &mut SyncReport,
+    ) -> Result<()> {
+        let suspects = std::mem::take(&mut retiring.suspects);
+        let mut pending = Pending::default();
+        for suspect in suspects {
+            if !retiring.memories.contains(&suspect.nearest) {
+                continue;
+            }
+            if let Some(held) = suspect.held_id {
+                self.store.close_held(
+                    &scope.workspace,
+                    held,
+                    HeldStatus::Discarded,
+                    None,
+                    self.clock.now(),
+                    &scope.actor,
+                )?;
+            }
+            uncount(report, &suspect.item.source_id, suspect.outcome);
+            if pending.has(&suspect.item.source_id) {
+                self.store_pending(scope, connector, &mut pending, None, report, None)?;
+            }
+            pending.push(suspect.item);
+        }
+        self.store_pending(scope, connector, &mut pending, None, report, None)
     }
 
     /// One sync run, by its id.
@@ -610,6 +831,48 @@ pub(super) struct NewItem {
     /// `connector:<name>`.
     source: String,
     new: NewMemory,
+}
+
+/// What a run knows of items gone from its source.
+#[derive(Default)]
+struct Retiring {
+    /// The items named since the connector began a full listing in this run (`None`
+    /// until it does).
+    listing: Option<HashSet<String>>,
+    /// The listing ran to its last page.
+    complete: bool,
+    /// An item of the listing could not be read and named no id.
+    unnamed_errors: bool,
+    /// Memories retired by this run.
+    memories: HashSet<MemoryId>,
+    /// Items of the listing held or refused as like a memory (see [`Levh::rejudge`]).
+    suspects: Vec<Suspect>,
+}
+
+/// An item held or refused for its likeness to `nearest`.
+struct Suspect {
+    item: NewItem,
+    nearest: MemoryId,
+    outcome: ItemOutcome,
+    held_id: Option<HeldId>,
+}
+
+/// Takes back the count of an item judged again.
+fn uncount(report: &mut SyncReport, source_id: &str, outcome: ItemOutcome) {
+    let fate = match outcome {
+        ItemOutcome::Review => {
+            report.held = report.held.saturating_sub(1);
+            ItemFate::Held
+        }
+        ItemOutcome::Reject => {
+            report.rejected = report.rejected.saturating_sub(1);
+            ItemFate::Rejected
+        }
+        _ => return,
+    };
+    report
+        .not_stored
+        .retain(|item| !(item.source_id == source_id && item.fate == fate));
 }
 
 /// A page's new items, in order.

@@ -1,10 +1,10 @@
-//! Host bindings for `levh:plugin@0.1.x` (the newest 0.1 package, 0.1.1). The generated types never leave this module:
+//! Host bindings for `levh:plugin@0.1.x` (the newest 0.1 package, 0.1.2). The generated types never leave this module:
 //! they are converted to the crate's own types at the boundary, so a future API version
 //! gets its own module and `From` conversions, and nothing else changes.
 
 pub(crate) mod v0_1 {
     wasmtime::component::bindgen!({
-        path: "../../wit/levh-plugin@0.1.1",
+        path: "../../wit/levh-plugin@0.1.2",
         world: "connector",
         exports: { default: async },
     });
@@ -12,7 +12,7 @@ pub(crate) mod v0_1 {
     /// The scorer world shares the connector world's types and host interface.
     pub(crate) mod scorer {
         wasmtime::component::bindgen!({
-            path: "../../wit/levh-plugin@0.1.1",
+            path: "../../wit/levh-plugin@0.1.2",
             world: "scorer",
             exports: { default: async },
             with: {
@@ -35,7 +35,7 @@ use crate::{Capability, ConfigKey, ItemError, Manifest, Person, SyncItem, SyncPa
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ApiVersion {
-    /// `levh:plugin@0.1.x` (bindings from `wit/levh-plugin@0.1.1`).
+    /// `levh:plugin@0.1.x` (bindings from `wit/levh-plugin@0.1.2`).
     V0_1,
 }
 
@@ -45,9 +45,9 @@ impl ApiVersion {
 
     /// The newest plugin API this host has bindings for: a guest built against a later
     /// patch runs only if it uses nothing that patch added.
-    pub const NEWEST: &'static str = "0.1.1";
+    pub const NEWEST: &'static str = "0.1.2";
 
-    /// What this levh serves, for messages: `0.1.0–0.1.1`.
+    /// What this levh serves, for messages: `0.1.0–0.1.2`.
     pub fn served_range() -> String {
         format!("0.1.0–{}", Self::NEWEST)
     }
@@ -154,6 +154,9 @@ impl From<wit::Page> for SyncPage {
                 })
                 .collect(),
             skipped: Vec::new(),
+            removed: Vec::new(),
+            listing_started: false,
+            listing_complete: false,
             errors: p
                 .errors
                 .into_iter()
@@ -188,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_guest_built_against_an_additive_patch_release_loads() {
-        for version in ["0.1.0", "0.1.1", "0.1.17"] {
+        for version in ["0.1.0", "0.1.1", "0.1.2", "0.1.17"] {
             assert_eq!(
                 ApiVersion::for_guest(version),
                 Ok(ApiVersion::V0_1),
@@ -198,13 +201,13 @@ mod tests {
         for version in ["0.2.0", "1.0.0", "0.0.9"] {
             let refused = ApiVersion::for_guest(version).unwrap_err();
             assert!(
-                refused.contains("this levh serves 0.1.0–0.1.1"),
+                refused.contains("this levh serves 0.1.0–0.1.2"),
                 "{refused}"
             );
         }
         // Served in full: no later than the newest bindings.
-        assert!(ApiVersion::serves("0.1.0") && ApiVersion::serves("0.1.1"));
-        assert!(!ApiVersion::serves("0.1.2") && !ApiVersion::serves("0.2.0"));
+        assert!(ApiVersion::serves("0.1.0") && ApiVersion::serves("0.1.2"));
+        assert!(!ApiVersion::serves("0.1.3") && !ApiVersion::serves("0.2.0"));
         let garbled = ApiVersion::for_guest("one").unwrap_err();
         assert!(garbled.contains("not a semantic version"), "{garbled}");
     }
@@ -212,28 +215,37 @@ mod tests {
     /// A released WIT folder is frozen: plugins built against it must keep working. An
     /// edit belongs in a new versioned folder (and a new bindings module here).
     #[test]
-    fn the_released_wit_folder_is_unchanged() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wit/levh-plugin@0.1.0");
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        names.sort();
-        let mut hasher = Sha256::new();
-        for name in names {
-            hasher.update(name.to_string_lossy().as_bytes());
-            hasher.update(b"\n");
-            hasher.update(std::fs::read(dir.join(&name)).unwrap());
+    fn the_released_wit_folders_are_unchanged() {
+        let released = [
+            (
+                "0.1.0",
+                "32ea2470955af9f233270596026d6ce32d89156f966ac93feed1e016d7a94382",
+            ),
+            (
+                "0.1.1",
+                "d4a0876ce060af16171f3b8a433585f757f797214dc68272054b6aa357a142c8",
+            ),
+        ];
+        for (version, expected) in released {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../../wit/levh-plugin@{version}"));
+            let mut names: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            let mut hasher = Sha256::new();
+            for name in names {
+                hasher.update(name.to_string_lossy().as_bytes());
+                hasher.update(b"\n");
+                hasher.update(std::fs::read(dir.join(&name)).unwrap());
+            }
+            let digest: String = hasher
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(digest, expected, "wit/levh-plugin@{version} was edited");
         }
-        let digest: String = hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(
-            digest,
-            "32ea2470955af9f233270596026d6ce32d89156f966ac93feed1e016d7a94382"
-        );
     }
 }

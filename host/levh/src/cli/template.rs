@@ -12,8 +12,8 @@ use anyhow::{Context as _, Result, bail};
 
 /// Where the WIT package sits inside the SDK crate; [`SDK_FILES`] rewrites the SDK's
 /// bindings to find it there.
-const WIT_IN_SOURCE_TREE: &str = "../../wit/levh-plugin@0.1.1";
-const WIT_IN_VENDORED_SDK: &str = "wit/levh-plugin@0.1.1";
+const WIT_IN_SOURCE_TREE: &str = "../../wit/levh-plugin@0.1.2";
+const WIT_IN_VENDORED_SDK: &str = "wit/levh-plugin@0.1.2";
 
 /// The SDK crate and the WIT package, as shipped with this levh: (path inside `sdk/`,
 /// contents).
@@ -35,12 +35,12 @@ const SDK_FILES: &[(&str, &str)] = &[
         include_str!("../../../../connectors/sdk/src/mutations.rs"),
     ),
     (
-        "wit/levh-plugin@0.1.1/types.wit",
-        include_str!("../../../../wit/levh-plugin@0.1.1/types.wit"),
+        "wit/levh-plugin@0.1.2/types.wit",
+        include_str!("../../../../wit/levh-plugin@0.1.2/types.wit"),
     ),
     (
-        "wit/levh-plugin@0.1.1/worlds.wit",
-        include_str!("../../../../wit/levh-plugin@0.1.1/worlds.wit"),
+        "wit/levh-plugin@0.1.2/worlds.wit",
+        include_str!("../../../../wit/levh-plugin@0.1.2/worlds.wit"),
     ),
 ];
 
@@ -189,7 +189,7 @@ mod tests {
         let mut on_disk = vec!["Cargo.toml".to_owned()];
         for (dir, prefix) in [
             ("connectors/sdk/src", "src"),
-            ("wit/levh-plugin@0.1.1", "wit/levh-plugin@0.1.1"),
+            ("wit/levh-plugin@0.1.2", "wit/levh-plugin@0.1.2"),
         ] {
             for entry in std::fs::read_dir(root.join(dir)).unwrap() {
                 let name = entry.unwrap().file_name().to_string_lossy().into_owned();
@@ -234,7 +234,7 @@ mod tests {
         }
         assert!(
             dir.path()
-                .join("x/sdk/wit/levh-plugin@0.1.1/worlds.wit")
+                .join("x/sdk/wit/levh-plugin@0.1.2/worlds.wit")
                 .is_file()
         );
     }
