@@ -176,7 +176,7 @@ function graphDrawing(graph) {
 }
 
 /// A sync report's counts, in words.
-const reportCounts = (r) => ["fetched", "admitted", "redacted", "updated", "unchanged", "held", "rejected", "failed", "skipped"]
+const reportCounts = (r) => ["fetched", "admitted", "redacted", "updated", "unchanged", "held", "rejected", "failed", "skipped", "retired"]
   .filter((k) => r[k]).map((k) => `${r[k]} ${k}`).join(", ") || "nothing fetched";
 
 /// What became of each item a run did not store (held, rejected, failed, skipped), and its
@@ -191,6 +191,15 @@ function outcomes(report) {
       h("td", { class: "terms" }, item.reason,
         item.held_id ? [" — ", h("a", { href: "/held" }, "decide on Held")] : "",
         item.nearest ? [" — like ", h("a", { href: `/memories/${encodeURIComponent(item.nearest)}` }, "this memory")] : "")))));
+  }
+  const retired = report.retirements || [];
+  if (retired.length) {
+    parts.push(h("table", { class: "outcomes", "aria-label": "Retired: gone from the source" }, retired.map((item) => h("tr", {},
+      h("td", {}, h("strong", {}, item.kept_pinned ? "kept (pinned)" : "retired")),
+      h("td", {}, h("code", {}, item.source_id)),
+      h("td", { class: "terms" }, item.reason,
+        item.memory_id ? [" — ", h("a", { href: `/memories/${encodeURIComponent(item.memory_id)}` }, "the retired memory")] : "",
+        item.kept_pinned ? [" — ", h("a", { href: `/memories/${encodeURIComponent(item.kept_pinned)}` }, "the pinned memory")] : "")))));
   }
   const lines = (report.errors || []).filter((line) => !items.some((item) => line.includes(item.source_id)));
   if (lines.length) parts.push(h("ul", { class: "errors" }, lines.map((line) => h("li", {}, line))));

@@ -151,6 +151,33 @@ fn print_counts(r: &SyncReport) {
         ));
     }
     print_not_stored(r);
+    print_retired(r);
+}
+
+/// Every item the run found gone from its source, and what became of its memory.
+fn print_retired(r: &SyncReport) {
+    if r.retired == 0 {
+        return;
+    }
+    output::line(format!(
+        "  retired {} gone from the source (forgotten, kept for `--known-at`):",
+        r.retired
+    ));
+    let mut table = output::table(&["item", "reason", "memory"]);
+    for item in &r.retirements {
+        let memory = match (item.memory_id, item.kept_pinned, item.held_id) {
+            (Some(id), _, _) => format!("retired {id}"),
+            (None, Some(id), _) => format!("kept {id} (pinned)"),
+            (None, None, Some(id)) => format!("held {id} discarded"),
+            (None, None, None) => "-".into(),
+        };
+        table.add_row(vec![item.source_id.clone(), item.reason.clone(), memory]);
+    }
+    output::print_table(&table);
+    let named = r.retirements.len() as u64;
+    if r.retired > named {
+        output::line(format!("  … and {} more not named here", r.retired - named));
+    }
 }
 
 /// Where the run's results wait: held items and the run itself, kept in the store.
