@@ -25,6 +25,7 @@ mod memory_model;
 mod notion;
 mod parity;
 mod plugins;
+mod python_connector;
 mod quality;
 mod recall;
 mod scorers;
