@@ -604,3 +604,95 @@ fn the_timeline_shows_each_occurrence_of_a_series_on_its_own_day() {
         .collect();
     assert_eq!(ids.len(), 1, "{timeline}");
 }
+
+/// A calendar that cancels an event and a whole series, and cancels one occurrence of
+/// another series and excludes one more (EXDATE), synced again: the cancelled event and
+/// series are retired and named; the changed series is updated in place (it is one
+/// memory, listing its occurrences); the rest is untouched; a third sync changes nothing.
+#[test]
+fn cancelled_events_are_retired_and_a_series_losing_occurrences_is_updated() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("team.ics");
+    let write = |standup: &str, override_event: &str, cancel: &str| {
+        std::fs::write(
+            &file,
+            format!(
+                "BEGIN:VCALENDAR\nVERSION:2.0\n\
+                 BEGIN:VEVENT\nUID:standup\nDTSTART:20260316T090000Z\nDURATION:PT15M\n\
+                 RRULE:FREQ=DAILY;COUNT=5\nSUMMARY:Daily standup with the platform team\n{standup}END:VEVENT\n\
+                 {override_event}\
+                 BEGIN:VEVENT\nUID:retro\nDTSTART:20260317T150000Z\nRRULE:FREQ=WEEKLY;COUNT=3\nSUMMARY:Weekly retro of the mobile squad\n{cancel}END:VEVENT\n\
+                 BEGIN:VEVENT\nUID:review\nDTSTART:20260325T140000Z\nSUMMARY:Quarterly budget review with finance\n{cancel}END:VEVENT\n\
+                 BEGIN:VEVENT\nUID:offsite\nDTSTART:20260402T080000Z\nSUMMARY:Design offsite in Lisbon\nEND:VEVENT\n\
+                 END:VCALENDAR\n"
+            ),
+        )
+        .unwrap();
+    };
+    write("", "", "");
+    let first = json(&mut sync(home.path(), &[ics_path(dir.path())]));
+    assert_eq!(first["admitted"], 4, "{first}");
+    let before = memories(home.path());
+
+    write(
+        "EXDATE:20260319T090000Z\n",
+        "BEGIN:VEVENT\nUID:standup\nRECURRENCE-ID:20260317T090000Z\nDTSTART:20260317T090000Z\nSTATUS:CANCELLED\nSUMMARY:Daily standup with the platform team\nEND:VEVENT\n",
+        "STATUS:CANCELLED\n",
+    );
+    let second = json(&mut sync(home.path(), &[ics_path(dir.path())]));
+    let mut retired: Vec<(String, String)> = second["retirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["source_id"].as_str().unwrap().to_owned(),
+                r["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    retired.sort();
+    let cancelled = "cancelled in the calendar (STATUS:CANCELLED)".to_owned();
+    assert_eq!(
+        retired,
+        [
+            ("team.ics#retro".to_owned(), cancelled.clone()),
+            ("team.ics#review".to_owned(), cancelled),
+        ],
+        "{second}"
+    );
+    assert_eq!(
+        (
+            second["retired"].as_u64(),
+            second["updated"].as_u64(),
+            second["unchanged"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1)),
+        "{second}"
+    );
+    let after = memories(home.path());
+    assert_eq!(after.len(), 2, "{after:?}");
+    let standup = by_source_id(&after, "team.ics#standup").unwrap();
+    assert!(
+        before.iter().any(|b| b["id"] == standup["id"]),
+        "updated in place"
+    );
+    let text = standup["content"].as_str().unwrap();
+    assert!(
+        !text.contains("2026-03-17") && !text.contains("2026-03-19"),
+        "{text}"
+    );
+    assert!(by_source_id(&after, "team.ics#offsite").is_some());
+
+    let third = json(&mut sync(home.path(), &[ics_path(dir.path())]));
+    assert_eq!(
+        (
+            third["retired"].as_u64(),
+            third["admitted"].as_u64(),
+            third["updated"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0)),
+        "{third}"
+    );
+}

@@ -85,6 +85,8 @@ pub struct PageOf {
     pub errors: Vec<parse::EventError>,
     /// Passed over on purpose, each named in the sync report.
     pub skipped: Vec<parse::Skipped>,
+    /// Events and occurrences the calendar says are gone (cancelled, excluded).
+    pub removed: Vec<parse::Skipped>,
     /// To-dos and journal entries.
     pub records: Vec<records::Record>,
     /// `None` when every file has been read.
@@ -149,6 +151,7 @@ pub fn read_page(
         page.occurrences.extend(parsed.occurrences);
         page.errors.extend(parsed.errors);
         page.skipped.extend(parsed.skipped);
+        page.removed.extend(parsed.removed);
         page.records.extend(parsed.records);
         if end < scanned.groups.len() {
             page.next = Some(Position {
@@ -356,6 +359,12 @@ mod component {
             // Each named in the sync report, beside the items.
             for skipped in &page.skipped {
                 levh_connector_sdk::skipped(&skipped.source_id, &skipped.reason);
+            }
+            // A cancelled event or an excluded occurrence is gone: its memory is retired.
+            // Events that leave the window are not (they happened, or will), so the
+            // calendar never claims a complete listing.
+            for removed in &page.removed {
+                levh_connector_sdk::removed(&removed.source_id, &removed.reason);
             }
             Ok(Page {
                 items,

@@ -240,6 +240,9 @@ pub struct Parsed {
     pub occurrences: Vec<Occurrence>,
     pub errors: Vec<EventError>,
     pub skipped: Vec<Skipped>,
+    /// Events and occurrences the file says are gone (`STATUS:CANCELLED`, an `EXDATE`):
+    /// reported to the host, which retires what it stored of them.
+    pub removed: Vec<Skipped>,
     /// To-dos (tasks) and journal entries (notes) inside the window or without a time.
     pub records: Vec<Record>,
 }
@@ -407,7 +410,32 @@ pub fn read_groups<R: Read + Seek>(
                 mut occurrences,
                 warnings,
                 cut,
+                mut removed,
             }) => {
+                // A cancelled event is gone, not an event to remember. A series is one
+                // memory (`file#UID`): a cancelled or excluded occurrence changes its text
+                // (an update); only a series with nothing left but cancellations is gone.
+                let (cancelled, kept): (Vec<_>, Vec<_>) = occurrences
+                    .drain(..)
+                    .partition(|o| o.status.as_deref() == Some("cancelled"));
+                let mut gone: Vec<String> = cancelled
+                    .into_iter()
+                    .filter(|o| !o.recurring || kept.iter().all(|k| k.uid != o.uid))
+                    .map(|o| {
+                        if o.recurring {
+                            format!("{file}#{}", o.uid)
+                        } else {
+                            o.source_id
+                        }
+                    })
+                    .collect();
+                gone.dedup();
+                removed.extend(gone.into_iter().map(|source_id| Skipped {
+                    source_id,
+                    reason: CANCELLED.into(),
+                }));
+                occurrences = kept;
+                parsed.removed.append(&mut removed);
                 parsed.occurrences.append(&mut occurrences);
                 parsed.skipped.extend(cut.map(|reason| Skipped {
                     source_id: location.clone(),
@@ -616,7 +644,12 @@ struct SeriesRead {
     occurrences: Vec<Occurrence>,
     warnings: Vec<String>,
     cut: Option<String>,
+    /// What the series says is gone (filled in by the caller from the occurrences).
+    removed: Vec<Skipped>,
 }
+
+/// Why a cancelled event is gone.
+pub const CANCELLED: &str = "cancelled in the calendar (STATUS:CANCELLED)";
 
 /// An occurrence before its details are attached.
 struct Slot {
@@ -641,6 +674,7 @@ impl Series<'_> {
     ) -> Result<SeriesRead, String> {
         let mut warnings = Vec::new();
         let mut cut = None;
+        let removed: Vec<Skipped> = Vec::new();
         let (series_details, recurring, single, mut slots) = match self.master {
             Some(master) => {
                 let details = Details::read(master, None);
@@ -728,6 +762,7 @@ impl Series<'_> {
             .collect();
         occurrences.sort_by_key(|(slot, _)| slot.start);
         Ok(SeriesRead {
+            removed,
             occurrences: occurrences
                 .into_iter()
                 .map(|(slot, details)| {
