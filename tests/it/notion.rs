@@ -591,3 +591,44 @@ fn without_a_host_grant_the_sync_is_denied_and_names_the_grant_command() {
     );
     assert!(server.seen().is_empty(), "nothing left the sandbox");
 }
+
+/// A page archived in Notion after the first sync comes back (edited, `archived: true`)
+/// in the next incremental query: its memory is retired and named in the report; the
+/// other pages are untouched; a third sync changes nothing.
+#[test]
+fn a_page_archived_in_notion_is_retired_at_the_next_sync() {
+    let archived = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = archived.clone();
+    let server = ApiServer::start(move |seen: &Seen| {
+        if flag.load(std::sync::atomic::Ordering::SeqCst)
+            && seen.path() == format!("/v1/databases/{DB}/query")
+        {
+            let mut atlas = pages().into_iter().find(|p| p["id"] == ATLAS).unwrap();
+            atlas["archived"] = serde_json::json!(true);
+            atlas["last_edited_time"] = serde_json::json!("2026-03-10T09:00:00.000Z");
+            return Reply::json(list(vec![atlas], None, "page_or_database"));
+        }
+        notion(seen)
+    });
+    let home = home_for(&server);
+    let (first, _) = sync(home.path(), &server, DB);
+    assert_eq!(first["admitted"], 3, "{first}");
+    archived.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (second, out) = sync(home.path(), &server, DB);
+    assert!(out.status.success(), "{second}");
+    assert_eq!(second["retired"], 1, "{second}");
+    assert_eq!(second["retirements"][0]["source_id"], ATLAS, "{second}");
+    assert_eq!(
+        second["retirements"][0]["reason"], "archived in Notion",
+        "{second}"
+    );
+    let left = memories(home.path());
+    assert_eq!(left.len(), 2);
+    assert!(left.iter().all(|m| m["metadata"]["source_id"] != ATLAS));
+    let (third, _) = sync(home.path(), &server, DB);
+    assert_eq!(
+        (third["retired"].as_u64(), third["admitted"].as_u64()),
+        (Some(0), Some(0)),
+        "{third}"
+    );
+}

@@ -37,6 +37,8 @@ pub trait Transport {
     fn sleep(&mut self, how_long: Duration);
     /// A log line through the host.
     fn log(&mut self, message: &str);
+    /// Tells the host an item is gone from Notion (its memory is retired).
+    fn removed(&mut self, source_id: &str, reason: &str);
 }
 
 /// Why a request did not give an answer to use.
@@ -323,6 +325,8 @@ pub mod fake {
         pub sent: Vec<Sent>,
         pub slept: Vec<Duration>,
         pub logs: Vec<String>,
+        /// What the connector reported gone, with why.
+        pub removed: Vec<(String, String)>,
         pub now: Duration,
         /// Added to the clock per request.
         pub per_request: Duration,
@@ -336,6 +340,7 @@ pub mod fake {
                 sent: Vec::new(),
                 slept: Vec::new(),
                 logs: Vec::new(),
+                removed: Vec::new(),
                 now: Duration::ZERO,
                 per_request: Duration::ZERO,
                 queue: VecDeque::new(),
@@ -394,6 +399,10 @@ pub mod fake {
 
         fn log(&mut self, message: &str) {
             self.logs.push(message.into());
+        }
+
+        fn removed(&mut self, source_id: &str, reason: &str) {
+            self.removed.push((source_id.into(), reason.into()));
         }
     }
 }

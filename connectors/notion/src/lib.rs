@@ -50,6 +50,10 @@ mod component {
         fn log(&mut self, message: &str) {
             levh_connector_sdk::log(Level::Info, message);
         }
+
+        fn removed(&mut self, source_id: &str, reason: &str) {
+            levh_connector_sdk::removed(source_id, reason);
+        }
     }
 
     impl Guest for Notion {

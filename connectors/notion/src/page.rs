@@ -36,6 +36,18 @@ pub fn edited(value: &Value) -> Option<&str> {
     value.get("last_edited_time").and_then(Value::as_str)
 }
 
+/// Why a query result is a page no longer in its database: archived or in the trash.
+pub fn gone(value: &Value) -> Option<&'static str> {
+    let flag = |key: &str| value.get(key).and_then(Value::as_bool) == Some(true);
+    if flag("in_trash") {
+        Some("moved to the trash in Notion")
+    } else if flag("archived") {
+        Some("archived in Notion")
+    } else {
+        None
+    }
+}
+
 /// Checks a query result. A result without an id, properties or an edit time is not a
 /// page this connector can store; the error says what is missing.
 pub fn parse(value: &Value) -> Result<NotionPage, String> {

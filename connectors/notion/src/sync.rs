@@ -272,6 +272,15 @@ pub fn run<T: Transport + ?Sized>(
         let location = id
             .clone()
             .unwrap_or_else(|| format!("{db} result {}", n + 1));
+        // An archived (or trashed) page is gone from the database: its memory is retired.
+        if let (Some(id), Some(why)) = (id.as_deref(), page::gone(result)) {
+            client.transport.removed(id, why);
+            if let Some(time) = page::edited(result) {
+                state.raise_mark(&db, time);
+            }
+            done_here.push(id.to_owned());
+            continue;
+        }
         match page::parse(result) {
             Err(message) => errors.push(ItemError {
                 source_id: id.clone(),
@@ -517,6 +526,49 @@ mod tests {
         }
         let bad_base = config(&[("database_ids", "d"), ("base_url", "ftp://x")]);
         assert!(matches!(settings(&bad_base), Err(Error::InvalidConfig(_))));
+    }
+
+    #[test]
+    fn an_archived_or_trashed_page_is_reported_removed_not_stored() {
+        let mut fake = Fake::new(|sent: &Sent| {
+            let path = sent.url.trim_start_matches("https://api.notion.com");
+            Ok(if path == "/v1/databases/db1/query" {
+                let mut archived = notion_page("old", "Old plan", "2026-03-04T10:00:00.000Z");
+                archived["archived"] = json!(true);
+                let mut trashed = notion_page("bin", "Draft", "2026-03-05T10:00:00.000Z");
+                trashed["in_trash"] = json!(true);
+                reply(
+                    200,
+                    list(
+                        vec![
+                            notion_page("a", "Alpha", "2026-03-01T10:00:00.000Z"),
+                            archived,
+                            trashed,
+                        ],
+                        None,
+                    ),
+                )
+            } else {
+                reply(200, list(vec![paragraph("text")], None))
+            })
+        });
+        let pages = drain(&mut fake, &settings_for("db1"), None);
+        let ids: Vec<&str> = pages
+            .iter()
+            .flat_map(|p| p.items.iter().map(|i| i.source_id.as_str()))
+            .collect();
+        assert_eq!(ids, ["a"]);
+        assert!(pages.iter().all(|p| p.errors.is_empty()));
+        assert_eq!(
+            fake.removed,
+            [
+                ("old".to_owned(), "archived in Notion".to_owned()),
+                ("bin".to_owned(), "moved to the trash in Notion".to_owned())
+            ]
+        );
+        // The mark moves past them: the next run does not report them again.
+        let last = Cursor::decode(pages.last().unwrap().next_cursor.as_deref().unwrap()).unwrap();
+        assert_eq!(last.marks["db1"], "2026-03-05T10:00:00.000Z");
     }
 
     #[test]
