@@ -101,7 +101,7 @@ fn the_builtin_local_files_connector_reads_a_granted_directory() {
     let bytes = levh_builtins::connector("local_files").unwrap();
     let connector = host.load_connector("local_files", bytes).unwrap();
     assert_eq!(connector.manifest.id, "local_files");
-    assert_eq!(connector.manifest.api_version, "0.1.1");
+    assert_eq!(connector.manifest.api_version, "0.1.2");
     let config = vec![("directory".to_owned(), dir.path().display().to_string())];
     let grants = Grants {
         read_paths: vec![dir.path().to_path_buf()],
@@ -357,13 +357,13 @@ fn components_that_cannot_run_here_are_refused_at_install_saying_why() {
 
     // Built against a plugin API patch newer than this levh, using an import it added.
     let newer = refusal(&component_importing(
-        "levh:plugin/host@0.1.2",
+        "levh:plugin/host@0.1.3",
         Some("brand-new-call"),
     ));
     assert!(
         newer.starts_with(
-            "guest.wasm cannot be installed as a connector: it was built for plugin API 0.1.2 \
-             (it uses `levh:plugin/host@0.1.2`); this levh serves 0.1.0–0.1.1"
+            "guest.wasm cannot be installed as a connector: it was built for plugin API 0.1.3 \
+             (it uses `levh:plugin/host@0.1.3`); this levh serves 0.1.0–0.1.2"
         ),
         "{newer}"
     );
@@ -431,7 +431,7 @@ fn components_that_cannot_run_here_are_refused_at_install_saying_why() {
 fn a_guest_of_the_older_0_1_0_package_loads_on_the_0_1_1_bindings() {
     // The built-in scorers are built against `wit/levh-plugin@0.1.0` (scorers gained
     // nothing in 0.1.1): their import of `levh:plugin/host@0.1.0` links to the host's
-    // 0.1.1 interface by semver; the recall tests with `--scorer recency` run them.
+    // 0.1.2 interface by semver; the recall tests with `--scorer recency` run them.
     let cache = tempfile::tempdir().unwrap();
     let host = PluginHost::new(Some(cache.path().to_path_buf())).unwrap();
     let scorer = host
