@@ -301,18 +301,7 @@ fn local_files_reads_text_and_reports_each_unreadable_file_once() {
         (Some(2), Some(1)),
         "{report}"
     );
-    let skipped: Vec<(&str, &str)> = report["not_stored"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["fate"] == "skipped")
-        .map(|i| {
-            (
-                i["source_id"].as_str().unwrap(),
-                i["reason"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let skipped = crate::support::not_stored_as(&report, "skipped");
     assert_eq!(
         skipped,
         [("logo.png", "binary file (a NUL byte in the first 8 KiB)")],

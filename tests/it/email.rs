@@ -426,18 +426,7 @@ fn every_message_the_connector_skips_is_named_in_the_report_with_why() {
         ],
     );
     assert_eq!(report["skipped"], 2, "{report}");
-    let skipped: Vec<(&str, &str)> = report["not_stored"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["fate"] == "skipped")
-        .map(|i| {
-            (
-                i["source_id"].as_str().unwrap(),
-                i["reason"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let skipped = crate::support::not_stored_as(&report, "skipped");
     assert_eq!(skipped.len(), 2, "{report}");
     assert!(
         skipped

@@ -52,12 +52,12 @@ fn tight() -> Limits {
 
 /// A granted directory holding `inside.txt`, beside an `outside.txt` that is not granted,
 /// and a symlink inside pointing out.
-struct Sandbox {
+pub(crate) struct Sandbox {
     _dir: tempfile::TempDir,
-    granted: PathBuf,
+    pub(crate) granted: PathBuf,
 }
 
-fn sandbox() -> Sandbox {
+pub(crate) fn sandbox() -> Sandbox {
     let dir = tempfile::tempdir().unwrap();
     let granted = dir.path().join("granted");
     std::fs::create_dir(&granted).unwrap();

@@ -13,6 +13,7 @@ use levh_plugins::{
 };
 use serde_json::Value;
 
+use crate::plugins::{Sandbox, sandbox};
 use crate::support::{json, levh, ok, repository_root};
 
 /// componentize-py, as `.ci/run` installs it under `.cache/componentize-py`
@@ -74,27 +75,6 @@ fn loaded() -> Option<&'static (PluginHost, Connector)> {
         let connector = host.load_connector("python_notes.wasm", &bytes).unwrap();
         (host, connector)
     }))
-}
-
-/// A granted directory holding `inside.txt`, beside an `outside.txt` that is not granted,
-/// and a symlink inside pointing out (the hostile guest's sandbox in plugins.rs).
-struct Sandbox {
-    _dir: tempfile::TempDir,
-    granted: PathBuf,
-}
-
-fn sandbox() -> Sandbox {
-    let dir = tempfile::tempdir().unwrap();
-    let granted = dir.path().join("granted");
-    std::fs::create_dir(&granted).unwrap();
-    std::fs::write(granted.join("inside.txt"), "inside the grant").unwrap();
-    std::fs::write(dir.path().join("outside.txt"), "SECRET OUTSIDE THE GRANT").unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(dir.path(), granted.join("link-out")).unwrap();
-    Sandbox {
-        granted: granted.canonicalize().unwrap(),
-        _dir: dir,
-    }
 }
 
 /// Runs the connector's `mode` probe with the sandbox's directory granted.
@@ -342,18 +322,7 @@ fn a_python_connector_is_added_granted_and_synced_and_a_second_sync_changes_noth
         ]),
         "{report}"
     );
-    let skipped: Vec<(&str, &str)> = report["not_stored"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["fate"] == "skipped")
-        .map(|i| {
-            (
-                i["source_id"].as_str().unwrap(),
-                i["reason"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let skipped = crate::support::not_stored_as(&report, "skipped");
     assert_eq!(
         skipped,
         [("logo.png", "not a .txt or .csv file")],

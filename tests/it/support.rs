@@ -259,3 +259,20 @@ pub fn guest_cargo(dir: &std::path::Path, args: &[&str]) -> Command {
     }
     command
 }
+
+/// The (source id, reason) of each item a sync report names with this `fate` (`skipped`,
+/// `held`, `rejected`, `failed`), in the report's order.
+pub fn not_stored_as<'r>(report: &'r serde_json::Value, fate: &str) -> Vec<(&'r str, &'r str)> {
+    report["not_stored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["fate"] == fate)
+        .map(|i| {
+            (
+                i["source_id"].as_str().unwrap(),
+                i["reason"].as_str().unwrap(),
+            )
+        })
+        .collect()
+}

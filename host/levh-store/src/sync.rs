@@ -249,26 +249,13 @@ pub(crate) fn retire_items(
             match pinned {
                 Some(true) => retirement.kept_pinned = Some(id),
                 Some(false) => {
-                    tx.execute(
-                        "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
-                         WHERE workspace = ?1 AND id = ?2",
-                        params![workspace.as_str(), id.to_string(), micros(now)],
-                    )?;
                     let detail = serde_json::json!({
                         "retired_by_sync": run_id,
                         "connector": connector,
                         "source_id": removal.source_id,
                         "reason": removal.reason,
                     });
-                    log_event(
-                        tx,
-                        now,
-                        EventKind::Forget,
-                        workspace,
-                        Some(id),
-                        actor,
-                        detail,
-                    )?;
+                    crate::writes::forget_saying(tx, workspace, id, now, actor, detail)?;
                     retirement.memory_id = Some(id);
                 }
                 None => {}

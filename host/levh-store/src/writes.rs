@@ -445,6 +445,18 @@ pub(crate) fn forget(
     now: Timestamp,
     actor: &Actor,
 ) -> Result<bool, SqliteStoreError> {
+    forget_saying(tx, workspace, id, now, actor, json!({}))
+}
+
+/// [`forget`], with the event's `detail` saying why (a sync run's retirement).
+pub(crate) fn forget_saying(
+    tx: &Connection,
+    workspace: &Workspace,
+    id: MemoryId,
+    now: Timestamp,
+    actor: &Actor,
+    detail: serde_json::Value,
+) -> Result<bool, SqliteStoreError> {
     let changed = tx.execute(
         "UPDATE memories SET forgotten_at = ?3, updated_at = ?3
              WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
@@ -458,7 +470,7 @@ pub(crate) fn forget(
             workspace,
             Some(id),
             actor,
-            json!({}),
+            detail,
         )?;
     }
     Ok(changed == 1)

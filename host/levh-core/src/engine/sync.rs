@@ -375,7 +375,10 @@ impl Levh {
         // During a full listing, a copy of each item, to judge again one that the gate
         // held or refused for its likeness to a memory the same listing retires (a
         // renamed or moved file).
-        let copies = suspects.is_some().then(|| news.clone());
+        let copies = suspects
+            .as_ref()
+            .is_some_and(|s| s.len() < MAX_SUSPECTS)
+            .then(|| news.clone());
         let attempt = || -> Result<Vec<Result<SyncedOutcome>>> {
             let plan = self.plan_batch(scope, news)?;
             let mut records = Vec::new();
@@ -445,6 +448,7 @@ impl Levh {
                                     synced.outcome,
                                     ItemOutcome::Review | ItemOutcome::Reject
                                 )
+                                && suspects.len() < MAX_SUSPECTS
                             {
                                 suspects.push(Suspect {
                                     item: NewItem {
@@ -848,6 +852,11 @@ struct Retiring {
     /// Items of the listing held or refused as like a memory (see [`Levh::rejudge`]).
     suspects: Vec<Suspect>,
 }
+
+/// Items of one run kept to be judged again (each with its content): a run that renames
+/// more files than this leaves the rest held or refused as the report names them, for a
+/// person to decide, rather than holding every near-duplicate of a large folder in memory.
+const MAX_SUSPECTS: usize = 10_000;
 
 /// An item held or refused for its likeness to `nearest`.
 struct Suspect {
