@@ -91,8 +91,13 @@ fn store_token(home: &Path) {
 
 /// Runs `levh sync github` (success or not) and returns its JSON report and output.
 fn sync(home: &Path, server: &ApiServer, repos: &str) -> (Value, Output) {
+    sync_at(home, server, repos, "2026-03-20T12:00:00Z")
+}
+
+/// [`sync`] with the clock at `now`.
+fn sync_at(home: &Path, server: &ApiServer, repos: &str, now: &str) -> (Value, Output) {
     let output = levh(home)
-        .env("LEVH_NOW", "2026-03-20T12:00:00Z")
+        .env("LEVH_NOW", now)
         .args(["sync", "github", "--json", "-c"])
         .arg(format!("base_url={}", server.base))
         .args(["-c", &format!("repos={repos}")])
@@ -349,4 +354,99 @@ fn hosts_the_user_did_not_grant_are_unreachable() {
         "the redirect never reached the other host"
     );
     assert_eq!(redirecting.seen().len(), 1);
+}
+
+/// An issue deleted or transferred out of a repository vanishes from GitHub's list: the
+/// daily full listing (every issue, unchanged ones named without their comments) retires
+/// its memory and names it; runs in between ask only for what changed and retire nothing.
+#[test]
+fn issues_deleted_or_transferred_are_retired_by_the_daily_full_listing() {
+    let after = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let base = Arc::new(std::sync::OnceLock::<String>::new());
+    let (flag, base_of) = (after.clone(), base.clone());
+    let before = github(base.clone());
+    let server = ApiServer::start(move |seen: &Seen| {
+        if !flag.load(Ordering::SeqCst) || seen.path() != "/repos/acme/rocket/issues" {
+            return before(seen);
+        }
+        if seen.query("since").is_some() {
+            return Reply::json(json!([]));
+        }
+        // #2 was transferred to another repository; #1 is as it was; #5 is new.
+        let base = base_of.get().unwrap();
+        let mut new = issue(base, 5, "2026-03-21T10:00:00Z", 0);
+        new["title"] = json!("Paint the launch pad before the inspection");
+        Reply::json(json!([issue(base, 1, "2026-03-03T10:00:00Z", 1), new]))
+    });
+    base.set(server.base.clone()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    grant(home.path(), &server.authority);
+    store_token(home.path());
+
+    let (first, _) = sync_at(home.path(), &server, "acme/rocket", "2026-03-20T12:00:00Z");
+    assert_eq!(first["admitted"], 3, "{first}");
+    after.store(true, Ordering::SeqCst);
+
+    // An hour later: incremental, nothing retired.
+    let (soon, _) = sync_at(home.path(), &server, "acme/rocket", "2026-03-20T13:00:00Z");
+    assert_eq!(
+        (soon["retired"].as_u64(), soon["admitted"].as_u64()),
+        (Some(0), Some(0)),
+        "{soon}"
+    );
+    assert_eq!(memories(home.path()).len(), 3);
+
+    // A day later: the full listing.
+    let asked_before = server.seen().len();
+    let (day, out) = sync_at(home.path(), &server, "acme/rocket", "2026-03-21T13:00:00Z");
+    assert!(out.status.success(), "{day}");
+    assert_eq!(
+        (
+            day["retired"].as_u64(),
+            day["admitted"].as_u64(),
+            day["unchanged"].as_u64()
+        ),
+        (Some(1), Some(1), Some(2)),
+        "#2 retired, #5 new, #1 (named) and the release unchanged: {day}"
+    );
+    assert_eq!(day["retirements"][0]["source_id"], "acme/rocket#2", "{day}");
+    assert_eq!(day["retirements"][0]["reason"], levh_core::sync::NOT_LISTED);
+    let asked: Vec<String> = server.seen()[asked_before..]
+        .iter()
+        .map(|s| s.path().to_owned())
+        .collect();
+    assert!(
+        !asked.iter().any(|p| p.contains("/comments")),
+        "unchanged #1 is named, not fetched again: {asked:?}"
+    );
+    let left = memories(home.path());
+    let ids: Vec<&str> = left
+        .iter()
+        .map(|m| m["metadata"]["source_id"].as_str().unwrap())
+        .collect();
+    assert!(
+        !ids.contains(&"acme/rocket#2") && ids.contains(&"acme/rocket#5"),
+        "{ids:?}"
+    );
+
+    // What levh knew before the listing still has it.
+    let recalled = |known_at: Option<&str>| -> bool {
+        let mut command = levh(home.path());
+        command.args(["recall", "rollback script", "--json", "--no-reinforce"]);
+        if let Some(at) = known_at {
+            command.args(["--known-at", at]);
+        }
+        let out = ok(&mut command);
+        String::from_utf8_lossy(&out.stdout).contains("Add the rollback script")
+    };
+    assert!(!recalled(None));
+    assert!(recalled(Some("2026-03-21T00:00:00Z")));
+
+    // Nothing more to do.
+    let (again, _) = sync_at(home.path(), &server, "acme/rocket", "2026-03-21T14:00:00Z");
+    assert_eq!(
+        (again["retired"].as_u64(), again["admitted"].as_u64()),
+        (Some(0), Some(0)),
+        "{again}"
+    );
 }

@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use levh_core::sync::{FetchError, FetchFailure, Source, SourceItem, SourcePage, SyncOptions};
+use levh_core::sync::{
+    FetchError, FetchFailure, Source, SourceItem, SourceItemError, SourcePage, SyncOptions,
+};
 use levh_core::{MemoryFilter, Page};
 use serde_json::Value;
 
@@ -372,23 +374,15 @@ fn pages() -> Vec<SourcePage> {
                 item("1", &distinct_sentence(1)),
                 item("2", &distinct_sentence(2)),
             ],
-            errors: vec![],
-            skipped: vec![],
-            removed: vec![],
-            listing_started: false,
-            listing_complete: false,
             next_cursor: Some("1".into()),
             done: false,
+            ..SourcePage::default()
         },
         SourcePage {
             items: vec![item("3", &distinct_sentence(3))],
-            errors: vec![],
-            skipped: vec![],
-            removed: vec![],
-            listing_started: false,
-            listing_complete: false,
             next_cursor: None,
             done: true,
+            ..SourcePage::default()
         },
     ]
 }
@@ -901,13 +895,9 @@ fn distinct_events_of_one_source_are_not_held_as_versions_of_each_other() {
         let mut source = Scripted {
             pages: vec![SourcePage {
                 items,
-                errors: vec![],
-                skipped: vec![],
-                removed: vec![],
-                listing_started: false,
-                listing_complete: false,
                 next_cursor: None,
                 done: true,
+                ..SourcePage::default()
             }],
             fail_at: None,
             calls: 0,
@@ -1155,4 +1145,95 @@ fn a_dry_run_names_what_it_would_retire_and_a_failed_listing_retires_nothing() {
     let real = sync(home.path(), dir.path());
     assert_eq!(real["retired"], 1, "{real}");
     assert_eq!(memories(home.path()).len(), 1);
+}
+
+/// A full listing retires only when it named every item it read: an unreadable item
+/// without an id, or a page naming more than levh keeps, keeps what was not named (and a
+/// report line says how many); items named `unchanged` (without their text) are kept and
+/// counted as unchanged.
+#[test]
+fn a_listing_that_could_not_name_every_item_retires_nothing_and_says_so() {
+    let h = Harness::new();
+    let listing = |items: Vec<SourceItem>,
+                   unchanged: &[&str],
+                   errors: Vec<SourceItemError>,
+                   overflowed: bool| {
+        let mut source = Scripted {
+            pages: vec![SourcePage {
+                items,
+                errors,
+                unchanged: unchanged.iter().map(|s| (*s).to_owned()).collect(),
+                names_overflowed: overflowed,
+                listing_started: true,
+                listing_complete: true,
+                next_cursor: None,
+                done: true,
+                ..SourcePage::default()
+            }],
+            fail_at: None,
+            calls: 0,
+            key: None,
+        };
+        h.levh
+            .sync(
+                &h.scope,
+                &mut source,
+                SyncOptions::default(),
+                None,
+                &mut |_| {},
+            )
+            .unwrap()
+    };
+    let first = listing(
+        vec![
+            item("a", &distinct_sentence(1)),
+            item("b", &distinct_sentence(2)),
+        ],
+        &[],
+        vec![],
+        false,
+    );
+    assert_eq!(first.admitted, 2, "{first:?}");
+
+    let unreadable = SourceItemError {
+        source_id: None,
+        location: "result 7".into(),
+        message: "malformed".into(),
+    };
+    let unsure = listing(vec![], &["a"], vec![unreadable], false);
+    assert_eq!((unsure.retired, unsure.unchanged), (0, 1), "{unsure:?}");
+    assert!(
+        unsure.errors.iter().any(|e| e.starts_with(
+            "nothing retired: the full listing did not name 1 stored item(s), but it could not read every item"
+        )),
+        "{:?}",
+        unsure.errors
+    );
+    let overflow = listing(vec![], &["a"], vec![], true);
+    assert_eq!(overflow.retired, 0, "{overflow:?}");
+    assert!(
+        overflow
+            .errors
+            .iter()
+            .any(|e| e.contains("more items than levh keeps")),
+        "{:?}",
+        overflow.errors
+    );
+
+    // Named unchanged, nothing unsure: the one not named is retired; the other kept.
+    let sure = listing(vec![], &["a"], vec![], false);
+    assert_eq!((sure.retired, sure.unchanged), (1, 1), "{sure:?}");
+    assert_eq!(sure.retirements[0].source_id, "b");
+    let live = h
+        .levh
+        .list(
+            &h.scope,
+            MemoryFilter::default(),
+            Page {
+                limit: 10,
+                offset: 0,
+            },
+        )
+        .unwrap();
+    assert_eq!(live.len(), 1, "{live:?}");
 }

@@ -234,7 +234,9 @@ fn first_url(settings: &Settings, repo: &str, stage: Stage, cursor: &Cursor) -> 
                 "{}/repos/{repo}/issues?state=all&sort=updated&direction=asc&per_page=100",
                 settings.base_url
             );
-            if let Some(since) = cursor.since.get(repo) {
+            if cursor.full.is_none()
+                && let Some(since) = cursor.since.get(repo)
+            {
                 url.push_str(&format!("&since={since}"));
             }
             url
@@ -248,6 +250,18 @@ pub fn step(settings: &Settings, cursor: Cursor, fetch: &mut dyn Fetch) -> Resul
     let mut cursor = cursor.for_repos(&settings.repos);
     let mut items = Vec::new();
     let mut errors = Vec::new();
+    // A pass begins: a full listing when the last one is old enough (or there was none).
+    let mut begins_listing = false;
+    if cursor.at_start() && cursor.full.is_none() {
+        let now = fetch.now();
+        let due = cursor
+            .last_full
+            .is_none_or(|last| now.saturating_sub(last) >= settings.full_listing_hours * 3600);
+        if due {
+            cursor.full = Some(now);
+            begins_listing = true;
+        }
+    }
     let Some(repo) = settings.repos.get(cursor.repo).cloned() else {
         return Ok(Page {
             items,
@@ -265,6 +279,12 @@ pub fn step(settings: &Settings, cursor: Cursor, fetch: &mut dyn Fetch) -> Resul
         Ok((list, next_page)) => {
             next = next_page;
             for value in list {
+                if cursor.stage == Stage::Issues
+                    && let Some(id) = unchanged_issue(&repo, &value, &cursor)
+                {
+                    fetch.unchanged(&id);
+                    continue;
+                }
                 let converted = match cursor.stage {
                     Stage::Issues => issue_item(settings, &repo, value, fetch, &mut cursor),
                     Stage::Releases => release_item(&repo, value),
@@ -314,6 +334,10 @@ pub fn step(settings: &Settings, cursor: Cursor, fetch: &mut dyn Fetch) -> Resul
         }
     }
     let done = cursor.repo >= settings.repos.len();
+    let ends_listing = done && cursor.full.is_some();
+    if begins_listing || ends_listing {
+        fetch.listing(begins_listing, ends_listing);
+    }
     cursor.repo_name = settings.repos.get(cursor.repo).cloned();
     let next_cursor = if done { cursor.finished() } else { cursor };
     Ok(Page {
@@ -322,6 +346,16 @@ pub fn step(settings: &Settings, cursor: Cursor, fetch: &mut dyn Fetch) -> Resul
         next_cursor: Some(next_cursor.encode()),
         done,
     })
+}
+
+/// During a full listing, the id of an issue not updated since the last run's mark: it is
+/// named to the host, not fetched again with its comments.
+fn unchanged_issue(repo: &str, value: &serde_json::Value, cursor: &Cursor) -> Option<String> {
+    cursor.full?;
+    let since = cursor.since.get(repo)?;
+    let updated = value.get("updated_at")?.as_str()?;
+    let number = value.get("number")?.as_u64()?;
+    (updated < since.as_str()).then(|| format!("{repo}#{number}"))
 }
 
 /// An issue or pull request with its comments; a malformed entry is an item error.
@@ -502,10 +536,14 @@ mod tests {
     /// An answer as written in a test.
     type Written<'a> = (u16, &'a [(&'a str, &'a str)], serde_json::Value);
 
-    /// Answers from a script, in order, and records the URLs asked for.
+    /// Answers from a script, in order, and records the URLs asked for and what it told
+    /// the host of a listing.
     struct Script {
         answers: VecDeque<Answer>,
         asked: Vec<String>,
+        now: u64,
+        listing: Vec<(bool, bool)>,
+        unchanged: Vec<String>,
     }
 
     impl Script {
@@ -524,6 +562,9 @@ mod tests {
                     })
                     .collect(),
                 asked: Vec::new(),
+                now: 1_772_445_600,
+                listing: Vec::new(),
+                unchanged: Vec::new(),
             }
         }
     }
@@ -541,12 +582,25 @@ mod tests {
                 body: body.into_bytes(),
             })
         }
+
+        fn listing(&mut self, started: bool, complete: bool) {
+            self.listing.push((started, complete));
+        }
+
+        fn unchanged(&mut self, source_id: &str) {
+            self.unchanged.push(source_id.to_owned());
+        }
+
+        fn now(&self) -> u64 {
+            self.now
+        }
     }
 
     fn settings() -> Settings {
         Settings {
             repos: vec!["acme/rocket".into()],
             base_url: "https://api.example".into(),
+            full_listing_hours: 24,
         }
     }
 
@@ -662,6 +716,83 @@ mod tests {
             "{:?}",
             again.asked
         );
+    }
+
+    #[test]
+    fn a_full_listing_a_day_names_unchanged_issues_without_fetching_them() {
+        let s = settings();
+        // The first run lists everything: it begins and ends a full listing.
+        let mut first = Script::new(vec![
+            (
+                200,
+                &[],
+                serde_json::json!([
+                    issue(1, "2026-03-03T10:00:00Z", 0, false),
+                    issue(2, "2026-03-04T10:00:00Z", 0, false)
+                ]),
+            ),
+            (200, &[], serde_json::json!([])),
+        ]);
+        let page = crate::step(&s, None, &mut first).unwrap();
+        assert_eq!(page.items.len(), 2);
+        let page = crate::step(&s, page.next_cursor.as_deref(), &mut first).unwrap();
+        assert!(page.done);
+        assert_eq!(first.listing, [(true, false), (false, true)]);
+        let saved = page.next_cursor.unwrap();
+
+        // An hour later: only what changed, and no listing (nothing can be retired).
+        let mut soon = Script::new(vec![
+            (200, &[], serde_json::json!([])),
+            (200, &[], serde_json::json!([])),
+        ]);
+        soon.now = first.now + 3600;
+        let page = crate::step(&s, Some(&saved), &mut soon).unwrap();
+        let page = crate::step(&s, page.next_cursor.as_deref(), &mut soon).unwrap();
+        assert!(soon.asked[0].contains("&since=2026-03-04T10:00:00Z"));
+        assert!(soon.listing.is_empty());
+        assert_eq!(page.next_cursor.as_deref(), Some(saved.as_str()));
+
+        // A day later: every issue again, without `since`; issue 1 (unchanged) is named,
+        // not fetched; issue 2 was deleted (absent); issue 3 is new, issue 4 edited.
+        let mut later = Script::new(vec![
+            (
+                200,
+                &[],
+                serde_json::json!([
+                    issue(1, "2026-03-03T10:00:00Z", 3, false),
+                    issue(3, "2026-03-06T10:00:00Z", 0, false),
+                    issue(4, "2026-03-05T10:00:00Z", 0, false)
+                ]),
+            ),
+            (200, &[], serde_json::json!([])),
+        ]);
+        later.now = first.now + 24 * 3600;
+        let page = crate::step(&s, Some(&saved), &mut later).unwrap();
+        assert!(
+            !later.asked[0].contains("since="),
+            "a full listing asks for every issue: {}",
+            later.asked[0]
+        );
+        assert_eq!(later.unchanged, ["acme/rocket#1"]);
+        let ids: Vec<&str> = page.items.iter().map(|i| i.source_id.as_str()).collect();
+        assert_eq!(ids, ["acme/rocket#3", "acme/rocket#4"]);
+        assert_eq!(later.asked.len(), 1, "no comments fetched for issue 1");
+        let page = crate::step(&s, page.next_cursor.as_deref(), &mut later).unwrap();
+        assert!(page.done);
+        assert_eq!(later.listing, [(true, false), (false, true)]);
+        let next = Cursor::decode(page.next_cursor.as_deref().unwrap()).unwrap();
+        assert_eq!(next.last_full, Some(later.now));
+        assert_eq!(next.since["acme/rocket"], "2026-03-06T10:00:00Z");
+
+        // 0 hours: every run is a full listing.
+        let every = Settings {
+            full_listing_hours: 0,
+            ..settings()
+        };
+        let mut again = Script::new(vec![(200, &[], serde_json::json!([]))]);
+        again.now = later.now + 1;
+        crate::step(&every, page.next_cursor.as_deref(), &mut again).unwrap();
+        assert_eq!(again.listing, [(true, false)]);
     }
 
     #[test]

@@ -38,6 +38,12 @@ pub struct Cursor {
     /// Per repository: the newest `updated_at` seen by this run so far.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub seen: BTreeMap<String, String>,
+    /// This pass lists every issue (no `since`), begun at these Unix seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full: Option<u64>,
+    /// When the last full pass began (Unix seconds); none: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_full: Option<u64>,
 }
 
 impl Cursor {
@@ -65,6 +71,7 @@ impl Cursor {
         match &self.repo_name {
             Some(name) if repos.get(self.repo) != Some(name) => Self {
                 since: self.since,
+                last_full: self.last_full,
                 ..Self::default()
             },
             _ => self,
@@ -75,12 +82,21 @@ impl Cursor {
     /// high-water marks become the next run's `since`.
     pub fn finished(mut self) -> Self {
         for (repo, newest) in std::mem::take(&mut self.seen) {
-            self.since.insert(repo, newest);
+            let since = self.since.entry(repo).or_default();
+            if newest > *since {
+                *since = newest;
+            }
         }
         Self {
             since: self.since,
+            last_full: self.full.or(self.last_full),
             ..Self::default()
         }
+    }
+
+    /// At the start of a pass (first repository, its issues, first page).
+    pub fn at_start(&self) -> bool {
+        self.repo == 0 && self.stage == Stage::Issues && self.next.is_none()
     }
 }
 

@@ -14,10 +14,25 @@ use levh_connector_sdk::{Error, Page};
 
 pub use cursor::Cursor;
 
-/// Sends a GET. The component's is `levh_connector_sdk::http::get`.
+/// Sends a GET, and tells the host about a full listing. The component's are
+/// `levh_connector_sdk::http::get` and the SDK's listing imports.
 pub trait Fetch {
     /// GETs `url` with these headers.
     fn get(&mut self, url: &str, headers: &[(&str, &str)]) -> Result<Response, HttpError>;
+
+    /// This call began (`started`) or ended (`complete`) a full listing of every
+    /// configured repository.
+    fn listing(&mut self, _started: bool, _complete: bool) {}
+
+    /// An issue the full listing found unchanged since the last run (named, not fetched).
+    fn unchanged(&mut self, _source_id: &str) {}
+
+    /// Unix seconds now.
+    fn now(&self) -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
 }
 
 /// Settings of one run.
@@ -27,7 +42,14 @@ pub struct Settings {
     pub repos: Vec<String>,
     /// The API root, without a trailing slash.
     pub base_url: String,
+    /// Hours between full listings (every issue named, so what was deleted or transferred
+    /// is retired); 0: every run. Runs in between ask only for what changed.
+    pub full_listing_hours: u64,
 }
+
+/// A day: deletions and transfers are rare, and a full listing costs one request per 100
+/// issues (unchanged ones are named, not fetched with their comments).
+pub const DEFAULT_FULL_LISTING_HOURS: u64 = 24;
 
 /// The public API; GitHub Enterprise and tests set another.
 pub const DEFAULT_BASE_URL: &str = "https://api.github.com";
@@ -62,7 +84,13 @@ impl Settings {
                 "`base_url`: {base_url:?} is not an http(s) URL"
             )));
         }
-        Ok(Self { repos, base_url })
+        let full_listing_hours =
+            levh_connector_sdk::integer(config, "full_listing_hours", DEFAULT_FULL_LISTING_HOURS)?;
+        Ok(Self {
+            repos,
+            base_url,
+            full_listing_hours,
+        })
     }
 }
 
@@ -97,6 +125,14 @@ mod component {
         fn get(&mut self, url: &str, headers: &[(&str, &str)]) -> Result<Response, HttpError> {
             levh_connector_sdk::http::get(url, headers)
         }
+
+        fn listing(&mut self, started: bool, complete: bool) {
+            levh_connector_sdk::full_listing(started, complete);
+        }
+
+        fn unchanged(&mut self, source_id: &str) {
+            levh_connector_sdk::unchanged(source_id);
+        }
     }
 
     use levh_connector_sdk::setting as key;
@@ -124,6 +160,13 @@ mod component {
                         false,
                         Some(super::DEFAULT_BASE_URL),
                         "The API root (GitHub Enterprise: https://HOST/api/v3).",
+                    ),
+                    key(
+                        "full_listing_hours",
+                        ConfigType::Integer,
+                        false,
+                        Some("24"),
+                        "Hours between full listings, which retire deleted and transferred issues (0: every run).",
                     ),
                 ],
                 // The host of `base_url`: api.github.com unless set otherwise.

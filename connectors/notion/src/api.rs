@@ -39,6 +39,16 @@ pub trait Transport {
     fn log(&mut self, message: &str);
     /// Tells the host an item is gone from Notion (its memory is retired).
     fn removed(&mut self, source_id: &str, reason: &str);
+    /// Tells the host this call began (`started`) or ended (`complete`) a full listing.
+    fn listing(&mut self, started: bool, complete: bool);
+    /// Tells the host a page is still there, not edited since the last run.
+    fn unchanged(&mut self, source_id: &str);
+    /// Unix seconds now (wall clock).
+    fn now(&self) -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
 }
 
 /// Why a request did not give an answer to use.
@@ -327,6 +337,11 @@ pub mod fake {
         pub logs: Vec<String>,
         /// What the connector reported gone, with why.
         pub removed: Vec<(String, String)>,
+        /// What it told of full listings (began, ended), and pages named unchanged.
+        pub listing: Vec<(bool, bool)>,
+        pub unchanged: Vec<String>,
+        /// The wall clock, Unix seconds.
+        pub wall: u64,
         pub now: Duration,
         /// Added to the clock per request.
         pub per_request: Duration,
@@ -341,6 +356,9 @@ pub mod fake {
                 slept: Vec::new(),
                 logs: Vec::new(),
                 removed: Vec::new(),
+                listing: Vec::new(),
+                unchanged: Vec::new(),
+                wall: 1_772_445_600,
                 now: Duration::ZERO,
                 per_request: Duration::ZERO,
                 queue: VecDeque::new(),
@@ -403,6 +421,18 @@ pub mod fake {
 
         fn removed(&mut self, source_id: &str, reason: &str) {
             self.removed.push((source_id.into(), reason.into()));
+        }
+
+        fn listing(&mut self, started: bool, complete: bool) {
+            self.listing.push((started, complete));
+        }
+
+        fn unchanged(&mut self, source_id: &str) {
+            self.unchanged.push(source_id.into());
+        }
+
+        fn now(&self) -> u64 {
+            self.wall
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct Cursor {
     /// The database being read, when a run is under way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass: Option<Pass>,
+    /// When the last full listing began (Unix seconds); none: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_full: Option<u64>,
 }
 
 impl Default for Cursor {
@@ -31,6 +34,7 @@ impl Default for Cursor {
             v: VERSION,
             marks: BTreeMap::new(),
             pass: None,
+            last_full: None,
         }
     }
 }
@@ -54,6 +58,10 @@ pub struct Pass {
     /// the middle of one; the next call asks for the same page and skips these).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<String>,
+    /// This run lists every page of every database (no filter; pages not edited since
+    /// `since` are named, not read), begun at these Unix seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full: Option<u64>,
 }
 
 impl Pass {
@@ -65,6 +73,7 @@ impl Pass {
             since: marks.get(db).cloned(),
             start: None,
             skip: Vec::new(),
+            full: None,
         }
     }
 }
@@ -132,6 +141,7 @@ mod tests {
             since: Some("2026-01-01T00:00:00.000Z".into()),
             start: Some("4f1c-cursor".into()),
             skip: vec!["page-a".into()],
+            full: Some(1_772_445_600),
         });
         let text = cursor.encode();
         assert_eq!(Cursor::decode(&text).unwrap(), cursor);

@@ -54,6 +54,14 @@ mod component {
         fn removed(&mut self, source_id: &str, reason: &str) {
             levh_connector_sdk::removed(source_id, reason);
         }
+
+        fn listing(&mut self, started: bool, complete: bool) {
+            levh_connector_sdk::full_listing(started, complete);
+        }
+
+        fn unchanged(&mut self, source_id: &str) {
+            levh_connector_sdk::unchanged(source_id);
+        }
     }
 
     impl Guest for Notion {

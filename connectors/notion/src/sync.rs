@@ -23,6 +23,9 @@ pub const TIME_BUDGET: Duration = Duration::from_secs(20);
 pub const MAX_DEPTH: usize = 3;
 /// Children requests per page: a very long page is cut there.
 pub const MAX_BLOCK_REQUESTS: usize = 30;
+/// A day between full listings: one query request per 100 pages (pages not edited since
+/// are named, not read), so deleted pages leave within a day.
+pub const DEFAULT_FULL_LISTING_HOURS: u64 = 24;
 
 /// The manifest: the config keys and the one host it asks for (the host of `base_url`).
 pub fn manifest() -> Manifest {
@@ -49,6 +52,15 @@ pub fn manifest() -> Manifest {
                 required: false,
                 default_value: Some(DEFAULT_BASE_URL.into()),
             },
+            ConfigKey {
+                name: "full_listing_hours".into(),
+                value_type: ConfigType::Integer,
+                help: "Hours between full listings, which retire pages deleted from a database \
+                       (0: every run); runs in between read only what was edited."
+                    .into(),
+                required: false,
+                default_value: Some(DEFAULT_FULL_LISTING_HOURS.to_string()),
+            },
         ],
         capabilities: vec![Capability::HttpHost("base_url".into())],
     }
@@ -61,6 +73,8 @@ pub struct Settings {
     pub base: String,
     /// Database ids, in order, each once.
     pub databases: Vec<String>,
+    /// Hours between full listings; 0: every run.
+    pub full_listing_hours: u64,
 }
 
 /// A database id from what a person pasted: an id (with or without dashes) or a Notion
@@ -127,7 +141,13 @@ pub fn settings(config: &Config) -> Result<Settings, Error> {
             "`base_url` {base:?} is not an http(s) URL"
         )));
     }
-    Ok(Settings { base, databases })
+    let full_listing_hours =
+        levh_connector_sdk::integer(config, "full_listing_hours", DEFAULT_FULL_LISTING_HOURS)?;
+    Ok(Settings {
+        base,
+        databases,
+        full_listing_hours,
+    })
 }
 
 /// The body of a database query.
@@ -136,7 +156,9 @@ pub fn query_body(pass: &Pass) -> Value {
         "page_size": PAGE_SIZE,
         "sorts": [{ "timestamp": "last_edited_time", "direction": "ascending" }],
     });
-    if let Some(since) = &pass.since {
+    if pass.full.is_none()
+        && let Some(since) = &pass.since
+    {
         body["filter"] = json!({
             "timestamp": "last_edited_time",
             "last_edited_time": { "on_or_after": since },
@@ -226,6 +248,17 @@ pub fn run<T: Transport + ?Sized>(
         }
     };
     let mut pass = state.current_pass(&settings.databases);
+    // A run begins: a full listing when the last one is old enough (or there was none).
+    if state.pass.is_none() {
+        let now = transport.now();
+        let due = state.last_full.is_none_or(|last| {
+            now.saturating_sub(last) >= settings.full_listing_hours.saturating_mul(3600)
+        });
+        if due {
+            pass.full = Some(now);
+            transport.listing(true, false);
+        }
+    }
     let db = pass.db.clone();
     let mut client = Client {
         transport,
@@ -247,7 +280,14 @@ pub fn run<T: Transport + ?Sized>(
                 location: db.clone(),
                 message: format!("cannot query this database: {message}"),
             });
-            return Ok(next_database(state, &pass, settings, items, errors));
+            return Ok(next_database(
+                client.transport,
+                state,
+                &pass,
+                settings,
+                items,
+                errors,
+            ));
         }
     };
     let Some(results) = list.get("results").and_then(Value::as_array) else {
@@ -272,6 +312,15 @@ pub fn run<T: Transport + ?Sized>(
         let location = id
             .clone()
             .unwrap_or_else(|| format!("{db} result {}", n + 1));
+        // In a full listing, a page not edited since the last run is named, not read.
+        if let (Some(id), Some(since), Some(_)) = (id.as_deref(), &pass.since, pass.full)
+            && page::gone(result).is_none()
+            && page::edited(result).is_some_and(|edited| edited < since.as_str())
+        {
+            client.transport.unchanged(id);
+            done_here.push(id.to_owned());
+            continue;
+        }
         // An archived (or trashed) page is gone from the database: its memory is retired.
         if let (Some(id), Some(why)) = (id.as_deref(), page::gone(result)) {
             client.transport.removed(id, why);
@@ -327,7 +376,14 @@ pub fn run<T: Transport + ?Sized>(
                 done: false,
             })
         }
-        _ => Ok(next_database(state, &pass, settings, items, errors)),
+        _ => Ok(next_database(
+            client.transport,
+            state,
+            &pass,
+            settings,
+            items,
+            errors,
+        )),
     }
 }
 
@@ -349,8 +405,10 @@ fn partial(
     }
 }
 
-/// A page that ends a database: the next one next, or the run is done.
-fn next_database(
+/// A page that ends a database: the next one next, or the run is done (and a full
+/// listing with it).
+fn next_database<T: Transport + ?Sized>(
+    transport: &mut T,
     mut state: Cursor,
     pass: &Pass,
     settings: &Settings,
@@ -359,7 +417,14 @@ fn next_database(
 ) -> Page {
     let next = pass.index + 1;
     let done = next >= settings.databases.len();
-    state.pass = (!done).then(|| Pass::begin(next, &settings.databases[next], &state.marks));
+    state.pass = (!done).then(|| Pass {
+        full: pass.full,
+        ..Pass::begin(next, &settings.databases[next], &state.marks)
+    });
+    if done && let Some(began) = pass.full {
+        transport.listing(false, true);
+        state.last_full = Some(began);
+    }
     Page {
         items,
         errors,
@@ -569,6 +634,75 @@ mod tests {
         // The mark moves past them: the next run does not report them again.
         let last = Cursor::decode(pages.last().unwrap().next_cursor.as_deref().unwrap()).unwrap();
         assert_eq!(last.marks["db1"], "2026-03-05T10:00:00.000Z");
+    }
+
+    #[test]
+    fn a_full_listing_a_day_names_unedited_pages_without_reading_them() {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        let database = Rc::new(RefCell::new(vec![
+            notion_page("a", "Alpha", "2026-03-01T10:00:00.000Z"),
+            notion_page("b", "Beta", "2026-03-02T10:00:00.000Z"),
+        ]));
+        let served = Rc::clone(&database);
+        let mut fake = Fake::new(move |sent: &Sent| {
+            Ok(if sent.url.ends_with("/query") {
+                reply(200, list(served.borrow().clone(), None))
+            } else {
+                reply(200, list(vec![paragraph("text")], None))
+            })
+        });
+        let s = settings_for("db1");
+        let first = drain(&mut fake, &s, None);
+        assert_eq!(
+            fake.listing,
+            [(true, false), (false, true)],
+            "a first run lists all"
+        );
+        let saved = first.last().unwrap().next_cursor.clone();
+
+        // Page b deleted outright (not archived), c added.
+        *database.borrow_mut() = vec![
+            notion_page("a", "Alpha", "2026-03-01T10:00:00.000Z"),
+            notion_page("c", "Gamma", "2026-03-03T10:00:00.000Z"),
+        ];
+        // An hour later: only edits, no listing.
+        fake.listing.clear();
+        fake.sent.clear();
+        fake.wall += 3600;
+        let soon = drain(&mut fake, &s, saved.clone());
+        assert!(fake.listing.is_empty());
+        assert!(body(&fake.sent[0])["filter"].is_object());
+        assert_eq!(
+            soon[0].items.len(),
+            2,
+            "a and c come back through the filter here"
+        );
+
+        // A day after the first: every page, unedited ones named without their blocks.
+        fake.listing.clear();
+        fake.sent.clear();
+        fake.wall += 24 * 3600;
+        let cursor = soon.last().unwrap().next_cursor.clone();
+        let mut marked = Cursor::decode(cursor.as_deref().unwrap()).unwrap();
+        marked.raise_mark("db1", "2026-03-02T12:00:00.000Z");
+        let later = drain(&mut fake, &s, Some(marked.encode()));
+        assert_eq!(fake.listing, [(true, false), (false, true)]);
+        assert!(body(&fake.sent[0]).get("filter").is_none(), "no filter");
+        assert_eq!(fake.unchanged, ["a"]);
+        let ids: Vec<&str> = later[0]
+            .items
+            .iter()
+            .map(|i| i.source_id.as_str())
+            .collect();
+        assert_eq!(ids, ["c"]);
+        assert!(
+            !fake.sent.iter().any(|s| s.url.contains("/blocks/a/")),
+            "page a's blocks are not read again"
+        );
+        let next = Cursor::decode(later[0].next_cursor.as_deref().unwrap()).unwrap();
+        assert_eq!(next.last_full, Some(fake.wall));
+        assert!(next.pass.is_none());
     }
 
     #[test]

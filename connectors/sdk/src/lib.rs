@@ -29,7 +29,7 @@ pub mod bindings {
 }
 
 pub use bindings::levh::plugin::host::{
-    Level, listing_complete, listing_started, log, removed, skipped,
+    Level, listing_complete, listing_started, log, removed, skipped, unchanged,
 };
 pub use bindings::levh::plugin::types::{
     Capability, Config, ConfigKey, ConfigType, Error, Item, ItemError, Manifest, Page, Person,
@@ -84,8 +84,10 @@ pub fn integer(config: &Config, key: &str, default: u64) -> Result<u64, Error> {
 /// Marks a page of a full listing: `first` when this call began walking the whole source
 /// (no cursor), `last` when the walk ended (`done`). The host then retires whatever it
 /// stored from this connector and configuration that the walk did not name — as an
-/// item, an item error or a skipped item. A connector whose pages are only what changed
-/// since a cursor does not call this; it reports what it knows is gone with [`removed`].
+/// item, an item error, a skipped item or an [`unchanged`] one (an API connector names
+/// what has not changed since its cursor that way, without fetching it again). A
+/// connector whose pages are only what changed since a cursor does not call this; it
+/// reports what it knows is gone with [`removed`].
 pub fn full_listing(first: bool, last: bool) {
     if first {
         listing_started();

@@ -86,6 +86,12 @@ pub struct SourcePage {
     pub skipped: Vec<SourceSkip>,
     /// Items the source no longer holds: their memories are retired.
     pub removed: Vec<SourceRemoval>,
+    /// Items the source still holds, unchanged since the cursor: named in a full listing
+    /// without their text (so an API connector lists cheaply what it already sent).
+    pub unchanged: Vec<String>,
+    /// The page named more items (skipped, unchanged) than the host keeps for one call:
+    /// a listing it belongs to is not complete.
+    pub names_overflowed: bool,
     /// A full listing of the source begins with this page: whatever it and the pages up to
     /// the one marked `listing_complete` name is all the source holds.
     pub listing_started: bool,

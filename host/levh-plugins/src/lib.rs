@@ -105,6 +105,10 @@ pub struct SyncPage {
     pub skipped: Vec<SkippedItem>,
     /// Items the source no longer holds (the host's `removed` import, API 0.1.2).
     pub removed: Vec<SkippedItem>,
+    /// Items still at the source, unchanged (the host's `unchanged` import, API 0.1.2).
+    pub unchanged: Vec<String>,
+    /// The call named more skipped or unchanged items than the host keeps.
+    pub names_overflowed: bool,
     /// The connector began a full listing of its source on this page (API 0.1.2).
     pub listing_started: bool,
     /// The full listing the connector began in this run ended on this page (API 0.1.2).
@@ -533,6 +537,8 @@ impl PluginHost {
                     let state = store.data_mut();
                     page.skipped = std::mem::take(&mut state.skipped);
                     page.removed = std::mem::take(&mut state.removed);
+                    page.unchanged = std::mem::take(&mut state.unchanged);
+                    page.names_overflowed = state.names_overflowed;
                     page.listing_started = state.listing_started;
                     page.listing_complete = state.listing_complete;
                     Ok(page)

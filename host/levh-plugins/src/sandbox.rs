@@ -59,6 +59,10 @@ pub(crate) struct PluginState {
     pub(crate) skipped: Vec<crate::SkippedItem>,
     /// What the guest reported through `removed` during this call.
     pub(crate) removed: Vec<crate::SkippedItem>,
+    /// What the guest reported through `unchanged` during this call.
+    pub(crate) unchanged: Vec<String>,
+    /// The guest named more skipped or unchanged items than are kept.
+    pub(crate) names_overflowed: bool,
     /// Whether the guest called `listing-started` / `listing-complete` during this call.
     pub(crate) listing_started: bool,
     pub(crate) listing_complete: bool,
@@ -105,6 +109,8 @@ impl PluginState {
             log_lines: 0,
             skipped: Vec::new(),
             removed: Vec::new(),
+            unchanged: Vec::new(),
+            names_overflowed: false,
             listing_started: false,
             listing_complete: false,
             http_ctx: WasiHttpCtx::new(),
@@ -146,6 +152,16 @@ impl host::Host for PluginState {
                 source_id: source_id.chars().take(1_000).collect(),
                 reason: reason.chars().take(2_000).collect(),
             });
+        } else {
+            self.names_overflowed = true;
+        }
+    }
+
+    fn unchanged(&mut self, source_id: String) {
+        if self.unchanged.len() < SKIPPED_PER_CALL {
+            self.unchanged.push(source_id.chars().take(1_000).collect());
+        } else {
+            self.names_overflowed = true;
         }
     }
 

@@ -193,6 +193,8 @@ pub(crate) fn convert(page: SyncPage) -> SourcePage {
                 reason: r.reason,
             })
             .collect(),
+        unchanged: page.unchanged,
+        names_overflowed: page.names_overflowed,
         listing_started: page.listing_started,
         listing_complete: page.listing_complete,
         next_cursor: page.next_cursor,
@@ -249,6 +251,8 @@ mod tests {
             errors: Vec::new(),
             skipped: Vec::new(),
             removed: Vec::new(),
+            unchanged: Vec::new(),
+            names_overflowed: false,
             listing_started: false,
             listing_complete: false,
             next_cursor: None,

@@ -57,14 +57,18 @@ impl Levh {
             };
             report.pages += 1;
             report.fetched += page.items.len() as u64;
+            // Named unchanged without their text: counted as the unchanged items they are.
+            report.unchanged += page.unchanged.len() as u64;
             if page.listing_started {
                 retiring.listing = Some(HashSet::new());
                 retiring.complete = false;
                 retiring.unnamed_errors = false;
+                retiring.names_overflowed = false;
             }
             // An item that could not be read and names no id may be one the listing would
             // otherwise retire.
             retiring.unnamed_errors |= page.errors.iter().any(|e| e.source_id.is_none());
+            retiring.names_overflowed |= page.names_overflowed;
             // Every item the page names, read or not: a full listing keeps them all.
             let named: Vec<String> = page
                 .items
@@ -72,6 +76,7 @@ impl Levh {
                 .map(|item| item.source_id.as_str())
                 .chain(page.errors.iter().filter_map(|e| e.source_id.as_deref()))
                 .chain(page.skipped.iter().map(|skip| skip.source_id.as_str()))
+                .chain(page.unchanged.iter().map(String::as_str))
                 .map(gate::secrets::kept_source_id)
                 .collect();
             for error in &page.errors {
@@ -178,15 +183,9 @@ impl Levh {
             cursor = page.next_cursor;
         }
         // A complete listing that ran to its end: what it did not name is gone. A failed
-        // run may have missed pages, so it retires nothing.
-        if retiring.complete && retiring.unnamed_errors {
-            note(
-                &mut report,
-                "nothing retired: the full listing could not read every item (see the lines \
-                 above), so what it did not name may still be at the source"
-                    .into(),
-            );
-        } else if failure.is_none()
+        // run may have missed pages, so it retires nothing; nor does a listing that could
+        // not name every item it read.
+        if failure.is_none()
             && retiring.complete
             && let Some(listed) = retiring.listing.take()
         {
@@ -200,14 +199,35 @@ impl Levh {
                     reason: NOT_LISTED.to_owned(),
                 })
                 .collect();
-            self.retire(
-                scope,
-                &connector,
-                gone,
-                options.dry_run,
-                &mut report,
-                &mut retiring,
-            )?;
+            let unsure = if retiring.unnamed_errors {
+                Some("it could not read every item (see the lines above)")
+            } else if retiring.names_overflowed {
+                Some(
+                    "a page named more items than levh keeps for one call (10,000 skipped or \
+                     unchanged)",
+                )
+            } else {
+                None
+            };
+            match unsure {
+                Some(why) if !gone.is_empty() => note(
+                    &mut report,
+                    format!(
+                        "nothing retired: the full listing did not name {} stored item(s), but \
+                         {why}, so they may still be at the source",
+                        gone.len()
+                    ),
+                ),
+                Some(_) => {}
+                None => self.retire(
+                    scope,
+                    &connector,
+                    gone,
+                    options.dry_run,
+                    &mut report,
+                    &mut retiring,
+                )?,
+            }
         }
         if !options.dry_run {
             self.rejudge(scope, &connector, &mut retiring, &mut report)?;
@@ -847,6 +867,8 @@ struct Retiring {
     complete: bool,
     /// An item of the listing could not be read and named no id.
     unnamed_errors: bool,
+    /// A page of the listing named more items than the host keeps for one call.
+    names_overflowed: bool,
     /// Memories retired by this run.
     memories: HashSet<MemoryId>,
     /// Items of the listing held or refused as like a memory (see [`Levh::rejudge`]).

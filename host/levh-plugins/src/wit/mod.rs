@@ -155,6 +155,8 @@ impl From<wit::Page> for SyncPage {
                 .collect(),
             skipped: Vec::new(),
             removed: Vec::new(),
+            unchanged: Vec::new(),
+            names_overflowed: false,
             listing_started: false,
             listing_complete: false,
             errors: p
