@@ -632,3 +632,77 @@ fn a_page_archived_in_notion_is_retired_at_the_next_sync() {
         "{third}"
     );
 }
+
+/// A page deleted outright (gone from every query, never seen archived) is retired by
+/// the full listing (`full_listing_hours=0`: every run); pages not edited since are named
+/// without reading their blocks again; a third sync changes nothing.
+#[test]
+fn a_page_deleted_from_notion_is_retired_by_the_full_listing() {
+    let deleted = Arc::new(AtomicBool::new(false));
+    let flag = deleted.clone();
+    let server = ApiServer::start(move |seen: &Seen| {
+        if flag.load(Ordering::SeqCst) && seen.path() == format!("/v1/databases/{DB}/query") {
+            assert!(
+                body(seen).get("filter").is_none(),
+                "a full listing has no filter"
+            );
+            let left: Vec<Value> = pages().into_iter().filter(|p| p["id"] != HIRING).collect();
+            return Reply::json(list(left, None, "page_or_database"));
+        }
+        notion(seen)
+    });
+    let home = home_for(&server);
+    let run = || {
+        let out = levh(home.path())
+            .args([
+                "sync",
+                "notion",
+                "--json",
+                "-c",
+                "full_listing_hours=0",
+                "-c",
+            ])
+            .arg(format!("base_url={}", server.base))
+            .args(["-c", &format!("database_ids={DB}")])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let first = run();
+    assert_eq!(first["admitted"], 3, "{first}");
+    deleted.store(true, Ordering::SeqCst);
+    let before = server.seen().len();
+    let second = run();
+    assert_eq!(
+        (
+            second["retired"].as_u64(),
+            second["unchanged"].as_u64(),
+            second["admitted"].as_u64()
+        ),
+        (Some(1), Some(2), Some(0)),
+        "{second}"
+    );
+    assert_eq!(second["retirements"][0]["source_id"], HIRING, "{second}");
+    let blocks_read = server.seen()[before..]
+        .iter()
+        .filter(|s| s.path().starts_with("/v1/blocks/"))
+        .count();
+    assert!(
+        blocks_read <= 1,
+        "only the newest page is read again: {blocks_read}"
+    );
+    let left = memories(home.path());
+    assert_eq!(left.len(), 2);
+    assert!(left.iter().all(|m| m["metadata"]["source_id"] != HIRING));
+    let third = run();
+    assert_eq!(
+        (third["retired"].as_u64(), third["admitted"].as_u64()),
+        (Some(0), Some(0)),
+        "{third}"
+    );
+}

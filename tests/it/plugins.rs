@@ -222,6 +222,32 @@ fn reading_outside_the_grant_is_refused_every_way() {
     assert!(!text.contains("SECRET"));
 }
 
+/// Through the SDK's reader, each way out of the grant is the typed `denied` naming its
+/// path (not the sandbox's errno text), and reaches the host as a denial.
+#[test]
+fn the_sdks_reader_types_every_read_outside_the_grant_as_denied() {
+    let sandbox = sandbox();
+    let err = run(&host(tight()), "read-outside-sdk", &sandbox).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(
+            err,
+            PluginError::Guest {
+                kind: levh_plugins::GuestErrorKind::Denied,
+                ..
+            }
+        ),
+        "{text}"
+    );
+    for path in ["/etc/passwd", "/../outside.txt", "/link-out/outside.txt"] {
+        assert!(
+            text.contains(&format!("{path}: outside the directories levh granted")),
+            "{path}: {text}"
+        );
+    }
+    assert!(!text.contains("SECRET"));
+}
+
 #[test]
 fn writing_is_refused_even_inside_the_grant() {
     let sandbox = sandbox();

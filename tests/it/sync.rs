@@ -532,11 +532,21 @@ fn a_third_party_connector_from_the_template_builds_installs_and_syncs() {
         );
     }
 
-    // Built as its author would, with the machine's cargo (a target dir shared across runs).
-    let mut build =
-        crate::support::guest_cargo(&crate_dir, &["--target", "wasm32-wasip2", "--release"]);
+    // Built as its author would, with the machine's cargo (a target dir shared across runs),
+    // at the versions the crate's Cargo.lock pins: `--locked` fails if the embedded lock no
+    // longer matches the SDK's dependencies.
+    let lock = std::fs::read_to_string(crate_dir.join("Cargo.lock")).unwrap();
+    assert!(lock.contains("name = \"team-notes\""), "{lock}");
+    let mut build = crate::support::guest_cargo(
+        &crate_dir,
+        &["--target", "wasm32-wasip2", "--release", "--locked"],
+    );
     build.env("CARGO_TARGET_DIR", &target);
-    assert!(build.status().unwrap().success(), "the template must build");
+    assert!(
+        build.status().unwrap().success(),
+        "the template must build with its Cargo.lock (after a change to the SDK's \
+         dependencies, run scripts/connector-template-lock.sh)"
+    );
     let wasm = target.join("wasm32-wasip2/release/team_notes.wasm");
 
     let refused = levh(home.path())
@@ -1236,4 +1246,54 @@ fn a_listing_that_could_not_name_every_item_retires_nothing_and_says_so() {
         )
         .unwrap();
     assert_eq!(live.len(), 1, "{live:?}");
+}
+
+/// An item whose time alone changed at its source (an event moved to another day with the
+/// same text) is a change: its memory's `valid_from` moves, the report counts an update,
+/// and the next sync of the same item changes nothing.
+#[test]
+fn an_item_whose_time_alone_changed_is_updated() {
+    let h = Harness::new();
+    let once = |at: &str| {
+        let mut moved = item("standup", &distinct_sentence(4));
+        moved.occurred_at = Some(at.parse().unwrap());
+        let mut source = Scripted {
+            pages: vec![SourcePage {
+                items: vec![moved],
+                next_cursor: None,
+                done: true,
+                ..SourcePage::default()
+            }],
+            fail_at: None,
+            calls: 0,
+            key: None,
+        };
+        h.levh
+            .sync(
+                &h.scope,
+                &mut source,
+                SyncOptions::default(),
+                None,
+                &mut |_| {},
+            )
+            .unwrap()
+    };
+    assert_eq!(once("2026-03-02T09:00:00Z").admitted, 1);
+    let moved = once("2026-03-09T09:00:00Z");
+    assert_eq!((moved.updated, moved.unchanged), (1, 0), "{moved:?}");
+    let stored = h
+        .levh
+        .list(
+            &h.scope,
+            MemoryFilter::default(),
+            Page {
+                limit: 10,
+                offset: 0,
+            },
+        )
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].valid_from.to_string(), "2026-03-09T09:00:00Z");
+    let again = once("2026-03-09T09:00:00Z");
+    assert_eq!((again.updated, again.unchanged), (0, 1), "{again:?}");
 }

@@ -118,6 +118,64 @@ pub fn stable_id(parts: &[&str]) -> String {
         .join("/")
 }
 
+/// Reads a file in a directory the host granted. A path outside every granted directory
+/// (absolute elsewhere, `..` past the grant, a link out of it) is the typed `denied`
+/// error naming the path, as the host reports a refused host — not the sandbox's errno
+/// text; anything else is `failed` with the path.
+pub fn read_file(path: impl AsRef<std::path::Path>) -> Result<Vec<u8>, Error> {
+    let path = path.as_ref();
+    std::fs::read(path).map_err(|e| file_error(path, &e))
+}
+
+/// The connector error for a failed file operation on `path` (see [`read_file`]).
+pub fn file_error(path: &std::path::Path, error: &std::io::Error) -> Error {
+    if outside_the_grant(path, error) {
+        Error::Denied(format!(
+            "read {}: outside the directories levh granted to this connector (`levh connector grant ID DIR` grants another)",
+            path.display()
+        ))
+    } else {
+        Error::Failed(format!("{}: {error}", path.display()))
+    }
+}
+
+/// Whether the sandbox refused `path`. WASI says "not permitted" (a `..` or a link past a
+/// granted directory) or "capabilities insufficient"; for a path under no granted
+/// directory at all it says only "no such file" — told apart from a file missing inside a
+/// grant by whether any folder above the path (`..` resolved as written) can be seen.
+fn outside_the_grant(path: &std::path::Path, error: &std::io::Error) -> bool {
+    /// WASI's `ENOTCAPABLE` and `EPERM` (wasi-libc's numbering).
+    const NOT_CAPABLE: i32 = 76;
+    const NOT_PERMITTED: i32 = 63;
+    if error.kind() == std::io::ErrorKind::PermissionDenied {
+        return true;
+    }
+    if !cfg!(target_os = "wasi") {
+        return false;
+    }
+    if matches!(error.raw_os_error(), Some(NOT_CAPABLE | NOT_PERMITTED)) {
+        return true;
+    }
+    if error.kind() != std::io::ErrorKind::NotFound {
+        return false;
+    }
+    let mut written = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                written.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => written.push(other),
+        }
+    }
+    !written
+        .ancestors()
+        .skip(1)
+        .filter(|folder| folder.parent().is_some())
+        .any(|folder| folder.is_dir())
+}
+
 /// Logs through the host, which tags the line with the plugin's id.
 pub fn info(message: &str) {
     log(Level::Info, message);

@@ -651,6 +651,21 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         actor: &Actor,
     ) -> Result<bool, StoreError>;
 
+    /// Moves a memory's `valid_from` (a synced item whose time changed at its source),
+    /// logging `event` with `detail`. False when there is no such live memory, or its
+    /// `valid_to` is not after the new time.
+    #[allow(clippy::too_many_arguments)]
+    fn set_valid_from(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        valid_from: Timestamp,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
+
     /// Replaces a memory's content (and everything derived from it: hash, vector, keys,
     /// full-text entry), logging `event` with `detail`. False when there is no such memory.
     #[allow(clippy::too_many_arguments)]

@@ -329,6 +329,23 @@ impl Store for SqliteStore {
         Ok(reads::contents(self, workspace)?)
     }
 
+    fn set_valid_from(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        valid_from: Timestamp,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(
+            self.change_memory(workspace, id, event, detail, now, actor, |tx| {
+                writes::set_valid_from(tx, workspace, id, valid_from, now)
+            })?,
+        )
+    }
+
     fn replace_fields(
         &self,
         workspace: &Workspace,

@@ -501,6 +501,26 @@ pub(crate) fn replace_fields(
     )? > 0)
 }
 
+/// Moves a live memory's `valid_from`, when its `valid_to` (if any) stays after it.
+pub(crate) fn set_valid_from(
+    tx: &Connection,
+    workspace: &Workspace,
+    id: MemoryId,
+    valid_from: Timestamp,
+    now: Timestamp,
+) -> Result<bool, SqliteStoreError> {
+    Ok(tx.execute(
+        "UPDATE memories SET valid_from = ?3, updated_at = ?4
+             WHERE workspace = ?1 AND id = ?2 AND (valid_to IS NULL OR valid_to > ?3)",
+        params![
+            workspace.as_str(),
+            id.to_string(),
+            micros(valid_from),
+            micros(now)
+        ],
+    )? > 0)
+}
+
 /// Writes memories' new vectors, each only if the memory still has the content it was
 /// embedded from: an edit meanwhile brought its own vector. Returns how many were written.
 pub(crate) fn set_embeddings(

@@ -273,8 +273,9 @@ impl Levh {
         } else {
             format!("{title}\n\n{body}")
         };
-        // The hash is of the whole item, so a change past the cut is still a change.
-        let hash = text::content_hash(&content);
+        // The hash is of the whole item — its text past the cut, and its time — so an
+        // event moved to another day is a change even when its text is not.
+        let hash = item_hash(&content, item.occurred_at);
         let (content, truncated) = fit(
             content,
             self.config.gate.max_chars,
@@ -287,18 +288,73 @@ impl Levh {
             return Ok(SyncStep::Done(SyncedOutcome::just(ItemOutcome::Unchanged)));
         }
         let now = self.clock.now();
-        if let Some(memory_id) = known.as_ref().and_then(|k| k.memory_id)
-            && self.store.get(&scope.workspace, memory_id)?.is_some()
+        if let Some(known) = &known
+            && let Some(memory_id) = known.memory_id
+            && let Some(memory) = self.store.get(&scope.workspace, memory_id)?
         {
+            let moved = item.occurred_at.filter(|at| *at != memory.valid_from);
+            // The same text as when it was stored (with the time it had then, or before
+            // item times were hashed): only its time may have changed.
+            let same_text = known.content_hash == item_hash(&content, Some(memory.valid_from))
+                || known.content_hash == text::content_hash(&content);
             if dry_run.is_some() {
-                return Ok(SyncStep::Done(SyncedOutcome::just(ItemOutcome::Update)));
+                let outcome = if same_text && moved.is_none() {
+                    ItemOutcome::Unchanged
+                } else {
+                    ItemOutcome::Update
+                };
+                return Ok(SyncStep::Done(SyncedOutcome::just(outcome)));
             }
-            // The changed item passes the gate like any update: a duplicate of another
-            // memory is rejected, one close to another is held for a person.
-            let update = self.update_content_from(scope, memory_id, &content, Some(connector))?;
-            let verdict = match update.verdict {
-                Verdict::Admit | Verdict::Redact => ItemOutcome::Update,
-                ref other => ItemOutcome::of(other),
+            let (verdict, update) = if same_text {
+                (
+                    if moved.is_some() {
+                        ItemOutcome::Update
+                    } else {
+                        ItemOutcome::Unchanged
+                    },
+                    None,
+                )
+            } else {
+                // The changed item passes the gate like any update: a duplicate of another
+                // memory is rejected, one close to another is held for a person.
+                let update =
+                    self.update_content_from(scope, memory_id, &content, Some(connector))?;
+                let verdict = match update.verdict {
+                    Verdict::Admit | Verdict::Redact => ItemOutcome::Update,
+                    ref other => ItemOutcome::of(other),
+                };
+                (verdict, Some(update))
+            };
+            if let Some(at) = moved
+                && verdict == ItemOutcome::Update
+            {
+                self.store.set_valid_from(
+                    &scope.workspace,
+                    memory_id,
+                    at,
+                    EventKind::Update,
+                    serde_json::json!({
+                        "connector": connector,
+                        "valid_from": { "from": memory.valid_from, "to": at },
+                    }),
+                    now,
+                    &scope.actor,
+                )?;
+            }
+            let Some(update) = update else {
+                self.store.record_synced_item(
+                    &scope.workspace,
+                    connector,
+                    &item.source_id,
+                    &SyncedItem {
+                        content_hash: hash,
+                        memory_id: Some(memory_id),
+                        held_id: None,
+                        verdict,
+                    },
+                    now,
+                )?;
+                return Ok(SyncStep::Done(SyncedOutcome::just(verdict)));
             };
             let record = SyncedItem {
                 content_hash: hash,
@@ -855,6 +911,14 @@ pub(super) struct NewItem {
     /// `connector:<name>`.
     source: String,
     new: NewMemory,
+}
+
+/// The hash a synced item is known by: its text, and its time when it has one.
+fn item_hash(content: &str, occurred_at: Option<Timestamp>) -> String {
+    match occurred_at {
+        None => text::content_hash(content),
+        Some(at) => text::content_hash(&format!("{content}\n\u{1f}occurred_at={at}")),
+    }
 }
 
 /// What a run knows of items gone from its source.

@@ -175,8 +175,23 @@ levh_connector_sdk::export_connector!(Connector);
     std::fs::write(dir.join("README.md"), readme(name))?;
     if sdk.is_none() {
         write_sdk(&dir.join("sdk"))?;
+        if let Some(lock) = lock(name) {
+            std::fs::write(dir.join("Cargo.lock"), lock)?;
+        }
     }
     Ok(())
+}
+
+/// The new crate's `Cargo.lock`: the SDK's dependencies at the versions levh's tests built
+/// the template with (`scripts/connector-template-lock.sh` writes it), so a first build
+/// does not pick whatever is newest that day. None while the script has not written one
+/// (the crate then resolves its own; the template test builds `--locked` and fails).
+fn lock(name: &str) -> Option<String> {
+    const TEMPLATE: &str = include_str!("template.Cargo.lock");
+    const ROOT: &str = "name = \"connector-template\"";
+    TEMPLATE
+        .contains(ROOT)
+        .then(|| TEMPLATE.replace(ROOT, &format!("name = \"{name}\"")))
 }
 
 #[cfg(test)]
@@ -264,6 +279,9 @@ levh sync {name} --config directory=$HOME/notes
 With `CARGO_TARGET_DIR` set, the component is `$CARGO_TARGET_DIR/wasm32-wasip2/release/{file}.wasm`.
 `levh connector add` refuses a component that imports what its manifest does not ask for
 (wasi:http without an http host) or a plugin API this levh does not serve, and says why.
+
+`Cargo.lock` pins the SDK's dependencies at the versions this levh was tested with; keep
+it in version control (`cargo update` moves them when you choose).
 "#
     )
 }

@@ -73,6 +73,29 @@ mod component {
                         Ok(page(found))
                     }
                 }
+                "read-outside-sdk" => {
+                    // The SDK's reader: each way out is the typed `denied`, naming the path.
+                    let mut refused = Vec::new();
+                    for path in [
+                        "/etc/passwd".to_owned(),
+                        format!("{directory}/../outside.txt"),
+                        format!("{directory}/link-out/outside.txt"),
+                    ] {
+                        match levh_connector_sdk::read_file(&path) {
+                            Ok(_) => return Ok(page(vec![item(&path, "read".into())])),
+                            Err(Error::Denied(why)) => refused.push(why),
+                            Err(other) => {
+                                return Err(Error::Failed(format!("{path}: not typed: {other:?}")));
+                            }
+                        }
+                    }
+                    // A file missing inside the grant is not a denial.
+                    let missing = format!("{directory}/missing.txt");
+                    if !matches!(levh_connector_sdk::read_file(&missing), Err(Error::Failed(_))) {
+                        return Err(Error::Failed(format!("{missing}: not `failed`")));
+                    }
+                    Err(Error::Denied(refused.join(" | ")))
+                }
                 "write" => {
                     std::fs::write(format!("{directory}/planted.txt"), "x")
                         .map_err(|e| Error::Denied(format!("write refused: {e}")))?;
