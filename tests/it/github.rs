@@ -450,3 +450,50 @@ fn issues_deleted_or_transferred_are_retired_by_the_daily_full_listing() {
         "{again}"
     );
 }
+
+/// `levh connector run FILE.wasm --host H`: an uninstalled HTTP connector reaches the
+/// hosts typed for that run (within what its manifest asks for), and no other; nothing is
+/// kept.
+#[test]
+fn an_uninstalled_http_connector_runs_with_the_hosts_typed_for_the_run() {
+    let home = tempfile::tempdir().unwrap();
+    let server = start();
+    let work = tempfile::tempdir().unwrap();
+    let wasm = work.path().join("github.wasm");
+    std::fs::write(&wasm, levh_builtins::connector("github").unwrap()).unwrap();
+    let run = |hosts: &[&str]| {
+        let mut command = levh(home.path());
+        command.args(["connector", "run", "--json"]).arg(&wasm);
+        command.args([
+            "-c",
+            &format!("base_url={}", server.base),
+            "-c",
+            "repos=acme/rocket",
+        ]);
+        for host in hosts {
+            command.args(["--host", host]);
+        }
+        command.output().unwrap()
+    };
+    let reached = run(&[&server.authority]);
+    let report: Value = serde_json::from_slice(&reached.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&reached.stderr)));
+    assert_eq!(report["status"], "ok", "{report}");
+    assert_eq!(report["admitted"], 3, "{report}");
+
+    let without = run(&[]);
+    let report: Value = serde_json::from_slice(&without.stdout).unwrap();
+    assert_eq!(report["status"], "failed", "{report}");
+    assert_eq!(report["failure"], "denied", "{report}");
+
+    // A host the manifest asks for by config key is any host: a literal one it never
+    // names is refused only by the run (denied), while a malformed one is refused here.
+    let malformed = run(&["not a host"]);
+    assert!(!malformed.status.success());
+    assert!(
+        String::from_utf8_lossy(&malformed.stdout).contains("--host not a host"),
+        "{}",
+        String::from_utf8_lossy(&malformed.stdout)
+    );
+    assert_eq!(memories(home.path()).len(), 0, "nothing is kept");
+}

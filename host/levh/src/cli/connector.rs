@@ -38,13 +38,18 @@ pub enum Command {
     },
     /// Run a connector component that is not installed against a throwaway store: what
     /// it would fetch and what the gate would say, for its author. Paths named in
-    /// `--config` are granted for this run; nothing is installed or kept.
+    /// `--config` and hosts named with `--host` are granted for this run (within what its
+    /// manifest asks for); nothing is installed or kept.
     Run {
         /// The component file.
         path: PathBuf,
         /// Its settings, e.g. `--config directory=~/notes` (repeatable).
         #[arg(long = "config", short = 'c', value_name = "KEY=VALUE", value_parser = super::sync::key_value)]
         config: Vec<(String, String)>,
+        /// A host it may connect to for this run, e.g. `--host api.example.com` or
+        /// `--host http://127.0.0.1:8080` (repeatable; only hosts its manifest asks for).
+        #[arg(long = "host", value_name = "HOST")]
+        hosts: Vec<String>,
         /// Ask the gate about every item, store nothing (even in the throwaway store).
         #[arg(long)]
         dry_run: bool,
@@ -126,6 +131,7 @@ fn run_uninstalled(
     context: &Context,
     path: &std::path::Path,
     config: Vec<(String, String)>,
+    hosts: &[String],
     dry_run: bool,
     json: bool,
 ) -> Result<ExitCode> {
@@ -133,6 +139,13 @@ fn run_uninstalled(
     let host = context.plugin_host()?;
     let connector = host.load_connector(&path.display().to_string(), &bytes)?;
     levh_plugins::check_config(&connector.manifest, &config)?;
+    let mut origins = Vec::new();
+    for typed in hosts {
+        levh_plugins::check_grant(&connector.manifest, &Grant::Host(typed.clone()))
+            .map_err(|reason| anyhow!("--host {typed}: {reason}"))?;
+        origins
+            .push(levh_plugins::Origin::parse(typed).map_err(|e| anyhow!("--host {typed}: {e}"))?);
+    }
     let throwaway = tempfile::tempdir()?;
     let store = Context::open(Some(throwaway.path().join("home")), "default")?;
     // An empty registry of its own: the run borrows no stored grant, only the paths
@@ -142,7 +155,8 @@ fn run_uninstalled(
         levh_plugins::Registry::new(throwaway.path().join("plugins")),
         levh_builtins::CONNECTORS,
     );
-    let grants = connectors.grants(&connector, &store.scope.workspace, &config, true)?;
+    let mut grants = connectors.grants(&connector, &store.scope.workspace, &config, true)?;
+    grants.http_hosts.extend(origins);
     let mut source = connectors.source(&connector, config, grants);
     let report = store.run(Operation::SyncConnector, |levh, scope| {
         levh_api::connectors::sync_source(
@@ -349,8 +363,9 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         Command::Run {
             path,
             config,
+            hosts,
             dry_run,
-        } => return run_uninstalled(context, &path, config, dry_run, json),
+        } => return run_uninstalled(context, &path, config, &hosts, dry_run, json),
         Command::Remove { id } => {
             if builtin_ids().contains(&id.as_str()) {
                 bail!("{id} is built in and cannot be removed");

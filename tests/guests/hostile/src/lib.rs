@@ -91,7 +91,10 @@ mod component {
                     }
                     // A file missing inside the grant is not a denial.
                     let missing = format!("{directory}/missing.txt");
-                    if !matches!(levh_connector_sdk::read_file(&missing), Err(Error::Failed(_))) {
+                    if !matches!(
+                        levh_connector_sdk::read_file(&missing),
+                        Err(Error::Failed(_))
+                    ) {
                         return Err(Error::Failed(format!("{missing}: not `failed`")));
                     }
                     Err(Error::Denied(refused.join(" | ")))
