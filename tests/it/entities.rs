@@ -14,10 +14,10 @@ use serde_json::{Value, json};
 
 use crate::support::{json, levh, ok, repository_root, runtime};
 
-const NOW: &str = "2026-10-31T09:00:00Z";
-const ME: &str = "Deniz Kaya, deniz.kaya@gmail.com";
+pub(crate) const NOW: &str = "2026-10-31T09:00:00Z";
+pub(crate) const ME: &str = "Deniz Kaya, deniz.kaya@gmail.com";
 
-fn world() -> std::path::PathBuf {
+pub(crate) fn world() -> std::path::PathBuf {
     repository_root().join("fixtures/knowledge/world")
 }
 
@@ -26,7 +26,7 @@ fn expected() -> Value {
 }
 
 /// `levh` in `home` with the world's clock, zone and user.
-fn cli(home: &Path) -> std::process::Command {
+pub(crate) fn cli(home: &Path) -> std::process::Command {
     let mut command = levh(home);
     command
         .env("LEVH_NOW", NOW)
@@ -38,7 +38,7 @@ fn cli(home: &Path) -> std::process::Command {
 
 /// Syncs the three sources; transcripts take the meeting's time from the file's
 /// modification time, which git does not keep, so copies get the times the world says.
-fn sync_world(home: &Path) {
+pub(crate) fn sync_world(home: &Path) {
     let transcripts = home.join("transcripts");
     std::fs::create_dir_all(&transcripts).unwrap();
     for (name, at) in expected()["transcript_times"].as_object().unwrap() {

@@ -1175,6 +1175,9 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "POST /api/entities/merge",
         "POST /api/entities/reindex",
         "GET /api/commitments",
+        "POST /api/ask",
+        "GET /api/briefing",
+        "GET /api/meeting-prep",
     ]
     .into_iter()
     .map(str::to_owned)

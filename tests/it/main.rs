@@ -2,6 +2,7 @@
 //! `levh` binary driven as a person or a script would.
 
 mod api_server;
+mod assistant;
 mod backup;
 mod batch;
 mod browser;

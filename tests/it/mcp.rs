@@ -164,6 +164,9 @@ fn id_of(value: &Value) -> MemoryId {
 const WORK_ONLY: &[&str] = &[
     "about_entity",
     "admit_memory",
+    "ask",
+    "briefing",
+    "meeting_prep",
     "entity_graph",
     "evaluate_admission",
     "list_commitments",
@@ -241,7 +244,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 39);
+        assert_eq!(expected.len(), 42);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1025,7 +1028,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 25, "the default profile is work");
+        assert_eq!(tools.len(), 28, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1150,7 +1153,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 39);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 42);
 }
 
 #[test]

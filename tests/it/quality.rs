@@ -544,13 +544,23 @@ fn eval_detectors_check_passes_and_reports_every_slice() {
         "commitments/holdout/tr",
         "commitments/holdout/due",
         "people/holdout/all",
+        "conflicts/holdout/en",
+        "conflicts/holdout/de",
+        "conflicts/holdout/kind/value",
+        "conflicts/holdout/kind/negation",
+        "conflicts/holdout/kind/antonym",
+        "conflicts/holdout/kind/swap",
     ] {
         let slice = find(name);
         let found =
             slice["true_positives"].as_u64().unwrap() + slice["false_positives"].as_u64().unwrap();
         assert!(found > 0, "{name}: {slice}");
     }
-    for name in ["decisions/holdout/all", "commitments/holdout/all"] {
+    for name in [
+        "decisions/holdout/all",
+        "commitments/holdout/all",
+        "conflicts/holdout/all",
+    ] {
         let slice = find(name);
         let (tp, fp) = (
             slice["true_positives"].as_f64().unwrap(),

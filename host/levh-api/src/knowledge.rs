@@ -125,7 +125,7 @@ impl Me {
     }
 
     /// Whether the name or address is the user's.
-    fn is(&self, who: &str) -> bool {
+    pub(crate) fn is(&self, who: &str) -> bool {
         self.0
             .contains(&levh_knowledge::people::normalized_name(who))
     }
@@ -171,6 +171,13 @@ fn without_speaker(sentence: &str, by: Option<&str>) -> String {
     }
 }
 
+/// Whose promises: the user's own, or others' (known only when `LEVH_ME` names the user).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Whose {
+    Mine,
+    Others,
+}
+
 /// Commitments in the user's own words, of `of` (memories to read promises from), each
 /// with its done state: marked by a person, or kept in a later memory of `all` by the
 /// same person ("I sent the budget…"). Soonest due first, undated after.
@@ -180,6 +187,18 @@ pub(crate) fn found_commitments(
     of: &[Memory],
     all: &[Memory],
     zone: &TimeZone,
+) -> Result<Vec<CommitmentView>> {
+    found_commitments_of(levh, scope, of, all, zone, Whose::Mine)
+}
+
+/// [`found_commitments`] of the user (`Mine`) or of everyone else (`Others`).
+pub(crate) fn found_commitments_of(
+    levh: &Levh,
+    scope: &Scope,
+    of: &[Memory],
+    all: &[Memory],
+    zone: &TimeZone,
+    whose: Whose,
 ) -> Result<Vec<CommitmentView>> {
     let me = Me::configured(levh);
     let today = levh.now().to_zoned(zone.clone()).date();
@@ -210,10 +229,12 @@ pub(crate) fn found_commitments(
             )) {
                 continue; // quoted twice in one memory (a summary, then the text)
             }
-            if let (Some(me), Some(who)) = (&me, &by)
-                && !me.is(who)
-            {
-                continue; // someone else's promise
+            let theirs = match (&me, &by) {
+                (Some(me), Some(who)) => !me.is(who),
+                _ => false,
+            };
+            if theirs != (whose == Whose::Others) {
+                continue; // someone else's promise, or (asked for others') the user's
             }
             let id = levh_core::entities::commitment_id(memory.id, &commitment.sentence);
             let sentence = without_speaker(&commitment.sentence, by.as_deref());

@@ -21,6 +21,8 @@
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod ask;
+pub mod briefing;
 pub mod connectors;
 pub mod entities;
 mod error;

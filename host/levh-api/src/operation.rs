@@ -114,6 +114,13 @@ pub enum Operation {
     CompleteCommitment,
     /// Memories grouped by the day they happened.
     Timeline,
+    // -- the assistant
+    /// An answer to a question, citing the memories it used (reinforces nothing).
+    Ask,
+    /// The day at a glance: events, what is due, decisions, people, what is fading.
+    Briefing,
+    /// What to know before a meeting.
+    MeetingPrep,
     // -- the entity index
     /// Entities of every kind.
     ListEntities,
@@ -191,6 +198,9 @@ impl Operation {
         O::ListCommitments,
         O::CompleteCommitment,
         O::Timeline,
+        O::Ask,
+        O::Briefing,
+        O::MeetingPrep,
         O::ListEntities,
         O::ListPeople,
         O::ListOrganizations,
@@ -235,6 +245,9 @@ impl Operation {
             | O::ListDecisions
             | O::ListCommitments
             | O::Timeline
+            | O::Ask
+            | O::Briefing
+            | O::MeetingPrep
             | O::ListEntities
             | O::ListPeople
             | O::ListOrganizations
@@ -326,6 +339,9 @@ impl Operation {
             O::ListCommitments => "list_commitments",
             O::CompleteCommitment => "complete_commitment",
             O::Timeline => "timeline",
+            O::Ask => "ask",
+            O::Briefing => "briefing",
+            O::MeetingPrep => "meeting_prep",
             O::ListEntities => "list_entities",
             O::ListPeople => "list_people",
             O::ListOrganizations => "list_organizations",

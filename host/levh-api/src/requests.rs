@@ -63,6 +63,7 @@ pub fn limit(value: Option<usize>, default: usize) -> Result<usize, Error> {
     Ok(limit)
 }
 
+mod assistant;
 mod connectors;
 mod entities;
 mod gate;
@@ -71,6 +72,7 @@ mod memories;
 mod recall;
 mod workspace;
 
+pub use assistant::*;
 pub use connectors::*;
 pub use entities::*;
 pub use gate::*;

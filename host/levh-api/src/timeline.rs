@@ -84,7 +84,7 @@ pub fn named_range(text: &str, today: Date) -> Result<(Date, Date)> {
 }
 
 /// A day given as `YYYY-MM-DD`, or the day (in `zone`) of an RFC 3339 time.
-fn day(field: &'static str, text: &str, zone: &TimeZone) -> Result<Date> {
+pub(crate) fn day(field: &'static str, text: &str, zone: &TimeZone) -> Result<Date> {
     let text = text.trim();
     if let Ok(date) = text.parse::<Date>() {
         return Ok(date);
@@ -100,7 +100,7 @@ fn day(field: &'static str, text: &str, zone: &TimeZone) -> Result<Date> {
 
 /// The instant a day starts in `zone` (its first moment, even on a day that skips or
 /// repeats an hour).
-fn start_of(date: Date, zone: &TimeZone) -> Result<Timestamp> {
+pub(crate) fn start_of(date: Date, zone: &TimeZone) -> Result<Timestamp> {
     date.to_zoned(zone.clone())
         .map(|z| z.timestamp())
         .map_err(|e| Error::invalid(format!("invalid day {date}: {e}")))

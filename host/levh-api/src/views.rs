@@ -19,6 +19,7 @@ use levh_core::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod assistant;
 mod entities;
 mod gate;
 mod knowledge;
@@ -27,6 +28,7 @@ mod recall;
 mod server;
 mod workspace;
 
+pub use assistant::*;
 pub use entities::*;
 pub use gate::*;
 pub use knowledge::*;

@@ -842,6 +842,15 @@ pub trait Embedder: Send + Sync + fmt::Debug {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 
+/// A language model that writes an answer from evidence levh chose (`levh ask` with
+/// `LEVH_LLM_URL` set). It is given text and returns text; levh checks what it cites.
+pub trait AnswerModel: Send + Sync + fmt::Debug {
+    /// The model's name, reported with each answer it wrote.
+    fn model_id(&self) -> &str;
+    /// The model's reply to a system prompt and a user message, or why there is none.
+    fn complete(&self, system: &str, user: &str) -> Result<String, String>;
+}
+
 /// One row of the event log: what happened, where, through which surface. Never content.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LoggedEvent {

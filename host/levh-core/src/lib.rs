@@ -28,7 +28,7 @@ mod time;
 
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
-    BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, HeldField, LoggedEvent,
+    AnswerModel, BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, HeldField, LoggedEvent,
     MemoryFilter, MemorySummary, Page, PlacedText, PurgeReport, RankingRow, ServerStore,
     StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText, SyncedPage,
     TextPlace, VectorIndex,

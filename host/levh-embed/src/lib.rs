@@ -5,12 +5,15 @@
 //! - [`RemoteEmbedder`]: Ollama or any OpenAI-compatible `/v1/embeddings`.
 //! - [`HashEmbedder`]: deterministic and non-semantic, always available: the fallback.
 //!
+//! - [`chat::ChatModel`]: an OpenAI-compatible chat model `levh ask` may write answers with.
+//!
 //! [`select`] picks one from the configuration; [`install`] puts a model and the runtime
 //! under `$LEVH_HOME/models`.
 
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod chat;
 mod hash;
 pub mod install;
 pub mod local;

@@ -16,12 +16,14 @@ const SETS: [Set; 2] = [
         decisions: include_str!("../../../fixtures/knowledge/decisions.jsonl"),
         commitments: include_str!("../../../fixtures/knowledge/commitments.jsonl"),
         people: include_str!("../../../fixtures/knowledge/people.jsonl"),
+        conflicts: include_str!("../../../fixtures/knowledge/conflicts.jsonl"),
     },
     Set {
         name: "holdout",
         decisions: include_str!("../../../fixtures/knowledge/decisions.holdout.jsonl"),
         commitments: include_str!("../../../fixtures/knowledge/commitments.holdout.jsonl"),
         people: include_str!("../../../fixtures/knowledge/people.holdout.jsonl"),
+        conflicts: include_str!("../../../fixtures/knowledge/conflicts.holdout.jsonl"),
     },
 ];
 
@@ -30,6 +32,7 @@ struct Set {
     decisions: &'static str,
     commitments: &'static str,
     people: &'static str,
+    conflicts: &'static str,
 }
 const THRESHOLDS: &str = include_str!("../../../fixtures/knowledge/thresholds.json");
 
@@ -128,6 +131,15 @@ struct CommitmentCase {
     written_at: String,
     commitment: bool,
     due: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ConflictCase {
+    a: String,
+    b: String,
+    kind: String,
+    conflict: bool,
+    lang: String,
 }
 
 #[derive(Deserialize)]
@@ -273,6 +285,37 @@ fn measure(
         }
     }
     slices.insert(people.name.clone(), people);
+
+    // Conflicts: a pair is found when the detector calls it a conflict (of any kind); a
+    // supersession ("moved to…") is not one. Per language, and per labelled kind (the
+    // kinds that are not conflicts count only false positives and true negatives).
+    for case in cases::<ConflictCase>(&file("conflicts"), set.conflicts)? {
+        let relation = levh_knowledge::conflicts::relate(&case.a, &case.b);
+        let found = matches!(
+            relation,
+            Some(levh_knowledge::conflicts::Relation::Conflict(_))
+        );
+        count(
+            slices,
+            &format!("conflicts/{}", set.name),
+            &case.lang,
+            case.conflict,
+            found,
+        );
+        let name = format!("conflicts/{}/kind/{}", set.name, case.kind);
+        slices
+            .entry(name.clone())
+            .or_insert_with(|| Slice::new(name))
+            .count(case.conflict, found);
+        if case.conflict != found {
+            misses.push(Miss {
+                detector: format!("conflicts/{}", set.name),
+                text: format!("{} | {}", case.a, case.b),
+                expected: case.kind,
+                found: format!("{relation:?}"),
+            });
+        }
+    }
     Ok(())
 }
 

@@ -14,6 +14,7 @@
 //!   resolving the due date against the memory's world time in its time zone.
 //! - [`people`]: known people by name, `@handles` and e-mail addresses in text.
 //! - [`organizations`]: an e-mail address's organization, personal providers excluded.
+//! - [`conflicts`]: whether two memories about the same thing may disagree.
 //!
 //! Why a crate of its own: it is pure text → facts, depends on no store or engine, and the
 //! engine, the evaluation harness and later the entity index all call the same functions.
@@ -21,6 +22,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod commitments;
+pub mod conflicts;
 pub mod dates;
 pub mod decisions;
 pub mod organizations;

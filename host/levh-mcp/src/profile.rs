@@ -46,6 +46,9 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("about_entity", Profile::Work),
     ("entity_graph", Profile::Work),
     ("timeline", Profile::Work),
+    ("ask", Profile::Work),
+    ("briefing", Profile::Work),
+    ("meeting_prep", Profile::Work),
     ("evaluate_admission", Profile::Work),
     ("admit_memory", Profile::Work),
     ("update_memory", Profile::Admin),
@@ -134,7 +137,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 25, 35, 39]);
+        assert_eq!(sizes, vec![5, 28, 38, 42]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

@@ -232,6 +232,9 @@ const SETTINGS: &[&str] = &[
     "LEVH_OPENAI_URL",
     "LEVH_OPENAI_MODEL",
     "LEVH_OPENAI_API_KEY",
+    "LEVH_LLM_URL",
+    "LEVH_LLM_MODEL",
+    "LEVH_LLM_API_KEY",
     "LEVH_STABILITY_HOURS",
     "LEVH_GAIN",
     "LEVH_MAX_STABILITY_HOURS",
@@ -306,6 +309,10 @@ const ENVIRONMENT_ONLY: &[(&str, &str)] = &[
     ),
     (
         "LEVH_OPENAI_API_KEY",
+        "config.toml goes into every backup, a plain one too",
+    ),
+    (
+        "LEVH_LLM_API_KEY",
         "config.toml goes into every backup, a plain one too",
     ),
     (

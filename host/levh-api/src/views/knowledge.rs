@@ -29,7 +29,7 @@ pub struct DecisionList {
 }
 
 /// A promise a memory makes in its writer's words.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CommitmentView {
     /// Its id, for marking it done (`levh commitments done ID`).
     pub id: String,

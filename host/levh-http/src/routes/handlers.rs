@@ -617,6 +617,48 @@ pub(super) async fn revoke_connector(
     change_grant(state, principal, id, body, connectors::revoke).await
 }
 
+pub(super) async fn ask(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<levh_api::requests::AskArgs>,
+) -> Result<Json<levh_api::views::AnswerView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        let model = levh_embed::chat::ChatModel::from_env().map_err(levh_api::Error::invalid)?;
+        levh_api::ask::ask(
+            levh,
+            scope,
+            args,
+            model.as_ref().map(|m| m as &dyn levh_core::AnswerModel),
+        )
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn briefing(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::requests::BriefingArgs>,
+) -> Result<Json<levh_api::views::BriefingView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::briefing::briefing(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn meeting_prep(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::requests::MeetingPrepArgs>,
+) -> Result<Json<levh_api::views::MeetingPrepView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::briefing::meeting_prep(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn decisions(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

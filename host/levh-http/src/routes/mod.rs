@@ -457,6 +457,25 @@ pub(crate) fn api() -> Api {
             handlers::revoke_token,
         )
         .route(
+            Route::new(M::POST, "/api/ask", O::Ask, "An answer to a question from the memories, citing each memory it used (with LEVH_LLM_URL a model writes it and every citation is checked; without, the evidence grouped by person); reinforces nothing")
+                .body::<levh_api::requests::AskArgs>()
+                .ok::<levh_api::views::AnswerView>(200),
+            handlers::ask,
+        )
+        .route(
+            Route::new(M::GET, "/api/briefing", O::Briefing, "The day at a glance in the user's zone: events, promises due and owed, recent decisions, the day's people, important memories fading")
+                .query::<levh_api::requests::BriefingArgs>()
+                .ok::<levh_api::views::BriefingView>(200),
+            handlers::briefing,
+        )
+        .route(
+            Route::new(M::GET, "/api/meeting-prep", O::MeetingPrep, "What to know before a meeting (a calendar event by memory or source id; the next one by default): attendees with what was last discussed and what is open, decisions, documents, earlier meetings")
+                .query::<levh_api::requests::MeetingPrepArgs>()
+                .ok::<levh_api::views::MeetingPrepView>(200)
+                .errors(&[404]),
+            handlers::meeting_prep,
+        )
+        .route(
             Route::new(M::GET, "/api/decisions", O::ListDecisions, "Decisions the memories state (\"we decided…\", \"karar verdik…\"), newest first, with when, where and who was there")
                 .query::<KnowledgeArgs>()
                 .ok::<DecisionList>(200),

@@ -6,6 +6,7 @@
 //!
 //! Each area is an rmcp router of its own; [`LevhMcp::tool_router`] adds them up.
 
+mod assistant;
 mod connectors;
 mod held;
 mod knowledge;
@@ -59,6 +60,7 @@ impl LevhMcp {
             + Self::held_router()
             + Self::workspace_router()
             + Self::knowledge_router()
+            + Self::assistant_router()
             + Self::connector_router()
     }
 

@@ -21,6 +21,22 @@ pub enum Command {
     /// Precision and recall of the text detectors (decisions, commitments and their due
     /// dates, people) on the labelled sentence sets shipped with levh, per language.
     Detectors(DetectorArgs),
+    /// `levh ask` (deterministic: no model) on labelled questions over the memories of this
+    /// store: how often the right memory is among the answer's citations, per kind and
+    /// language, beside the top recall hit (and recall's top k) as baselines.
+    Ask(AskEvalArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AskEvalArgs {
+    /// The questions, one JSON object per line: `question`, `source_id` (of the item
+    /// whose memory answers it), `kind`, `lang` (e.g.
+    /// fixtures/knowledge/world/questions.jsonl, after syncing that world).
+    #[arg(long, value_name = "FILE")]
+    questions: PathBuf,
+    /// Exit 1 when fewer than this share of the answers cite the right memory.
+    #[arg(long, value_name = "SHARE")]
+    check: Option<f64>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -57,7 +73,7 @@ impl Command {
     pub fn embedder(&self) -> Option<&str> {
         match self {
             Self::Run(args) => args.embedder.as_deref(),
-            Self::Report(_) | Self::Detectors(_) => None,
+            Self::Report(_) | Self::Detectors(_) | Self::Ask(_) => None,
         }
     }
 }
@@ -70,6 +86,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
     match command {
         Command::Run(args) => run_scenarios(context, args, json),
         Command::Detectors(args) => detectors(args, json),
+        Command::Ask(args) => ask(context, args, json),
         Command::Report(args) => {
             let path = args.file.unwrap_or_else(|| default_report(context));
             let text = std::fs::read_to_string(&path).with_context(|| {
@@ -87,6 +104,152 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// One labelled question of `levh eval ask`.
+#[derive(Debug, serde::Deserialize)]
+struct Question {
+    question: String,
+    source_id: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    lang: String,
+}
+
+/// A slice of `levh eval ask`: questions, and how many each method got right.
+#[derive(Debug, Default, serde::Serialize)]
+struct AskSlice {
+    name: String,
+    questions: usize,
+    /// The right memory among the answer's citations.
+    ask: usize,
+    /// Recall's first result is the right memory (the baseline).
+    recall_top1: usize,
+    /// The right memory among recall's first k (k = the answer's citation limit).
+    recall_top_k: usize,
+    /// Citations per answer, summed.
+    citations: usize,
+}
+
+fn ask(context: &Context, args: AskEvalArgs, json: bool) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.questions)
+        .with_context(|| format!("reading {}", args.questions.display()))?;
+    let mut questions = Vec::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let q: Question = serde_json::from_str(line).with_context(|| {
+            format!(
+                "{} line {}: not a question",
+                args.questions.display(),
+                n + 1
+            )
+        })?;
+        questions.push(q);
+    }
+    let k = levh_api::ask::DEFAULT_LIMIT;
+    let mut slices: std::collections::BTreeMap<String, AskSlice> = Default::default();
+    let mut misses = Vec::new();
+    for q in &questions {
+        let source_of = |id: &str| -> Result<Option<String>> {
+            let memory = context.run(levh_api::Operation::GetMemory, |levh, scope| {
+                levh_api::memories::get(levh, scope, id)
+            })?;
+            Ok(memory.metadata["source_id"].as_str().map(str::to_owned))
+        };
+        let answer = context.run(levh_api::Operation::Ask, |levh, scope| {
+            levh_api::ask::ask(
+                levh,
+                scope,
+                levh_api::requests::AskArgs {
+                    question: q.question.clone(),
+                    ..Default::default()
+                },
+                None,
+            )
+        })?;
+        let mut cited = false;
+        for c in &answer.citations {
+            cited |= source_of(&c.memory_id)?.as_deref() == Some(q.source_id.as_str());
+        }
+        let found = context.run(levh_api::Operation::SearchMemory, |levh, scope| {
+            let request = levh_core::RecallRequest {
+                limit: k,
+                reinforce: false,
+                ..levh_core::RecallRequest::new(q.question.clone())
+            };
+            Ok(levh.recall(scope, &request)?)
+        })?;
+        let ranks: Vec<Option<String>> = found
+            .hits
+            .iter()
+            .map(|h| h.memory.metadata["source_id"].as_str().map(str::to_owned))
+            .collect();
+        let top1 = ranks
+            .first()
+            .is_some_and(|s| s.as_deref() == Some(q.source_id.as_str()));
+        let top_k = ranks
+            .iter()
+            .any(|s| s.as_deref() == Some(q.source_id.as_str()));
+        if !cited {
+            misses.push(format!("{} ({}): {}", q.question, q.kind, q.source_id));
+        }
+        for name in [
+            "all".to_owned(),
+            format!("kind/{}", q.kind),
+            format!("lang/{}", q.lang),
+        ] {
+            let slice = slices.entry(name.clone()).or_insert_with(|| AskSlice {
+                name,
+                ..AskSlice::default()
+            });
+            slice.questions += 1;
+            slice.ask += usize::from(cited);
+            slice.recall_top1 += usize::from(top1);
+            slice.recall_top_k += usize::from(top_k);
+            slice.citations += answer.citations.len();
+        }
+    }
+    let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+    let all = slices.get("all").map_or(0.0, |s| share(s.ask, s.questions));
+    if json {
+        output::json(&serde_json::json!({
+            "questions": questions.len(),
+            "k": k,
+            "slices": slices.values().collect::<Vec<_>>(),
+            "misses": misses,
+        }))?;
+    } else {
+        let mut table = output::table(&[
+            "slice",
+            "questions",
+            "ask: cited",
+            "recall top 1",
+            &format!("recall top {k}"),
+            "citations/answer",
+        ]);
+        for s in slices.values() {
+            table.add_row(vec![
+                s.name.clone(),
+                s.questions.to_string(),
+                format!("{:.3}", share(s.ask, s.questions)),
+                format!("{:.3}", share(s.recall_top1, s.questions)),
+                format!("{:.3}", share(s.recall_top_k, s.questions)),
+                format!("{:.1}", share(s.citations, s.questions)),
+            ]);
+        }
+        output::print_table(&table);
+        for miss in &misses {
+            output::line(format!("not cited: {miss}"));
+        }
+    }
+    Ok(match args.check {
+        Some(at_least) if all < at_least => ExitCode::FAILURE,
+        _ => ExitCode::SUCCESS,
+    })
 }
 
 fn detectors(args: DetectorArgs, json: bool) -> Result<ExitCode> {

@@ -1,6 +1,7 @@
 //! The command tree. One file per subcommand; each parses its own arguments and calls the
 //! engine through [`Context`].
 
+mod assistant;
 mod backup;
 mod benchmark;
 mod capture;
@@ -105,6 +106,13 @@ enum Command {
     About(entities::AboutCli),
     /// What happened, day by day in your time zone (LEVH_TZ): this week, last week, ...
     Timeline(entities::TimelineCli),
+    /// Ask a question: an answer citing the memories it used (a model writes it when
+    /// LEVH_LLM_URL is set). Reinforces nothing.
+    Ask(assistant::AskCli),
+    /// The day at a glance: events, what is due and owed, decisions, people, what fades.
+    Briefing(assistant::BriefingCli),
+    /// What to know before a meeting (the next one, or EVENT).
+    MeetingPrep(assistant::MeetingPrepCli),
     /// Predict a memory's retention for the coming days.
     Curve(curve::Args),
     /// Counts and averages for the workspace.
@@ -250,6 +258,9 @@ impl Cli {
             Command::Entities(args) => entities::entities(&context, args, json),
             Command::About(args) => entities::about_any(&context, args, json),
             Command::Timeline(args) => entities::timeline(&context, args, json),
+            Command::Ask(args) => assistant::ask(&context, args, json),
+            Command::Briefing(args) => assistant::briefing(&context, args, json),
+            Command::MeetingPrep(args) => assistant::meeting_prep(&context, args, json),
             Command::Curve(args) => curve::run(&context, args, json),
             Command::Stats(args) => stats::run(&context, args, json),
             Command::Held(command) => held::run(&context, command, json),

@@ -1,0 +1,153 @@
+//! Views of the assistant: answers with their citations, the daily briefing, meeting prep.
+
+use super::*;
+
+/// A memory an answer draws on.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CitationView {
+    /// The memory's id.
+    pub memory_id: String,
+    /// When it happened (its `valid_from`), RFC 3339.
+    pub at: String,
+    /// Its day in the user's zone, `YYYY-MM-DD`.
+    pub day: String,
+    /// Where it came from (`cli`, `connector:email`, an agent's name).
+    pub source: String,
+    /// Its kind (`email`, `event`, `transcript`, `note`, ...).
+    pub kind: String,
+    /// The people recorded with it (sender, attendees, speakers).
+    pub people: Vec<String>,
+    /// Its sentence that best matches the question.
+    pub sentence: String,
+}
+
+/// Evidence of one entity (a person, or none), in the order of its best memory.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AnswerGroupView {
+    /// The person the memories are about or from; none for the rest.
+    pub entity: Option<String>,
+    /// Their memories, oldest first.
+    pub citations: Vec<CitationView>,
+}
+
+/// An answer to a question, with the memories it used.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AnswerView {
+    /// The question as asked.
+    pub question: String,
+    /// The answer: the model's words, or (without a model) the evidence as readable text.
+    pub answer: String,
+    /// `model` or `deterministic`.
+    pub mode: String,
+    /// The model that wrote it, when one did.
+    pub model: Option<String>,
+    /// The memories the answer cites (all of the evidence, without a model).
+    pub citations: Vec<CitationView>,
+    /// The evidence grouped by entity (deterministic answers).
+    pub groups: Vec<AnswerGroupView>,
+    /// Ids the model cited that were not among the evidence: removed from the answer.
+    pub dropped_citations: Vec<String>,
+    /// The days the question's time words chose ("last week"), `from`..`to` inclusive.
+    pub time_range: Option<Vec<String>>,
+    /// The people the question names, whose memories were preferred.
+    pub people: Vec<String>,
+    /// Estimated tokens of evidence used.
+    pub tokens: usize,
+    /// Evidence left out by the token budget.
+    pub omitted: usize,
+    /// What did not go as asked (the model failed and the answer is deterministic).
+    pub warnings: Vec<String>,
+}
+
+/// A calendar event as a briefing shows it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CalendarEventView {
+    /// The event's memory.
+    pub memory_id: String,
+    /// Its source id (file and UID).
+    pub source_id: Option<String>,
+    /// Its title.
+    pub title: String,
+    /// When it starts, RFC 3339.
+    pub start: String,
+    /// When it ends, RFC 3339, when known.
+    pub end: Option<String>,
+    /// Its start in the user's zone, `HH:MM` (`all day` for a day's event).
+    pub local_time: String,
+    /// Where.
+    pub location: Option<String>,
+    /// Who takes part (the user included, when the calendar names them).
+    pub attendees: Vec<String>,
+}
+
+/// A memory named in a briefing: one line of it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MemoryLineView {
+    /// The memory.
+    pub memory_id: String,
+    /// When it happened, RFC 3339.
+    pub at: String,
+    /// Its day in the user's zone, `YYYY-MM-DD`.
+    pub day: String,
+    /// Its kind.
+    pub kind: String,
+    /// Its title or first line.
+    pub line: String,
+}
+
+/// A person met on the day, with what was last discussed with them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PersonTodayView {
+    /// Their name (or address).
+    pub name: String,
+    /// Their newest memory before the day, when there is one.
+    pub last_discussed: Option<MemoryLineView>,
+}
+
+/// The day at a glance: deterministic, from the memories.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BriefingView {
+    /// The day, `YYYY-MM-DD` in `time_zone`.
+    pub date: String,
+    /// The user's zone.
+    pub time_zone: String,
+    /// The day's events, by start.
+    pub events: Vec<CalendarEventView>,
+    /// The user's open promises due that day or earlier, soonest first.
+    pub due: Vec<CommitmentView>,
+    /// Open promises others made (in transcripts and mail), due that day or earlier.
+    pub owed_to_me: Vec<CommitmentView>,
+    /// Decisions of the seven days up to the day, newest first.
+    pub decisions: Vec<FoundDecisionView>,
+    /// The people of the day's events, with what was last discussed with each.
+    pub people: Vec<PersonTodayView>,
+    /// Important memories (importance at least 0.7) that are fading.
+    pub fading: Vec<MemoryLineView>,
+}
+
+/// One attendee of a meeting.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AttendeeView {
+    /// Their name (or address).
+    pub name: String,
+    /// Their memories before the meeting, newest first (at most five).
+    pub last_discussed: Vec<MemoryLineView>,
+    /// Open promises made before the meeting by them, or the user's that name them.
+    pub commitments: Vec<CommitmentView>,
+}
+
+/// What to know before a meeting.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MeetingPrepView {
+    /// The meeting.
+    pub event: CalendarEventView,
+    /// Everyone but the user, each with what was last discussed and what is open.
+    pub attendees: Vec<AttendeeView>,
+    /// Decisions of the last 30 days said with an attendee or about the meeting's subject,
+    /// newest first.
+    pub decisions: Vec<FoundDecisionView>,
+    /// Documents and notes about the meeting's subject.
+    pub documents: Vec<MemoryLineView>,
+    /// Earlier meetings with the same title, newest first.
+    pub previous: Vec<MemoryLineView>,
+}

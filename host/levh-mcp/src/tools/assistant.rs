@@ -1,0 +1,89 @@
+//! Tools of the assistant: ask (an answer citing the memories it used), the daily briefing
+//! and meeting prep. All read-only: asking reinforces nothing.
+
+use levh_api::requests::{AskArgs, BriefingArgs, MeetingPrepArgs};
+use levh_api::views::{AnswerView, BriefingView, MeetingPrepView};
+use levh_api::{ask, briefing};
+use rmcp::handler::server::wrapper::Json;
+use rmcp::{Peer, RoleServer, tool, tool_router};
+
+use crate::LevhMcp;
+use crate::arguments::Parameters;
+
+#[tool_router(router = assistant_router, vis = "pub(crate)")]
+impl LevhMcp {
+    /// Answers a question from the memories, citing each memory it used (id, day, source):
+    /// with a configured model (LEVH_LLM_URL) in its words, every citation checked; without
+    /// one, the evidence grouped by person with each memory's best-matching sentence.
+    /// Prefers memories of people the question names and keeps to the days its time words
+    /// choose ("last week"). Reinforces nothing.
+    #[tool(annotations(
+        title = "Ask",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn ask(
+        &self,
+        Parameters(args): Parameters<AskArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<AnswerView>, String> {
+        self.run(&peer, move |levh, scope| {
+            let model =
+                levh_embed::chat::ChatModel::from_env().map_err(levh_api::Error::invalid)?;
+            ask::ask(
+                levh,
+                scope,
+                args,
+                model.as_ref().map(|m| m as &dyn levh_core::AnswerModel),
+            )
+        })
+        .await
+        .map(Json)
+    }
+
+    /// The day at a glance in the user's zone: its events, the user's promises due or
+    /// overdue, promises others owe, decisions of the last seven days, the people of the
+    /// day's meetings with what was last discussed, and important memories fading.
+    #[tool(annotations(
+        title = "Daily briefing",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn briefing(
+        &self,
+        Parameters(args): Parameters<BriefingArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<BriefingView>, String> {
+        self.run(&peer, move |levh, scope| {
+            briefing::briefing(levh, scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Prepares a meeting (a calendar event by memory id or source id; the next one by
+    /// default): each attendee with what was last discussed and what is open with them,
+    /// related decisions and documents, earlier meetings of the same title.
+    #[tool(annotations(
+        title = "Meeting prep",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn meeting_prep(
+        &self,
+        Parameters(args): Parameters<MeetingPrepArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<MeetingPrepView>, String> {
+        self.run(&peer, move |levh, scope| {
+            briefing::meeting_prep(levh, scope, args)
+        })
+        .await
+        .map(Json)
+    }
+}

@@ -1,0 +1,312 @@
+//! The assistant from outside, on the fixture world (fixtures/knowledge/world: ten days of
+//! one user's mail, calendar and meetings in English and Turkish, Berlin across the end of
+//! summer time) synced by the real connectors: the daily briefing and meeting prep asserted
+//! item by item through the CLI and over MCP stdio, `levh ask` measured by `levh eval ask`
+//! on 53 labelled questions, and the model path against a loopback OpenAI-compatible server
+//! whose fabricated citation is dropped.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::api_server::{ApiServer, Reply, Seen};
+use crate::entities::{ME, NOW, cli, sync_world, world};
+use crate::support::{json, runtime};
+
+fn texts<'v>(list: &'v Value, key: &str) -> Vec<&'v str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v[key].as_str().unwrap())
+        .collect()
+}
+
+fn briefing(home: &Path, date: &str) -> Value {
+    json(cli(home).args(["briefing", "--date", date, "--json"]))
+}
+
+#[test]
+fn the_briefing_meeting_prep_and_ask_of_a_synced_week_hold_item_by_item() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    sync_world(home);
+
+    // Tuesday 27 October (CET, after the change): one meeting, two of my promises due or
+    // overdue (the budget one was kept by a later mail), one owed to me, the decisions of
+    // the seven days, and the meeting's people with what was last discussed with each.
+    let day = briefing(home, "2026-10-27");
+    assert_eq!(day["time_zone"], "Europe/Berlin");
+    let events = day["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{day}");
+    assert_eq!(events[0]["title"], "Gripper budget sync");
+    assert_eq!(events[0]["local_time"], "16:00");
+    assert_eq!(events[0]["start"], "2026-10-27T15:00:00Z");
+    assert_eq!(
+        texts(&day["due"], "sentence"),
+        [
+            "Raporu yarın göndereceğim.",
+            "I'll send you the wiring diagram tomorrow."
+        ],
+        "{day}"
+    );
+    assert_eq!(texts(&day["due"], "due"), ["2026-10-22", "2026-10-27"]);
+    assert_eq!(
+        texts(&day["owed_to_me"], "sentence"),
+        ["I will review the test plan tomorrow."]
+    );
+    assert_eq!(texts(&day["owed_to_me"], "by"), ["Priya Raman"]);
+    assert_eq!(
+        texts(&day["decisions"], "sentence"),
+        [
+            "We agreed to move the endurance tests to the Munich lab.",
+            "Tomás and I agreed to keep the soak test in the release checklist.",
+            "We decided to leave the torque limits as they are.",
+            "Acme ile sürüm tarihini 3 Kasım olarak kararlaştırdık.",
+            "Dünkü toplantıda raporun İngilizce özetini de yayımlamaya karar verdik."
+        ],
+        "{day}"
+    );
+    let people = day["people"].as_array().unwrap();
+    assert_eq!(
+        texts(&day["people"], "name"),
+        ["Priya Raman", "Tomás Ortega"]
+    );
+    for person in people {
+        assert_eq!(person["last_discussed"]["line"], "Re: Soak test results");
+        assert_eq!(person["last_discussed"]["day"], "2026-10-26");
+    }
+
+    // Across the change: the kick-off at 00:30 CEST on Sunday the 25th is UTC's 24th; the
+    // Berlin 24th has no event.
+    let sunday = briefing(home, "2026-10-25");
+    assert_eq!(
+        texts(&sunday["events"], "title"),
+        ["Night soak test kick-off"]
+    );
+    assert_eq!(sunday["events"][0]["local_time"], "00:30");
+    assert!(
+        briefing(home, "2026-10-24")["events"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // Meeting prep for the budget sync: Priya and Tomás (not me), what was last discussed
+    // newest first (the meeting itself left out), what they promised before it (Tomás's
+    // Munich booking was said in it, so not yet), decisions with them.
+    let prep = json(cli(home).args([
+        "meeting-prep",
+        "deniz.ics#gripper-budget-sync-20261027@acme-robotics.com",
+        "--json",
+    ]));
+    assert_eq!(prep["event"]["title"], "Gripper budget sync");
+    assert_eq!(
+        texts(&prep["attendees"], "name"),
+        ["Priya Raman", "Tomás Ortega"]
+    );
+    let priya = &prep["attendees"][0];
+    assert_eq!(
+        texts(&priya["last_discussed"], "line")[..3],
+        [
+            "Re: Soak test results",
+            "Soak test results",
+            "Revised gripper budget"
+        ]
+    );
+    assert_eq!(
+        texts(&priya["commitments"], "sentence"),
+        ["I will review the test plan tomorrow."]
+    );
+    assert!(
+        prep["attendees"][1]["commitments"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{prep}"
+    );
+    assert_eq!(
+        texts(&prep["decisions"], "sentence"),
+        [
+            "Tomás and I agreed to keep the soak test in the release checklist.",
+            "We decided to leave the torque limits as they are.",
+            "We decided to ship the gripper firmware on November 3."
+        ]
+    );
+    assert!(prep["previous"].as_array().unwrap().is_empty());
+    let none = cli(home)
+        .args(["meeting-prep", "--next", "--json"])
+        .output()
+        .unwrap();
+    assert!(!none.status.success(), "no event after {NOW}");
+    assert!(String::from_utf8_lossy(&none.stdout).contains("no calendar event after now"));
+
+    // Ask: the right memory among the citations for at least 90% of the labelled
+    // questions, measured beside recall's first hit; asking reinforces nothing.
+    let before = json(cli(home).args(["list", "--json", "--limit", "100"]));
+    let eval = cli(home)
+        .args(["eval", "ask", "--json", "--check", "0.9", "--questions"])
+        .arg(world().join("questions.jsonl"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&eval.stdout).unwrap();
+    assert!(eval.status.success(), "{report}");
+    let all = report["slices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "all")
+        .unwrap();
+    assert_eq!(all["questions"], 53);
+    let cited = all["ask"].as_f64().unwrap() / 53.0;
+    let top1 = all["recall_top1"].as_f64().unwrap() / 53.0;
+    assert!(cited >= 0.9 && cited > top1, "{report}");
+    let after = json(cli(home).args(["list", "--json", "--limit", "100"]));
+    let counts = |list: &Value| -> Vec<Value> {
+        list["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["recall_count"].clone())
+            .collect()
+    };
+    assert_eq!(counts(&before), counts(&after), "asking reinforces nothing");
+
+    let answer = json(cli(home).args([
+        "ask",
+        "What did Tomás decide about the firmware release?",
+        "--json",
+    ]));
+    assert_eq!(answer["mode"], "deterministic");
+    assert_eq!(answer["people"], json!(["Tomás Ortega"]));
+    assert_eq!(answer["groups"][0]["entity"], "Tomás Ortega", "{answer}");
+    assert!(
+        answer["groups"][0]["citations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["sentence"] == "We decided to ship the gripper firmware on November 3."),
+        "{answer}"
+    );
+    let last_week = json(cli(home).args(["ask", "what did Priya send last week?", "--json"]));
+    assert_eq!(last_week["time_range"], json!(["2026-10-19", "2026-10-25"]));
+    for citation in last_week["citations"].as_array().unwrap() {
+        let day = citation["day"].as_str().unwrap();
+        assert!(("2026-10-19"..="2026-10-25").contains(&day), "{last_week}");
+    }
+
+    // Over MCP stdio, the same briefing and prep.
+    runtime().block_on(async {
+        let (client, _child) = crate::mcp::spawn_stdio_with_env(
+            home,
+            "assistant-test",
+            &[
+                ("LEVH_NOW", NOW),
+                ("LEVH_TZ", "Europe/Berlin"),
+                ("LEVH_EMBEDDER", "hash"),
+                ("LEVH_ME", ME),
+            ],
+        )
+        .await;
+        let mcp_day = crate::mcp::ok(&client, "briefing", json!({"date": "2026-10-27"})).await;
+        assert_eq!(mcp_day, day);
+        let mcp_prep = crate::mcp::ok(
+            &client,
+            "meeting_prep",
+            json!({"event": "deniz.ics#gripper-budget-sync-20261027@acme-robotics.com"}),
+        )
+        .await;
+        assert_eq!(mcp_prep, prep);
+        let mcp_answer = crate::mcp::ok(
+            &client,
+            "ask",
+            json!({"question": "What did Tomás decide about the firmware release?"}),
+        )
+        .await;
+        assert_eq!(mcp_answer, answer);
+        client.cancel().await.unwrap();
+    });
+}
+
+/// With a model configured, the answer is the model's, from the evidence only: the
+/// prompt holds the evidence (within the budget) and nothing else of the store, a cited id
+/// that is not evidence is removed and named, and a model that fails leaves levh's own
+/// answer with a warning.
+#[test]
+fn a_models_answer_keeps_only_citations_of_the_evidence() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    for text in [
+        "The staging database moved to Frankfurt in March.",
+        "Billing is owned by Priya since the reorg.",
+        "The office plants are watered on Fridays by Kenji.",
+    ] {
+        json(cli(home).args(["capture", text, "--json"]));
+    }
+    let fabricated = "01a00000-0000-7000-8000-000000000000";
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<Seen>>> = Default::default();
+    let recorded = seen.clone();
+    let server = ApiServer::start(move |request: &Seen| {
+        recorded.lock().unwrap().push(request.clone());
+        let body: Value = serde_json::from_str(&request.body).unwrap();
+        let user = body["messages"][1]["content"].as_str().unwrap().to_owned();
+        // Cite the first evidence id, and one that is not evidence.
+        let first = user
+            .split('[')
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap()
+            .to_owned();
+        Reply::json(json!({
+            "choices": [{"message": {"role": "assistant", "content":
+                format!("The staging database is in Frankfurt [{first}] [{fabricated}].")}}]
+        }))
+    });
+    let ask = |url: &str| {
+        json(
+            cli(home)
+                .env("LEVH_LLM_URL", url)
+                .env("LEVH_LLM_MODEL", "fake-chat")
+                .args([
+                    "ask",
+                    "Where is the staging database?",
+                    "--max-tokens",
+                    "30",
+                    "--json",
+                ]),
+        )
+    };
+    let answer = ask(&format!("{}/v1", server.base));
+    assert_eq!(answer["mode"], "model", "{answer}");
+    assert_eq!(answer["model"], "fake-chat");
+    assert_eq!(answer["dropped_citations"], json!([fabricated]));
+    assert!(!answer["answer"].as_str().unwrap().contains(fabricated));
+    let cited = answer["citations"].as_array().unwrap();
+    assert_eq!(cited.len(), 1, "{answer}");
+    assert!(cited[0]["sentence"].as_str().unwrap().contains("Frankfurt"));
+
+    let requests = seen.lock().unwrap().clone();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].path(), "/v1/chat/completions");
+    let prompt: Value = serde_json::from_str(&requests[0].body).unwrap();
+    let user = prompt["messages"][1]["content"].as_str().unwrap();
+    assert!(user.contains("Frankfurt"), "{user}");
+    // A 30-token budget holds one of these memories, not the store.
+    assert_eq!(
+        user.matches("\n[").count(),
+        answer["citations"].as_array().unwrap().len().max(1)
+    );
+    assert!(!user.contains("watered"), "{user}");
+
+    // A model that is down: levh's own answer, and why.
+    let down = ask("http://127.0.0.1:9/v1");
+    assert_eq!(down["mode"], "deterministic");
+    assert!(
+        down["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("the model did not answer"),
+        "{down}"
+    );
+}
