@@ -310,3 +310,132 @@ fn a_models_answer_keeps_only_citations_of_the_evidence() {
         "{down}"
     );
 }
+
+/// Conflict candidates through the binary: found when a memory is stored and by
+/// `conflicts detect` (an update that says the fact changed is not one), listed, resolved
+/// by a person (a supersession retires the older, kept for `--known-at`; a false alarm is
+/// never listed again); an open conflict lowers a memory's trust, shown factor by factor.
+#[test]
+fn conflicts_are_found_listed_resolved_and_lower_trust() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let capture = |text: &str| json(cli(home).args(["capture", text, "--json"]));
+    let owner = capture("Billing is owned by Priya.");
+    let rival = capture("Billing is owned by Kenji, who also handles refunds.");
+    assert_eq!(rival["verdict"], "admit", "{rival}");
+    assert_eq!(
+        rival["conflicts"].as_array().unwrap().len(),
+        1,
+        "found at admission: {rival}"
+    );
+    capture("The sprint review is on Thursdays at 2 pm in room Atlas.");
+    capture("The office plants are watered on Fridays by the front desk.");
+    capture("From next week the sprint review moves to Wednesdays at 2 pm in room Atlas.");
+    // An import is judged by `detect`, not one by one.
+    let file = home.join("import.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            "{\"content\": \"The staging cluster is stable.\"}\n",
+            "{\"content\": \"Ops says the staging cluster is unstable: two crashes a week.\"}\n"
+        ),
+    )
+    .unwrap();
+    json(cli(home).arg("import").arg(&file).arg("--json"));
+
+    let detected = json(cli(home).args(["conflicts", "detect", "--json"]));
+    assert_eq!(
+        (detected["found"].as_u64(), detected["open"].as_u64()),
+        (Some(1), Some(2)),
+        "the antonym pair; the move is an update; the swap was found at admission: {detected}"
+    );
+    let open = json(cli(home).args(["conflicts", "--json"]));
+    let conflicts = open["conflicts"].as_array().unwrap();
+    let of_kind = |kind: &str| {
+        conflicts
+            .iter()
+            .find(|c| c["kind"] == kind)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(conflicts.len(), 2, "{open}");
+    let again = json(cli(home).args(["conflicts", "detect", "--json"]));
+    assert_eq!(again["found"], 0, "each pair once");
+
+    // Trust: Priya's memory, a person's capture, is in an open conflict.
+    let priya = owner["memory_id"].as_str().unwrap();
+    let trust = json(cli(home).args(["show", priya, "--trust", "--json"]));
+    let factors: Vec<&str> = trust["factors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["factor"].as_str().unwrap())
+        .collect();
+    assert_eq!(factors, ["source", "open conflict"], "{trust}");
+    assert!(
+        (trust["value"].as_f64().unwrap() - 0.6).abs() < 1e-9,
+        "{trust}"
+    );
+    assert_eq!(trust["label"], "medium");
+
+    // Kenji is right: Priya's memory is superseded, gone from recall, still known before.
+    let swap = of_kind("swap");
+    let before = jiff::Timestamp::now().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let resolved = json(cli(home).args([
+        "conflicts",
+        "resolve",
+        swap["id"].as_str().unwrap(),
+        "--supersede",
+        priya,
+        "--json",
+    ]));
+    assert_eq!(resolved["resolution"], "superseded", "{resolved}");
+    assert_eq!(resolved["superseded"], priya);
+    let refused = cli(home)
+        .args([
+            "conflicts",
+            "resolve",
+            swap["id"].as_str().unwrap(),
+            "--keep-both",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stdout).contains("already resolved"));
+    let recalled = |extra: &[&str]| -> String {
+        let out = json(
+            cli(home)
+                .args(["recall", "who owns billing", "--json", "--no-reinforce"])
+                .args(extra),
+        );
+        out.to_string()
+    };
+    assert!(!recalled(&[]).contains("owned by Priya"));
+    assert!(recalled(&[]).contains("owned by Kenji"));
+    let _ = before;
+
+    // A false alarm is never listed again; nothing open is left.
+    let antonym = of_kind("antonym");
+    json(cli(home).args([
+        "conflicts",
+        "resolve",
+        antonym["id"].as_str().unwrap(),
+        "--not-a-conflict",
+        "--json",
+    ]));
+    assert!(
+        json(cli(home).args(["conflicts", "--json"]))["conflicts"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        json(cli(home).args(["conflicts", "--all", "--json"]))["conflicts"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}

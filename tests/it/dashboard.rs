@@ -214,8 +214,8 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser
             .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
             .await;
-        // Past the other nine links of the navigation (Fading … Settings).
-        for _ in 0..10 {
+        // Past the other thirteen links of the navigation (Fading … Settings).
+        for _ in 0..14 {
             browser.press(Key::Tab).await;
         }
         assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");
@@ -698,6 +698,10 @@ fn in_a_real_browser_a_fading_memory_is_kept_and_a_viewer_sees_it_without_button
             ]),
     );
     let id = old["memory_id"].as_str().unwrap().to_owned();
+    // A pair that may disagree, found when the second is stored.
+    capture(home, "Billing is owned by Priya.");
+    let rival = capture(home, "Billing is owned by Kenji, who also handles refunds.");
+    assert_eq!(rival["conflicts"].as_array().unwrap().len(), 1, "{rival}");
     let viewer = crate::support::json(
         crate::support::levh(home).args(["token", "create", "--role", "viewer", "--json"]),
     );
@@ -728,6 +732,38 @@ fn in_a_real_browser_a_fading_memory_is_kept_and_a_viewer_sees_it_without_button
             .until("the kept memory gone from the list", &format!("return !document.querySelector('main a[href=\"/memories/{id}\"]')"))
             .await;
         browser.assert_no_console_error("/fading").await;
+
+        // Conflicts: the pair, resolved from the page (the newer kept).
+        page(&browser, &format!("{base}/conflicts"), "Conflicts").await;
+        browser
+            .until("the pair", "return document.querySelectorAll('main .card').length === 1")
+            .await;
+        browser.click_button("Keep the newer").await;
+        browser
+            .until(
+                "no open conflict",
+                "return document.querySelector('main').textContent.includes('No open conflict.')",
+            )
+            .await;
+        // Ask: an answer that cites the memory it used.
+        page(&browser, &format!("{base}/ask?q=who%20owns%20billing"), "Ask").await;
+        browser
+            .until(
+                "a citation of Kenji's memory",
+                "return [...document.querySelectorAll('main li a')].some(a => a.textContent.includes('Kenji'))",
+            )
+            .await;
+        // The briefing and meeting prep draw without an event; a memory shows its trust.
+        browser.client.goto(&format!("{base}/briefing")).await.unwrap();
+        browser
+            .until("the briefing", "const h = document.querySelector('main h1'); return h && h.textContent.startsWith('Briefing for ')")
+            .await;
+        page(&browser, &format!("{base}/meeting-prep"), "Meeting prep").await;
+        browser.client.goto(&format!("{base}/memories/{}", rival["memory_id"].as_str().unwrap())).await.unwrap();
+        browser
+            .until("the trust breakdown", "return [...document.querySelectorAll('main h2')].some(h => h.textContent === 'Trust') && !!document.querySelector('main .trust table')")
+            .await;
+        browser.assert_no_console_error("/conflicts, /ask, /briefing, /meeting-prep, a memory").await;
         browser.close().await;
     });
     let store = rusqlite::Connection::open(home.join("levh.db")).unwrap();

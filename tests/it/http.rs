@@ -1178,6 +1178,10 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "POST /api/ask",
         "GET /api/briefing",
         "GET /api/meeting-prep",
+        "GET /api/memories/{id}/trust",
+        "GET /api/conflicts",
+        "POST /api/conflicts/detect",
+        "POST /api/conflicts/{id}/resolve",
     ]
     .into_iter()
     .map(str::to_owned)

@@ -23,6 +23,7 @@
 
 pub mod ask;
 pub mod briefing;
+pub mod conflicts;
 pub mod connectors;
 pub mod entities;
 mod error;
@@ -39,6 +40,7 @@ pub mod sessions;
 pub mod settings;
 pub mod timeline;
 pub mod tokens;
+pub mod trust;
 pub mod views;
 pub mod workspace;
 

@@ -40,7 +40,11 @@ pub fn store(levh: &Levh, scope: &Scope, args: StoreArgs, source: String) -> Res
     let source = recorded_writer(&source);
     let new = args.into_new_memory(source.clone())?;
     let outcome = levh.capture(scope, new)?;
-    Ok(CaptureView::new(&outcome, source))
+    let mut view = CaptureView::new(&outcome, source);
+    if let Some(id) = outcome.memory_id {
+        view.conflicts = crate::conflicts::found_at_admission(levh, scope, id)?;
+    }
+    Ok(view)
 }
 
 /// [`Operation::StoreMemories`](crate::Operation::StoreMemories): many memories through

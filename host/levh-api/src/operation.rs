@@ -121,6 +121,14 @@ pub enum Operation {
     Briefing,
     /// What to know before a meeting.
     MeetingPrep,
+    /// Pairs of memories that may disagree.
+    ListConflicts,
+    /// Look for pairs that may disagree among the newest memories.
+    DetectConflicts,
+    /// A person resolves a conflict candidate.
+    ResolveConflict,
+    /// How far a memory can be believed, factor by factor.
+    MemoryTrust,
     // -- the entity index
     /// Entities of every kind.
     ListEntities,
@@ -201,6 +209,10 @@ impl Operation {
         O::Ask,
         O::Briefing,
         O::MeetingPrep,
+        O::ListConflicts,
+        O::DetectConflicts,
+        O::ResolveConflict,
+        O::MemoryTrust,
         O::ListEntities,
         O::ListPeople,
         O::ListOrganizations,
@@ -248,6 +260,8 @@ impl Operation {
             | O::Ask
             | O::Briefing
             | O::MeetingPrep
+            | O::ListConflicts
+            | O::MemoryTrust
             | O::ListEntities
             | O::ListPeople
             | O::ListOrganizations
@@ -268,6 +282,8 @@ impl Operation {
             | O::EndSession
             | O::SyncConnector
             | O::CompleteCommitment
+            | O::DetectConflicts
+            | O::ResolveConflict
             | O::MergeEntities
             | O::ReindexEntities => Role::Editor,
             // A token's list names who holds access; issuing one grants it.
@@ -342,6 +358,10 @@ impl Operation {
             O::Ask => "ask",
             O::Briefing => "briefing",
             O::MeetingPrep => "meeting_prep",
+            O::ListConflicts => "list_conflicts",
+            O::DetectConflicts => "detect_conflicts",
+            O::ResolveConflict => "resolve_conflict",
+            O::MemoryTrust => "memory_trust",
             O::ListEntities => "list_entities",
             O::ListPeople => "list_people",
             O::ListOrganizations => "list_organizations",

@@ -438,6 +438,52 @@ pub struct CommitmentDone {
     pub by_memory: Option<MemoryId>,
 }
 
+/// A pair of memories that may disagree, as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConflictRecord {
+    /// The pair's id.
+    pub id: String,
+    /// The older memory.
+    pub older: MemoryId,
+    /// The newer memory.
+    pub newer: MemoryId,
+    /// `value`, `negation`, `antonym` or `swap`.
+    pub kind: String,
+    /// When it was found.
+    pub found_at: Timestamp,
+    /// How a person resolved it: `keep_both`, `not_a_conflict`, `superseded`; none: open.
+    pub resolution: Option<String>,
+    /// When.
+    pub resolved_at: Option<Timestamp>,
+    /// The memory a `superseded` resolution retired.
+    pub superseded: Option<MemoryId>,
+}
+
+/// How a person resolves a conflict candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConflictResolution {
+    /// Both stay valid: they do not contradict each other after all, or both hold.
+    KeepBoth,
+    /// Not a conflict (a false alarm): never listed again.
+    NotAConflict,
+    /// This memory is right: the other is retired (`superseded_by` it).
+    Supersede {
+        /// The memory that stays.
+        winner: MemoryId,
+    },
+}
+
+impl ConflictResolution {
+    /// Its recorded name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::KeepBoth => "keep_both",
+            Self::NotAConflict => "not_a_conflict",
+            Self::Supersede { .. } => "superseded",
+        }
+    }
+}
+
 /// A commitment's id: stable while the memory says the same thing, short enough to type
 /// (`levh commitments done c3fa2b1d9e0`).
 pub fn commitment_id(memory_id: MemoryId, sentence: &str) -> String {
@@ -552,6 +598,36 @@ pub trait EntityStore {
         done: &CommitmentDone,
         actor: &Actor,
     ) -> Result<(), StoreError>;
+
+    /// Records conflict candidates (older, newer, kind) found at `now`, each pair once
+    /// (a pair already recorded, open or resolved, is left as it is), with a `conflict`
+    /// event on the newer memory. Returns the pairs recorded now.
+    fn record_conflicts(
+        &self,
+        workspace: &Workspace,
+        found: &[(MemoryId, MemoryId, String)],
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<ConflictRecord>, StoreError>;
+
+    /// The recorded conflict candidates, newest first; only the open ones with `open`.
+    fn conflicts(
+        &self,
+        workspace: &Workspace,
+        open: bool,
+    ) -> Result<Vec<ConflictRecord>, StoreError>;
+
+    /// Resolves an open conflict candidate (compare-and-set: false when it is not open or
+    /// does not exist). A supersession retires the other memory of the pair at `now`
+    /// (`valid_to`, `superseded_by` the winner) in the same transaction.
+    fn resolve_conflict(
+        &self,
+        workspace: &Workspace,
+        id: &str,
+        resolution: ConflictResolution,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
 }
 
 #[cfg(test)]

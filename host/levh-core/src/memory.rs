@@ -374,6 +374,10 @@ pub enum EventKind {
     EntityMerge,
     /// A commitment was marked done.
     CommitmentDone,
+    /// Two memories may disagree: a conflict candidate for a person.
+    Conflict,
+    /// A person resolved a conflict candidate.
+    ConflictResolved,
 }
 
 impl EventKind {
@@ -400,6 +404,8 @@ impl EventKind {
             Self::Importance => "importance",
             Self::EntityMerge => "entity-merge",
             Self::CommitmentDone => "commitment-done",
+            Self::Conflict => "conflict",
+            Self::ConflictResolved => "conflict-resolved",
         }
     }
 }

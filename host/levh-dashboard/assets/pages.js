@@ -492,6 +492,13 @@ export const pages = {
       };
       main.append(h("table", { class: "fields" }, Object.entries(memory).filter(([f]) => f !== "content")
         .map(([f, v]) => h("tr", {}, h("th", {}, f), cell(f, v)))));
+      // How far it can be believed, factor by factor (ranking is separate).
+      const trust = await get(`${path}/trust`).catch((error) => ({ error }));
+      main.append(h("h2", {}, "Trust"), trust.error ? h("p", { class: "error" }, trust.error.message) :
+        h("div", { class: "card trust" },
+          h("p", {}, h("strong", {}, `${trust.value.toFixed(2)} (${trust.label})`)),
+          h("table", { class: "factors" }, trust.factors.map((f) => h("tr", {},
+            h("td", {}, `${f.effect >= 0 ? "+" : ""}${f.effect.toFixed(2)}`), h("th", {}, f.factor), h("td", {}, f.why))))));
       const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
       main.append(h("h2", {}, "Forgetting curve (30 days)"), plot);
       chart(plot, { name: "day", values: curve.points.map((p) => p.day) }, { name: "retention", values: curve.points.map((p) => p.retention) });
@@ -582,6 +589,120 @@ export const pages = {
         h("p", { class: "muted" }, `Due dates in ${promised.time_zone}. A promise is done when you mark it, or when a later memory of yours says so ("I sent the budget…").`));
     };
     await drawPromised(promised);
+  },
+
+  async ask(main, _, query) {
+    main.append(h("h1", {}, "Ask"),
+      h("p", { class: "muted" }, "An answer from your memories, citing each memory it used. Asking reinforces nothing."));
+    const form = h("form", { class: "search", role: "search" },
+      h("label", {}, "Question ", h("input", { name: "question", type: "search", value: query.get("q") || "", required: true, size: 60 })),
+      h("button", { class: "primary" }, "Ask"));
+    const answer = h("div", { "aria-live": "polite" });
+    main.append(form, answer);
+    const draw = async (question) => {
+      answer.replaceChildren(h("p", { class: "muted" }, "Looking…"));
+      try {
+        const a = await post("/api/ask", { question });
+        const cite = (c) => h("li", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence || c.memory_id),
+          h("span", { class: "muted" }, ` — ${c.day}, ${c.kind}, ${c.source}${c.people.length ? `, ${c.people.join(", ")}` : ""}`));
+        // `replaceChildren` takes nodes only: the parts, flattened, without the absent ones.
+        answer.replaceChildren(...[
+          a.mode === "model" ? h("p", { class: "content card" }, a.answer) : null,
+          a.citations.length === 0 ? empty("No memory answers this.") : null,
+          a.mode === "model" ? [h("h2", {}, "Cited"), h("ul", {}, a.citations.map(cite))]
+            : a.groups.map((g) => [h("h2", {}, g.entity || "Other memories"), h("ul", {}, g.citations.map(cite))]),
+          a.dropped_citations.length ? h("p", { class: "error" }, `Removed citations of memories not in the evidence: ${a.dropped_citations.join(", ")}`) : null,
+          a.warnings.map((w) => h("p", { class: "error" }, w)),
+        ].flat(2).filter(Boolean));
+      } catch (error) {
+        answer.replaceChildren(h("p", { class: "error" }, error.message));
+      }
+    };
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const question = new FormData(form).get("question");
+      history.replaceState({}, "", `/ask?q=${encodeURIComponent(question)}`);
+      await draw(question);
+    });
+    if (query.get("q")) await draw(query.get("q"));
+  },
+
+  async briefing(main, _, query) {
+    const date = query.get("date");
+    const b = await get(`/api/briefing${date ? `?date=${encodeURIComponent(date)}` : ""}`);
+    const form = h("form", { class: "search" },
+      h("label", {}, "Day ", h("input", { name: "date", type: "date", value: b.date })),
+      h("button", {}, "Show"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      history.pushState({}, "", `/briefing?date=${encodeURIComponent(new FormData(form).get("date"))}`);
+      window.dispatchEvent(new PopStateEvent("popstate"));
+    });
+    const link = (id, text) => h("a", { href: `/memories/${encodeURIComponent(id)}` }, text);
+    const list = (title, items, none, item) => [h("h2", {}, title), items.length === 0 ? empty(none) : h("ul", {}, items.map((x) => h("li", {}, item(x))))];
+    main.append(h("h1", {}, `Briefing for ${b.date}`), h("p", { class: "muted" }, `Times in ${b.time_zone}.`), form,
+      ...list("Events", b.events, "No event on this day.", (e) => [`${e.local_time} `, link(e.memory_id, e.title),
+        e.location ? ` — ${e.location}` : "", e.attendees.length ? h("span", { class: "muted" }, ` (${e.attendees.join(", ")})`) : "",
+        " ", h("a", { href: `/meeting-prep?event=${encodeURIComponent(e.memory_id)}` }, "prepare")]),
+      ...list("Due (yours)", b.due, "Nothing due.", (c) => [`${c.due}${c.overdue ? " (overdue)" : ""} `, link(c.memory_id, c.sentence)]),
+      ...list("Owed to you", b.owed_to_me, "Nothing owed.", (c) => [`${c.due} ${c.by}: `, link(c.memory_id, c.sentence)]),
+      ...list("Decisions (last 7 days)", b.decisions, "No decision.", (d) => [`${d.at.slice(0, 10)} `, link(d.memory_id, d.sentence)]),
+      ...list("People today", b.people, "Nobody.", (p) => [p.name, p.last_discussed ? [" — last: ", link(p.last_discussed.memory_id, p.last_discussed.line), ` (${p.last_discussed.day})`] : ""]),
+      ...list("Important and fading", b.fading, "Nothing important is fading.", (m) => link(m.memory_id, m.line)));
+  },
+
+  async "meeting-prep"(main, _, query) {
+    let event = query.get("event");
+    if (!event) {
+      // The next event of the coming month, if any: no event is a state, not an error.
+      const coming = await get(`/api/timeline?range=${encodeURIComponent("next 30 days")}&kind=event&limit=50`);
+      const next = coming.days.flatMap((d) => d.memories).find((m) => new Date(m.at) >= new Date());
+      if (!next) {
+        main.append(h("h1", {}, "Meeting prep"), empty("No event in the coming 30 days. Open one from the Briefing or the Timeline."));
+        return;
+      }
+      event = next.memory_id;
+    }
+    const prep = await get(`/api/meeting-prep?event=${encodeURIComponent(event)}`);
+    const link = (id, text) => h("a", { href: `/memories/${encodeURIComponent(id)}` }, text);
+    const e = prep.event;
+    main.append(h("h1", {}, `Meeting prep: ${e.title}`),
+      h("p", { class: "muted" }, [when(e.start), e.location].filter(Boolean).join(" — ")));
+    for (const a of prep.attendees) {
+      main.append(h("h2", {}, a.name),
+        a.last_discussed.length === 0 ? empty("Nothing before this meeting.") :
+          h("ul", {}, a.last_discussed.map((m) => h("li", {}, `${m.day} `, link(m.memory_id, m.line)))));
+      if (a.commitments.length) {
+        main.append(h("ul", { class: "commitments" }, a.commitments.map((c) => h("li", {}, "Open: ", link(c.memory_id, c.sentence)))));
+      }
+    }
+    main.append(h("h2", {}, "Decisions"), prep.decisions.length === 0 ? empty("No related decision.") :
+      h("ul", {}, prep.decisions.map((d) => h("li", {}, `${d.at.slice(0, 10)} `, link(d.memory_id, d.sentence)))));
+    main.append(h("h2", {}, "Earlier meetings"), prep.previous.length === 0 ? empty("None.") :
+      h("ul", {}, prep.previous.map((m) => h("li", {}, link(m.memory_id, m.day)))));
+  },
+
+  async conflicts(main) {
+    main.append(h("h1", {}, "Conflicts"),
+      h("p", { class: "muted" }, "Pairs of memories that may disagree — a different value, a negation, opposite words, another name in the same role. Resolving never deletes: a superseded memory is kept for history."));
+    const box = h("div");
+    main.append(h("div", { class: "actions" }, action("Look for conflicts", () => post("/api/conflicts/detect", {}), () => draw())), box);
+    const draw = async () => {
+      const list = await get("/api/conflicts");
+      const resolve = (c, body) => post(`/api/conflicts/${encodeURIComponent(c.id)}/resolve`, body);
+      box.replaceChildren(list.conflicts.length === 0 ? empty("No open conflict.") : h("div", {}, list.conflicts.map((c) =>
+        h("div", { class: "card" },
+          h("p", { class: "muted" }, `${c.kind} — found ${when(c.found_at)}`),
+          h("div", { class: "pair" },
+            h("div", {}, h("h3", {}, "Older"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.older)}` }, c.older_content))),
+            h("div", {}, h("h3", {}, "Newer"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.newer)}` }, c.newer_content)))),
+          h("div", { class: "actions" },
+            action("Keep the newer", () => resolve(c, { resolution: "supersede", retire: c.older }), draw, "primary"),
+            action("Keep the older", () => resolve(c, { resolution: "supersede", retire: c.newer }), draw),
+            action("Keep both", () => resolve(c, { resolution: "keep_both" }), draw),
+            action("Not a conflict", () => resolve(c, { resolution: "not_a_conflict" }), draw))))));
+    };
+    await draw();
   },
 
   async people(main, _, query) {

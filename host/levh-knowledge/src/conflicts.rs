@@ -348,6 +348,12 @@ fn is_negation(word: &str) -> bool {
     NEGATIONS.contains(&word) || word.ends_with("n't")
 }
 
+/// The content words of a text as [`relate`] compares them (lower case, no glue words or
+/// negations): two memories sharing [`MIN_SHARED`] of them are worth comparing.
+pub fn content_words(text: &str) -> BTreeSet<String> {
+    content(&words(text))
+}
+
 fn content(words: &[String]) -> BTreeSet<String> {
     words
         .iter()

@@ -49,6 +49,7 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("ask", Profile::Work),
     ("briefing", Profile::Work),
     ("meeting_prep", Profile::Work),
+    ("list_conflicts", Profile::Work),
     ("evaluate_admission", Profile::Work),
     ("admit_memory", Profile::Work),
     ("update_memory", Profile::Admin),
@@ -137,7 +138,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 28, 38, 42]);
+        assert_eq!(sizes, vec![5, 29, 39, 43]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

@@ -5,8 +5,9 @@
 //! counting at once and a purged one (its links go by cascade) leaves nothing behind.
 
 use levh_core::entities::{
-    CommitmentDone, EntityEdge, EntityId, EntityKey, EntityKind, EntityMemory, EntityQuery,
-    EntityRole, EntityStore, EntitySummary, IndexedMemory, Sighting,
+    CommitmentDone, ConflictRecord, ConflictResolution, EntityEdge, EntityId, EntityKey,
+    EntityKind, EntityMemory, EntityQuery, EntityRole, EntityStore, EntitySummary, IndexedMemory,
+    Sighting,
 };
 use levh_core::{Actor, EventKind, Memory, MemoryId, StoreError, Timestamp, Workspace};
 use rusqlite::types::Value;
@@ -660,6 +661,196 @@ fn mark_commitment_done(
 
 /// Each method is the function of the same name above; its error becomes a
 /// [`StoreError`] here, once.
+fn record_conflicts(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    found: &[(MemoryId, MemoryId, String)],
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<Vec<ConflictRecord>, SqliteStoreError> {
+    store.write(|tx| {
+        let mut recorded = Vec::new();
+        for (older, newer, kind) in found {
+            // A pair is one pair whichever of the two was found first.
+            let known: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM conflicts c
+                                  JOIN memories a ON a.seq = c.older_seq
+                                  JOIN memories b ON b.seq = c.newer_seq
+                                 WHERE c.workspace = ?1
+                                   AND ((a.id = ?2 AND b.id = ?3) OR (a.id = ?3 AND b.id = ?2)))",
+                params![workspace.as_str(), older.to_string(), newer.to_string()],
+                |row| row.get(0),
+            )?;
+            if known {
+                continue;
+            }
+            let id = MemoryId::new_at(now).to_string();
+            let inserted = tx.execute(
+                "INSERT OR IGNORE INTO conflicts (workspace, id, older_seq, newer_seq, kind, found_at)
+                     SELECT ?1, ?2, o.seq, n.seq, ?5, ?6
+                       FROM memories o, memories n
+                      WHERE o.workspace = ?1 AND o.id = ?3 AND n.workspace = ?1 AND n.id = ?4",
+                params![
+                    workspace.as_str(),
+                    id,
+                    older.to_string(),
+                    newer.to_string(),
+                    kind,
+                    micros(now)
+                ],
+            )?;
+            if inserted == 0 {
+                continue;
+            }
+            log_event(
+                tx,
+                now,
+                EventKind::Conflict,
+                workspace,
+                Some(*newer),
+                actor,
+                json!({ "conflict": id, "with": older, "kind": kind }),
+            )?;
+            recorded.push(ConflictRecord {
+                id,
+                older: *older,
+                newer: *newer,
+                kind: kind.clone(),
+                found_at: now,
+                resolution: None,
+                resolved_at: None,
+                superseded: None,
+            });
+        }
+        Ok(recorded)
+    })
+}
+
+fn conflicts(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    open: bool,
+) -> Result<Vec<ConflictRecord>, SqliteStoreError> {
+    let conn = store.read();
+    let mut statement = conn.prepare_cached(
+        "SELECT c.id, o.id, n.id, c.kind, c.found_at, c.resolution, c.resolved_at, c.superseded
+           FROM conflicts c
+           JOIN memories o ON o.seq = c.older_seq
+           JOIN memories n ON n.seq = c.newer_seq
+          WHERE c.workspace = ?1 AND (?2 = 0 OR c.resolution IS NULL)
+          ORDER BY c.found_at DESC, c.id DESC",
+    )?;
+    type Row = (
+        String,
+        String,
+        String,
+        String,
+        i64,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+    );
+    let rows: Vec<Row> = statement
+        .query_map(params![workspace.as_str(), i64::from(open)], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+                row.get(6)?,
+                row.get(7)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.into_iter()
+        .map(
+            |(id, older, newer, kind, found, resolution, resolved, superseded)| {
+                Ok(ConflictRecord {
+                    id,
+                    older: parse_id(&older)?,
+                    newer: parse_id(&newer)?,
+                    kind,
+                    found_at: time(found)?,
+                    resolution,
+                    resolved_at: resolved.map(time).transpose()?,
+                    superseded: superseded.map(|m| parse_id(&m)).transpose()?,
+                })
+            },
+        )
+        .collect()
+}
+
+fn resolve_conflict(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    id: &str,
+    resolution: ConflictResolution,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<bool, SqliteStoreError> {
+    store.write(|tx| {
+        let pair: Option<(String, String)> = tx
+            .query_row(
+                "SELECT o.id, n.id FROM conflicts c
+                   JOIN memories o ON o.seq = c.older_seq
+                   JOIN memories n ON n.seq = c.newer_seq
+                  WHERE c.workspace = ?1 AND c.id = ?2 AND c.resolution IS NULL",
+                params![workspace.as_str(), id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        let Some((older, newer)) = pair else {
+            return Ok(false);
+        };
+        let loser = match resolution {
+            ConflictResolution::Supersede { winner } => {
+                let winner = winner.to_string();
+                let loser = if winner == older {
+                    newer.clone()
+                } else if winner == newer {
+                    older.clone()
+                } else {
+                    return Ok(false);
+                };
+                crate::writes::supersede(
+                    tx,
+                    workspace,
+                    parse_id(&loser)?,
+                    parse_id(&winner)?,
+                    now,
+                    actor,
+                    json!({ "by": winner, "conflict": id }),
+                )?;
+                Some(loser)
+            }
+            _ => None,
+        };
+        tx.execute(
+            "UPDATE conflicts SET resolution = ?3, resolved_at = ?4, superseded = ?5
+                 WHERE workspace = ?1 AND id = ?2 AND resolution IS NULL",
+            params![
+                workspace.as_str(),
+                id,
+                resolution.as_str(),
+                micros(now),
+                loser
+            ],
+        )?;
+        log_event(
+            tx,
+            now,
+            EventKind::ConflictResolved,
+            workspace,
+            Some(parse_id(&newer)?),
+            actor,
+            json!({ "conflict": id, "resolution": resolution.as_str(), "with": older }),
+        )?;
+        Ok(true)
+    })
+}
+
 impl EntityStore for SqliteStore {
     fn known_people(&self, workspace: &Workspace) -> Result<Vec<String>, StoreError> {
         Ok(known_people(self, workspace)?)
@@ -775,5 +966,36 @@ impl EntityStore for SqliteStore {
         actor: &Actor,
     ) -> Result<(), StoreError> {
         Ok(mark_commitment_done(self, workspace, memory, done, actor)?)
+    }
+
+    fn record_conflicts(
+        &self,
+        workspace: &Workspace,
+        found: &[(MemoryId, MemoryId, String)],
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<ConflictRecord>, StoreError> {
+        Ok(record_conflicts(self, workspace, found, now, actor)?)
+    }
+
+    fn conflicts(
+        &self,
+        workspace: &Workspace,
+        open: bool,
+    ) -> Result<Vec<ConflictRecord>, StoreError> {
+        Ok(conflicts(self, workspace, open)?)
+    }
+
+    fn resolve_conflict(
+        &self,
+        workspace: &Workspace,
+        id: &str,
+        resolution: ConflictResolution,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(resolve_conflict(
+            self, workspace, id, resolution, now, actor,
+        )?)
     }
 }

@@ -272,30 +272,16 @@ pub(crate) fn store_memory(
     writes::insert_memory(tx, record, Some(held), actor)?;
     writes::apply_interference(tx, record, neighbours, interfere, actor)?;
     if let Some(old) = supersede {
-        let now = m.state.created_at;
-        // Retired at the decision: levh believed the old fact until then, and a retirement
-        // dated earlier would rewrite what `known_at` says it knew.
-        let retired = tx.execute(
-            "UPDATE memories SET valid_to = ?3, superseded_by = ?4, updated_at = ?3
-                 WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
-            params![
-                m.workspace.as_str(),
-                old.to_string(),
-                micros(now),
-                m.id.to_string()
-            ],
+        // Retired at the decision (see `writes::supersede`).
+        writes::supersede(
+            tx,
+            &m.workspace,
+            old,
+            m.id,
+            m.state.created_at,
+            actor,
+            json!({ "by": m.id }),
         )?;
-        if retired == 1 {
-            log_event(
-                tx,
-                now,
-                EventKind::Supersede,
-                &m.workspace,
-                Some(old),
-                actor,
-                json!({ "by": m.id }),
-            )?;
-        }
     }
     Ok(m.id)
 }

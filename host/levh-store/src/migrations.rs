@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0009_text_changes.sql"),
     include_str!("../migrations/0010_recent_near_duplicate_keys.sql"),
     include_str!("../migrations/0011_sync_listing.sql"),
+    include_str!("../migrations/0012_conflicts.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

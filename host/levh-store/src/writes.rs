@@ -501,6 +501,42 @@ pub(crate) fn replace_fields(
     )? > 0)
 }
 
+/// Retires `old` at `now` as superseded by `by` (`valid_to`, `superseded_by`) with a
+/// `supersede` event carrying `detail`: levh believed it until then, and a retirement
+/// dated earlier would rewrite what `known_at` says it knew. False when `old` was not live.
+pub(crate) fn supersede(
+    tx: &Connection,
+    workspace: &Workspace,
+    old: MemoryId,
+    by: MemoryId,
+    now: Timestamp,
+    actor: &Actor,
+    detail: serde_json::Value,
+) -> Result<bool, SqliteStoreError> {
+    let retired = tx.execute(
+        "UPDATE memories SET valid_to = ?3, superseded_by = ?4, updated_at = ?3
+             WHERE workspace = ?1 AND id = ?2 AND forgotten_at IS NULL",
+        params![
+            workspace.as_str(),
+            old.to_string(),
+            micros(now),
+            by.to_string()
+        ],
+    )?;
+    if retired == 1 {
+        log_event(
+            tx,
+            now,
+            EventKind::Supersede,
+            workspace,
+            Some(old),
+            actor,
+            detail,
+        )?;
+    }
+    Ok(retired == 1)
+}
+
 /// Moves a live memory's `valid_from`, when its `valid_to` (if any) stays after it.
 pub(crate) fn set_valid_from(
     tx: &Connection,

@@ -34,3 +34,31 @@ pub struct MeetingPrepArgs {
     /// it). Without it, the next event from now.
     pub event: Option<String>,
 }
+
+/// Which conflict candidates to list.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConflictListArgs {
+    /// List the resolved ones too.
+    pub include_resolved: Option<bool>,
+    /// At most this many (default 100).
+    pub limit: Option<usize>,
+}
+
+/// Where to look for conflict candidates.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConflictDetectArgs {
+    /// Only memories of this project.
+    pub project: Option<String>,
+}
+
+/// A person's decision on a conflict candidate.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveConflictBody {
+    /// `keep_both`, `not_a_conflict` or `supersede`.
+    pub resolution: String,
+    /// With `supersede`: the id of the memory to retire (superseded by the other).
+    pub retire: Option<String>,
+}

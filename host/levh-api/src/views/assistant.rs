@@ -151,3 +151,71 @@ pub struct MeetingPrepView {
     /// Earlier meetings with the same title, newest first.
     pub previous: Vec<MemoryLineView>,
 }
+
+/// A pair of memories that may disagree.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConflictView {
+    /// The pair's id (for `resolve`).
+    pub id: String,
+    /// `value`, `negation`, `antonym` or `swap`.
+    pub kind: String,
+    /// The older memory and its text.
+    pub older: String,
+    pub older_content: String,
+    /// The newer memory and its text.
+    pub newer: String,
+    pub newer_content: String,
+    /// When it was found, RFC 3339.
+    pub found_at: String,
+    /// `keep_both`, `not_a_conflict` or `superseded`; none while open.
+    pub resolution: Option<String>,
+    /// When it was resolved.
+    pub resolved_at: Option<String>,
+    /// The memory a supersession retired.
+    pub superseded: Option<String>,
+}
+
+/// Conflict candidates, newest first.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConflictList {
+    /// The candidates.
+    pub conflicts: Vec<ConflictView>,
+}
+
+/// What a detection did.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DetectView {
+    /// Memories read (the newest, at most 5,000).
+    pub memories: usize,
+    /// Pairs compared (those sharing two uncommon words).
+    pub compared: usize,
+    /// New candidates recorded.
+    pub found: usize,
+    /// Open candidates now.
+    pub open: usize,
+}
+
+/// One factor of a memory's trust.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TrustFactorView {
+    /// `source`, `admitted by a person`, `said to help`, `said to be wrong`,
+    /// `corroborated`, `age`, `open conflict`, `redacted`, `superseded`.
+    pub factor: String,
+    /// What it adds (the source: the base value) or takes away.
+    pub effect: f64,
+    /// Why, in words.
+    pub why: String,
+}
+
+/// How far a memory can be believed: separate from ranking.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TrustView {
+    /// The memory.
+    pub memory_id: String,
+    /// 0..1: the factors' sum, clamped.
+    pub value: f64,
+    /// `high` (≥ 0.75), `medium` (≥ 0.5) or `low`.
+    pub label: String,
+    /// The breakdown.
+    pub factors: Vec<TrustFactorView>,
+}

@@ -148,6 +148,8 @@ pub struct CaptureView {
     /// Older memories this one weakened because it resembles them (a new fact
     /// interferes with the one it replaces), with their stability now.
     pub interference: Vec<InterferenceView>,
+    /// Conflict candidates found with memories it may contradict (`levh conflicts`).
+    pub conflicts: Vec<String>,
 }
 
 /// An older memory a new one weakened.
@@ -181,6 +183,7 @@ impl CaptureView {
                     stability_hours: hit.stability_hours,
                 })
                 .collect(),
+            conflicts: Vec::new(),
         }
     }
 }

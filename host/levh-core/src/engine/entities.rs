@@ -321,6 +321,42 @@ impl Levh {
         Ok(self.store.commitments_done(&scope.workspace)?)
     }
 
+    /// Records conflict candidates (older, newer, kind) found now; each pair once.
+    pub fn record_conflicts(
+        &self,
+        scope: &Scope,
+        found: &[(MemoryId, MemoryId, String)],
+    ) -> Result<Vec<crate::entities::ConflictRecord>> {
+        Ok(self
+            .store
+            .record_conflicts(&scope.workspace, found, self.clock.now(), &scope.actor)?)
+    }
+
+    /// The conflict candidates, newest first (only the open ones with `open`).
+    pub fn conflicts(
+        &self,
+        scope: &Scope,
+        open: bool,
+    ) -> Result<Vec<crate::entities::ConflictRecord>> {
+        Ok(self.store.conflicts(&scope.workspace, open)?)
+    }
+
+    /// A person resolves an open conflict candidate; false when it is not open.
+    pub fn resolve_conflict(
+        &self,
+        scope: &Scope,
+        id: &str,
+        resolution: crate::entities::ConflictResolution,
+    ) -> Result<bool> {
+        Ok(self.store.resolve_conflict(
+            &scope.workspace,
+            id,
+            resolution,
+            self.clock.now(),
+            &scope.actor,
+        )?)
+    }
+
     /// Records commitment `id` of `memory` as done now, by a person (`by_memory` none)
     /// or because a later memory said so.
     pub fn mark_commitment_done(

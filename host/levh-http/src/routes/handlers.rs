@@ -512,6 +512,19 @@ pub(super) async fn sync_state(
     .map(Json)
 }
 
+pub(super) async fn memory_trust(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<levh_api::views::TrustView>, ApiError> {
+    let server = state.server.clone();
+    run(&state, scope, move |levh, scope| {
+        levh_api::trust::trust(levh, server.as_ref(), scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn memory_history(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,
@@ -654,6 +667,43 @@ pub(super) async fn meeting_prep(
 ) -> Result<Json<levh_api::views::MeetingPrepView>, ApiError> {
     run(&state, scope, move |levh, scope| {
         levh_api::briefing::meeting_prep(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn conflicts(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::requests::ConflictListArgs>,
+) -> Result<Json<levh_api::views::ConflictList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::conflicts::list(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn detect_conflicts(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    OptionalBody(args): OptionalBody<levh_api::requests::ConflictDetectArgs>,
+) -> Result<Json<levh_api::views::DetectView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::conflicts::detect(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn resolve_conflict(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Body(body): Body<levh_api::requests::ResolveConflictBody>,
+) -> Result<Json<levh_api::views::ConflictView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::conflicts::resolve(levh, scope, &id, body)
     })
     .await
     .map(Json)

@@ -476,6 +476,31 @@ pub(crate) fn api() -> Api {
             handlers::meeting_prep,
         )
         .route(
+            Route::new(M::GET, "/api/memories/{id}/trust", O::MemoryTrust, "How far a memory can be believed: its source, a person's review, corroboration by other sources, age and risks (an open conflict, redactions, a supersession), summed to 0..1 with a label; ranking is separate")
+                .ok::<levh_api::views::TrustView>(200)
+                .errors(&[404]),
+            handlers::memory_trust,
+        )
+        .route(
+            Route::new(M::GET, "/api/conflicts", O::ListConflicts, "Pairs of memories that may disagree (a value, a negation, opposite words, a swapped name), open ones unless include_resolved")
+                .query::<levh_api::requests::ConflictListArgs>()
+                .ok::<levh_api::views::ConflictList>(200),
+            handlers::conflicts,
+        )
+        .route(
+            Route::new(M::POST, "/api/conflicts/detect", O::DetectConflicts, "Look for pairs that may disagree among the newest 5,000 memories; new ones are recorded and announced on the live feed")
+                .body::<levh_api::requests::ConflictDetectArgs>()
+                .ok::<levh_api::views::DetectView>(200),
+            handlers::detect_conflicts,
+        )
+        .route(
+            Route::new(M::POST, "/api/conflicts/{id}/resolve", O::ResolveConflict, "A person resolves a conflict candidate: keep_both, not_a_conflict, or supersede (retire one, kept for --as-of)")
+                .body::<levh_api::requests::ResolveConflictBody>()
+                .ok::<levh_api::views::ConflictView>(200)
+                .errors(&[404, 409]),
+            handlers::resolve_conflict,
+        )
+        .route(
             Route::new(M::GET, "/api/decisions", O::ListDecisions, "Decisions the memories state (\"we decided…\", \"karar verdik…\"), newest first, with when, where and who was there")
                 .query::<KnowledgeArgs>()
                 .ok::<DecisionList>(200),

@@ -1,9 +1,9 @@
 //! Tools of the assistant: ask (an answer citing the memories it used), the daily briefing
 //! and meeting prep. All read-only: asking reinforces nothing.
 
-use levh_api::requests::{AskArgs, BriefingArgs, MeetingPrepArgs};
-use levh_api::views::{AnswerView, BriefingView, MeetingPrepView};
-use levh_api::{ask, briefing};
+use levh_api::requests::{AskArgs, BriefingArgs, ConflictListArgs, MeetingPrepArgs};
+use levh_api::views::{AnswerView, BriefingView, ConflictList, MeetingPrepView};
+use levh_api::{ask, briefing, conflicts};
 use rmcp::handler::server::wrapper::Json;
 use rmcp::{Peer, RoleServer, tool, tool_router};
 
@@ -85,5 +85,26 @@ impl LevhMcp {
         })
         .await
         .map(Json)
+    }
+
+    /// Pairs of memories that may disagree (a different value, a negation, opposite
+    /// words, another name in the same role), found when a memory is stored or by
+    /// `levh conflicts detect`; open ones unless asked. Resolving them is a person's
+    /// (`levh conflicts resolve`, REST, the dashboard), never an agent's.
+    #[tool(annotations(
+        title = "List conflicts",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_conflicts(
+        &self,
+        Parameters(args): Parameters<ConflictListArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<ConflictList>, String> {
+        self.run(&peer, move |levh, scope| conflicts::list(levh, scope, args))
+            .await
+            .map(Json)
     }
 }

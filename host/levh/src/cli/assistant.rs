@@ -229,3 +229,134 @@ fn section(title: &str, lines: impl Iterator<Item = String>) {
         output::line(format!("  - {line}"));
     }
 }
+
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ConflictsCli {
+    #[command(subcommand)]
+    command: Option<ConflictsCommand>,
+    /// List the resolved ones too.
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ConflictsCommand {
+    /// Look for pairs that may disagree among the newest 5,000 memories.
+    Detect {
+        /// Only this project.
+        #[arg(long, short)]
+        project: Option<String>,
+    },
+    /// Resolve one: keep both, not a conflict, or supersede one (retired, kept for
+    /// `--as-of`).
+    #[command(group(clap::ArgGroup::new("how").required(true).args(["keep_both", "not_a_conflict", "supersede"])))]
+    Resolve {
+        /// The conflict's id, from `levh conflicts`.
+        id: String,
+        /// Both stay valid.
+        #[arg(long)]
+        keep_both: bool,
+        /// A false alarm: never listed again.
+        #[arg(long)]
+        not_a_conflict: bool,
+        /// Retire this memory of the pair (the other supersedes it).
+        #[arg(long, value_name = "MEMORY_ID")]
+        supersede: Option<String>,
+    },
+}
+
+/// `levh conflicts`.
+pub fn conflicts(context: &Context, args: ConflictsCli, json: bool) -> Result<ExitCode> {
+    match args.command {
+        None => {
+            let list = context.run(Operation::ListConflicts, |levh, scope| {
+                levh_api::conflicts::list(
+                    levh,
+                    scope,
+                    levh_api::requests::ConflictListArgs {
+                        include_resolved: Some(args.all),
+                        limit: None,
+                    },
+                )
+            })?;
+            if json {
+                output::json(&list)?;
+            } else if list.conflicts.is_empty() {
+                output::line("no open conflict (`levh conflicts detect` looks for them)");
+            } else {
+                for c in &list.conflicts {
+                    output::line(format!(
+                        "{} ({}{})\n  older {}: {}\n  newer {}: {}",
+                        c.id,
+                        c.kind,
+                        c.resolution
+                            .as_deref()
+                            .map(|r| format!(", {r}"))
+                            .unwrap_or_default(),
+                        c.older,
+                        c.older_content,
+                        c.newer,
+                        c.newer_content
+                    ));
+                }
+            }
+        }
+        Some(ConflictsCommand::Detect { project }) => {
+            let view = context.run(Operation::DetectConflicts, |levh, scope| {
+                levh_api::conflicts::detect(
+                    levh,
+                    scope,
+                    levh_api::requests::ConflictDetectArgs { project },
+                )
+            })?;
+            if json {
+                output::json(&view)?;
+            } else {
+                output::line(format!(
+                    "read {} memories, compared {} pairs: {} new conflict candidates, {} open",
+                    view.memories, view.compared, view.found, view.open
+                ));
+            }
+        }
+        Some(ConflictsCommand::Resolve {
+            id,
+            keep_both,
+            not_a_conflict: _,
+            supersede,
+        }) => {
+            let resolution = if keep_both {
+                "keep_both"
+            } else if supersede.is_some() {
+                "supersede"
+            } else {
+                "not_a_conflict"
+            };
+            let view = context.run(Operation::ResolveConflict, |levh, scope| {
+                levh_api::conflicts::resolve(
+                    levh,
+                    scope,
+                    &id,
+                    levh_api::requests::ResolveConflictBody {
+                        resolution: resolution.into(),
+                        retire: supersede,
+                    },
+                )
+            })?;
+            if json {
+                output::json(&view)?;
+            } else {
+                output::line(format!(
+                    "conflict {} resolved: {}{}",
+                    view.id,
+                    resolution,
+                    view.superseded
+                        .as_deref()
+                        .map(|m| format!(" ({m} retired)"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

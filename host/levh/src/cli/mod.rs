@@ -75,8 +75,8 @@ enum Command {
     Import(import::Args),
     /// Find the memories that best match a query; what is returned is reinforced.
     Recall(recall::Args),
-    /// Show one memory in full.
-    Show(IdArgs),
+    /// Show one memory in full; `--trust`: how far it can be believed, factor by factor.
+    Show(ShowArgs),
     /// List memories, newest first.
     List(list::Args),
     /// Retire a memory from every read (kept for `--known-at` history).
@@ -113,6 +113,8 @@ enum Command {
     Briefing(assistant::BriefingCli),
     /// What to know before a meeting (the next one, or EVENT).
     MeetingPrep(assistant::MeetingPrepCli),
+    /// Pairs of memories that may disagree; `detect` looks for them, `resolve ID` decides.
+    Conflicts(assistant::ConflictsCli),
     /// Predict a memory's retention for the coming days.
     Curve(curve::Args),
     /// Counts and averages for the workspace.
@@ -160,6 +162,16 @@ enum Command {
     /// Golden scenarios through the real gate, store and recall: run them, or read a report.
     #[command(subcommand)]
     Eval(eval::Command),
+}
+
+/// `levh show`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// The memory's id.
+    id: MemoryIdArg,
+    /// Its trust instead: source, review, corroboration, age, risks, and the sum.
+    #[arg(long)]
+    trust: bool,
 }
 
 /// A command that takes one memory id.
@@ -243,6 +255,7 @@ impl Cli {
             Command::Capture(args) => capture::run(&context, args, json),
             Command::Import(args) => import::run(&context, args, json),
             Command::Recall(args) => recall::run(&context, args, json),
+            Command::Show(args) if args.trust => show::trust(&context, args.id.0, json),
             Command::Show(args) => show::run(&context, args.id.0, json),
             Command::List(args) => list::run(&context, args, json),
             Command::Forget(args) => forget::run(&context, args.id.0, json),
@@ -261,6 +274,7 @@ impl Cli {
             Command::Ask(args) => assistant::ask(&context, args, json),
             Command::Briefing(args) => assistant::briefing(&context, args, json),
             Command::MeetingPrep(args) => assistant::meeting_prep(&context, args, json),
+            Command::Conflicts(args) => assistant::conflicts(&context, args, json),
             Command::Curve(args) => curve::run(&context, args, json),
             Command::Stats(args) => stats::run(&context, args, json),
             Command::Held(command) => held::run(&context, command, json),

@@ -27,3 +27,19 @@ pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `levh show ID --trust`.
+pub fn trust(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
+    let view = context.run(Operation::MemoryTrust, |levh, scope| {
+        levh_api::trust::trust(levh, context.server_store(), scope, &id.to_string())
+    })?;
+    if json {
+        output::json(&view)?;
+    } else {
+        output::line(format!("trust {:.2} ({})", view.value, view.label));
+        for f in &view.factors {
+            output::line(format!("  {:+.2}  {}: {}", f.effect, f.factor, f.why));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
