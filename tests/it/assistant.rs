@@ -377,6 +377,23 @@ fn conflicts_are_found_listed_resolved_and_lower_trust() {
         "{trust}"
     );
     assert_eq!(trust["label"], "medium");
+    // The same over MCP stdio.
+    runtime().block_on(async {
+        let (client, _child) = crate::mcp::spawn_stdio_with_env(
+            home,
+            "trust-test",
+            &[
+                ("LEVH_NOW", NOW),
+                ("LEVH_TZ", "Europe/Berlin"),
+                ("LEVH_EMBEDDER", "hash"),
+                ("LEVH_ME", ME),
+            ],
+        )
+        .await;
+        let mcp_trust = crate::mcp::ok(&client, "memory_trust", json!({"id": priya})).await;
+        assert_eq!(mcp_trust, trust);
+        client.cancel().await.unwrap();
+    });
 
     // Kenji is right: Priya's memory is superseded, gone from recall, still known before.
     let swap = of_kind("swap");
@@ -437,5 +454,36 @@ fn conflicts_are_found_listed_resolved_and_lower_trust() {
             .unwrap()
             .len(),
         2
+    );
+}
+
+/// `levh eval conflicts-gate`: the labelled pairs through the gate, each on a fresh
+/// store — a true conflict is caught at admission (held by the gate, or admitted and
+/// flagged) in at least nine of ten held-out pairs, and updates are seldom flagged.
+#[test]
+fn the_conflict_pairs_through_the_gate_are_caught_at_admission() {
+    let home = tempfile::tempdir().unwrap();
+    let slices = json(cli(home.path()).args(["eval", "conflicts-gate", "--json"]));
+    let slice = |name: &str| {
+        slices
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no slice {name}: {slices}"))
+            .clone()
+    };
+    let (mut caught, mut pairs) = (0, 0);
+    for kind in ["value", "negation", "antonym", "swap"] {
+        let s = slice(&format!("holdout/{kind}"));
+        caught += s["held"].as_u64().unwrap()
+            + s["rejected"].as_u64().unwrap()
+            + s["flagged"].as_u64().unwrap();
+        pairs += s["pairs"].as_u64().unwrap();
+    }
+    assert!(caught * 10 >= pairs * 9, "{caught} of {pairs}: {slices}");
+    assert!(
+        slice("holdout/update")["flagged"].as_u64().unwrap() <= 2,
+        "{slices}"
     );
 }

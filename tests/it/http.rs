@@ -46,6 +46,7 @@ fn with_mcp(harness: &Harness, profile: levh_mcp::Profile) -> AppState {
         harness.levh.clone(),
         profile,
         None,
+        Some(harness.store.clone()),
         state.mcp_allowed_hosts(),
         levh_mcp::sessions::SessionLimits::default(),
         state.shutdown_token().child_token(),

@@ -133,13 +133,31 @@ struct CommitmentCase {
     due: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct ConflictCase {
-    a: String,
-    b: String,
-    kind: String,
-    conflict: bool,
-    lang: String,
+/// A labelled pair of the conflict sets: `a` older, `b` newer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ConflictCase {
+    pub a: String,
+    pub b: String,
+    pub kind: String,
+    pub conflict: bool,
+    pub lang: String,
+}
+
+/// The labelled conflict pairs of each set (`dev`, `holdout`), for harnesses that run them
+/// through more than the detector (the gate: `levh eval conflicts-gate`).
+pub fn conflict_pairs() -> Result<Vec<(&'static str, ConflictCase)>, String> {
+    let mut pairs = Vec::new();
+    for set in &SETS {
+        let file = if set.name == "dev" {
+            "conflicts.jsonl"
+        } else {
+            "conflicts.holdout.jsonl"
+        };
+        for case in cases::<ConflictCase>(file, set.conflicts)? {
+            pairs.push((set.name, case));
+        }
+    }
+    Ok(pairs)
 }
 
 #[derive(Deserialize)]

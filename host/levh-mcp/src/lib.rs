@@ -40,6 +40,8 @@ pub struct LevhMcp {
     pub(crate) needs_caller: bool,
     pub(crate) profile: Profile,
     pub(crate) connectors: Option<Arc<dyn Connectors>>,
+    /// The event log, for what a memory's history decides (its trust).
+    pub(crate) events: Option<Arc<dyn levh_core::ServerStore>>,
     pub(crate) tool_router: rmcp::handler::server::router::tool::ToolRouter<Self>,
 }
 
@@ -70,6 +72,7 @@ impl LevhMcp {
             profile,
             needs_caller: false,
             connectors: None,
+            events: None,
             tool_router: Self::tool_router(),
         }
     }
@@ -86,6 +89,12 @@ impl LevhMcp {
     /// Adds the connector runtime (the `full` profile's connector tools need it).
     pub fn with_connectors(mut self, connectors: Arc<dyn Connectors>) -> Self {
         self.connectors = Some(connectors);
+        self
+    }
+
+    /// Adds the event log (`memory_trust` reads a memory's review history from it).
+    pub fn with_event_log(mut self, events: Arc<dyn levh_core::ServerStore>) -> Self {
+        self.events = Some(events);
         self
     }
 
@@ -155,6 +164,7 @@ pub fn http_service(
     levh: Levh,
     profile: Profile,
     connectors: Option<Arc<dyn Connectors>>,
+    events: Option<Arc<dyn levh_core::ServerStore>>,
     allowed_hosts: Option<Vec<String>>,
     limits: sessions::SessionLimits,
     cancel: tokio_util::sync::CancellationToken,
@@ -166,11 +176,14 @@ pub fn http_service(
         config = config.with_allowed_hosts(hosts);
     }
     let make = move || {
-        let server = LevhMcp::for_http(levh.clone(), profile);
-        Ok(match &connectors {
-            Some(connectors) => server.with_connectors(connectors.clone()),
-            None => server,
-        })
+        let mut server = LevhMcp::for_http(levh.clone(), profile);
+        if let Some(connectors) = &connectors {
+            server = server.with_connectors(connectors.clone());
+        }
+        if let Some(events) = &events {
+            server = server.with_event_log(events.clone());
+        }
+        Ok(server)
     };
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(limits.idle);

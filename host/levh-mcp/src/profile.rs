@@ -50,6 +50,7 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("briefing", Profile::Work),
     ("meeting_prep", Profile::Work),
     ("list_conflicts", Profile::Work),
+    ("memory_trust", Profile::Work),
     ("evaluate_admission", Profile::Work),
     ("admit_memory", Profile::Work),
     ("update_memory", Profile::Admin),
@@ -138,7 +139,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 29, 39, 43]);
+        assert_eq!(sizes, vec![5, 30, 40, 44]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

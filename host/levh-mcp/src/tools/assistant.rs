@@ -2,7 +2,7 @@
 //! and meeting prep. All read-only: asking reinforces nothing.
 
 use levh_api::requests::{AskArgs, BriefingArgs, ConflictListArgs, MeetingPrepArgs};
-use levh_api::views::{AnswerView, BriefingView, ConflictList, MeetingPrepView};
+use levh_api::views::{AnswerView, BriefingView, ConflictList, MeetingPrepView, TrustView};
 use levh_api::{ask, briefing, conflicts};
 use rmcp::handler::server::wrapper::Json;
 use rmcp::{Peer, RoleServer, tool, tool_router};
@@ -106,5 +106,31 @@ impl LevhMcp {
         self.run(&peer, move |levh, scope| conflicts::list(levh, scope, args))
             .await
             .map(Json)
+    }
+
+    /// How far one memory can be believed, separate from ranking: its source, a person's
+    /// review (admitted from the held queue, feedback), corroboration by other sources, age,
+    /// and risks (an open conflict, redactions, a supersession), summed to 0..1 with a label
+    /// and each factor's reason.
+    #[tool(annotations(
+        title = "Memory trust",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn memory_trust(
+        &self,
+        Parameters(args): Parameters<levh_api::requests::IdArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<TrustView>, String> {
+        let Some(events) = self.events.clone() else {
+            return Err("memory_trust reads the event log, which this MCP server was started without (nothing was changed)".into());
+        };
+        self.run(&peer, move |levh, scope| {
+            levh_api::trust::trust(levh, events.as_ref(), scope, &args.id)
+        })
+        .await
+        .map(Json)
     }
 }

@@ -21,6 +21,10 @@ pub enum Command {
     /// Precision and recall of the text detectors (decisions, commitments and their due
     /// dates, people) on the labelled sentence sets shipped with levh, per language.
     Detectors(DetectorArgs),
+    /// The labelled conflict pairs through the gate, each pair on a fresh store (the older
+    /// stored, an hour later the newer): per kind, how many the gate held or rejected, how
+    /// many it admitted and flagged as conflict candidates, and how many it let in unflagged.
+    ConflictsGate,
     /// `levh ask` (deterministic: no model) on labelled questions over the memories of this
     /// store: how often the right memory is among the answer's citations, per kind and
     /// language, beside the top recall hit (and recall's top k) as baselines.
@@ -73,7 +77,7 @@ impl Command {
     pub fn embedder(&self) -> Option<&str> {
         match self {
             Self::Run(args) => args.embedder.as_deref(),
-            Self::Report(_) | Self::Detectors(_) | Self::Ask(_) => None,
+            Self::Report(_) | Self::Detectors(_) | Self::Ask(_) | Self::ConflictsGate => None,
         }
     }
 }
@@ -87,6 +91,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         Command::Run(args) => run_scenarios(context, args, json),
         Command::Detectors(args) => detectors(args, json),
         Command::Ask(args) => ask(context, args, json),
+        Command::ConflictsGate => conflicts_gate(context, json),
         Command::Report(args) => {
             let path = args.file.unwrap_or_else(|| default_report(context));
             let text = std::fs::read_to_string(&path).with_context(|| {
@@ -104,6 +109,74 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// What the gate made of the newer memory of each kind of pair.
+#[derive(Debug, Default, serde::Serialize)]
+struct GateSlice {
+    name: String,
+    pairs: usize,
+    /// Held for a person (review).
+    held: usize,
+    /// Rejected as a duplicate.
+    rejected: usize,
+    /// Admitted, and flagged as a conflict candidate at admission.
+    flagged: usize,
+    /// Admitted without a flag.
+    admitted: usize,
+}
+
+fn conflicts_gate(context: &Context, json: bool) -> Result<ExitCode> {
+    let pairs = levh_eval::detectors::conflict_pairs().map_err(anyhow::Error::msg)?;
+    let mut slices: std::collections::BTreeMap<String, GateSlice> = Default::default();
+    for (set, case) in pairs {
+        let sandbox = levh_eval::Sandbox::new(context.embedder.embedder.clone(), context.config())?;
+        let store = |text: &str| -> Result<levh_api::views::CaptureView> {
+            let args = serde_json::from_value(serde_json::json!({ "content": text }))?;
+            Ok(levh_api::memories::store(
+                &sandbox.levh,
+                &sandbox.scope,
+                args,
+                "eval".into(),
+            )?)
+        };
+        store(&case.a)?;
+        sandbox.advance_hours(1.0)?;
+        let newer = store(&case.b)?;
+        let verdict = serde_json::to_value(&newer.verdict)?;
+        for name in [format!("{set}/all"), format!("{set}/{}", case.kind)] {
+            let slice = slices.entry(name.clone()).or_insert_with(|| GateSlice {
+                name,
+                ..GateSlice::default()
+            });
+            slice.pairs += 1;
+            match verdict.as_str() {
+                Some("review") => slice.held += 1,
+                Some("reject") => slice.rejected += 1,
+                _ if !newer.conflicts.is_empty() => slice.flagged += 1,
+                _ => slice.admitted += 1,
+            }
+        }
+    }
+    if json {
+        output::json(&slices.values().collect::<Vec<_>>())?;
+    } else {
+        let mut table = output::table(&[
+            "set/kind", "pairs", "held", "rejected", "flagged", "admitted",
+        ]);
+        for s in slices.values() {
+            table.add_row(vec![
+                s.name.clone(),
+                s.pairs.to_string(),
+                s.held.to_string(),
+                s.rejected.to_string(),
+                s.flagged.to_string(),
+                s.admitted.to_string(),
+            ]);
+        }
+        output::print_table(&table);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One labelled question of `levh eval ask`.

@@ -65,7 +65,8 @@ fn stdio(home: Option<PathBuf>, workspace: &str, profile: Option<Profile>) -> Re
     if let Some(warning) = warning {
         tracing::warn!("{warning}");
     }
-    let mut server = LevhMcp::new(levh, context.scope.workspace.clone(), profile);
+    let mut server = LevhMcp::new(levh, context.scope.workspace.clone(), profile)
+        .with_event_log(context.shared_server_store());
     if profile >= Profile::Full {
         server = server.with_connectors(Arc::new(context.connectors()?));
     }

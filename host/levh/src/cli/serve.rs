@@ -115,6 +115,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         levh,
         mcp_profile,
         Some(connectors),
+        Some(context.shared_server_store()),
         state.mcp_allowed_hosts(),
         levh_mcp::sessions::SessionLimits { max_sessions, idle },
         state.shutdown_token().child_token(),
