@@ -30,6 +30,15 @@ fn the_briefing_meeting_prep_and_ask_of_a_synced_week_hold_item_by_item() {
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
     sync_world(home);
+    // A note the user wrote down on Monday, between the mails and the meeting.
+    let note = json(cli(home).env("LEVH_NOW", "2026-10-26T10:00:00Z").args([
+        "capture",
+        "Budget note: the gripper budget needs a second review of the test rig costs.",
+        "--kind",
+        "note",
+        "--json",
+    ]));
+    assert_eq!(note["verdict"], "admit", "{note}");
 
     // Tuesday 27 October (CET, after the change): one meeting, two of my promises due or
     // overdue (the budget one was kept by a later mail), one owed to me, the decisions of
@@ -133,6 +142,11 @@ fn the_briefing_meeting_prep_and_ask_of_a_synced_week_hold_item_by_item() {
         ]
     );
     assert!(prep["previous"].as_array().unwrap().is_empty());
+    assert_eq!(
+        texts(&prep["documents"], "line"),
+        ["Budget note: the gripper budget needs a second review of the test rig costs."],
+        "the note on the meeting's subject: {prep}"
+    );
     let none = cli(home)
         .args(["meeting-prep", "--next", "--json"])
         .output()

@@ -671,3 +671,127 @@ fn json_errors_are_json_on_stdout() {
         );
     }
 }
+
+/// A folder of transcripts is read whole each sync, a full listing: a meeting whose file
+/// was deleted is retired and named, an edited one updated, the rest untouched.
+#[test]
+fn a_deleted_transcript_is_retired_at_the_next_sync() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cue = |who: &str, said: &str| {
+        format!("WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v {who}>{said}\n")
+    };
+    std::fs::write(
+        dir.path().join("standup.vtt"),
+        cue("Ada", "The standup moves to the blue room."),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("retro.vtt"),
+        cue("Grace", "The retro keeps its Friday slot."),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("launch.vtt"),
+        cue("Linus", "The launch checklist has twelve items."),
+    )
+    .unwrap();
+    let first = sync(home.path(), "transcript", "transcript_dir", dir.path());
+    assert_eq!(first["admitted"], 3, "{first}");
+    std::fs::remove_file(dir.path().join("retro.vtt")).unwrap();
+    std::fs::write(
+        dir.path().join("launch.vtt"),
+        cue("Linus", "The launch checklist has fourteen items now."),
+    )
+    .unwrap();
+    let second = sync(home.path(), "transcript", "transcript_dir", dir.path());
+    assert_eq!(
+        (
+            second["retired"].as_u64(),
+            second["updated"].as_u64(),
+            second["unchanged"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{second}"
+    );
+    assert_eq!(
+        second["retirements"][0]["source_id"], "retro.vtt",
+        "{second}"
+    );
+    let left = json(levh(home.path()).args(["list", "--json"]));
+    assert_eq!(left["memories"].as_array().unwrap().len(), 2);
+    let third = sync(home.path(), "transcript", "transcript_dir", dir.path());
+    assert_eq!(
+        (third["retired"].as_u64(), third["updated"].as_u64()),
+        (Some(0), Some(0)),
+        "{third}"
+    );
+}
+
+/// An Obsidian vault is read whole each sync: a deleted note is retired and named, a renamed
+/// one stored under its new name (its old name retired), an edited one updated, the rest
+/// untouched, and a second sync changes nothing.
+#[test]
+fn a_deleted_or_renamed_obsidian_note_is_retired_at_the_next_sync() {
+    let home = tempfile::tempdir().unwrap();
+    let vault = tempfile::tempdir().unwrap();
+    let note = |name: &str, text: &str| std::fs::write(vault.path().join(name), text).unwrap();
+    note(
+        "standup.md",
+        "# Standup\nThe standup is at 9:30 in room Atlas.\n",
+    );
+    note(
+        "lunch.md",
+        "# Lunch\nTeam lunch is on Thursdays at the Thai place.\n",
+    );
+    note(
+        "badges.md",
+        "# Badges\nVisitor badges are printed at the front desk of building C.\n",
+    );
+    note("db.md", "# Database\nThe API uses PostgreSQL 16.\n");
+    let first = sync(home.path(), "obsidian", "vault_path", vault.path());
+    assert_eq!(first["admitted"], 4, "{first}");
+    std::fs::remove_file(vault.path().join("lunch.md")).unwrap();
+    std::fs::rename(
+        vault.path().join("badges.md"),
+        vault.path().join("visitors.md"),
+    )
+    .unwrap();
+    note(
+        "db.md",
+        "# Database\nThe API uses PostgreSQL 17 since March.\n",
+    );
+    let second = sync(home.path(), "obsidian", "vault_path", vault.path());
+    let mut retired: Vec<&str> = second["retirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["source_id"].as_str().unwrap())
+        .collect();
+    retired.sort();
+    assert_eq!(retired, ["badges.md", "lunch.md"], "{second}");
+    assert_eq!(
+        (second["updated"].as_u64(), second["admitted"].as_u64()),
+        (Some(1), Some(1)),
+        "{second}"
+    );
+    let left = json(levh(home.path()).args(["list", "--json"]));
+    let texts: Vec<&str> = left["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert!(texts.iter().all(|t| !t.contains("Thai")), "{texts:?}");
+    let third = sync(home.path(), "obsidian", "vault_path", vault.path());
+    assert_eq!(
+        (
+            third["retired"].as_u64(),
+            third["admitted"].as_u64(),
+            third["updated"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0)),
+        "{third}"
+    );
+}

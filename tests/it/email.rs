@@ -760,3 +760,56 @@ fn a_sync_killed_mid_run_leaves_whole_pages_only_and_a_rerun_completes_it() {
     let stats = json(levh_at_now(home.path()).args(["stats", "--json"]));
     assert_eq!(stats["total"], MESSAGES, "{stats}");
 }
+
+/// A folder of `.eml` files is a full listing: a message whose file was deleted is retired
+/// and named in the report, the others untouched; a second sync changes nothing.
+#[test]
+fn a_deleted_eml_file_is_retired_at_the_next_sync() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mail = |name: &str, id: &str, subject: &str, body: &str| {
+        std::fs::write(
+            dir.path().join(name),
+            format!(
+                "Message-ID: <{id}@example.com>\r\nDate: Tue, 10 Mar 2026 09:00:00 +0100\r\nFrom: Ada Lovelace <ada@example.com>\r\nTo: Grace Hopper <grace@example.com>\r\nSubject: {subject}\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n{body}\r\n"
+            ),
+        )
+        .unwrap();
+    };
+    mail(
+        "a.eml",
+        "budget",
+        "Budget review",
+        "The budget review moves to the big room on Friday.",
+    );
+    mail(
+        "b.eml",
+        "offsite",
+        "Offsite",
+        "The offsite is in Lisbon in May; flights are booked.",
+    );
+    mail(
+        "c.eml",
+        "hiring",
+        "Hiring",
+        "We hire two firmware engineers this quarter.",
+    );
+    let config = [("eml_dir", dir.path().display().to_string())];
+    let first = sync(home.path(), &config);
+    assert_eq!(first["admitted"], 3, "{first}");
+    std::fs::remove_file(dir.path().join("b.eml")).unwrap();
+    let second = sync(home.path(), &config);
+    assert_eq!(
+        (second["retired"].as_u64(), second["unchanged"].as_u64()),
+        (Some(1), Some(2)),
+        "{second}"
+    );
+    let left = json(levh(home.path()).args(["list", "--json"]));
+    let texts = left["memories"].to_string();
+    assert!(
+        !texts.contains("Lisbon") && texts.contains("firmware"),
+        "{texts}"
+    );
+    let third = sync(home.path(), &config);
+    assert_eq!(third["retired"].as_u64(), Some(0), "{third}");
+}

@@ -151,6 +151,9 @@ mod component {
                     }),
                 }
             }
+            // The whole folder (or file) in one page: a full listing, so a transcript
+            // deleted or renamed since the last sync is retired.
+            levh_connector_sdk::full_listing(true, true);
             Ok(Page {
                 items,
                 errors,
