@@ -734,3 +734,159 @@ fn doctor_names_memories_whose_vectors_are_of_another_model() {
         "{warned}"
     );
 }
+
+/// `levh context --format F -o FILE` for each client's file: the pinned rules and the
+/// project's essentials in levh's marked block; an existing CLAUDE.md's own text is kept
+/// byte for byte, a second run changes nothing, a Cursor rule is levh's whole file.
+#[test]
+fn context_files_for_each_client_keep_the_persons_own_text() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    for (text, project, pin) in [
+        ("Never force-push to main; open a pull request.", None, true),
+        (
+            "The atlas API is deployed with cargo xtask deploy.",
+            Some("atlas"),
+            false,
+        ),
+        (
+            "The comet frontend uses pnpm, not npm.",
+            Some("comet"),
+            false,
+        ),
+    ] {
+        let mut command = crate::support::levh(home);
+        command.args(["capture", text, "--json"]);
+        if let Some(p) = project {
+            command.args(["--project", p]);
+        }
+        if pin {
+            command.arg("--pin");
+        }
+        crate::support::ok(&mut command);
+    }
+    let repo = home.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let mine = "# Atlas\r\n\r\nRun `just test` before pushing.  \n";
+    std::fs::write(repo.join("CLAUDE.md"), mine).unwrap();
+    let write = |format: &str, file: &str| -> String {
+        crate::support::ok(
+            crate::support::levh(home)
+                .args(["context", "--project", "atlas", "--format", format, "-o"])
+                .arg(repo.join(file)),
+        );
+        std::fs::read_to_string(repo.join(file)).unwrap()
+    };
+    let claude = write("claude", "CLAUDE.md");
+    assert!(
+        claude.starts_with(mine),
+        "the person's text first, untouched:\n{claude}"
+    );
+    assert!(claude.contains("- Never force-push to main; open a pull request."));
+    assert!(claude.contains("- The atlas API is deployed with cargo xtask deploy."));
+    assert!(
+        !claude.contains("pnpm"),
+        "another project's essentials stay out"
+    );
+    assert_eq!(
+        write("claude", "CLAUDE.md"),
+        claude,
+        "a second run changes nothing"
+    );
+    insta::assert_snapshot!("context_claude", claude);
+    insta::assert_snapshot!("context_cursor", write("cursor", ".cursor/rules/levh.mdc"));
+    insta::assert_snapshot!("context_agents", write("agents", "AGENTS.md"));
+    insta::assert_snapshot!(
+        "context_copilot",
+        write("copilot", ".github/copilot-instructions.md")
+    );
+}
+
+/// `levh hook install git` in a real repository: a real `git commit` becomes a memory of
+/// the repository's project, an existing post-commit hook keeps working (it runs first),
+/// and `uninstall` puts it back.
+#[test]
+fn the_git_hook_captures_commits_and_keeps_the_existing_hook() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let repo = work.path().join("rocket");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .current_dir(&repo)
+            .args(["-c", "user.name=Ada", "-c", "user.email=ada@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    let hooks = repo.join(".git/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let theirs = "#!/bin/sh\necho ran >> \"$(git rev-parse --show-toplevel)/../their-hook-ran\"\n";
+    std::fs::write(hooks.join("post-commit"), theirs).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            hooks.join("post-commit"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    crate::support::ok(
+        crate::support::levh(home.path())
+            .args(["hook", "install", "git", "--repo"])
+            .arg(&repo),
+    );
+    std::fs::write(repo.join("README.md"), "rocket\n").unwrap();
+    git(&["add", "README.md"]);
+    git(&[
+        "commit",
+        "-q",
+        "-m",
+        "Add the launch checklist to the README",
+    ]);
+    let list = crate::support::json(crate::support::levh(home.path()).args(["list", "--json"]));
+    let memories = list["memories"].as_array().unwrap();
+    assert_eq!(memories.len(), 1, "{list}");
+    assert_eq!(memories[0]["project"], "rocket");
+    assert_eq!(memories[0]["source"], "git");
+    assert!(
+        memories[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Add the launch checklist")
+    );
+    assert!(
+        work.path().join("their-hook-ran").is_file(),
+        "the existing hook ran"
+    );
+
+    crate::support::ok(
+        crate::support::levh(home.path())
+            .args(["hook", "uninstall", "git", "--repo"])
+            .arg(&repo),
+    );
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("post-commit")).unwrap(),
+        theirs
+    );
+    assert!(!hooks.join("post-commit.pre-levh").exists());
+
+    // `levh capture` inside the repository takes its name as the project.
+    let captured =
+        crate::support::json(crate::support::levh(home.path()).current_dir(&repo).args([
+            "capture",
+            "The rocket fins are printed in PETG.",
+            "--json",
+        ]));
+    let id = captured["memory_id"].as_str().unwrap();
+    let shown =
+        crate::support::json(crate::support::levh(home.path()).args(["show", id, "--json"]));
+    assert_eq!(shown["project"], "rocket", "{shown}");
+}

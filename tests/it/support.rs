@@ -129,6 +129,13 @@ pub fn levh(home: &std::path::Path) -> Command {
         }
     }
     command.env("LEVH_HOME", home);
+    // Outside any git repository: inside one, `levh capture` takes the repository's name
+    // as the project (this checkout's, or a CI clone's, would leak into every test).
+    command.current_dir(if home.is_dir() {
+        home.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    });
     command
 }
 

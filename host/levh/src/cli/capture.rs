@@ -17,7 +17,7 @@ use crate::output;
 pub struct Args {
     /// The text to remember; `-` reads it from standard input.
     text: String,
-    /// The project it belongs to.
+    /// The project it belongs to (inside a git repository: the repository's name).
     #[arg(long, short)]
     project: Option<String>,
     /// How much it matters, 0..1 (default 0.5). Important memories are reinforced more.
@@ -68,16 +68,11 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     } else {
         args.text
     };
+    // Inside a git repository, the repository is the project unless one is given.
+    let project = args.project.or_else(super::hook::repository_name);
     if args.dry_run {
         let view = context.run(Operation::EvaluateAdmission, |levh, scope| {
-            held::evaluate(
-                levh,
-                scope,
-                EvaluateArgs {
-                    content,
-                    project: args.project,
-                },
-            )
+            held::evaluate(levh, scope, EvaluateArgs { content, project })
         })?;
         if json {
             output::json(&view)?;
@@ -95,7 +90,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     }
     let request = StoreArgs {
         content,
-        project: args.project,
+        project,
         kind: args.kind.map(|kind| kind.to_string()),
         importance: args.importance,
         pin: args.pin.then_some(true),

@@ -6,6 +6,7 @@ mod backup;
 mod benchmark;
 mod capture;
 mod connector;
+mod context_file;
 mod curve;
 mod doctor;
 mod entities;
@@ -14,6 +15,7 @@ mod fading;
 mod feedback;
 mod forget;
 mod held;
+mod hook;
 mod import;
 mod knowledge;
 mod list;
@@ -106,6 +108,12 @@ enum Command {
     About(entities::AboutCli),
     /// What happened, day by day in your time zone (LEVH_TZ): this week, last week, ...
     Timeline(entities::TimelineCli),
+    /// Hooks into other tools: `install git` captures each commit message.
+    #[command(subcommand)]
+    Hook(hook::Command),
+    /// Pinned rules and a project's essentials as CLAUDE.md, a Cursor rule, AGENTS.md or
+    /// Copilot instructions (only levh's marked block of an existing file is rewritten).
+    Context(context_file::Args),
     /// Ask a question: an answer citing the memories it used (a model writes it when
     /// LEVH_LLM_URL is set). Reinforces nothing.
     Ask(assistant::AskCli),
@@ -247,6 +255,11 @@ impl Cli {
                 let home = crate::context::resolve_home(self.home)?;
                 return backup::run(&home, command, self.json);
             }
+            // Writes a file in a repository; opens no store.
+            Command::Hook(command) => {
+                let home = crate::context::resolve_home(self.home)?;
+                return hook::run(&home, command, self.json);
+            }
             command => command,
         };
         let context = Context::open(self.home, &self.workspace)?;
@@ -271,6 +284,7 @@ impl Cli {
             Command::Entities(args) => entities::entities(&context, args, json),
             Command::About(args) => entities::about_any(&context, args, json),
             Command::Timeline(args) => entities::timeline(&context, args, json),
+            Command::Context(args) => context_file::run(&context, args, json),
             Command::Ask(args) => assistant::ask(&context, args, json),
             Command::Briefing(args) => assistant::briefing(&context, args, json),
             Command::MeetingPrep(args) => assistant::meeting_prep(&context, args, json),
@@ -292,7 +306,8 @@ impl Cli {
             | Command::Reembed(_)
             | Command::Benchmark(_)
             | Command::Eval(_)
-            | Command::Backup(_) => {
+            | Command::Backup(_)
+            | Command::Hook(_) => {
                 unreachable!("handled before the store is opened")
             }
         }

@@ -1,0 +1,166 @@
+//! `levh hook install|uninstall git`: a `post-commit` hook that captures each commit
+//! message, with the repository's name as the project. An existing `post-commit` hook is
+//! kept and still runs first (moved aside to `post-commit.pre-levh`, put back on uninstall).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+
+use crate::output;
+
+/// The line that marks a hook as levh's.
+const MARK: &str = "# levh post-commit hook: `levh hook uninstall git` removes it";
+/// Where an existing hook is kept.
+const CHAINED: &str = "post-commit.pre-levh";
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Install a hook.
+    Install {
+        #[command(subcommand)]
+        what: Target,
+    },
+    /// Remove a hook levh installed (an existing one it chained is put back).
+    Uninstall {
+        #[command(subcommand)]
+        what: Target,
+    },
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Target {
+    /// The git repository's `post-commit` hook: each commit message becomes a memory.
+    Git {
+        /// The repository (default: the one the current directory is in).
+        #[arg(long, value_name = "DIR")]
+        repo: Option<PathBuf>,
+    },
+}
+
+/// The hooks directory git uses for the repository at (or above) `dir`.
+fn hooks_dir(dir: &Path) -> Result<PathBuf> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--git-path", "hooks"])
+        .output()
+        .context("running git (is it installed?)")?;
+    if !out.status.success() {
+        bail!(
+            "{} is not in a git repository ({})",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    Ok(if path.is_absolute() {
+        path
+    } else {
+        dir.join(path)
+    })
+}
+
+/// A shell word for `text`.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+fn script(levh: &Path, home: &Path) -> String {
+    format!(
+        r#"#!/bin/sh
+{MARK}
+hooks="$(dirname "$0")"
+status=0
+if [ -x "$hooks/{CHAINED}" ]; then
+  "$hooks/{CHAINED}" "$@" || status=$?
+fi
+message="$(git log -1 --pretty=%B)"
+repository="$(basename "$(git rev-parse --show-toplevel)")"
+# A commit never fails because of levh: what it could not store, it says on stderr.
+{levh} --home {home} capture --project "$repository" --source git --kind commit -- "$message" >/dev/null || true
+exit $status
+"#,
+        levh = quoted(&levh.display().to_string()),
+        home = quoted(&home.display().to_string()),
+    )
+}
+
+pub fn run(home: &Path, command: Command, json: bool) -> Result<ExitCode> {
+    let (install, Target::Git { repo }) = match command {
+        Command::Install { what } => (true, what),
+        Command::Uninstall { what } => (false, what),
+    };
+    let dir = match repo {
+        Some(dir) => dir,
+        None => std::env::current_dir()?,
+    };
+    let hooks = hooks_dir(&dir)?;
+    let hook = hooks.join("post-commit");
+    let chained = hooks.join(CHAINED);
+    let ours = |path: &Path| std::fs::read_to_string(path).is_ok_and(|t| t.contains(MARK));
+    let said = if install {
+        std::fs::create_dir_all(&hooks)?;
+        if hook.exists() && !ours(&hook) {
+            if chained.exists() {
+                bail!(
+                    "{} exists: a hook levh moved aside before is still there; nothing was changed",
+                    chained.display()
+                );
+            }
+            std::fs::rename(&hook, &chained)
+                .with_context(|| format!("moving {} aside", hook.display()))?;
+        }
+        let levh = std::env::current_exe().context("finding the levh binary")?;
+        std::fs::write(&hook, script(&levh, home))
+            .with_context(|| format!("writing {}", hook.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))?;
+        }
+        format!(
+            "installed {} (each commit message becomes a memory{})",
+            hook.display(),
+            if chained.exists() {
+                format!("; the existing hook runs first, kept as {CHAINED}")
+            } else {
+                String::new()
+            }
+        )
+    } else {
+        if !ours(&hook) {
+            return Err(anyhow!(
+                "{} is not levh's hook; nothing was changed",
+                hook.display()
+            ));
+        }
+        std::fs::remove_file(&hook)?;
+        if chained.exists() {
+            std::fs::rename(&chained, &hook)?;
+            format!("removed levh's hook; {} is back", hook.display())
+        } else {
+            format!("removed {}", hook.display())
+        }
+    };
+    if json {
+        output::json(&serde_json::json!({ "hook": hook.display().to_string(), "message": said }))?;
+    } else {
+        output::line(said);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The name of the git repository the current directory is in, if any: `levh capture`'s
+/// project when none is given.
+pub fn repository_name() -> Option<String> {
+    let mut dir = std::env::current_dir().ok()?;
+    loop {
+        if dir.join(".git").exists() {
+            return dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}
