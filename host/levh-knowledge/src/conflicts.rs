@@ -14,9 +14,14 @@
 //! - otherwise nothing (a paraphrase that agrees, or another attribute).
 //!
 //! The numbers were chosen on `fixtures/knowledge/conflicts.jsonl` and are measured on the
-//! holdout set (`levh eval detectors`). Deterministic and offline; English and German.
+//! holdout set (`levh eval detectors`). Deterministic and offline; the words it reads
+//! (glue, negations, "it changed" phrases, opposites, values) are per-language lists in
+//! `data/conflicts.*.words`, so a language is added by a file, not code.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::LazyLock;
+
+use crate::RuleError;
 
 /// Content words two memories must share to be about the same thing.
 pub const MIN_SHARED: usize = 2;
@@ -65,253 +70,92 @@ pub enum Relation {
     Update,
 }
 
-const STOP: &[&str] = &[
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "of", "to", "in",
-    "on", "at", "for", "by", "with", "from", "and", "or", "but", "so", "as", "it", "its", "this",
-    "that", "these", "those", "there", "here", "our", "my", "your", "his", "her", "their", "we",
-    "i", "you", "he", "she", "they", "me", "us", "them", "do", "does", "did", "has", "have", "had",
-    "will", "would", "can", "could", "should", "shall", "may", "might", "must", "just", "also",
-    "very", "really", "please", "about", "into", "over", "after", "before", "per", "every", "each",
-    "any", "some", "all", "than", "then", "too", "der", "die", "das", "ein", "eine", "einen",
-    "einem", "einer", "und", "oder", "aber", "ist", "sind", "war", "waren", "wird", "werden", "im",
-    "am", "an", "auf", "für", "mit", "von", "zu", "zum", "zur", "bei", "aus", "den", "dem", "des",
-    "es", "sie", "er", "wir", "ich", "ihr", "unser", "unsere", "unseren", "mein", "meine",
+/// The word lists of every language (`data/conflicts.*.words`).
+pub const WORD_FILES: &[(&str, &str)] = &[
+    (
+        "conflicts.en.words",
+        include_str!("../data/conflicts.en.words"),
+    ),
+    (
+        "conflicts.de.words",
+        include_str!("../data/conflicts.de.words"),
+    ),
 ];
 
-const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "none", "nobody", "nothing", "cannot", "without", "nicht", "kein",
-    "keine", "keinen", "keinem", "keiner", "nie", "niemals", "ohne",
-];
+/// What the word lists say, every language at once.
+#[derive(Debug)]
+struct Words {
+    /// Glue words: not content.
+    stop: HashSet<String>,
+    /// Negations.
+    negations: HashSet<String>,
+    /// Phrases of a newer memory that say the fact changed.
+    changed: Vec<String>,
+    /// Opposites, each pair both ways.
+    opposites: HashSet<(String, String)>,
+    /// Values without a digit.
+    values: HashSet<String>,
+}
 
-/// Words of a newer memory that say the fact changed over time.
-const UPDATE: &[&str] = &[
-    "moved to",
-    "move to",
-    "moves to",
-    "moving to",
-    "from now on",
-    "no longer",
-    "as of",
-    "switched",
-    "switching",
-    "changed to",
-    "has changed",
-    "anymore",
-    "now",
-    "from next",
-    "starting",
-    "took over",
-    "taken over",
-    "replaced",
-    "instead",
-    "new",
-    "been moved",
-    "been changed",
-    "been updated",
-    "been renamed",
-    "been reassigned",
-    "updated",
-    "going forward",
-    "since",
-    "ab jetzt",
-    "jetzt",
-    "nicht mehr",
-    "ab sofort",
-    "seit",
-    "neu",
-    "neue",
-    "neuen",
-    "neuer",
-    "neues",
-    "umgezogen",
-    "gewechselt",
-    "ab nächster",
-    "ab nächsten",
-    "ab nächstem",
-    "ab dem",
-    "ab montag",
-    "verlegt",
-    "geändert",
-    "übernommen",
-    "stattdessen",
-    "künftig",
-    "zukünftig",
-];
+impl Words {
+    fn parse(files: &[(&str, &str)]) -> Result<Self, RuleError> {
+        let mut words = Self {
+            stop: HashSet::new(),
+            negations: HashSet::new(),
+            changed: Vec::new(),
+            opposites: HashSet::new(),
+            values: HashSet::new(),
+        };
+        for (file, text) in files {
+            for (number, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let error = |message: String| RuleError {
+                    file: (*file).to_owned(),
+                    line: number + 1,
+                    message,
+                };
+                let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
+                let rest = rest.trim().to_lowercase();
+                if rest.is_empty() {
+                    return Err(error(format!("`{kind}` names no word")));
+                }
+                match kind {
+                    "stop" => {
+                        words.stop.insert(rest);
+                    }
+                    "not" => {
+                        words.negations.insert(rest);
+                    }
+                    "changed" => words.changed.push(rest),
+                    "value" => {
+                        words.values.insert(rest);
+                    }
+                    "opposite" => {
+                        let Some((a, b)) = rest.split_once(' ') else {
+                            return Err(error("`opposite` needs two words".into()));
+                        };
+                        let (a, b) = (a.trim().to_owned(), b.trim().to_owned());
+                        words.opposites.insert((b.clone(), a.clone()));
+                        words.opposites.insert((a, b));
+                    }
+                    other => {
+                        return Err(error(format!(
+                            "expected stop, not, changed, opposite or value, found {other:?}"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(words)
+    }
+}
 
-const ANTONYMS: &[(&str, &str)] = &[
-    ("fast", "slow"),
-    ("accepted", "rejected"),
-    ("approved", "rejected"),
-    ("approved", "denied"),
-    ("up", "down"),
-    ("higher", "lower"),
-    ("open", "closed"),
-    ("increase", "decrease"),
-    ("increased", "decreased"),
-    ("on", "off"),
-    ("enabled", "disabled"),
-    ("passed", "failed"),
-    ("pass", "fail"),
-    ("succeeded", "failed"),
-    ("likes", "dislikes"),
-    ("like", "dislike"),
-    ("loves", "hates"),
-    ("cheap", "expensive"),
-    ("early", "late"),
-    ("earlier", "later"),
-    ("easy", "hard"),
-    ("easy", "difficult"),
-    ("stable", "unstable"),
-    ("safe", "unsafe"),
-    ("reliable", "unreliable"),
-    ("available", "unavailable"),
-    ("public", "private"),
-    ("hot", "cold"),
-    ("warm", "cold"),
-    ("full", "empty"),
-    ("win", "lose"),
-    ("won", "lost"),
-    ("profitable", "unprofitable"),
-    ("profit", "loss"),
-    ("online", "offline"),
-    ("allowed", "forbidden"),
-    ("allowed", "banned"),
-    ("mandatory", "optional"),
-    ("required", "optional"),
-    ("included", "excluded"),
-    ("ahead", "behind"),
-    ("above", "below"),
-    ("more", "less"),
-    ("better", "worse"),
-    ("good", "bad"),
-    ("positive", "negative"),
-    ("healthy", "sick"),
-    ("light", "heavy"),
-    ("large", "small"),
-    ("big", "small"),
-    ("long", "short"),
-    ("quiet", "noisy"),
-    ("quiet", "loud"),
-    ("synchronous", "asynchronous"),
-    ("sync", "async"),
-    ("remote", "onsite"),
-    ("signed", "unsigned"),
-    ("agreed", "disagreed"),
-    ("supports", "opposes"),
-    ("confirmed", "cancelled"),
-    ("confirmed", "canceled"),
-    ("active", "inactive"),
-    ("valid", "invalid"),
-    ("legal", "illegal"),
-    ("increasing", "decreasing"),
-    ("rising", "falling"),
-    ("rose", "fell"),
-    ("gained", "lost"),
-    ("clean", "dirty"),
-    ("wet", "dry"),
-    ("first", "last"),
-    ("inside", "outside"),
-    ("indoors", "outdoors"),
-    ("schnell", "langsam"),
-    ("angenommen", "abgelehnt"),
-    ("genehmigt", "abgelehnt"),
-    ("offen", "geschlossen"),
-    ("teuer", "günstig"),
-    ("teuer", "billig"),
-    ("früh", "spät"),
-    ("stabil", "instabil"),
-    ("höher", "niedriger"),
-    ("gestiegen", "gesunken"),
-    ("mehr", "weniger"),
-    ("gut", "schlecht"),
-    ("leicht", "schwer"),
-    ("groß", "klein"),
-    ("laut", "leise"),
-    ("warm", "kalt"),
-    ("bestanden", "durchgefallen"),
-    ("erlaubt", "verboten"),
-    ("pflicht", "optional"),
-    ("gewonnen", "verloren"),
-    ("zugesagt", "abgesagt"),
-    ("aktiviert", "deaktiviert"),
-    ("voll", "leer"),
-    ("einfach", "schwierig"),
-    ("sicher", "unsicher"),
-    ("positiv", "negativ"),
-    ("gesund", "krank"),
-    ("mag", "hasst"),
-    ("liebt", "hasst"),
-];
-
-/// Words that are values though they hold no digit: months, weekdays, times of day.
-const VALUE_WORDS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "januar",
-    "februar",
-    "märz",
-    "mai",
-    "juni",
-    "juli",
-    "oktober",
-    "dezember",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "mondays",
-    "tuesdays",
-    "wednesdays",
-    "thursdays",
-    "fridays",
-    "saturdays",
-    "sundays",
-    "montag",
-    "dienstag",
-    "mittwoch",
-    "donnerstag",
-    "freitag",
-    "samstag",
-    "sonntag",
-    "montags",
-    "dienstags",
-    "mittwochs",
-    "donnerstags",
-    "freitags",
-    "samstags",
-    "sonntags",
-    "morning",
-    "afternoon",
-    "evening",
-    "night",
-    "noon",
-    "midnight",
-];
+static WORDS: LazyLock<Words> = LazyLock::new(|| {
+    Words::parse(WORD_FILES).unwrap_or_else(|e| panic!("built-in conflict word lists: {e}"))
+});
 
 /// The words of a text as written (a time, a version, an amount stays one word).
 fn words(text: &str) -> Vec<String> {
@@ -345,7 +189,7 @@ fn normal(word: &str) -> String {
 }
 
 fn is_negation(word: &str) -> bool {
-    NEGATIONS.contains(&word) || word.ends_with("n't")
+    WORDS.negations.contains(word) || word.ends_with("n't")
 }
 
 /// The content words of a text as [`relate`] compares them (lower case, no glue words or
@@ -358,20 +202,23 @@ fn content(words: &[String]) -> BTreeSet<String> {
     words
         .iter()
         .map(|w| normal(w))
-        .filter(|w| !STOP.contains(&w.as_str()) && !is_negation(w))
+        .filter(|w| !WORDS.stop.contains(w) && !is_negation(w))
         .collect()
 }
 
 fn is_value(word: &str) -> bool {
     word.chars().any(|c| c.is_ascii_digit())
-        || VALUE_WORDS.contains(&word)
+        || WORDS.values.contains(word)
         || word.starts_with(['€', '$', '£'])
 }
 
-/// Whether `text` (lower case) holds one of `phrases` as whole words.
-fn says_any(text: &str, phrases: &[&str]) -> bool {
-    let spaced = format!(" {} ", words(text).join(" ").to_lowercase());
-    phrases.iter().any(|p| spaced.contains(&format!(" {p} ")))
+/// Whether the words of a text say the fact changed (a `changed` phrase, as whole words).
+fn says_changed(words: &[String]) -> bool {
+    let spaced = format!(" {} ", words.join(" ").to_lowercase());
+    WORDS
+        .changed
+        .iter()
+        .any(|p| spaced.contains(&format!(" {p} ")))
 }
 
 /// Names in `words` (capitalised; the first word only with `first`, where a capital says
@@ -400,7 +247,7 @@ pub fn relate(older: &str, newer: &str) -> Option<Relation> {
     if shared < MIN_SHARED || ratio < MIN_SHARED_RATIO {
         return None;
     }
-    if says_any(newer, UPDATE) && !says_any(older, UPDATE) {
+    if says_changed(&new_words) && !says_changed(&old_words) {
         return Some(Relation::Update);
     }
     let only_old: BTreeSet<String> = old.difference(&new).cloned().collect();
@@ -411,11 +258,9 @@ pub fn relate(older: &str, newer: &str) -> Option<Relation> {
         return Some(Relation::Conflict(ConflictKind::Negation));
     }
     let opposite = only_old.iter().any(|x| {
-        only_new.iter().any(|y| {
-            ANTONYMS
-                .iter()
-                .any(|(a, b)| (a == x && b == y) || (a == y && b == x))
-        })
+        only_new
+            .iter()
+            .any(|y| WORDS.opposites.contains(&(x.clone(), y.clone())))
     });
     if opposite {
         return Some(Relation::Conflict(ConflictKind::Antonym));
@@ -460,6 +305,15 @@ mod tests {
             Some(Relation::Conflict(kind)) => Some(kind),
             _ => None,
         }
+    }
+
+    #[test]
+    fn the_word_lists_parse_and_a_bad_line_names_its_file_and_line() {
+        let words = Words::parse(WORD_FILES).unwrap();
+        assert!(words.opposites.contains(&("slow".into(), "fast".into())));
+        assert!(words.changed.iter().any(|p| p == "nicht mehr"));
+        let bad = Words::parse(&[("x.words", "stop the\nopposite lonely\n")]).unwrap_err();
+        assert_eq!((bad.file.as_str(), bad.line), ("x.words", 2));
     }
 
     #[test]
