@@ -8,11 +8,11 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use levh_core::{Levh, Memory, Scope, Timestamp};
 
-use crate::knowledge::{Whose, found_commitments_of, people, user_time_zone};
+use crate::knowledge::{found_commitments_by_whom, people, user_time_zone};
 use crate::requests::{BriefingArgs, KnowledgeArgs, MeetingPrepArgs};
 use crate::views::{
-    AttendeeView, BriefingView, CalendarEventView, CommitmentView, FoundDecisionView,
-    MeetingPrepView, MemoryLineView, PersonTodayView,
+    AttendeeView, BriefingView, CalendarEventView, FoundDecisionView, MeetingPrepView,
+    MemoryLineView, PersonTodayView,
 };
 use crate::{Error, Result};
 
@@ -46,18 +46,11 @@ pub fn briefing(levh: &Levh, scope: &Scope, args: BriefingArgs) -> Result<Briefi
         .collect();
     events.sort_by(|a, b| a.start.cmp(&b.start));
 
-    let open_due = |whose| -> Result<Vec<CommitmentView>> {
-        let mut found = found_commitments_of(levh, scope, &all, &all, &zone, whose)?;
-        found.retain(|c| {
-            !c.done
-                && c.due
-                    .as_deref()
-                    .is_some_and(|d| d <= date.to_string().as_str())
-        });
-        Ok(found)
-    };
-    let due = open_due(Whose::Mine)?;
-    let owed_to_me = open_due(Whose::Others)?;
+    let (mut due, mut owed_to_me) = found_commitments_by_whom(levh, scope, &all, &all, &zone)?;
+    let day = date.to_string();
+    for found in [&mut due, &mut owed_to_me] {
+        found.retain(|c| !c.done && c.due.as_deref().is_some_and(|d| d <= day.as_str()));
+    }
 
     let week_ago = crate::timeline::start_of(shift(date, -(DECISION_DAYS - 1))?, &zone)?;
     let decisions = decisions_between(levh, scope, args.project.clone(), week_ago, end)?;
@@ -128,8 +121,7 @@ pub fn meeting_prep(levh: &Levh, scope: &Scope, args: MeetingPrepArgs) -> Result
         .valid_from
         .checked_sub(jiff::SignedDuration::from_hours(24 * PREP_DAYS))
         .map_err(|e| Error::internal(e.to_string()))?;
-    let mine = found_commitments_of(levh, scope, &all, &all, &zone, Whose::Mine)?;
-    let others = found_commitments_of(levh, scope, &all, &all, &zone, Whose::Others)?;
+    let (mine, others) = found_commitments_by_whom(levh, scope, &all, &all, &zone)?;
     let attendees: Vec<AttendeeView> = view
         .attendees
         .iter()

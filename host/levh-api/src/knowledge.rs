@@ -171,13 +171,6 @@ fn without_speaker(sentence: &str, by: Option<&str>) -> String {
     }
 }
 
-/// Whose promises: the user's own, or others' (known only when `LEVH_ME` names the user).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Whose {
-    Mine,
-    Others,
-}
-
 /// Commitments in the user's own words, of `of` (memories to read promises from), each
 /// with its done state: marked by a person, or kept in a later memory of `all` by the
 /// same person ("I sent the budget…"). Soonest due first, undated after.
@@ -188,18 +181,18 @@ pub(crate) fn found_commitments(
     all: &[Memory],
     zone: &TimeZone,
 ) -> Result<Vec<CommitmentView>> {
-    found_commitments_of(levh, scope, of, all, zone, Whose::Mine)
+    Ok(found_commitments_by_whom(levh, scope, of, all, zone)?.0)
 }
 
-/// [`found_commitments`] of the user (`Mine`) or of everyone else (`Others`).
-pub(crate) fn found_commitments_of(
+/// [`found_commitments`], read once: the user's, and everyone else's (known only when
+/// `LEVH_ME` names the user; without it every promise counts as the user's).
+pub(crate) fn found_commitments_by_whom(
     levh: &Levh,
     scope: &Scope,
     of: &[Memory],
     all: &[Memory],
     zone: &TimeZone,
-    whose: Whose,
-) -> Result<Vec<CommitmentView>> {
+) -> Result<(Vec<CommitmentView>, Vec<CommitmentView>)> {
     let me = Me::configured(levh);
     let today = levh.now().to_zoned(zone.clone()).date();
     let marked = levh.commitments_done(scope)?;
@@ -217,7 +210,7 @@ pub(crate) fn found_commitments_of(
             }
         }
     }
-    let mut found = Vec::new();
+    let (mut mine, mut theirs) = (Vec::new(), Vec::new());
     for memory in of {
         let written_on = memory.valid_from.to_zoned(zone.clone()).date();
         let mut promised = HashSet::new();
@@ -229,13 +222,10 @@ pub(crate) fn found_commitments_of(
             )) {
                 continue; // quoted twice in one memory (a summary, then the text)
             }
-            let theirs = match (&me, &by) {
+            let someone_elses = match (&me, &by) {
                 (Some(me), Some(who)) => !me.is(who),
                 _ => false,
             };
-            if theirs != (whose == Whose::Others) {
-                continue; // someone else's promise, or (asked for others') the user's
-            }
             let id = levh_core::entities::commitment_id(memory.id, &commitment.sentence);
             let sentence = without_speaker(&commitment.sentence, by.as_deref());
             let kept = completions.iter().find(|(at, who, other, said)| {
@@ -245,6 +235,11 @@ pub(crate) fn found_commitments_of(
                     && levh_knowledge::commitments::names_the_promise(&sentence, said)
             });
             let done = marked.iter().find(|d| d.id == id);
+            let found = if someone_elses {
+                &mut theirs
+            } else {
+                &mut mine
+            };
             found.push(CommitmentView {
                 id,
                 memory_id: memory.id.to_string(),
@@ -269,13 +264,15 @@ pub(crate) fn found_commitments_of(
             });
         }
     }
-    found.sort_by(|a, b| match (&a.due, &b.due) {
-        (Some(x), Some(y)) => x.cmp(y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => b.written_at.cmp(&a.written_at),
-    });
-    Ok(found)
+    for found in [&mut mine, &mut theirs] {
+        found.sort_by(|a, b| match (&a.due, &b.due) {
+            (Some(x), Some(y)) => x.cmp(y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => b.written_at.cmp(&a.written_at),
+        });
+    }
+    Ok((mine, theirs))
 }
 
 /// [`Operation::ListCommitments`](crate::Operation::ListCommitments): open ones (with
