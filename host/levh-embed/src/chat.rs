@@ -31,11 +31,7 @@ impl ChatModel {
             endpoint: format!("{}/chat/completions", url.trim_end_matches('/')),
             model: model.to_owned(),
             api_key: api_key.filter(|k| !k.trim().is_empty()),
-            agent: ureq::Agent::config_builder()
-                .timeout_global(Some(TIMEOUT))
-                .http_status_as_error(false)
-                .build()
-                .into(),
+            agent: crate::remote::agent(TIMEOUT),
         }
     }
 
@@ -80,25 +76,15 @@ impl AnswerModel for ChatModel {
                 { "role": "user", "content": user },
             ],
         });
-        let mut request = self.agent.post(&self.endpoint);
-        if let Some(key) = &self.api_key {
-            request = request.header("Authorization", &format!("Bearer {key}"));
-        }
         let failed = |what: String| format!("{}: {what}", self.endpoint);
-        let mut response = request
-            .send_json(&body)
-            .map_err(|e| failed(e.to_string()))?;
-        let status = response.status();
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_ANSWER_BYTES)
-            .read_to_string()
-            .map_err(|e| failed(format!("reading the answer: {e}")))?;
-        if !status.is_success() {
-            let excerpt: String = text.chars().take(300).collect();
-            return Err(failed(format!("HTTP {status}: {excerpt}")));
-        }
+        let text = crate::remote::post_json(
+            &self.agent,
+            &self.endpoint,
+            self.api_key.as_deref(),
+            &body,
+            MAX_ANSWER_BYTES,
+        )
+        .map_err(failed)?;
         #[derive(Deserialize)]
         struct Message {
             content: Option<String>,

@@ -20,13 +20,44 @@ const BATCH_SIZE: usize = 32;
 /// Answers larger than this are refused (32 vectors of 4096 floats as JSON are ~3 MB).
 const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
 
-fn agent(timeout: Duration) -> ureq::Agent {
+pub(crate) fn agent(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         // Error statuses are read like any answer, so their body can be quoted.
         .http_status_as_error(false)
         .build()
         .into()
+}
+
+/// POSTs `body` as JSON (with the key as a bearer token) and reads the answer's text, at
+/// most `limit` bytes; an error status is an error quoting the answer's start.
+pub(crate) fn post_json(
+    agent: &ureq::Agent,
+    endpoint: &str,
+    api_key: Option<&str>,
+    body: &serde_json::Value,
+    limit: u64,
+) -> Result<String, String> {
+    let mut request = agent.post(endpoint);
+    if let Some(key) = api_key {
+        request = request.header("Authorization", &format!("Bearer {key}"));
+    }
+    let mut response = request.send_json(body).map_err(|e| e.to_string())?;
+    let status = response.status();
+    let text = response
+        .body_mut()
+        .with_config()
+        .limit(limit)
+        .read_to_string()
+        .map_err(|e| format!("reading the answer: {e}"))?;
+    if !status.is_success() {
+        let mut excerpt: String = text.chars().take(300).collect();
+        if excerpt.len() < text.len() {
+            excerpt.push('…');
+        }
+        return Err(format!("HTTP {status}: {excerpt}"));
+    }
+    Ok(text)
 }
 
 /// Which protocol a [`RemoteEmbedder`] speaks.
@@ -102,29 +133,18 @@ impl RemoteEmbedder {
 
     fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
         let body = json!({ "model": self.model, "input": texts });
-        let mut request = self.agent.post(&self.endpoint);
-        if let Some(key) = &self.api_key {
-            request = request.header("Authorization", &format!("Bearer {key}"));
-        }
         let http = |message: String| EmbedderError::Http {
             url: self.endpoint.clone(),
             message,
         };
-        let mut response = request.send_json(&body).map_err(|e| http(e.to_string()))?;
-        let status = response.status();
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_ANSWER_BYTES)
-            .read_to_string()
-            .map_err(|e| http(format!("reading the answer: {e}")))?;
-        if !status.is_success() {
-            let mut excerpt: String = text.chars().take(300).collect();
-            if excerpt.len() < text.len() {
-                excerpt.push('…');
-            }
-            return Err(http(format!("HTTP {status}: {excerpt}")));
-        }
+        let text = post_json(
+            &self.agent,
+            &self.endpoint,
+            self.api_key.as_deref(),
+            &body,
+            MAX_ANSWER_BYTES,
+        )
+        .map_err(http)?;
         let vectors = match self.protocol {
             Protocol::Ollama => {
                 #[derive(Deserialize)]
