@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use levh_core::entities::{ConflictRecord, ConflictResolution};
-use levh_core::{Levh, Memory, MemoryFilter, MemoryId, RecallRequest, Scope};
+use levh_core::{Levh, Memory, MemoryFilter, MemoryId, Scope};
 use levh_knowledge::conflicts::{MIN_SHARED, Relation, content_words, relate};
 
 use crate::requests::{ConflictDetectArgs, ConflictListArgs, ResolveConflictBody, memory_id};
@@ -51,24 +51,15 @@ fn in_order(a: Memory, b: Memory) -> (Memory, Memory) {
     }
 }
 
-/// After `memory` was admitted: the memories a search for it finds (same project, valid
-/// now) that it may contradict, recorded. Returns the new candidates' ids.
+/// After `memory` was admitted: the memories valid now in its project that share the most
+/// words with it (full-text rank; nothing is embedded again), judged against it, the
+/// candidates recorded. Returns their ids.
 pub fn found_at_admission(levh: &Levh, scope: &Scope, memory: MemoryId) -> Result<Vec<String>> {
-    let memory = levh.get(scope, memory)?;
-    let similar = levh.recall(
-        scope,
-        &RecallRequest {
-            limit: AT_ADMISSION + 1,
-            project: memory.project.clone(),
-            reinforce: false,
-            ..RecallRequest::new(memory.content.clone())
-        },
-    )?;
-    let pairs = similar
-        .hits
+    let new = levh.get(scope, memory)?;
+    let pairs = levh
+        .lexical_neighbours(scope, memory, AT_ADMISSION)?
         .into_iter()
-        .filter(|h| h.memory.id != memory.id)
-        .map(|h| (h.memory, memory.clone()));
+        .map(|older| (older, new.clone()));
     let found = judge(pairs);
     Ok(levh
         .record_conflicts(scope, &found)?

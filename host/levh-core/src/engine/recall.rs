@@ -254,6 +254,36 @@ impl Levh {
         Ok(related)
     }
 
+    /// Memories valid now in `id`'s project that share the most words with its text
+    /// (full-text rank, best first, `id` itself left out): the ones a new memory may
+    /// contradict. Nothing is embedded or scored, so it is cheap enough for every store.
+    pub fn lexical_neighbours(
+        &self,
+        scope: &Scope,
+        id: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<Memory>> {
+        let memory = self.get(scope, id)?;
+        let filter = MemoryFilter {
+            project: memory.project.clone(),
+            ..MemoryFilter::workspace(scope.workspace.clone())
+        }
+        .read_at(None, self.clock.now());
+        let mut neighbours = Vec::new();
+        for (other, _) in self
+            .store
+            .lexical_candidates(&filter, &memory.content, limit + 1)?
+        {
+            if other != id
+                && let Some(found) = self.store.get(&scope.workspace, other)?
+            {
+                neighbours.push(found);
+            }
+        }
+        neighbours.truncate(limit);
+        Ok(neighbours)
+    }
+
     /// A memory's H-score and its four terms, now, with the relevance's parts when a query
     /// is given. With a query, relevance is what
     /// recall would fuse for this memory among the query's candidates (default filters,
