@@ -313,6 +313,16 @@ fn a_models_answer_keeps_only_citations_of_the_evidence() {
     );
     assert!(!user.contains("watered"), "{user}");
 
+    // A question with nothing visible is refused, naming the field.
+    let blank = cli(home)
+        .args(["ask", " \u{200b}\u{feff} ", "--json"])
+        .output()
+        .unwrap();
+    assert!(!blank.status.success());
+    assert!(
+        String::from_utf8_lossy(&blank.stdout).contains("invalid question: it has nothing visible")
+    );
+
     // A model that is down: levh's own answer, and why.
     let down = ask("http://127.0.0.1:9/v1");
     assert_eq!(down["mode"], "deterministic");

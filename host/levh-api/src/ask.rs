@@ -35,8 +35,10 @@ pub fn ask(
     model: Option<&dyn AnswerModel>,
 ) -> Result<AnswerView> {
     let question = args.question.trim().to_owned();
-    if question.is_empty() {
-        return Err(Error::invalid("invalid question: it is empty"));
+    if !text::has_visible(&question) {
+        return Err(Error::invalid(
+            "invalid question: it has nothing visible (empty, or only spaces and invisible characters)",
+        ));
     }
     if question.chars().count() > MAX_QUESTION_CHARS {
         return Err(Error::invalid(format!(
