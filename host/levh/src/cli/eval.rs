@@ -41,6 +41,12 @@ pub struct AskEvalArgs {
     /// Exit 1 when fewer than this share of the answers cite the right memory.
     #[arg(long, value_name = "SHARE")]
     check: Option<f64>,
+    /// Evidence memories per answer (ask's `--limit`), to compare with the default.
+    #[arg(long, default_value_t = levh_api::ask::DEFAULT_LIMIT)]
+    limit: usize,
+    /// Evidence tokens per answer (ask's `--max-tokens`), to compare with the default.
+    #[arg(long, default_value_t = levh_api::ask::DEFAULT_MAX_TOKENS)]
+    max_tokens: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -223,7 +229,7 @@ fn ask(context: &Context, args: AskEvalArgs, json: bool) -> Result<ExitCode> {
         })?;
         questions.push(q);
     }
-    let k = levh_api::ask::DEFAULT_LIMIT;
+    let k = args.limit;
     let mut slices: std::collections::BTreeMap<String, AskSlice> = Default::default();
     let mut misses = Vec::new();
     for q in &questions {
@@ -239,6 +245,8 @@ fn ask(context: &Context, args: AskEvalArgs, json: bool) -> Result<ExitCode> {
                 scope,
                 levh_api::requests::AskArgs {
                     question: q.question.clone(),
+                    limit: Some(args.limit),
+                    max_tokens: Some(args.max_tokens),
                     ..Default::default()
                 },
                 None,
