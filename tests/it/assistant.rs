@@ -39,6 +39,13 @@ fn the_briefing_meeting_prep_and_ask_of_a_synced_week_hold_item_by_item() {
         "--json",
     ]));
     assert_eq!(note["verdict"], "admit", "{note}");
+    // And one in Turkish on Sunday evening (UTC's Sunday too): a promise for Tuesday.
+    let promise = json(cli(home).env("LEVH_NOW", "2026-10-25T19:30:00Z").args([
+        "capture",
+        "Salı günü test düzeneği maliyetlerini Priya'ya göndereceğim.",
+        "--json",
+    ]));
+    assert_eq!(promise["verdict"], "admit", "{promise}");
 
     // Tuesday 27 October (CET, after the change): one meeting, two of my promises due or
     // overdue (the budget one was kept by a later mail), one owed to me, the decisions of
@@ -54,11 +61,16 @@ fn the_briefing_meeting_prep_and_ask_of_a_synced_week_hold_item_by_item() {
         texts(&day["due"], "sentence"),
         [
             "Raporu yarın göndereceğim.",
-            "I'll send you the wiring diagram tomorrow."
+            "I'll send you the wiring diagram tomorrow.",
+            "Salı günü test düzeneği maliyetlerini Priya'ya göndereceğim."
         ],
         "{day}"
     );
-    assert_eq!(texts(&day["due"], "due"), ["2026-10-22", "2026-10-27"]);
+    assert_eq!(
+        texts(&day["due"], "due"),
+        ["2026-10-22", "2026-10-27", "2026-10-27"]
+    );
+    assert_eq!(day["due"][2]["source"], "cli", "the capture: {day}");
     assert_eq!(
         texts(&day["owed_to_me"], "sentence"),
         ["I will review the test plan tomorrow."]
@@ -124,7 +136,11 @@ fn the_briefing_meeting_prep_and_ask_of_a_synced_week_hold_item_by_item() {
     );
     assert_eq!(
         texts(&priya["commitments"], "sentence"),
-        ["I will review the test plan tomorrow."]
+        [
+            "Salı günü test düzeneği maliyetlerini Priya'ya göndereceğim.",
+            "I will review the test plan tomorrow."
+        ],
+        "what I promised her (a note in Turkish) and what she promised: {prep}"
     );
     assert!(
         prep["attendees"][1]["commitments"]
@@ -355,7 +371,7 @@ fn conflicts_are_found_listed_resolved_and_lower_trust() {
     capture("The sprint review is on Thursdays at 2 pm in room Atlas.");
     capture("The office plants are watered on Fridays by the front desk.");
     capture("From next week the sprint review moves to Wednesdays at 2 pm in room Atlas.");
-    // An import is judged by `detect`, not one by one.
+    // An import is checked item by item as it is stored.
     let file = home.join("import.jsonl");
     std::fs::write(
         &file,
@@ -367,11 +383,12 @@ fn conflicts_are_found_listed_resolved_and_lower_trust() {
     .unwrap();
     json(cli(home).arg("import").arg(&file).arg("--json"));
 
+    // `detect` compares the newest memories pairwise: it finds nothing the writes missed.
     let detected = json(cli(home).args(["conflicts", "detect", "--json"]));
     assert_eq!(
         (detected["found"].as_u64(), detected["open"].as_u64()),
-        (Some(1), Some(2)),
-        "the antonym pair; the move is an update; the swap was found at admission: {detected}"
+        (Some(0), Some(2)),
+        "the swap and the antonym pair found as they were stored; the move is an update: {detected}"
     );
     let open = json(cli(home).args(["conflicts", "--json"]));
     let conflicts = open["conflicts"].as_array().unwrap();
@@ -510,4 +527,179 @@ fn the_conflict_pairs_through_the_gate_are_caught_at_admission() {
         slice("holdout/update")["flagged"].as_u64().unwrap() <= 2,
         "{slices}"
     );
+}
+
+/// A conflict is found whatever wrote the memory — a batch and an update over REST, an
+/// import, a held candidate a person admits, a connector's sync of a new file and of a
+/// changed one — and the live feed announces each, with ids and never text.
+#[test]
+fn conflicts_are_found_on_every_write_path_and_announced_on_the_feed() {
+    use crate::support::{levh, ok, serve};
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let (mut server, address) = serve(home, &[]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let rest = |method: &str, path: &str, body: Value| -> Value {
+        let url = format!("http://{address}{path}");
+        let mut response = match method {
+            "POST" => agent.post(&url).send_json(body).unwrap(),
+            "PATCH" => agent.patch(&url).send_json(body).unwrap(),
+            _ => agent.get(&url).call().unwrap(),
+        };
+        assert!(response.status().is_success(), "{method} {path}");
+        response.body_mut().read_json().unwrap()
+    };
+    let open = || -> usize {
+        rest("GET", "/api/conflicts", Value::Null)["conflicts"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    // One runtime for the socket's life: it is read after the writes.
+    let feed_runtime = runtime();
+    let (mut socket, _) = feed_runtime
+        .block_on(tokio_tungstenite::connect_async(format!(
+            "ws://{address}/api/ws"
+        )))
+        .unwrap();
+
+    // A batch: its second item contradicts its first; the item names the pair.
+    let batch = rest(
+        "POST",
+        "/api/memories:batch",
+        json!({"memories": [
+            {"content": "Billing is owned by Priya."},
+            {"content": "Billing is owned by Kenji, who also handles refunds."}
+        ]}),
+    );
+    assert_eq!(batch["admitted"], 2, "{batch}");
+    let pair = batch["results"][1]["outcome"]["conflicts"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("the batch's second item names its conflict: {batch}"))
+        .to_owned();
+    assert_eq!(open(), 1);
+    // The feed announces it: the pair's id and the newer memory, no text.
+    feed_runtime.block_on(async {
+        loop {
+            let event: Value =
+                serde_json::from_str(&crate::http::futures_like::next_text(&mut socket).await)
+                    .unwrap();
+            if event["kind"] == "conflict" {
+                assert_eq!(
+                    event["memory_id"],
+                    batch["results"][1]["outcome"]["memory_id"]
+                );
+                assert!(event.to_string().contains(&pair), "{event}");
+                assert!(
+                    !event.to_string().contains("Kenji"),
+                    "ids, never text: {event}"
+                );
+                break;
+            }
+        }
+    });
+
+    // An update: a memory about something else now says the opposite of another.
+    let stable = rest(
+        "POST",
+        "/api/memories",
+        json!({"content": "The staging cluster is stable since the October upgrade."}),
+    );
+    let other = rest(
+        "POST",
+        "/api/memories",
+        json!({"content": "The office plants are watered on Fridays by the front desk."}),
+    );
+    assert!(stable["conflicts"].as_array().unwrap().is_empty());
+    let updated = rest(
+        "PATCH",
+        &format!("/api/memories/{}", other["memory_id"].as_str().unwrap()),
+        json!({"content": "The staging cluster is unstable since the October upgrade: two crashes a week."}),
+    );
+    assert_eq!(updated["applied"], true, "{updated}");
+    assert_eq!(
+        updated["conflicts"].as_array().unwrap().len(),
+        1,
+        "{updated}"
+    );
+    assert_eq!(open(), 2);
+
+    // An import: each item is checked as it is stored.
+    let file = home.join("import.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            "{\"content\": \"The release freeze starts on Monday.\"}\n",
+            "{\"content\": \"The release freeze does not start on Monday.\"}\n"
+        ),
+    )
+    .unwrap();
+    let imported = json(levh(home).arg("import").arg(&file).arg("--json"));
+    assert_eq!(open(), 3, "the import's negation: {imported}");
+
+    // A connector's sync: a new file contradicts a capture, then a changed file another.
+    ok(levh(home).args(["capture", "Payroll is owned by Amara."]));
+    ok(levh(home).args(["capture", "Support escalations are owned by Amara."]));
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        notes.path().join("oncall.txt"),
+        "Payroll is owned by Jonas, who also handles expenses.",
+    )
+    .unwrap();
+    std::fs::write(
+        notes.path().join("retro.txt"),
+        "Notes from the retro: the coffee machine on floor two is broken again.",
+    )
+    .unwrap();
+    let sync = || {
+        json(
+            levh(home)
+                .args(["sync", "local_files", "--json", "--config"])
+                .arg(format!("directory={}", notes.path().display())),
+        )
+    };
+    let first = sync();
+    assert_eq!(
+        (first["admitted"].as_u64(), first["conflicts"].as_u64()),
+        (Some(2), Some(1)),
+        "{first}"
+    );
+    std::fs::write(
+        notes.path().join("retro.txt"),
+        "Support escalations are owned by Kenji, our newest hire.",
+    )
+    .unwrap();
+    let changed = sync();
+    assert_eq!(
+        (changed["updated"].as_u64(), changed["conflicts"].as_u64()),
+        (Some(1), Some(1)),
+        "{changed}"
+    );
+    assert_eq!(open(), 5);
+
+    // A held candidate a person admits is checked as it is admitted.
+    ok(levh(home).args(["capture", "The quarterly report is due on March 3."]));
+    let held = json(levh(home).args([
+        "capture",
+        "The quarterly report is due on March 10.",
+        "--json",
+    ]));
+    assert_eq!(
+        held["verdict"], "review",
+        "close to the March 3 memory: {held}"
+    );
+    let admitted =
+        json(levh(home).args(["held", "admit", held["held_id"].as_str().unwrap(), "--json"]));
+    assert_eq!(
+        admitted["conflicts"].as_array().unwrap().len(),
+        1,
+        "{admitted}"
+    );
+    assert_eq!(open(), 6);
+
+    ok(std::process::Command::new("kill").args(["-TERM", &server.id().to_string()]));
+    let _ = server.wait();
 }

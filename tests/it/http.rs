@@ -953,7 +953,7 @@ fn two_workspaces_never_see_each_other_on_rest_feed_or_mcp() {
 }
 
 /// Reading the next text frame of a socket, with a deadline.
-mod futures_like {
+pub(crate) mod futures_like {
     use std::time::Duration;
 
     use futures_util::StreamExt;

@@ -175,7 +175,7 @@ pub fn meeting_prep(levh: &Levh, scope: &Scope, args: MeetingPrepArgs) -> Result
                 && title(m) == view.title
         })
         .collect();
-    previous.sort_by(|a, b| b.valid_from.cmp(&a.valid_from));
+    previous.sort_by_key(|m| std::cmp::Reverse(m.valid_from));
     Ok(MeetingPrepView {
         event: view,
         attendees,
@@ -269,7 +269,7 @@ fn with_person(
                 && (people(m).iter().any(|p| p == name) || m.content.contains(name))
         })
         .collect();
-    found.sort_by(|a, b| b.valid_from.cmp(&a.valid_from));
+    found.sort_by_key(|m| std::cmp::Reverse(m.valid_from));
     found.into_iter().map(|m| line(m, zone)).collect()
 }
 

@@ -1,5 +1,6 @@
 //! Conflict candidates: pairs of valid memories that may disagree, for a person to
-//! resolve. Found when a memory is stored (against the memories a search for it finds) and
+//! resolve. Found whenever a memory is stored or changed (against its full-text neighbours,
+//! [`Levh::check_conflicts`]) and
 //! by `detect` (over the newest memories of the workspace), judged by levh-knowledge's
 //! [`relate`](levh_knowledge::conflicts::relate) — narrow on purpose: only pairs that
 //! share an entity and an attribute, and a newer memory that says the fact changed is a
@@ -9,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use levh_core::entities::{ConflictRecord, ConflictResolution};
-use levh_core::{Levh, Memory, MemoryFilter, MemoryId, Scope};
-use levh_knowledge::conflicts::{MIN_SHARED, Relation, content_words, relate};
+use levh_core::{Levh, MemoryFilter, MemoryId, Scope, in_order, judge_conflicts};
+use levh_knowledge::conflicts::{MIN_SHARED, content_words};
 
 use crate::requests::{ConflictDetectArgs, ConflictListArgs, ResolveConflictBody, memory_id};
 use crate::views::{ConflictList, ConflictView, DetectView};
@@ -20,49 +21,12 @@ use crate::{Error, Result};
 pub const DETECT_MEMORIES: usize = 5000;
 /// A word in more memories than this says nothing about which two are about one thing.
 const COMMON_WORD: usize = 50;
-/// Memories a new one is compared with when it is stored.
-const AT_ADMISSION: usize = 10;
 
-/// Pairs that may disagree: (older, newer, kind). Each pair is given as (older, newer);
-/// a pair of which either says the fact changed ("moves to", "no longer") is a
-/// supersession, not a conflict, whichever of the two came first.
-fn judge(pairs: impl Iterator<Item = (Memory, Memory)>) -> Vec<(MemoryId, MemoryId, String)> {
-    let mut found = Vec::new();
-    for (older, newer) in pairs {
-        let forward = relate(&older.content, &newer.content);
-        if forward == Some(Relation::Update)
-            || relate(&newer.content, &older.content) == Some(Relation::Update)
-        {
-            continue;
-        }
-        if let Some(Relation::Conflict(kind)) = forward {
-            found.push((older.id, newer.id, kind.as_str().to_owned()));
-        }
-    }
-    found
-}
-
-/// Two memories as (older, newer): by world time, then by when they were stored.
-fn in_order(a: Memory, b: Memory) -> (Memory, Memory) {
-    if (a.valid_from, a.state.created_at, a.id) <= (b.valid_from, b.state.created_at, b.id) {
-        (a, b)
-    } else {
-        (b, a)
-    }
-}
-
-/// After `memory` was admitted: the memories valid now in its project that share the most
-/// words with it (full-text rank; nothing is embedded again), judged against it, the
-/// candidates recorded. Returns their ids.
+/// After `memory` was stored or changed: the conflict candidates found with the memories
+/// it may contradict ([`Levh::check_conflicts`]). Returns their ids.
 pub fn found_at_admission(levh: &Levh, scope: &Scope, memory: MemoryId) -> Result<Vec<String>> {
-    let new = levh.get(scope, memory)?;
-    let pairs = levh
-        .lexical_neighbours(scope, memory, AT_ADMISSION)?
-        .into_iter()
-        .map(|older| (older, new.clone()));
-    let found = judge(pairs);
     Ok(levh
-        .record_conflicts(scope, &found)?
+        .check_conflicts(scope, memory)?
         .into_iter()
         .map(|c| c.id)
         .collect())
@@ -106,7 +70,7 @@ pub fn detect(levh: &Levh, scope: &Scope, args: ConflictDetectArgs) -> Result<De
         .map(|(pair, _)| pair)
         .collect();
     let compared = candidates.len();
-    let found = judge(
+    let found = judge_conflicts(
         candidates
             .into_iter()
             .map(|(a, b)| in_order(memories[a].clone(), memories[b].clone())),

@@ -60,7 +60,9 @@ pub fn waiting(
 /// decision, recorded with the scope's surface and principal.
 pub fn admit(levh: &Levh, scope: &Scope, id: HeldId, supersede: bool) -> Result<AdmitView> {
     let admission = levh.held_admit(scope, id, supersede)?;
+    let conflicts = crate::conflicts::found_at_admission(levh, scope, admission.memory_id)?;
     Ok(AdmitView {
+        conflicts,
         held_id: admission.held_id.to_string(),
         memory_id: admission.memory_id.to_string(),
         superseded: admission.superseded.map(|id| id.to_string()),

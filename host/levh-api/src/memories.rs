@@ -60,7 +60,31 @@ pub fn store_batch(
     let source = recorded_writer(&source);
     let batch = SortedBatch::of(args, &source)?;
     let outcomes = levh.capture_batch(scope, batch.valid)?;
-    Ok(batch.report.finish(outcomes, &source))
+    let mut view = batch.report.finish(outcomes, &source);
+    with_conflicts(levh, scope, &mut view)?;
+    Ok(view)
+}
+
+/// Checks each memory a batch stored for conflict candidates, as a single capture is
+/// checked, and names each pair found on the items it joins (both, when two items of the
+/// batch contradict each other).
+fn with_conflicts(levh: &Levh, scope: &Scope, view: &mut BatchView) -> Result<()> {
+    let mut found = Vec::new();
+    for outcome in view.results.iter().filter_map(|r| r.outcome.as_ref()) {
+        if let Some(id) = outcome.memory_id.as_deref() {
+            found.extend(levh.check_conflicts(scope, memory_id("memory_id", id)?)?);
+        }
+    }
+    for outcome in view.results.iter_mut().filter_map(|r| r.outcome.as_mut()) {
+        if let Some(id) = outcome.memory_id.as_deref() {
+            outcome.conflicts = found
+                .iter()
+                .filter(|c| c.older.to_string() == id || c.newer.to_string() == id)
+                .map(|c| c.id.clone())
+                .collect();
+        }
+    }
+    Ok(())
 }
 
 /// Batches stored one after another, each item judged as [`store_batch`] would judge it
@@ -97,7 +121,9 @@ pub fn store_batches(
             .borrow_mut()
             .pop_front()
             .expect("a report per batch");
-        done(report.finish(outcomes, &source))
+        let mut view = report.finish(outcomes, &source);
+        with_conflicts(levh, scope, &mut view)?;
+        done(view)
     })?;
     refused.map_or(Ok(()), Err)
 }
@@ -291,6 +317,12 @@ pub fn update(levh: &Levh, scope: &Scope, id: &str, body: UpdateBody) -> Result<
         Some(importance) if applied => levh.set_importance(scope, id, importance)?,
         _ => levh.get(scope, id)?,
     };
+    // Changed text may now contradict another memory, as a captured one may.
+    let conflicts = if applied && update.is_some() {
+        crate::conflicts::found_at_admission(levh, scope, id)?
+    } else {
+        Vec::new()
+    };
     Ok(UpdateView {
         verdict: VerdictKind::from(&verdict),
         memory: MemoryView::of(levh, &memory),
@@ -304,6 +336,7 @@ pub fn update(levh: &Levh, scope: &Scope, id: &str, body: UpdateBody) -> Result<
         redactions: update
             .map(|u| u.redactions.into_iter().map(|r| r.kind).collect())
             .unwrap_or_default(),
+        conflicts,
     })
 }
 

@@ -192,7 +192,7 @@ fn corroboration(levh: &Levh, scope: &Scope, memory: &Memory) -> Result<BTreeSet
             relate(&memory.content, &other.content),
             Some(Relation::Conflict(_))
         );
-        if shared >= MIN_SHARED + 1 && !disagrees {
+        if shared > MIN_SHARED && !disagrees {
             sources.insert(other.source);
         }
         if sources.len() >= MAX_CORROBORATION {

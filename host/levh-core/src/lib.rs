@@ -40,7 +40,7 @@ pub use engine::{
     PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport,
     SecretFinding, SecretPlace, Stats,
 };
-pub use engine::{ContentUpdate, RelatedMemory, Session};
+pub use engine::{ContentUpdate, RelatedMemory, Session, in_order, judge_conflicts};
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};
 pub use ids::{HeldId, Kind, MemoryId, SessionId, Workspace};

@@ -306,6 +306,10 @@ pub struct SyncReport {
     /// retired, kept in their history and for `--as-of` (connectors of API 0.1.2).
     #[serde(default)]
     pub retired: u64,
+    /// Conflict candidates found with the memories the run stored or changed (`levh
+    /// conflicts` lists them for a person to resolve).
+    #[serde(default)]
+    pub conflicts: u64,
     /// One line per failure: where, and why.
     pub errors: Vec<String>,
     /// Every item that was not stored (held, rejected, failed, skipped), with why — up to

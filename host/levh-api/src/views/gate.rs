@@ -403,4 +403,6 @@ pub struct AdmitView {
     pub superseded: Option<String>,
     /// Whether it was a held update: `memory_id` kept its id and took the new content.
     pub updated: bool,
+    /// Conflict candidates the admitted text forms with other memories (`levh conflicts`).
+    pub conflicts: Vec<String>,
 }

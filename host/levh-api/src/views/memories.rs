@@ -209,6 +209,8 @@ pub struct UpdateView {
     pub nearest: Option<NearestView>,
     /// Kinds of secrets replaced in the new content.
     pub redactions: Vec<String>,
+    /// Conflict candidates the new content forms with other memories (`levh conflicts`).
+    pub conflicts: Vec<String>,
 }
 
 /// A forgetting curve.

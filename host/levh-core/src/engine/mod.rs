@@ -2,6 +2,7 @@
 
 mod batch;
 mod capture;
+mod conflicts;
 mod entities;
 mod held;
 mod memories;
@@ -9,6 +10,7 @@ mod recall;
 mod sync;
 
 pub use batch::MAX_BATCH;
+pub use conflicts::{in_order, judge_conflicts};
 pub use entities::{REINDEX_BATCH, ReindexReport};
 
 use std::collections::{BTreeMap, HashMap};

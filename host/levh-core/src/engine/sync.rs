@@ -323,6 +323,7 @@ impl Levh {
                     Verdict::Admit | Verdict::Redact => ItemOutcome::Update,
                     ref other => ItemOutcome::of(other),
                 };
+
                 (verdict, Some(update))
             };
             if let Some(at) = moved
@@ -369,11 +370,12 @@ impl Levh {
                 &record,
                 now,
             )?;
-            return Ok(SyncStep::Done(SyncedOutcome::of(
-                verdict,
-                &update.verdict,
-                update.held_id,
-            )));
+            let mut synced = SyncedOutcome::of(verdict, &update.verdict, update.held_id);
+            if verdict == ItemOutcome::Update {
+                // The changed text may now contradict another memory.
+                synced.conflicts = self.check_conflicts(scope, memory_id)?.len() as u64;
+            }
+            return Ok(SyncStep::Done(synced));
         }
 
         let mut metadata = match item.metadata {
@@ -455,9 +457,10 @@ impl Levh {
             .as_ref()
             .is_some_and(|s| s.len() < MAX_SUSPECTS)
             .then(|| news.clone());
-        let attempt = || -> Result<Vec<Result<SyncedOutcome>>> {
+        let attempt = || -> Result<(Vec<Result<SyncedOutcome>>, Vec<MemoryId>)> {
             let plan = self.plan_batch(scope, news)?;
             let mut records = Vec::new();
+            let mut stored = Vec::new();
             let mut synced = Vec::with_capacity(meta.len());
             for ((source_id, hash, source), planned) in meta.iter().zip(&plan.items) {
                 let Ok(planned) = planned else {
@@ -480,6 +483,9 @@ impl Levh {
                     memory_id = Some(existing.id);
                     verdict = ItemOutcome::Unchanged;
                 }
+                if matches!(verdict, ItemOutcome::Admit | ItemOutcome::Redact) {
+                    stored.extend(memory_id);
+                }
                 let record = SyncedItem {
                     content_hash: hash.clone(),
                     memory_id,
@@ -497,7 +503,7 @@ impl Levh {
                 now,
             };
             let outcomes = self.commit_batch(scope, plan, Some(page))?;
-            Ok(outcomes
+            let outcomes = outcomes
                 .into_iter()
                 .zip(synced)
                 .map(|(outcome, verdict)| {
@@ -509,10 +515,13 @@ impl Levh {
                         )
                     })
                 })
-                .collect())
+                .collect();
+            Ok((outcomes, stored))
         };
         match attempt() {
-            Ok(outcomes) => {
+            Ok((outcomes, stored)) => {
+                // What the page stored may contradict what was there.
+                report.conflicts += self.check_conflicts_of(scope, &stored)? as u64;
                 for (index, ((source_id, hash, source), outcome)) in
                     meta.into_iter().zip(outcomes).enumerate()
                 {
@@ -990,6 +999,7 @@ impl Pending {
 
 /// Counts a decided item in the report, naming it when it was not stored.
 fn count(report: &mut SyncReport, location: String, synced: SyncedOutcome) {
+    report.conflicts += synced.conflicts;
     match synced.outcome {
         ItemOutcome::Admit => report.admitted += 1,
         ItemOutcome::Redact => report.redacted += 1,
@@ -1036,6 +1046,8 @@ pub(super) struct SyncedOutcome {
     reason: Option<String>,
     nearest: Option<MemoryId>,
     held_id: Option<HeldId>,
+    /// Conflict candidates its changed text formed.
+    conflicts: u64,
 }
 
 impl SyncedOutcome {
@@ -1045,6 +1057,7 @@ impl SyncedOutcome {
             reason: None,
             nearest: None,
             held_id: None,
+            conflicts: 0,
         }
     }
 
@@ -1054,6 +1067,7 @@ impl SyncedOutcome {
             reason: verdict.reason(),
             nearest: verdict.nearest().map(|n| n.id),
             held_id,
+            conflicts: 0,
         }
     }
 }

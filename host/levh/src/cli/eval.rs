@@ -149,7 +149,7 @@ fn conflicts_gate(context: &Context, json: bool) -> Result<ExitCode> {
         store(&case.a)?;
         sandbox.advance_hours(1.0)?;
         let newer = store(&case.b)?;
-        let verdict = serde_json::to_value(&newer.verdict)?;
+        let verdict = serde_json::to_value(newer.verdict)?;
         for name in [format!("{set}/all"), format!("{set}/{}", case.kind)] {
             let slice = slices.entry(name.clone()).or_insert_with(|| GateSlice {
                 name,

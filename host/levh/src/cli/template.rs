@@ -194,6 +194,37 @@ fn lock(name: &str) -> Option<String> {
         .then(|| TEMPLATE.replace(ROOT, &format!("name = \"{name}\"")))
 }
 
+/// The new crate's README: the commands from build to sync, as they run from its folder.
+fn readme(name: &str) -> String {
+    let file = name.replace('-', "_");
+    format!(
+        r#"# {name}
+
+A levh connector: it reads the `.txt` files of a folder. Edit `src/lib.rs` (its
+`manifest()` says what it asks for; `sync(config, cursor)` returns pages of items).
+
+Run these from this folder:
+
+```sh
+rustup target add wasm32-wasip2                      # once
+cargo build --target wasm32-wasip2 --release
+# try it against a throwaway store: nothing is installed or kept
+levh connector run target/wasm32-wasip2/release/{file}.wasm --config directory=$HOME/notes
+# install it, let it read the folder, sync
+levh connector add target/wasm32-wasip2/release/{file}.wasm --grant $HOME/notes
+levh sync {name} --config directory=$HOME/notes
+```
+
+With `CARGO_TARGET_DIR` set, the component is `$CARGO_TARGET_DIR/wasm32-wasip2/release/{file}.wasm`.
+`levh connector add` refuses a component that imports what its manifest does not ask for
+(wasi:http without an http host) or a plugin API this levh does not serve, and says why.
+
+`Cargo.lock` pins the SDK's dependencies at the versions this levh was tested with; keep
+it in version control (`cargo update` moves them when you choose).
+"#
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,35 +284,4 @@ mod tests {
                 .is_file()
         );
     }
-}
-
-/// The new crate's README: the commands from build to sync, as they run from its folder.
-fn readme(name: &str) -> String {
-    let file = name.replace('-', "_");
-    format!(
-        r#"# {name}
-
-A levh connector: it reads the `.txt` files of a folder. Edit `src/lib.rs` (its
-`manifest()` says what it asks for; `sync(config, cursor)` returns pages of items).
-
-Run these from this folder:
-
-```sh
-rustup target add wasm32-wasip2                      # once
-cargo build --target wasm32-wasip2 --release
-# try it against a throwaway store: nothing is installed or kept
-levh connector run target/wasm32-wasip2/release/{file}.wasm --config directory=$HOME/notes
-# install it, let it read the folder, sync
-levh connector add target/wasm32-wasip2/release/{file}.wasm --grant $HOME/notes
-levh sync {name} --config directory=$HOME/notes
-```
-
-With `CARGO_TARGET_DIR` set, the component is `$CARGO_TARGET_DIR/wasm32-wasip2/release/{file}.wasm`.
-`levh connector add` refuses a component that imports what its manifest does not ask for
-(wasi:http without an http host) or a plugin API this levh does not serve, and says why.
-
-`Cargo.lock` pins the SDK's dependencies at the versions this levh was tested with; keep
-it in version control (`cargo update` moves them when you choose).
-"#
-    )
 }

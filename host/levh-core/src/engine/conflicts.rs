@@ -1,0 +1,74 @@
+//! Conflict candidates found when a memory is written: every write that stores or changes
+//! a memory's text (capture, update, batch, import, a held candidate admitted, a connector's
+//! sync) compares it with the memories valid now in its project that share the most words
+//! with it, judged by levh-knowledge's [`relate`] — narrow on purpose: only pairs that
+//! share an entity and an attribute, and a pair of which one says the fact changed is a
+//! supersession, not a conflict. Found pairs are recorded for a person to resolve; nothing
+//! is retired here.
+
+use levh_knowledge::conflicts::{Relation, relate};
+
+use super::Levh;
+use crate::entities::ConflictRecord;
+use crate::{Memory, MemoryId, Result, Scope};
+
+/// Memories a written one is compared with: its nearest by full-text rank.
+pub const AT_ADMISSION: usize = 10;
+
+/// Pairs that may disagree: (older, newer, kind). Each pair is given as (older, newer);
+/// a pair of which either says the fact changed ("moves to", "no longer") is a
+/// supersession, not a conflict, whichever of the two came first.
+pub fn judge_conflicts(
+    pairs: impl Iterator<Item = (Memory, Memory)>,
+) -> Vec<(MemoryId, MemoryId, String)> {
+    let mut found = Vec::new();
+    for (older, newer) in pairs {
+        let forward = relate(&older.content, &newer.content);
+        if forward == Some(Relation::Update)
+            || relate(&newer.content, &older.content) == Some(Relation::Update)
+        {
+            continue;
+        }
+        if let Some(Relation::Conflict(kind)) = forward {
+            found.push((older.id, newer.id, kind.as_str().to_owned()));
+        }
+    }
+    found
+}
+
+/// Two memories as (older, newer): by world time, then by when they were stored.
+pub fn in_order(a: Memory, b: Memory) -> (Memory, Memory) {
+    if (a.valid_from, a.state.created_at, a.id) <= (b.valid_from, b.state.created_at, b.id) {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+impl Levh {
+    /// After `id` was stored or its text changed: the memories valid now in its project
+    /// that share the most words with it (full-text rank; nothing is embedded again),
+    /// judged against it in world-time order, the candidates recorded (each pair once).
+    /// Returns the pairs recorded now.
+    pub fn check_conflicts(&self, scope: &Scope, id: MemoryId) -> Result<Vec<ConflictRecord>> {
+        let written = self.get(scope, id)?;
+        let pairs = self
+            .lexical_neighbours(scope, id, AT_ADMISSION)?
+            .into_iter()
+            .map(|other| in_order(other, written.clone()));
+        let found = judge_conflicts(pairs);
+        if found.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.record_conflicts(scope, &found)
+    }
+
+    /// [`Levh::check_conflicts`] for each of `ids`: how many pairs were recorded.
+    pub fn check_conflicts_of(&self, scope: &Scope, ids: &[MemoryId]) -> Result<usize> {
+        let mut found = 0;
+        for &id in ids {
+            found += self.check_conflicts(scope, id)?.len();
+        }
+        Ok(found)
+    }
+}
