@@ -198,6 +198,19 @@ pub fn content_words(text: &str) -> BTreeSet<String> {
     content(&words(text))
 }
 
+/// The first `limit` distinct content words of a text, in the order it says them: what a
+/// search for the memories it may contradict asks for (glue words would match nearly all).
+pub fn search_words(text: &str, limit: usize) -> Vec<String> {
+    let mut seen = HashSet::new();
+    words(text)
+        .iter()
+        .map(|w| normal(w))
+        .filter(|w| !WORDS.stop.contains(w) && !is_negation(w))
+        .filter(|w| seen.insert(w.clone()))
+        .take(limit)
+        .collect()
+}
+
 fn content(words: &[String]) -> BTreeSet<String> {
     words
         .iter()

@@ -6,7 +6,7 @@
 //! supersession, not a conflict. Found pairs are recorded for a person to resolve; nothing
 //! is retired here.
 
-use levh_knowledge::conflicts::{Relation, relate};
+use levh_knowledge::conflicts::{Relation, relate, search_words};
 
 use super::Levh;
 use crate::entities::ConflictRecord;
@@ -14,6 +14,9 @@ use crate::{Memory, MemoryId, Result, Scope};
 
 /// Memories a written one is compared with: its nearest by full-text rank.
 pub const AT_ADMISSION: usize = 10;
+/// Content words of a written memory its neighbours are searched by (the first ones it
+/// says): a long mail costs a search no dearer than a short note.
+pub const SEARCH_WORDS: usize = 32;
 
 /// Pairs that may disagree: (older, newer, kind). Each pair is given as (older, newer);
 /// a pair of which either says the fact changed ("moves to", "no longer") is a
@@ -52,8 +55,9 @@ impl Levh {
     /// Returns the pairs recorded now.
     pub fn check_conflicts(&self, scope: &Scope, id: MemoryId) -> Result<Vec<ConflictRecord>> {
         let written = self.get(scope, id)?;
+        let query = search_words(&written.content, SEARCH_WORDS).join(" ");
         let pairs = self
-            .lexical_neighbours(scope, id, AT_ADMISSION)?
+            .lexical_neighbours(scope, &written, &query, AT_ADMISSION)?
             .into_iter()
             .map(|other| in_order(other, written.clone()));
         let found = judge_conflicts(pairs);

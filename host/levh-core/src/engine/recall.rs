@@ -254,26 +254,25 @@ impl Levh {
         Ok(related)
     }
 
-    /// Memories valid now in `id`'s project that share the most words with its text
-    /// (full-text rank, best first, `id` itself left out): the ones a new memory may
-    /// contradict. Nothing is embedded or scored, so it is cheap enough for every store.
+    /// Memories valid now in `memory`'s project that match `query` best (full-text rank,
+    /// best first, `memory` itself left out): with its content words, the ones a new
+    /// memory may contradict. Nothing is embedded or scored, so it is cheap enough for
+    /// every store.
     pub fn lexical_neighbours(
         &self,
         scope: &Scope,
-        id: MemoryId,
+        memory: &Memory,
+        query: &str,
         limit: usize,
     ) -> Result<Vec<Memory>> {
-        let memory = self.get(scope, id)?;
+        let id = memory.id;
         let filter = MemoryFilter {
             project: memory.project.clone(),
             ..MemoryFilter::workspace(scope.workspace.clone())
         }
         .read_at(None, self.clock.now());
         let mut neighbours = Vec::new();
-        for (other, _) in self
-            .store
-            .lexical_candidates(&filter, &memory.content, limit + 1)?
-        {
+        for (other, _) in self.store.lexical_candidates(&filter, query, limit + 1)? {
             if other != id
                 && let Some(found) = self.store.get(&scope.workspace, other)?
             {
