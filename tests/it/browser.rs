@@ -228,8 +228,12 @@ impl Browser {
 
     /// Presses and releases `key` wherever the focus is, as a person at the keyboard does.
     pub async fn press(&self, key: fantoccini::key::Key) {
+        self.type_char(char::from(key)).await;
+    }
+
+    /// Presses and releases one character's key, as a person typing it.
+    pub async fn type_char(&self, value: char) {
         use fantoccini::actions::{InputSource, KeyAction, KeyActions};
-        let value = char::from(key);
         let keys = KeyActions::new("keyboard".into())
             .then(KeyAction::Down { value })
             .then(KeyAction::Up { value });

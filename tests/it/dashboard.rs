@@ -49,6 +49,7 @@ fn every_page_is_the_shell_its_files_are_served_and_only_the_api_needs_the_token
         "/search",
         "/memories/019d0b1d-de00-79c8-89b3-af2d00d9814b",
         "/fading",
+        "/review",
         "/held",
         "/decisions",
         "/people",
@@ -681,9 +682,10 @@ fn serve_on_a_terminal_offers_to_open_the_dashboard_and_opens_it_on_enter() {
     assert!(!rest.contains("press Enter"), "{rest}");
 }
 
-/// The Fading page with something fading (a memory captured eleven months ago, through
-/// `LEVH_NOW`): a viewer sees the row and no button; the person keeps it — a confirmation,
-/// which reinforces — and it leaves the list, logged as the dashboard's feedback.
+/// The Fading page with something fading (memories captured eleven months ago, through
+/// `LEVH_NOW`): a viewer sees the row and no button; on the Review page the person keeps
+/// one with the `k` key and snoozes the other with its button, each decision landing in
+/// the memory's history (shown on its page) as the dashboard's review.
 #[test]
 fn in_a_real_browser_a_fading_memory_is_kept_and_a_viewer_sees_it_without_buttons() {
     let home = tempfile::tempdir().unwrap();
@@ -698,6 +700,16 @@ fn in_a_real_browser_a_fading_memory_is_kept_and_a_viewer_sees_it_without_button
             ]),
     );
     let id = old["memory_id"].as_str().unwrap().to_owned();
+    let other = crate::support::json(
+        crate::support::levh(home)
+            .env("LEVH_NOW", "2026-01-05T09:00:00Z")
+            .args([
+                "capture",
+                "Release notes are written in the pull request description.",
+                "--json",
+            ]),
+    );
+    let other = other["memory_id"].as_str().unwrap().to_owned();
     // A pair that may disagree, found when the second is stored.
     capture(home, "Billing is owned by Priya.");
     let rival = capture(home, "Billing is owned by Kenji, who also handles refunds.");
@@ -723,15 +735,27 @@ fn in_a_real_browser_a_fading_memory_is_kept_and_a_viewer_sees_it_without_button
         let buttons = browser.client.find_all(Locator::Css("main button")).await.unwrap();
         assert!(buttons.is_empty(), "a viewer sees {} buttons on Fading", buttons.len());
 
-        // The local person (no token) keeps it.
+        // The local person (no token) reviews both: `k` keeps the one shown, the other
+        // is snoozed with its button; then nothing is due.
         browser.client.execute("sessionStorage.removeItem('levh-token')", vec![]).await.unwrap();
-        page(&browser, &format!("{base}/fading"), "Fading").await;
-        browser.until("the fading row", &row).await;
-        browser.click_button("Keep").await;
+        page(&browser, &format!("{base}/review"), "Review").await;
+        let shown = "const a = document.querySelector('main .review .content a'); return a && a.getAttribute('href')";
+        let first = browser.until("a memory to review", shown).await;
+        browser.client.execute("document.activeElement.blur()", vec![]).await.unwrap();
+        browser.type_char('k').await;
         browser
-            .until("the kept memory gone from the list", &format!("return !document.querySelector('main a[href=\"/memories/{id}\"]')"))
+            .until("the next memory", &format!("const a = document.querySelector('main .review .content a'); return a && a.getAttribute('href') !== {first}"))
             .await;
-        browser.assert_no_console_error("/fading").await;
+        browser.click_button("Snooze (s)").await;
+        browser
+            .until("nothing left", "return document.querySelector('main').textContent.includes('Done: 2 reviewed')")
+            .await;
+        assert!(browser.text("main [role=status]").await.starts_with("snooze: next review"));
+        browser.client.goto(&format!("{base}/memories/{id}")).await.unwrap();
+        browser
+            .until("the review in its history", "return [...document.querySelectorAll('main table.history strong')].some(s => s.textContent === 'review')")
+            .await;
+        browser.assert_no_console_error("/review, a memory's history").await;
 
         // Conflicts: the pair, resolved from the page (the newer kept).
         page(&browser, &format!("{base}/conflicts"), "Conflicts").await;
@@ -767,14 +791,23 @@ fn in_a_real_browser_a_fading_memory_is_kept_and_a_viewer_sees_it_without_button
         browser.close().await;
     });
     let store = rusqlite::Connection::open(home.join("levh.db")).unwrap();
-    let (kind, surface): (String, String) = store
-        .query_row(
-            "SELECT kind, surface FROM events WHERE memory_id = ?1 ORDER BY seq DESC LIMIT 1",
-            [&id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .unwrap();
-    assert_eq!((kind.as_str(), surface.as_str()), ("feedback", "dashboard"));
+    let mut decisions: Vec<String> = [&id, &other]
+        .iter()
+        .map(|memory| {
+            let (kind, surface, detail): (String, String, String) = store
+                .query_row(
+                    "SELECT kind, surface, detail FROM events WHERE memory_id = ?1 ORDER BY seq DESC LIMIT 1",
+                    [memory],
+                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                )
+                .unwrap();
+            assert_eq!((kind.as_str(), surface.as_str()), ("review", "dashboard"));
+            let detail: serde_json::Value = serde_json::from_str(&detail).unwrap();
+            detail["decision"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    decisions.sort();
+    assert_eq!(decisions, ["keep", "snooze"]);
     server.kill().unwrap();
     server.wait().unwrap();
 }

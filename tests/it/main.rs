@@ -29,6 +29,7 @@ mod plugins;
 mod python_connector;
 mod quality;
 mod recall;
+mod review;
 mod scorers;
 mod snapshots;
 mod store;

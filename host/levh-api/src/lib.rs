@@ -34,6 +34,7 @@ pub mod memories;
 mod operation;
 pub mod recall;
 pub mod requests;
+pub mod review;
 pub mod secrets;
 pub mod server;
 pub mod sessions;

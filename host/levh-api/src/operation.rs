@@ -129,6 +129,10 @@ pub enum Operation {
     ResolveConflict,
     /// How far a memory can be believed, factor by factor.
     MemoryTrust,
+    /// Fading memories waiting for a person's review.
+    ListReviewMemories,
+    /// A person's review decision on a fading memory.
+    ReviewMemory,
     // -- the entity index
     /// Entities of every kind.
     ListEntities,
@@ -210,6 +214,8 @@ impl Operation {
         O::Briefing,
         O::MeetingPrep,
         O::ListConflicts,
+        O::ListReviewMemories,
+        O::ReviewMemory,
         O::DetectConflicts,
         O::ResolveConflict,
         O::MemoryTrust,
@@ -261,6 +267,7 @@ impl Operation {
             | O::Briefing
             | O::MeetingPrep
             | O::ListConflicts
+            | O::ListReviewMemories
             | O::MemoryTrust
             | O::ListEntities
             | O::ListPeople
@@ -284,6 +291,7 @@ impl Operation {
             | O::CompleteCommitment
             | O::DetectConflicts
             | O::ResolveConflict
+            | O::ReviewMemory
             | O::MergeEntities
             | O::ReindexEntities => Role::Editor,
             // A token's list names who holds access; issuing one grants it.
@@ -362,6 +370,8 @@ impl Operation {
             O::DetectConflicts => "detect_conflicts",
             O::ResolveConflict => "resolve_conflict",
             O::MemoryTrust => "memory_trust",
+            O::ListReviewMemories => "list_review_memories",
+            O::ReviewMemory => "review_memory",
             O::ListEntities => "list_entities",
             O::ListPeople => "list_people",
             O::ListOrganizations => "list_organizations",

@@ -492,6 +492,28 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
     ) -> Result<Vec<Memory>, StoreError>;
 
+    /// The review schedules of those of `ids` that were ever reviewed.
+    fn review_schedules(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, crate::review::ReviewSchedule)>, StoreError>;
+
+    /// How many memories of the workspace the review queue hides at `now` (due later).
+    fn review_hidden(&self, workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError>;
+
+    /// Records a person's review decision on a memory: its new schedule, and a `review`
+    /// event with the decision in its history. False when there is no live memory `id`.
+    fn record_review(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        decision: crate::review::ReviewDecision,
+        schedule: &crate::review::ReviewSchedule,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
+
     /// Retires a memory from every read (kept for `known_at` history). False when there
     /// was no live memory with that id.
     fn forget(

@@ -21,6 +21,7 @@ mod ids;
 mod memory;
 pub mod model;
 pub mod rank;
+pub mod review;
 pub mod sync;
 pub mod temporal;
 pub mod text;
@@ -40,7 +41,9 @@ pub use engine::{
     PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport,
     SecretFinding, SecretPlace, Stats,
 };
-pub use engine::{ContentUpdate, RelatedMemory, Session, in_order, judge_conflicts};
+pub use engine::{
+    ContentUpdate, RelatedMemory, ReviewItem, Reviewed, Session, in_order, judge_conflicts,
+};
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};
 pub use ids::{HeldId, Kind, MemoryId, SessionId, Workspace};

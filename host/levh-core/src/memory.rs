@@ -378,6 +378,8 @@ pub enum EventKind {
     Conflict,
     /// A person resolved a conflict candidate.
     ConflictResolved,
+    /// A person reviewed a fading memory (keep, reinforce, weaken, pin, snooze, forget).
+    Review,
 }
 
 impl EventKind {
@@ -406,6 +408,7 @@ impl EventKind {
             Self::CommitmentDone => "commitment-done",
             Self::Conflict => "conflict",
             Self::ConflictResolved => "conflict-resolved",
+            Self::Review => "review",
         }
     }
 }

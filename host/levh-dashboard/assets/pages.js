@@ -518,22 +518,69 @@ export const pages = {
   async fading(main) {
     const draw = async () => {
       const fading = await get("/api/memories/fading?limit=100");
-      main.replaceChildren(h("h1", {}, "Fading"));
+      main.replaceChildren(h("h1", {}, "Fading"),
+        h("p", { class: "muted" }, "Every memory below the fading threshold. ", h("a", { href: "/review" }, "Review"), " goes through the ones not put off, one at a time."));
       if (fading.memories.length === 0) { main.append(empty("Nothing is fading.")); return; }
       main.append(h("table", {}, fading.memories.map((m) => {
-        const path = `/api/memories/${encodeURIComponent(m.id)}`;
+        // Each decision is a review: recorded in the memory's history and scheduled.
+        const decide = (decision) => post(`/api/memories/${encodeURIComponent(m.id)}/review`, { decision });
         return h("tr", {}, h("td", {}, memoryLink(m)), h("td", {}, percent(m.retention)),
           h("td", {}, h("div", { class: "actions" },
-            // Keep: the person confirms it still holds — confirmation reinforces, as
-            // "helpful" does on the memory's page.
-            action("Keep", () => post(`${path}/feedback`, { helpful: true }), draw),
-            action("Reinforce", () => post(`${path}/reinforce`), draw, "primary"),
-            action("Weaken", () => post(`${path}/feedback`, { helpful: false }), draw),
-            action("Pin", () => post(`${path}/pin`), draw),
-            action("Forget", () => call("DELETE", path), draw, "danger"))));
+            action("Keep", () => decide("keep"), draw),
+            action("Reinforce", () => decide("reinforce"), draw, "primary"),
+            action("Weaken", () => decide("weaken"), draw),
+            action("Pin", () => decide("pin"), draw),
+            action("Forget", () => decide("forget"), draw, "danger"))));
       })));
     };
     await draw();
+  },
+
+  // Spaced repetition: the fading memories not put off, one at a time, each decision
+  // recorded in its history; keys k r w p s f act on the one shown.
+  async review(main) {
+    main.append(h("h1", {}, "Review"),
+      h("p", { class: "muted" }, "Fading memories, weakest first. Keep shows one again after 1, 2, 4, 8… days; snooze puts it off; reinforce and pin make it stay; forget retires it (kept for history)."));
+    const box = h("div");
+    const status = h("p", { role: "status", class: "muted" });
+    main.append(status, box);
+    let decided = 0;
+    let current = null;
+    const draw = async () => {
+      const queue = await get("/api/review?limit=50");
+      current = queue.memories[0] || null;
+      if (!current) { box.replaceChildren(empty(decided ? `Done: ${decided} reviewed, nothing else is due.` : "Nothing to review: no memory is fading.")); return; }
+      const m = current.memory;
+      const days = h("input", { type: "number", min: "1", max: "3650", value: "7", "aria-label": "Snooze days", class: "days" });
+      const decide = (decision, extra = {}) => async () => {
+        const done = await post(`/api/memories/${encodeURIComponent(m.id)}/review`, { decision, ...extra });
+        decided += 1;
+        status.textContent = `${decision}: ${done.decision === "forget" ? "forgotten" : `next review ${when(done.next_review)}`}`;
+      };
+      box.replaceChildren(h("div", { class: "card review" },
+        h("p", { class: "muted" }, `${queue.memories.length}${queue.memories.length === 50 ? "+" : ""} to review · retention ${percent(m.retention)} · importance ${m.importance.toFixed(2)} · ${current.reviews ? `reviewed ${current.reviews}×` : "never reviewed"}`),
+        h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, m.content)),
+        h("p", { class: "terms" }, [m.project, m.kind, m.source, `created ${when(m.created_at)}`].filter(Boolean).join(" · ")),
+        h("div", { class: "actions" },
+          action("Keep (k)", decide("keep"), draw, "primary"),
+          action("Reinforce (r)", decide("reinforce"), draw),
+          action("Weaken (w)", decide("weaken"), draw),
+          action("Pin (p)", decide("pin"), draw),
+          h("span", {}, days, action("Snooze (s)", () => decide("snooze", { days: Number(days.value) })(), draw)),
+          action("Forget (f)", decide("forget"), draw, "danger"))));
+      box.querySelector("button")?.focus();
+    };
+    const keys = { k: 0, r: 1, w: 2, p: 3, s: 4, f: 5 };
+    const onKey = (event) => {
+      if (event.target.closest("input, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+      const n = keys[event.key];
+      if (n === undefined || !current) return;
+      const button = box.querySelectorAll(".actions button")[n];
+      if (button && !button.disabled) { event.preventDefault(); button.click(); }
+    };
+    document.addEventListener("keydown", onKey);
+    await draw();
+    return () => document.removeEventListener("keydown", onKey);
   },
 
   async held(main) {

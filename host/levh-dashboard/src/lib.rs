@@ -11,7 +11,7 @@
 //!
 //! Every page is a URL of its own (`/`, `/feed`, `/search`, `/memories/{id}`, `/fading`,
 //! `/held`, `/people`, `/people/{id}`, `/entities/{id}`, `/organizations`, `/timeline`,
-//! `/graph`, `/decisions`, `/ask`, `/briefing`, `/meeting-prep`, `/conflicts`, `/connectors`, `/settings`): the server answers each with the same shell and the
+//! `/graph`, `/decisions`, `/review`, `/ask`, `/briefing`, `/meeting-prep`, `/conflicts`, `/connectors`, `/settings`): the server answers each with the same shell and the
 //! client draws the page the path names, so bookmarks and reloads work.
 //!
 //! The files hold no data, so they are served without a token (the page asks for one when
@@ -60,6 +60,7 @@ pub const PAGES: &[&str] = &[
     "/search",
     "/memories/{id}",
     "/fading",
+    "/review",
     "/held",
     "/people",
     "/people/{id}",

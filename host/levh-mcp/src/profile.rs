@@ -61,6 +61,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("redact_secrets", Profile::Admin),
     ("list_held_memories", Profile::Admin),
     ("decide_held_memory", Profile::Admin),
+    ("list_review_memories", Profile::Admin),
+    ("review_memory", Profile::Admin),
     ("create_session", Profile::Admin),
     ("end_session", Profile::Admin),
     ("list_connectors", Profile::Full),
@@ -139,7 +141,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 30, 40, 44]);
+        assert_eq!(sizes, vec![5, 30, 42, 46]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

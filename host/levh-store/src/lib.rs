@@ -32,6 +32,7 @@ mod purge;
 mod query;
 mod readers;
 mod reads;
+mod review;
 mod rows;
 mod sessions;
 mod snapshot;
@@ -164,6 +165,32 @@ impl Store for SqliteStore {
         actor: &Actor,
     ) -> Result<bool, StoreError> {
         Ok(self.write(|tx| writes::forget(tx, workspace, id, now, actor))?)
+    }
+
+    fn review_schedules(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, levh_core::review::ReviewSchedule)>, StoreError> {
+        Ok(review::review_schedules(self, workspace, ids)?)
+    }
+
+    fn review_hidden(&self, workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError> {
+        Ok(review::review_hidden(self, workspace, now)?)
+    }
+
+    fn record_review(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        decision: levh_core::review::ReviewDecision,
+        schedule: &levh_core::review::ReviewSchedule,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(review::record_review(
+            self, workspace, id, decision, schedule, now, actor,
+        )?)
     }
 
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]

@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0010_recent_near_duplicate_keys.sql"),
     include_str!("../migrations/0011_sync_listing.sql"),
     include_str!("../migrations/0012_conflicts.sql"),
+    include_str!("../migrations/0013_review.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -62,3 +62,36 @@ pub struct ResolveConflictBody {
     /// With `supersede`: the id of the memory to retire (superseded by the other).
     pub retire: Option<String>,
 }
+
+/// Which fading memories to review.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewQueueArgs {
+    /// Only this project.
+    pub project: Option<String>,
+    /// At most this many (default 20).
+    pub limit: Option<usize>,
+}
+
+/// A person's review decision on a fading memory.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewBody {
+    /// `keep` (shown again after a growing interval), `reinforce`, `weaken`, `pin`,
+    /// `snooze` (with `days`) or `forget`.
+    pub decision: String,
+    /// With `snooze`: for how many days (1..3650).
+    pub days: Option<u32>,
+}
+
+/// [`ReviewBody`] with the memory's id, as MCP takes it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewArgs {
+    /// The memory's id.
+    pub id: String,
+    /// `keep`, `reinforce`, `weaken`, `pin`, `snooze` (with `days`) or `forget`.
+    pub decision: String,
+    /// With `snooze`: for how many days (1..3650).
+    pub days: Option<u32>,
+}

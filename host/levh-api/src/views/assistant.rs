@@ -219,3 +219,38 @@ pub struct TrustView {
     /// The breakdown.
     pub factors: Vec<TrustFactorView>,
 }
+
+/// The review queue: fading memories a person has not put off, weakest first.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReviewQueueView {
+    /// Each with its review history.
+    pub memories: Vec<ReviewItemView>,
+}
+
+/// A fading memory to review.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReviewItemView {
+    /// The memory (its retention now, its importance, its text).
+    pub memory: MemoryView,
+    /// Decisions taken on it before.
+    pub reviews: u32,
+    /// The interval its last keep gave, in days (0: never kept).
+    pub interval_days: u32,
+}
+
+/// What a review decision did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReviewView {
+    /// The memory.
+    pub memory_id: String,
+    /// The decision taken.
+    pub decision: String,
+    /// The memory after it (none when it was forgotten).
+    pub memory: Option<MemoryView>,
+    /// When the review queue shows it again (if it is still fading then).
+    pub next_review: String,
+    /// The interval a keep gave, in days.
+    pub interval_days: u32,
+    /// Decisions taken on it, this one included.
+    pub reviews: u32,
+}

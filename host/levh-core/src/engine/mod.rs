@@ -7,11 +7,13 @@ mod entities;
 mod held;
 mod memories;
 mod recall;
+mod review;
 mod sync;
 
 pub use batch::MAX_BATCH;
 pub use conflicts::{in_order, judge_conflicts};
 pub use entities::{REINDEX_BATCH, ReindexReport};
+pub use review::{ReviewItem, Reviewed};
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -672,6 +672,31 @@ pub(super) async fn meeting_prep(
     .map(Json)
 }
 
+pub(super) async fn review_queue(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::requests::ReviewQueueArgs>,
+) -> Result<Json<levh_api::views::ReviewQueueView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::review::queue(levh, scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn review_memory(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Body(body): Body<levh_api::requests::ReviewBody>,
+) -> Result<Json<levh_api::views::ReviewView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::review::review(levh, scope, &id, body)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn conflicts(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

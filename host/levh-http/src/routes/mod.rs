@@ -482,6 +482,19 @@ pub(crate) fn api() -> Api {
             handlers::memory_trust,
         )
         .route(
+            Route::new(M::GET, "/api/review", O::ListReviewMemories, "Fading memories waiting for a person's review, weakest first, less those a decision put off until later")
+                .query::<levh_api::requests::ReviewQueueArgs>()
+                .ok::<levh_api::views::ReviewQueueView>(200),
+            handlers::review_queue,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/{id}/review", O::ReviewMemory, "A person's review decision on a fading memory: keep, reinforce, weaken, pin, snooze (days) or forget; recorded in its history")
+                .body::<levh_api::requests::ReviewBody>()
+                .ok::<levh_api::views::ReviewView>(200)
+                .errors(&[404]),
+            handlers::review_memory,
+        )
+        .route(
             Route::new(M::GET, "/api/conflicts", O::ListConflicts, "Pairs of memories that may disagree (a value, a negation, opposite words, a swapped name), open ones unless include_resolved")
                 .query::<levh_api::requests::ConflictListArgs>()
                 .ok::<levh_api::views::ConflictList>(200),

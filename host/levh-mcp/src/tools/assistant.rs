@@ -133,4 +133,56 @@ impl LevhMcp {
         .await
         .map(Json)
     }
+
+    /// The review queue: fading memories waiting for a person's decision, weakest first,
+    /// each with how often it was reviewed; those a decision put off are left out until
+    /// they are due.
+    #[tool(annotations(
+        title = "List memories to review",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_review_memories(
+        &self,
+        Parameters(args): Parameters<levh_api::requests::ReviewQueueArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::views::ReviewQueueView>, String> {
+        self.run(&peer, move |levh, scope| {
+            levh_api::review::queue(levh, scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// A review decision on a fading memory: `keep` (shown again after a growing
+    /// interval: 1, 2, 4, 8… days), `reinforce`, `weaken`, `pin`, `snooze` with `days`, or
+    /// `forget` (retired from every read). Recorded in the memory's history.
+    #[tool(annotations(
+        title = "Review a memory",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn review_memory(
+        &self,
+        Parameters(args): Parameters<levh_api::requests::ReviewArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::views::ReviewView>, String> {
+        self.run(&peer, move |levh, scope| {
+            levh_api::review::review(
+                levh,
+                scope,
+                &args.id,
+                levh_api::requests::ReviewBody {
+                    decision: args.decision,
+                    days: args.days,
+                },
+            )
+        })
+        .await
+        .map(Json)
+    }
 }

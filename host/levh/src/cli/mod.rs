@@ -26,6 +26,7 @@ mod purge;
 mod recall;
 mod reembed;
 mod reinforce;
+mod review;
 pub mod scorer;
 mod secrets;
 mod serve;
@@ -93,6 +94,9 @@ enum Command {
     Feedback(feedback::Args),
     /// List memories whose retention has dropped below the fading threshold.
     Fading(fading::Args),
+    /// Go through the fading memories one at a time: keep, reinforce, weaken, pin, snooze,
+    /// forget (each decision lands in the memory's history); `--json` lists the queue.
+    Review(review::Args),
     /// Decisions the memories state ("we decided to…", "karar verdik"), newest first.
     Decisions(knowledge::Args),
     /// Promises the memories make in the user's own words, soonest due first; `done ID`
@@ -178,8 +182,12 @@ pub struct ShowArgs {
     /// The memory's id.
     id: MemoryIdArg,
     /// Its trust instead: source, review, corroboration, age, risks, and the sum.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "history")]
     trust: bool,
+    /// Its history instead: what happened to it, newest first (stored, recalled,
+    /// reviewed, …), from the event log.
+    #[arg(long)]
+    history: bool,
 }
 
 /// A command that takes one memory id.
@@ -269,6 +277,7 @@ impl Cli {
             Command::Import(args) => import::run(&context, args, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) if args.trust => show::trust(&context, args.id.0, json),
+            Command::Show(args) if args.history => show::history(&context, args.id.0, json),
             Command::Show(args) => show::run(&context, args.id.0, json),
             Command::List(args) => list::run(&context, args, json),
             Command::Forget(args) => forget::run(&context, args.id.0, json),
@@ -277,6 +286,7 @@ impl Cli {
             Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
             Command::Feedback(args) => feedback::run(&context, args, json),
             Command::Fading(args) => fading::run(&context, args, json),
+            Command::Review(args) => review::run(&context, args, json),
             Command::Decisions(args) => knowledge::decisions(&context, args, json),
             Command::Commitments(args) => knowledge::commitments(&context, args, json),
             Command::People(args) => entities::people(&context, args, json),

@@ -43,3 +43,35 @@ pub fn trust(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `levh show ID --history`.
+pub fn history(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
+    let view = context.run(Operation::MemoryHistory, |levh, scope| {
+        levh_api::memories::history(
+            levh,
+            context.server_store(),
+            scope,
+            &id.to_string(),
+            levh_api::requests::HistoryQuery::default(),
+        )
+    })?;
+    if json {
+        output::json(&view)?;
+    } else {
+        for event in &view.events {
+            let detail = match &event.detail {
+                serde_json::Value::Object(map) if map.is_empty() => String::new(),
+                serde_json::Value::Null => String::new(),
+                other => format!("  {other}"),
+            };
+            output::line(format!(
+                "{}  {:<12} via {}{}",
+                output::human_time_text(&event.at),
+                event.kind,
+                event.surface,
+                detail
+            ));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
