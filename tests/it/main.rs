@@ -14,6 +14,7 @@ mod dashboard;
 mod email;
 mod embed;
 mod entities;
+mod export;
 mod gate;
 mod github;
 mod hardening;

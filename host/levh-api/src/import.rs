@@ -4,9 +4,11 @@
 //! `valid_from`, `valid_to` and `metadata` are kept. An item of levh's own export (with
 //! `id` and `stability_hours`) also keeps its id, decay state (stability, recalls, last
 //! recall, creation), source and the memory that superseded it; derived values (retention,
-//! scores) are computed again. The items then go through the gate in batches
-//! ([`crate::memories::store_batch`]).
+//! scores) are computed again. Other products' exports (the Python levh's, the MCP memory
+//! server's file) are read by their shape ([`foreign`]). The items then go through the gate
+//! in batches ([`crate::memories::store_batch`]).
 
+mod foreign;
 mod stream;
 
 use std::collections::BTreeMap;
@@ -87,12 +89,18 @@ pub fn read<'a>(reader: impl BufRead + 'a) -> Result<Items<'a>> {
         }
         _ => State::Lines(source),
     };
-    Ok(Items { state })
+    Ok(Items {
+        state,
+        pending: std::collections::VecDeque::new(),
+    })
 }
 
 /// The memories of an input, in order; see [`read`].
 pub struct Items<'a> {
     state: State<'a>,
+    /// Further memories of the item read last (an MCP memory server's entity, one per
+    /// observation).
+    pending: std::collections::VecDeque<ImportItem>,
 }
 
 impl std::fmt::Debug for Items<'_> {
@@ -152,7 +160,12 @@ fn open_document<'a>(mut source: Source<'a>, line: usize, column: usize) -> Resu
             match (raw, rest) {
                 (Some(raw), None) => Ok(State::Single(Box::new(ImportItem {
                     location: format!("line {line}"),
-                    memory: item_text(Bounded::whole_of(raw)),
+                    memory: item_text(Bounded::whole_of(raw)).and_then(|mut memories| {
+                        match memories.len() {
+                            1 => Ok(memories.remove(0)),
+                            n => Err(format!("one document of {n} memories: write them as JSON Lines, one a line")),
+                        }
+                    }),
                 }))),
                 (None, None) => Ok(State::Single(Box::new(ImportItem {
                     location: format!("line {line}"),
@@ -236,6 +249,9 @@ impl Iterator for Items<'_> {
     type Item = Result<ImportItem>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(item) = self.pending.pop_front() {
+            return Some(Ok(item));
+        }
         let outcome = match &mut self.state {
             State::Done => return None,
             State::Single(_) => {
@@ -248,7 +264,32 @@ impl Iterator for Items<'_> {
             State::Elements(elements) => elements.next_item(),
         };
         match outcome {
-            Ok(Some(item)) => Some(Ok(item)),
+            Ok(Some(RawItem { location, memories })) => {
+                let memories = match memories {
+                    Ok(memories) => memories,
+                    Err(message) => {
+                        return Some(Ok(ImportItem {
+                            location,
+                            memory: Err(message),
+                        }));
+                    }
+                };
+                let many = memories.len() > 1;
+                self.pending = memories
+                    .into_iter()
+                    .enumerate()
+                    .map(|(n, memory)| ImportItem {
+                        location: if many {
+                            format!("{location} ({})", n + 1)
+                        } else {
+                            location.clone()
+                        },
+                        memory: Ok(memory),
+                    })
+                    .collect();
+                // The first of the item's memories now, the rest on later calls.
+                self.next()
+            }
             Ok(None) => {
                 self.state = State::Done;
                 None
@@ -262,7 +303,13 @@ impl Iterator for Items<'_> {
     }
 }
 
-fn next_line(source: &mut Source<'_>) -> std::result::Result<Option<ImportItem>, Syntax> {
+/// One item of the input as read: where, and the memories it holds (or why it holds none).
+struct RawItem {
+    location: String,
+    memories: std::result::Result<Vec<StoreArgs>, String>,
+}
+
+fn next_line(source: &mut Source<'_>) -> std::result::Result<Option<RawItem>, Syntax> {
     loop {
         let number = source.line;
         let Some(line) = source.line(MAX_ITEM_BYTES)? else {
@@ -271,15 +318,15 @@ fn next_line(source: &mut Source<'_>) -> std::result::Result<Option<ImportItem>,
         if line.whole() && line.bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        return Ok(Some(ImportItem {
+        return Ok(Some(RawItem {
             location: format!("line {number}"),
-            memory: item_text(line),
+            memories: item_text(line),
         }));
     }
 }
 
 impl Elements<'_> {
-    fn next_item(&mut self) -> std::result::Result<Option<ImportItem>, Syntax> {
+    fn next_item(&mut self) -> std::result::Result<Option<RawItem>, Syntax> {
         let source = &mut self.source;
         let after = || {
             if self.index == 0 {
@@ -316,9 +363,9 @@ impl Elements<'_> {
             .map_err(|Syntax(message)| Syntax(format!("{location}: {message}")))?;
         self.index += 1;
         self.started = true;
-        Ok(Some(ImportItem {
+        Ok(Some(RawItem {
             location,
-            memory: item_text(raw),
+            memories: item_text(raw),
         }))
     }
 
@@ -364,7 +411,7 @@ fn too_long(bytes: &str) -> String {
 }
 
 /// One item's bytes parsed, unless they are too long to be a memory or not text.
-fn item_text(raw: Bounded) -> std::result::Result<StoreArgs, String> {
+fn item_text(raw: Bounded) -> std::result::Result<Vec<StoreArgs>, String> {
     if !raw.whole() {
         return Err(too_long(&raw.len.to_string()));
     }
@@ -381,13 +428,18 @@ fn item_text(raw: Bounded) -> std::result::Result<StoreArgs, String> {
 pub const MAX_ITEM_BYTES: usize = 512 * 1024;
 
 /// One item's text parsed, unless it is too long to be a memory.
-fn item(raw: &str) -> std::result::Result<StoreArgs, String> {
+fn item(raw: &str) -> std::result::Result<Vec<StoreArgs>, String> {
     if raw.len() > MAX_ITEM_BYTES {
         return Err(too_long(&raw.len().to_string()));
     }
-    serde_json::from_str::<Value>(raw)
-        .map_err(|error| format!("not JSON: {error}"))
-        .and_then(memory)
+    let value = serde_json::from_str::<Value>(raw).map_err(|error| format!("not JSON: {error}"))?;
+    match &value {
+        Value::Object(object) if foreign::is_mcp_memory(object) => foreign::mcp_memory(object),
+        Value::Object(object) if foreign::is_python_levh(object) => {
+            foreign::python_levh(object).map(|m| vec![m])
+        }
+        _ => memory(value).map(|m| vec![m]),
+    }
 }
 
 fn memory(value: Value) -> std::result::Result<StoreArgs, String> {

@@ -15,7 +15,10 @@ pub fn parse_instant(text: &str) -> Option<Timestamp> {
     if let Ok(at) = text.parse::<Timestamp>() {
         return Some(within_range(at));
     }
-    if let Ok(date) = text.parse::<jiff::civil::Date>() {
+    // Only a date alone: jiff reads the date of a date and time too, and a time without
+    // an offset must be refused, not moved to midnight.
+    let date_alone = !text.contains(['T', 't', ' ']);
+    if date_alone && let Ok(date) = text.parse::<jiff::civil::Date>() {
         // The last day or two of year 9999 start past the last instant: the end of time.
         return Some(date.to_zoned(jiff::tz::TimeZone::UTC).map_or_else(
             |_| clamp_beyond(date.year()),
@@ -103,4 +106,23 @@ pub(crate) fn add_hours(at: Timestamp, hours: f64) -> Timestamp {
     } else {
         Timestamp::MIN
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_needs_its_offset_and_a_date_alone_is_midnight_utc() {
+        assert_eq!(
+            parse_instant("2026-10-19"),
+            "2026-10-19T00:00:00Z".parse().ok()
+        );
+        assert_eq!(
+            parse_instant("2026-10-19T11:48:30+02:00"),
+            "2026-10-19T09:48:30Z".parse().ok()
+        );
+        assert_eq!(parse_instant("2026-10-19T11:48:30"), None);
+        assert_eq!(parse_instant("2026-10-19 11:48"), None);
+    }
 }

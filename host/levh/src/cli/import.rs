@@ -15,8 +15,9 @@ use crate::output;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// What to import: the JSON `GET /api/export` writes, a JSON array of memories, or
-    /// JSON Lines (one `{"content": …}` a line); `-` reads standard input.
+    /// What to import: the JSON `GET /api/export` writes, a JSON array of memories, JSON
+    /// Lines (one `{"content": …}` a line), the Python levh's `export-full` or the MCP
+    /// memory server's `memory.jsonl`; `-` reads standard input.
     file: String,
     /// Put every memory in this project (instead of the one each names).
     #[arg(long, short)]

@@ -11,6 +11,7 @@ mod curve;
 mod doctor;
 mod entities;
 mod eval;
+mod export;
 mod fading;
 mod feedback;
 mod forget;
@@ -76,6 +77,9 @@ enum Command {
     /// Store many memories from a file (an export, a JSON array or JSON Lines) through the
     /// gate, a batch per transaction; each item gets its own verdict.
     Import(import::Args),
+    /// Write every live memory (of a project) out: jsonl (what `levh import` reads back),
+    /// json, markdown or sqlite.
+    Export(export::Args),
     /// Find the memories that best match a query; what is returned is reinforced.
     Recall(recall::Args),
     /// Show one memory in full; `--trust`: how far it can be believed, factor by factor.
@@ -275,6 +279,7 @@ impl Cli {
         match command {
             Command::Capture(args) => capture::run(&context, args, json),
             Command::Import(args) => import::run(&context, args, json),
+            Command::Export(args) => export::run(&context, args, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) if args.trust => show::trust(&context, args.id.0, json),
             Command::Show(args) if args.history => show::history(&context, args.id.0, json),

@@ -1,0 +1,160 @@
+//! `levh export` and foreign imports through the binary: the Python levh's export and the
+//! MCP memory server's file are read into memories (each through the gate; a second import
+//! stores nothing), and every export format is written and read back — JSON Lines
+//! round-trips exactly into another store, JSON is the same memories, Markdown is for
+//! people, SQLite is a table any SQL tool reads.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{json, levh, repository_root};
+
+const NOW: &str = "2026-12-01T09:00:00Z";
+
+fn at(home: &Path) -> std::process::Command {
+    let mut command = levh(home);
+    command.env("LEVH_NOW", NOW);
+    command
+}
+
+fn import(home: &Path, file: &Path) -> Value {
+    json(at(home).arg("import").arg(file).arg("--json"))
+}
+
+fn counts(report: &Value) -> [u64; 4] {
+    ["admitted", "held", "rejected", "failed"].map(|k| report[k].as_u64().unwrap())
+}
+
+#[test]
+fn foreign_exports_import_once_and_every_export_format_reads_back() {
+    let fixtures = repository_root().join("fixtures/import");
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+
+    // The Python levh's `export-full`: 14 records, one held (close to another).
+    let python = import(home, &fixtures.join("python-levh-export.json"));
+    assert_eq!(counts(&python), [13, 1, 0, 0], "{python}");
+    // The MCP memory server's file: 12 observations of 5 entities and 4 relations.
+    let graph = import(home, &fixtures.join("mcp-memory.jsonl"));
+    assert_eq!(counts(&graph), [15, 1, 0, 0], "{graph}");
+    // Again: every one is a duplicate of its first import.
+    assert_eq!(
+        counts(&import(home, &fixtures.join("python-levh-export.json"))),
+        [0, 0, 14, 0]
+    );
+    assert_eq!(
+        counts(&import(home, &fixtures.join("mcp-memory.jsonl"))),
+        [0, 0, 16, 0]
+    );
+
+    let listed = json(at(home).args(["list", "--json", "--limit", "100"]));
+    let memories = listed["memories"].as_array().unwrap();
+    let find = |start: &str| {
+        memories
+            .iter()
+            .find(|m| m["content"].as_str().unwrap().starts_with(start))
+            .unwrap_or_else(|| panic!("no memory starting {start:?}: {listed}"))
+            .clone()
+    };
+    let rule = find("Do not run database migrations by hand");
+    assert_eq!(
+        (&rule["kind"], &rule["pinned"], &rule["project"]),
+        (
+            &json_str("rule"),
+            &Value::Bool(true),
+            &json_str("ledgerline")
+        )
+    );
+    assert_eq!(
+        rule["valid_from"], "2026-10-19T11:48:30.772654Z",
+        "its own time kept"
+    );
+    assert_eq!(rule["metadata"]["import"]["from"], "python-levh");
+    assert_eq!(
+        rule["metadata"]["import"]["id"],
+        "b1d3c428e7d747c193896a8152fb5887"
+    );
+    assert_eq!(find("We decided to keep PostgreSQL 17")["importance"], 0.9);
+    let relation = find("Amara Okafor works at Kestrel Labs.");
+    assert_eq!(relation["kind"], "relation");
+    let observation = find("Amara Okafor (person): Tech lead of the ledgerline billing service");
+    assert_eq!(observation["metadata"]["import"]["entity"], "Amara Okafor");
+
+    // Every format.
+    let out = tempfile::tempdir().unwrap();
+    for format in ["jsonl", "json", "markdown", "sqlite"] {
+        let file = out.path().join(format!("export.{format}"));
+        crate::support::ok(
+            at(home)
+                .args(["export", "--format", format, "-o"])
+                .arg(&file),
+        );
+    }
+    let lines = std::fs::read_to_string(out.path().join("export.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 28);
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("export.json")).unwrap())
+            .unwrap();
+    let from_lines: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(document["memories"].as_array().unwrap(), &from_lines);
+    let markdown = std::fs::read_to_string(out.path().join("export.markdown")).unwrap();
+    assert!(markdown.contains("## ledgerline\n"), "{markdown}");
+    assert!(markdown.contains("Do not run database migrations by hand against production."));
+    assert!(markdown.contains(&format!("id `{}`", rule["id"].as_str().unwrap())));
+    let db = rusqlite::Connection::open(out.path().join("export.sqlite")).unwrap();
+    let (count, pinned): (i64, i64) = db
+        .query_row("SELECT count(*), sum(pinned) FROM memories", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((count, pinned), (28, 1));
+
+    // JSON Lines into another store: the same memories, exported byte for byte alike.
+    let other = tempfile::tempdir().unwrap();
+    let again = import(other.path(), &out.path().join("export.jsonl"));
+    assert_eq!(counts(&again), [28, 0, 0, 0], "{again}");
+    let round = crate::support::ok(at(other.path()).args(["export"]));
+    // Line for line (their order among memories recorded at one instant is the order
+    // each store wrote them in), but for the admission: each store's gate judged the
+    // memory on its way in, against what that store held then.
+    let sorted = |text: &str| {
+        let mut lines: Vec<String> = text
+            .lines()
+            .map(|line| {
+                let mut memory: Value = serde_json::from_str(line).unwrap();
+                assert_eq!(memory["admission"]["verdict"], "admit");
+                memory.as_object_mut().unwrap().remove("admission");
+                memory.to_string()
+            })
+            .collect();
+        lines.sort();
+        lines
+    };
+    let (first, second) = (
+        sorted(&lines),
+        sorted(&String::from_utf8(round.stdout).unwrap()),
+    );
+    assert!(first == second, "the round trip changed a memory");
+
+    // An export never overwrites, and SQLite needs a file.
+    let refused = at(home)
+        .args(["export", "-o"])
+        .arg(out.path().join("export.jsonl"))
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("never overwrites"));
+    let no_file = at(home)
+        .args(["export", "--format", "sqlite"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&no_file.stderr).contains("name it with -o FILE"));
+}
+
+fn json_str(text: &str) -> Value {
+    Value::String(text.to_owned())
+}
