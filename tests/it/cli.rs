@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{json, levh, ok};
 
@@ -889,4 +889,215 @@ fn the_git_hook_captures_commits_and_keeps_the_existing_hook() {
     let shown =
         crate::support::json(crate::support::levh(home.path()).args(["show", id, "--json"]));
     assert_eq!(shown["project"], "rocket", "{shown}");
+}
+
+/// `levh hook install claude-code`: the entries merged into an existing project
+/// `settings.json` (its other settings and hooks kept, valid JSON, installing twice adds
+/// nothing), then run the way Claude Code runs them — each command through `sh -c` with
+/// the hook's JSON on stdin: the session start prints the pinned rule, the pre-compact
+/// stores one summary of a transcript (its request, decision and promise) in the
+/// repository's project; uninstall leaves the user's own hook as it was.
+#[test]
+fn the_claude_code_hooks_merge_into_settings_and_work_as_the_client_runs_them() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let work = tempfile::tempdir().unwrap();
+    let repo = work.path().join("rocket");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join(".claude")).unwrap();
+    let theirs = json!({
+        "permissions": {"allow": ["Bash(cargo test:*)"]},
+        "hooks": {"PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "echo mine"}]}]}
+    });
+    let settings = repo.join(".claude/settings.json");
+    std::fs::write(&settings, serde_json::to_string_pretty(&theirs).unwrap()).unwrap();
+
+    let shown = crate::support::ok(
+        levh(home)
+            .args(["hook", "install", "claude-code", "--dry-run", "--dir"])
+            .arg(&repo),
+    );
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("would write"));
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        serde_json::to_string_pretty(&theirs).unwrap()
+    );
+    for _ in 0..2 {
+        crate::support::ok(
+            levh(home)
+                .args(["hook", "install", "claude-code", "--dir"])
+                .arg(&repo),
+        );
+    }
+    let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(merged["permissions"], theirs["permissions"]);
+    let pre = merged["hooks"]["PreCompact"].as_array().unwrap();
+    assert_eq!(pre.len(), 2, "theirs and levh's, once: {merged}");
+    assert_eq!(pre[0], theirs["hooks"]["PreCompact"][0]);
+    assert_eq!(merged["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+    let command = |event: &str| {
+        merged["hooks"][event]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|e| {
+                e["hooks"][0]["command"]
+                    .as_str()
+                    .filter(|c| c.contains("hook run"))
+            })
+            .unwrap()
+            .to_owned()
+    };
+    let run = |event: &str, input: Value| {
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command(event))
+            .current_dir(&repo)
+            .env("LEVH_EMBEDDER", "hash")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(
+            &mut child.stdin.take().unwrap(),
+            input.to_string().as_bytes(),
+        )
+        .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{event}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+
+    // Session start: the pinned rule is in what Claude Code adds to the session.
+    crate::support::ok(levh(home).args([
+        "capture",
+        "Never push to main directly; open a pull request.",
+        "--pin",
+    ]));
+    let context = run(
+        "SessionStart",
+        json!({"session_id": "s1", "cwd": repo, "source": "startup"}),
+    );
+    assert!(context.contains("Never push to main directly"), "{context}");
+
+    // Pre-compact: a transcript in Claude Code's JSON Lines, tool lines among the words.
+    let transcript = work.path().join("transcript.jsonl");
+    let lines = [
+        json!({"type": "user", "message": {"role": "user", "content": "Make the launch script retry the upload three times."}}),
+        json!({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "name": "Bash", "input": {"command": "ls"}},
+            {"type": "text", "text": "We decided to use exponential backoff for the retries. I will add a test for the retry loop tomorrow."}
+        ]}}),
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "content": "README.md"}]}}),
+    ];
+    std::fs::write(
+        &transcript,
+        lines
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n{not json\n",
+    )
+    .unwrap();
+    run(
+        "PreCompact",
+        json!({"session_id": "abcdef123456", "transcript_path": transcript, "cwd": repo, "trigger": "auto"}),
+    );
+    let summaries = json(levh(home).args(["list", "--kind", "summary", "--json"]));
+    let summary = &summaries["memories"][0];
+    assert_eq!(summary["project"], "rocket", "{summaries}");
+    assert_eq!(summary["source"], "claude-code");
+    let text = summary["content"].as_str().unwrap();
+    assert!(
+        text.starts_with("Claude Code session abcdef12 in rocket"),
+        "{text}"
+    );
+    assert!(text.contains("Asked: Make the launch script retry the upload three times."));
+    assert!(text.contains("- We decided to use exponential backoff for the retries."));
+    assert!(text.contains("- I will add a test for the retry loop tomorrow."));
+    // A hook never breaks the session: no transcript, still exit 0.
+    run("PreCompact", json!({"session_id": "x"}));
+
+    crate::support::ok(
+        levh(home)
+            .args(["hook", "uninstall", "claude-code", "--dir"])
+            .arg(&repo),
+    );
+    let left: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(left, theirs);
+}
+
+/// `levh seed-demo` on an empty store: the demo team's fortnight through the gate, so the
+/// briefing, meeting prep, conflicts, people, review and ask have something to show; a
+/// second seeding (a store with memories) is refused; `--remove` purges all of it.
+#[test]
+fn the_demo_seeds_an_empty_store_shows_every_feature_and_is_removed() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let at = || {
+        let mut command = levh(home);
+        command
+            .env("LEVH_NOW", "2026-11-10T08:00:00Z")
+            .env("LEVH_TZ", "Europe/Berlin")
+            .env("LEVH_ME", "Sam Rivera, sam@northwind.example");
+        command
+    };
+    let seeded = json(at().args(["seed-demo", "--json"]));
+    let stored = seeded["admitted"].as_u64().unwrap() + seeded["redacted"].as_u64().unwrap();
+    assert_eq!(
+        (stored, seeded["held"].as_u64(), seeded["rejected"].as_u64()),
+        (40, Some(0), Some(0)),
+        "{seeded}"
+    );
+
+    let conflicts = json(at().args(["conflicts", "--json"]));
+    let open = conflicts["conflicts"].as_array().unwrap();
+    assert_eq!(open.len(), 1, "{conflicts}");
+    assert!(
+        open[0]["newer_content"]
+            .as_str()
+            .unwrap()
+            .contains("owned by Kenji")
+    );
+    let prep = json(at().args(["meeting-prep", "--next", "--json"]));
+    assert_eq!(prep["event"]["title"], "Fleet app sprint review", "{prep}");
+    assert_eq!(
+        prep["previous"].as_array().unwrap().len(),
+        1,
+        "the review two weeks ago: {prep}"
+    );
+    assert!(!prep["attendees"].as_array().unwrap().is_empty());
+    let tomorrow = json(at().args(["briefing", "--date", "2026-11-11", "--json"]));
+    assert!(
+        tomorrow["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["title"] == "Fleet app sprint review"),
+        "{tomorrow}"
+    );
+    let people = json(at().args(["people", "--json"]));
+    assert!(people.to_string().contains("Omar Haddad"), "{people}");
+    let owed = json(at().args(["commitments", "--json"]));
+    assert!(owed["commitments"].as_array().unwrap().len() >= 3, "{owed}");
+    let review = json(at().args(["review", "--json"]));
+    assert!(
+        review["memories"].as_array().unwrap().len() >= 3,
+        "old notes fade: {review}"
+    );
+
+    let again = at().args(["seed-demo"]).output().unwrap();
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("empty one only"));
+
+    let removed = json(at().args(["seed-demo", "--remove", "--json"]));
+    assert_eq!(removed["purged"], 40);
+    let left = json(at().args(["list", "--json"]));
+    assert!(left["memories"].as_array().unwrap().is_empty(), "{left}");
 }

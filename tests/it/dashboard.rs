@@ -215,8 +215,8 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser
             .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
             .await;
-        // Past the other thirteen links of the navigation (Fading … Settings).
-        for _ in 0..14 {
+        // Past the other fourteen links of the navigation (Fading … Settings).
+        for _ in 0..15 {
             browser.press(Key::Tab).await;
         }
         assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");

@@ -195,9 +195,11 @@ const ADMIN_ONLY: &[&str] = &[
     "end_session",
     "forget_memory",
     "list_held_memories",
+    "list_review_memories",
     "memory_feedback",
     "purge_memory",
     "redact_secrets",
+    "review_memory",
     "update_memory",
 ];
 const FULL_ONLY: &[&str] = &[
@@ -246,7 +248,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 44);
+        assert_eq!(expected.len(), 46);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1155,7 +1157,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 44);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 46);
 }
 
 #[test]

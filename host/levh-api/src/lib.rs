@@ -39,6 +39,7 @@ pub mod secrets;
 pub mod server;
 pub mod sessions;
 pub mod settings;
+pub mod summaries;
 pub mod timeline;
 pub mod tokens;
 pub mod trust;

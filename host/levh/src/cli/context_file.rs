@@ -66,7 +66,7 @@ pub struct Args {
 }
 
 /// The block levh owns, for `view`.
-fn block(view: &ContextView) -> String {
+pub(super) fn block(view: &ContextView) -> String {
     let mut out = format!("{BEGIN}\n## What levh remembers");
     if let Some(project) = &view.project {
         out.push_str(&format!(" for {project}"));

@@ -1,6 +1,8 @@
 //! `levh hook install|uninstall git`: a `post-commit` hook that captures each commit
 //! message, with the repository's name as the project. An existing `post-commit` hook is
 //! kept and still runs first (moved aside to `post-commit.pre-levh`, put back on uninstall).
+//! `levh hook install|uninstall claude-code`: Claude Code's session hooks
+//! ([`super::claude_code`]); `levh hook run …` is what those hooks call.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,6 +28,27 @@ pub enum Command {
         #[command(subcommand)]
         what: Target,
     },
+    /// What an installed client hook runs (reads the client's hook input on stdin).
+    Run {
+        #[arg(value_enum)]
+        what: HookRun,
+    },
+}
+
+/// The client hooks' commands.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum HookRun {
+    /// Print the session's context (pinned rules, the project's essentials).
+    SessionStart,
+    /// Store one summary memory of the session's transcript.
+    PreCompact,
+}
+
+impl Command {
+    /// Whether it reads or writes the store (the others only write a file).
+    pub fn needs_store(&self) -> bool {
+        matches!(self, Command::Run { .. })
+    }
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -35,6 +58,20 @@ pub enum Target {
         /// The repository (default: the one the current directory is in).
         #[arg(long, value_name = "DIR")]
         repo: Option<PathBuf>,
+    },
+    /// Claude Code's SessionStart (context injected) and PreCompact (the session
+    /// summarised into a memory) hooks, merged into its settings.json.
+    ClaudeCode {
+        /// The user's settings (~/.claude/settings.json) instead of the project's.
+        #[arg(long, conflicts_with = "dir")]
+        user: bool,
+        /// The project whose .claude/settings.json to change (default: the current
+        /// directory).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Show what would be written; change nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -62,7 +99,7 @@ fn hooks_dir(dir: &Path) -> Result<PathBuf> {
 }
 
 /// A shell word for `text`.
-fn quoted(text: &str) -> String {
+pub(super) fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
@@ -86,10 +123,32 @@ exit $status
     )
 }
 
+/// `levh hook run …`, with the store open.
+pub fn run_hook(context: &crate::context::Context, what: HookRun) -> Result<ExitCode> {
+    // A hook never breaks the client's session: what fails is said on stderr, exit 0.
+    let done = match what {
+        HookRun::SessionStart => super::claude_code::session_start(context),
+        HookRun::PreCompact => super::claude_code::pre_compact(context),
+    };
+    if let Err(error) = done {
+        eprintln!("levh hook: {error:#}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(home: &Path, command: Command, json: bool) -> Result<ExitCode> {
-    let (install, Target::Git { repo }) = match command {
+    let (install, what) = match command {
         Command::Install { what } => (true, what),
         Command::Uninstall { what } => (false, what),
+        Command::Run { .. } => unreachable!("run with the store open (run_hook)"),
+    };
+    let repo = match what {
+        Target::Git { repo } => repo,
+        Target::ClaudeCode { user, dir, dry_run } => {
+            let path = super::claude_code::settings_path(user, dir)?;
+            super::claude_code::install(&path, home, install, dry_run, json)?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let dir = match repo {
         Some(dir) => dir,

@@ -5,6 +5,7 @@ mod assistant;
 mod backup;
 mod benchmark;
 mod capture;
+mod claude_code;
 mod connector;
 mod context_file;
 mod curve;
@@ -30,6 +31,7 @@ mod reinforce;
 mod review;
 pub mod scorer;
 mod secrets;
+mod seed_demo;
 mod serve;
 mod show;
 mod stats;
@@ -80,6 +82,9 @@ enum Command {
     /// Write every live memory (of a project) out: jsonl (what `levh import` reads back),
     /// json, markdown or sqlite.
     Export(export::Args),
+    /// Fill an empty store with a demo team's two weeks (people, mail, meetings, decisions,
+    /// promises, one conflict), to try every feature; `--remove` takes it out.
+    SeedDemo(seed_demo::Args),
     /// Find the memories that best match a query; what is returned is reinforced.
     Recall(recall::Args),
     /// Show one memory in full; `--trust`: how far it can be believed, factor by factor.
@@ -268,7 +273,7 @@ impl Cli {
                 return backup::run(&home, command, self.json);
             }
             // Writes a file in a repository; opens no store.
-            Command::Hook(command) => {
+            Command::Hook(command) if !command.needs_store() => {
                 let home = crate::context::resolve_home(self.home)?;
                 return hook::run(&home, command, self.json);
             }
@@ -280,6 +285,7 @@ impl Cli {
             Command::Capture(args) => capture::run(&context, args, json),
             Command::Import(args) => import::run(&context, args, json),
             Command::Export(args) => export::run(&context, args, json),
+            Command::SeedDemo(args) => seed_demo::run(&context, args, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) if args.trust => show::trust(&context, args.id.0, json),
             Command::Show(args) if args.history => show::history(&context, args.id.0, json),
@@ -321,10 +327,11 @@ impl Cli {
             | Command::Reembed(_)
             | Command::Benchmark(_)
             | Command::Eval(_)
-            | Command::Backup(_)
-            | Command::Hook(_) => {
+            | Command::Backup(_) => {
                 unreachable!("handled before the store is opened")
             }
+            Command::Hook(hook::Command::Run { what }) => hook::run_hook(&context, what),
+            Command::Hook(_) => unreachable!("handled before the store is opened"),
         }
     }
 }

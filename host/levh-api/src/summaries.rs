@@ -1,0 +1,99 @@
+//! Summaries of what happened in a session, as one memory: deterministic and extractive —
+//! what was asked first, what was decided and what was promised (levh-knowledge's
+//! detectors, as `levh decisions` and `levh commitments` read them).
+
+use std::io::BufRead;
+
+use serde_json::Value;
+
+/// A transcript line longer than this is skipped (a pasted file, a tool's output).
+const MAX_LINE: usize = 256 * 1024;
+/// Decisions and promises a summary names, at most.
+const MAX_FOUND: usize = 12;
+
+/// The text a transcript line carries: a user's or the assistant's words (tool calls and
+/// their results left out).
+fn said(line: &Value) -> Option<(bool, String)> {
+    let user = match line["type"].as_str()? {
+        "user" => true,
+        "assistant" => false,
+        _ => return None,
+    };
+    let content = &line["message"]["content"];
+    let text = match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|p| p["type"] == "text")
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => return None,
+    };
+    (!text.trim().is_empty()).then_some((user, text))
+}
+
+/// One summary of a Claude Code transcript (its JSON Lines: `user` and `assistant` lines,
+/// tool calls and results left out, lines that are not JSON skipped): the first request,
+/// what was decided and promised. None when nobody asked anything yet.
+pub fn transcript(
+    transcript: impl BufRead,
+    session: &str,
+    project: Option<&str>,
+    today: jiff::civil::Date,
+) -> Option<String> {
+    let mut first: Option<String> = None;
+    let mut decided: Vec<String> = Vec::new();
+    let mut promised: Vec<String> = Vec::new();
+    let mut turns = 0usize;
+    for line in transcript.lines().map_while(std::result::Result::ok) {
+        if line.len() > MAX_LINE {
+            continue;
+        }
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some((user, text)) = said(&value) else {
+            continue;
+        };
+        turns += 1;
+        if user && first.is_none() && !text.trim_start().starts_with('<') {
+            first = Some(
+                text.split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .chars()
+                    .take(300)
+                    .collect(),
+            );
+        }
+        for sentence in levh_knowledge::decisions::decisions(&text) {
+            if decided.len() < MAX_FOUND && !decided.contains(&sentence) {
+                decided.push(sentence);
+            }
+        }
+        for found in levh_knowledge::commitments::commitments(&text, today) {
+            if promised.len() < MAX_FOUND && !promised.contains(&found.sentence) {
+                promised.push(found.sentence);
+            }
+        }
+    }
+    let first = first?;
+    let mut text = format!(
+        "Claude Code session {}{} ({turns} turns), summarised before compaction.\nAsked: {first}",
+        session.chars().take(8).collect::<String>(),
+        project.map(|p| format!(" in {p}")).unwrap_or_default()
+    );
+    for (title, found) in [("Decided", &decided), ("Promised", &promised)] {
+        if !found.is_empty() {
+            text.push_str(&format!("\n{title}:"));
+            for sentence in found {
+                text.push_str(&format!(
+                    "\n- {}",
+                    sentence.split_whitespace().collect::<Vec<_>>().join(" ")
+                ));
+            }
+        }
+    }
+    Some(text)
+}
