@@ -1154,6 +1154,7 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/export",
         "POST /api/sessions",
         "POST /api/sessions/{id}/end",
+        "POST /api/sessions/{id}/summarize",
         "GET /api/memories/{id}/related",
         "GET /api/context",
         "GET /api/connectors",

@@ -205,3 +205,87 @@ fn the_official_python_sdk_stores_with_importance_and_pin_and_recalls_with_a_lim
     assert_eq!(results[0]["importance"], 0.7, "{answer}");
     assert_eq!(results[0]["pinned"], true, "{answer}");
 }
+
+/// `levh setup --client cursor` in a project: levh's entry merged into an existing
+/// `.cursor/mcp.json` (the other server kept; shown first; nothing written without `--yes`),
+/// and the MCP Inspector's CLI, reading that file as a client would (`--config --server
+/// levh`), starts levh from it and lists its tools.
+#[test]
+fn setup_writes_a_client_config_the_inspector_starts_levh_from() {
+    let Some(inspector) = inspector() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let file = project.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let theirs =
+        serde_json::json!({"mcpServers": {"other": {"command": "other-server", "args": []}}});
+    std::fs::write(&file, theirs.to_string()).unwrap();
+
+    let unasked = levh(home.path())
+        .current_dir(project.path())
+        .args([
+            "setup",
+            "--client",
+            "cursor",
+            "--profile",
+            "admin",
+            "--embedder",
+            "hash",
+        ])
+        .output()
+        .unwrap();
+    assert!(!unasked.status.success(), "not a terminal and no --yes");
+    assert!(String::from_utf8_lossy(&unasked.stderr).contains("add --yes to write it"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), theirs.to_string());
+
+    let done = json(levh(home.path()).current_dir(project.path()).args([
+        "setup",
+        "--client",
+        "cursor",
+        "--profile",
+        "admin",
+        "--embedder",
+        "hash",
+        "--yes",
+        "--json",
+    ]));
+    assert_eq!(done["written"], true, "{done}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        written["mcpServers"]["other"],
+        theirs["mcpServers"]["other"]
+    );
+    let entry = &written["mcpServers"]["levh"];
+    assert_eq!(entry["env"]["LEVH_EMBEDDER"], "hash");
+    assert_eq!(
+        entry["env"]["LEVH_HOME"],
+        home.path().canonicalize().unwrap().display().to_string()
+    );
+
+    let output = Command::new(&inspector)
+        .arg("--cli")
+        .arg("--config")
+        .arg(&file)
+        .args(["--server", "levh", "--method", "tools/list"])
+        .output()
+        .expect("running the MCP Inspector CLI");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let tools: Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"review_memory"),
+        "the admin profile: {names:?}"
+    );
+}

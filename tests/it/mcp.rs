@@ -200,6 +200,7 @@ const ADMIN_ONLY: &[&str] = &[
     "purge_memory",
     "redact_secrets",
     "review_memory",
+    "summarize_session",
     "update_memory",
 ];
 const FULL_ONLY: &[&str] = &[
@@ -248,7 +249,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 46);
+        assert_eq!(expected.len(), 47);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1157,7 +1158,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 46);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 47);
 }
 
 #[test]

@@ -231,3 +231,108 @@ fn a_review_decides_each_fading_memory_records_it_and_schedules_the_next() {
         client.cancel().await.unwrap();
     });
 }
+
+/// A session summarised into one memory: on request (`levh summarize`, MCP
+/// `summarize_session`) and when it ends with `LEVH_AUTO_SUMMARIZE=1` — what it stored,
+/// decided and promised, in its project, through the gate (again with nothing new: a
+/// duplicate); a session that stored nothing has no summary.
+#[test]
+fn a_session_is_summarised_into_one_memory_on_request_and_at_its_end() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let start = |project: &str| -> String {
+        json(at(home, NOW).args(["session", "start", "-p", project, "--json"]))["session_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let session = start("rocket");
+    for text in [
+        "We decided to retry the upload three times with exponential backoff.",
+        "I will add a test for the retry loop by Friday.",
+        "The upload endpoint is https://upload.example.org/v2 behind the VPN.",
+    ] {
+        crate::support::ok(at(home, NOW).args(["capture", text, "--session", &session]));
+    }
+    crate::support::ok(
+        at(home, NOW).args(["capture", "Not in the session: the office closes at six."]),
+    );
+    let summary = json(at(home, NOW).args(["summarize", &session, "--json"]));
+    assert_eq!(summary["memories"], 3, "{summary}");
+    let text = summary["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "Session {} in rocket: 3 memories stored.",
+            &session[..8]
+        )),
+        "{text}"
+    );
+    assert!(text.contains("Decided:\n- We decided to retry the upload three times"));
+    assert!(text.contains("Promised:\n- I will add a test for the retry loop by Friday."));
+    assert!(!text.contains("office"), "only the session's memories");
+    assert_eq!(summary["stored"]["verdict"], "admit");
+    let id = summary["stored"]["memory_id"].as_str().unwrap();
+    let memory = json(at(home, NOW).args(["show", id, "--json"]));
+    assert_eq!(
+        (memory["kind"].as_str(), memory["project"].as_str()),
+        (Some("summary"), Some("rocket"))
+    );
+    assert_eq!(
+        memory["metadata"]["session"]["memories"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    let again = json(at(home, NOW).args(["summarize", &session, "--json"]));
+    assert_eq!(again["stored"]["verdict"], "reject", "nothing new: {again}");
+
+    // Ended with LEVH_AUTO_SUMMARIZE=1: the summary comes with the end.
+    let second = start("rocket");
+    crate::support::ok(at(home, NOW).args([
+        "capture",
+        "The staging cluster moves to the Frankfurt region next sprint.",
+        "--session",
+        &second,
+    ]));
+    let ended = json(
+        at(home, NOW)
+            .env("LEVH_AUTO_SUMMARIZE", "1")
+            .args(["session", "end", &second, "--json"]),
+    );
+    assert!(ended["ended_at"].is_string());
+    assert_eq!(ended["summary"]["memories"], 1, "{ended}");
+    assert_eq!(ended["summary"]["stored"]["verdict"], "admit");
+    // Without it, ending summarises nothing; an empty session has no summary.
+    let empty = start("rocket");
+    let plain = json(at(home, NOW).args(["session", "end", &empty, "--json"]));
+    assert!(plain.get("summary").is_none(), "{plain}");
+    let none = json(at(home, NOW).args(["summarize", &empty, "--json"]));
+    assert!(none["text"].is_null() && none["stored"].is_null(), "{none}");
+    let unknown = at(home, NOW)
+        .args(["summarize", "no-such-session"])
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("no session with id no-such-session")
+    );
+
+    // Over MCP: the same operation.
+    runtime().block_on(async {
+        let (client, _child) = crate::mcp::spawn_stdio_with_env(
+            home,
+            "summary-test",
+            &[("LEVH_NOW", NOW), ("LEVH_MCP_PROFILE", "admin")],
+        )
+        .await;
+        let over_mcp =
+            crate::mcp::ok(&client, "summarize_session", json!({"session_id": second})).await;
+        assert_eq!(over_mcp["memories"], 1);
+        assert_eq!(
+            over_mcp["stored"]["verdict"], "reject",
+            "summarised at its end already"
+        );
+        client.cancel().await.unwrap();
+    });
+}

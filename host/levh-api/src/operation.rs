@@ -83,6 +83,8 @@ pub enum Operation {
     CreateSession,
     /// End a session.
     EndSession,
+    /// Summarise a session into one memory.
+    SummarizeSession,
     // -- connectors
     /// Connectors, manifests and grants.
     ListConnectors,
@@ -196,6 +198,7 @@ impl Operation {
         O::RedactSecrets,
         O::CreateSession,
         O::EndSession,
+        O::SummarizeSession,
         O::ListConnectors,
         O::GetConnectorHelp,
         O::SyncConnector,
@@ -287,6 +290,7 @@ impl Operation {
             | O::RedactSecrets
             | O::CreateSession
             | O::EndSession
+            | O::SummarizeSession
             | O::SyncConnector
             | O::CompleteCommitment
             | O::DetectConflicts
@@ -349,6 +353,7 @@ impl Operation {
             O::RedactSecrets => "redact_secrets",
             O::CreateSession => "create_session",
             O::EndSession => "end_session",
+            O::SummarizeSession => "summarize_session",
             O::ListConnectors => "list_connectors",
             O::GetConnectorHelp => "get_connector_help",
             O::SyncConnector => "sync_connector",

@@ -97,3 +97,75 @@ pub fn transcript(
     }
     Some(text)
 }
+
+/// Memories a session summary reads, at most (the oldest first).
+pub const SESSION_MEMORIES: usize = 500;
+/// Stored memories a session summary lists by their first line, at most.
+const LISTED: usize = 10;
+
+/// One summary of a session: how many memories it stored, what they decided and promised,
+/// and the first lines of the first of them. None when it stored nothing.
+pub fn session(
+    session: &levh_core::Session,
+    memories: &[levh_core::Memory],
+    today: jiff::civil::Date,
+) -> Option<String> {
+    if memories.is_empty() {
+        return None;
+    }
+    let mut decided: Vec<String> = Vec::new();
+    let mut promised: Vec<String> = Vec::new();
+    for memory in memories {
+        for sentence in levh_knowledge::decisions::decisions(&memory.content) {
+            if decided.len() < MAX_FOUND && !decided.contains(&sentence) {
+                decided.push(sentence);
+            }
+        }
+        for found in levh_knowledge::commitments::commitments(&memory.content, today) {
+            if promised.len() < MAX_FOUND && !promised.contains(&found.sentence) {
+                promised.push(found.sentence);
+            }
+        }
+    }
+    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut text = format!(
+        "Session {}{}{}: {} {} stored.",
+        session.id.as_str().chars().take(8).collect::<String>(),
+        session
+            .client
+            .as_deref()
+            .map(|c| format!(" of {c}"))
+            .unwrap_or_default(),
+        session
+            .project
+            .as_deref()
+            .map(|p| format!(" in {p}"))
+            .unwrap_or_default(),
+        memories.len(),
+        if memories.len() == 1 {
+            "memory"
+        } else {
+            "memories"
+        }
+    );
+    for (title, found) in [("Decided", &decided), ("Promised", &promised)] {
+        if !found.is_empty() {
+            text.push_str(&format!("\n{title}:"));
+            for sentence in found {
+                text.push_str(&format!("\n- {}", one_line(sentence)));
+            }
+        }
+    }
+    text.push_str("\nStored:");
+    for memory in memories.iter().take(LISTED) {
+        let line: String = one_line(memory.content.lines().next().unwrap_or_default())
+            .chars()
+            .take(160)
+            .collect();
+        text.push_str(&format!("\n- {line}"));
+    }
+    if memories.len() > LISTED {
+        text.push_str(&format!("\n- … and {} more", memories.len() - LISTED));
+    }
+    Some(text)
+}

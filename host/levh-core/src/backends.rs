@@ -830,6 +830,21 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         now: Timestamp,
     ) -> Result<Option<crate::Session>, StoreError>;
 
+    /// The session of this id, ended or not.
+    fn session(
+        &self,
+        workspace: &Workspace,
+        id: &crate::SessionId,
+    ) -> Result<Option<crate::Session>, StoreError>;
+
+    /// The live memories stored in `session`, oldest first, at most `limit`.
+    fn session_memories(
+        &self,
+        workspace: &Workspace,
+        session: &crate::Session,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError>;
+
     /// Whether the workspace has a session of this id (ended or not).
     fn session_exists(
         &self,

@@ -65,6 +65,7 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("review_memory", Profile::Admin),
     ("create_session", Profile::Admin),
     ("end_session", Profile::Admin),
+    ("summarize_session", Profile::Admin),
     ("list_connectors", Profile::Full),
     ("get_connector_help", Profile::Full),
     ("sync_connector", Profile::Full),
@@ -141,7 +142,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 30, 42, 46]);
+        assert_eq!(sizes, vec![5, 30, 43, 47]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

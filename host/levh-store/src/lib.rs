@@ -568,6 +568,23 @@ impl Store for SqliteStore {
         Ok(self.write(|tx| sessions::start(tx, session))?)
     }
 
+    fn session(
+        &self,
+        workspace: &Workspace,
+        id: &SessionId,
+    ) -> Result<Option<Session>, StoreError> {
+        Ok(sessions::get(&self.read(), workspace, id)?)
+    }
+
+    fn session_memories(
+        &self,
+        workspace: &Workspace,
+        session: &Session,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        Ok(sessions::memories(&self.read(), workspace, session, limit)?)
+    }
+
     fn session_exists(&self, workspace: &Workspace, id: &SessionId) -> Result<bool, StoreError> {
         Ok(sessions::exists(&self.read(), workspace, id)?)
     }

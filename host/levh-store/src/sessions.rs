@@ -4,7 +4,7 @@ use levh_core::{Session, SessionId, Timestamp, Workspace};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::SqliteStoreError;
-use crate::rows::{self, micros};
+use crate::rows::{self, MEMORY_COLUMNS, MEMORY_FROM, micros, read_memory};
 
 pub(crate) fn start(tx: &Connection, session: &Session) -> Result<(), SqliteStoreError> {
     tx.execute(
@@ -34,6 +34,60 @@ pub(crate) fn exists(
         )
         .optional()?
         .is_some())
+}
+
+/// Session `id` as recorded; `None` when there is no such session.
+pub(crate) fn get(
+    conn: &Connection,
+    workspace: &Workspace,
+    id: &SessionId,
+) -> Result<Option<Session>, SqliteStoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT project, client, started_at, ended_at FROM sessions
+             WHERE workspace = ?1 AND id = ?2",
+            params![workspace.as_str(), id.as_str()],
+            |row| {
+                let at = |value: Option<i64>| value.map(rows::from_micros);
+                Ok(Session {
+                    id: id.clone(),
+                    workspace: workspace.clone(),
+                    project: row.get(0)?,
+                    client: row.get(1)?,
+                    started_at: rows::from_micros(row.get(2)?),
+                    ended_at: at(row.get(3)?),
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// The live memories stored in session `id` (recorded since it started), oldest first, at
+/// most `limit`: read through the workspace's record-time index from the session's start.
+pub(crate) fn memories(
+    conn: &Connection,
+    workspace: &Workspace,
+    session: &Session,
+    limit: usize,
+) -> Result<Vec<levh_core::Memory>, SqliteStoreError> {
+    let mut statement = conn.prepare(&format!(
+        "SELECT {MEMORY_COLUMNS} {MEMORY_FROM}
+          WHERE m.workspace = ?1 AND m.created_at >= ?2 AND m.session_id = ?3
+            AND m.forgotten_at IS NULL
+          ORDER BY m.created_at, m.seq LIMIT ?4"
+    ))?;
+    let rows = statement
+        .query_map(
+            params![
+                workspace.as_str(),
+                micros(session.started_at),
+                session.id.as_str(),
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
+            read_memory,
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
 }
 
 /// Ends session `id` at `now` unless it has ended already (the first end stands), and

@@ -212,6 +212,7 @@ const SETTINGS: &[&str] = &[
     "LEVH_TZ",
     "LEVH_PERSONAL_DOMAINS",
     "LEVH_ME",
+    "LEVH_AUTO_SUMMARIZE",
     "LEVH_LOG",
     "LEVH_TOKEN",
     "LEVH_CORS_ORIGINS",
@@ -472,6 +473,7 @@ impl Context {
         .with_person(levh_core::PersonSettings {
             time_zone: lookup("LEVH_TZ"),
             me: lookup("LEVH_ME"),
+            auto_summarize: lookup("LEVH_AUTO_SUMMARIZE"),
         });
         let mut scope = Scope::cli(workspace);
         // Decisions record who took them: at a terminal, the OS user.

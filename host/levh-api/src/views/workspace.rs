@@ -83,6 +83,22 @@ pub struct SessionView {
     pub started_at: String,
     /// When it ended.
     pub ended_at: Option<String>,
+    /// Its summary, when ending it summarised it (`LEVH_AUTO_SUMMARIZE=1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<SessionSummaryView>,
+}
+
+/// A session summarised into one memory.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SessionSummaryView {
+    /// The session.
+    pub session_id: String,
+    /// Memories of the session it read.
+    pub memories: usize,
+    /// The summary's text (none: the session stored nothing).
+    pub text: Option<String>,
+    /// What the gate did with it.
+    pub stored: Option<CaptureView>,
 }
 
 impl From<&levh_core::Session> for SessionView {
@@ -93,6 +109,7 @@ impl From<&levh_core::Session> for SessionView {
             client: session.client.clone(),
             started_at: session.started_at.to_string(),
             ended_at: session.ended_at.map(|t| t.to_string()),
+            summary: None,
         }
     }
 }

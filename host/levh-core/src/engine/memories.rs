@@ -256,6 +256,23 @@ impl Levh {
         Ok(session)
     }
 
+    /// A session and the live memories stored in it (oldest first, at most `limit`).
+    pub fn session_memories(
+        &self,
+        scope: &Scope,
+        id: &crate::SessionId,
+        limit: usize,
+    ) -> Result<(Session, Vec<Memory>)> {
+        let session = self
+            .store
+            .session(&scope.workspace, id)?
+            .ok_or_else(|| Error::invalid("session_id", format!("no session with id {id}")))?;
+        let memories = self
+            .store
+            .session_memories(&scope.workspace, &session, limit)?;
+        Ok((session, memories))
+    }
+
     /// Ends a session (ending it twice keeps the first end).
     pub fn end_session(&self, scope: &Scope, id: &crate::SessionId) -> Result<Session> {
         self.store

@@ -367,6 +367,8 @@ pub struct PersonSettings {
     pub time_zone: Option<String>,
     /// The user's names and addresses, comma-separated.
     pub me: Option<String>,
+    /// Whether ending a session summarises it (`LEVH_AUTO_SUMMARIZE`: 1/true/yes, 0/false/no).
+    pub auto_summarize: Option<String>,
 }
 
 /// Importance when the caller gives none.

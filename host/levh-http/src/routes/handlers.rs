@@ -453,6 +453,18 @@ pub(super) async fn end_session(
     .map(Json)
 }
 
+pub(super) async fn summarize_session(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<levh_api::views::SessionSummaryView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        sessions::summarize(levh, scope, id)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn connectors(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

@@ -376,6 +376,12 @@ pub(crate) fn api() -> Api {
             handlers::end_session,
         )
         .route(
+            Route::new(M::POST, "/api/sessions/{id}/summarize", O::SummarizeSession, "Summarise a session into one memory (kind summary): what it stored, decided and promised; through the gate")
+                .ok::<levh_api::views::SessionSummaryView>(200)
+                .errors(&[400]),
+            handlers::summarize_session,
+        )
+        .route(
             Route::new(M::GET, "/api/memories/{id}/related", O::RelatedMemories, "Memories whose content is closest to this one's")
                 .query::<RelatedQuery>()
                 .ok::<RelatedList>(200)

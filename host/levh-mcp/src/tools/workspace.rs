@@ -163,4 +163,26 @@ impl LevhMcp {
         .await
         .map(Json)
     }
+
+    /// Summarise a session into one memory (kind `summary`, in the session's project): how
+    /// many memories it stored, what they decided and promised, and their first lines.
+    /// Through the gate: summarising again with nothing new is rejected as a duplicate.
+    #[tool(annotations(
+        title = "Summarize session",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn summarize_session(
+        &self,
+        Parameters(args): Parameters<SessionArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::views::SessionSummaryView>, String> {
+        self.run(&peer, move |levh, scope| {
+            sessions::summarize(levh, scope, args.session_id)
+        })
+        .await
+        .map(Json)
+    }
 }

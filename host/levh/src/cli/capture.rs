@@ -15,6 +15,9 @@ use crate::output;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Store it in this session (`levh session start` opens one).
+    #[arg(long, value_name = "SESSION_ID")]
+    session: Option<String>,
     /// The text to remember; `-` reads it from standard input.
     text: String,
     /// The project it belongs to (inside a git repository: the repository's name).
@@ -96,7 +99,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         pin: args.pin.then_some(true),
         valid_from: args.valid_from.map(|t| t.to_string()),
         valid_to: args.valid_to.map(|t| t.to_string()),
-        session_id: None,
+        session_id: args.session,
         metadata: None,
         prior: None,
     };

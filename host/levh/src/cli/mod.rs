@@ -33,6 +33,8 @@ pub mod scorer;
 mod secrets;
 mod seed_demo;
 mod serve;
+mod session;
+mod setup;
 mod show;
 mod stats;
 mod sync;
@@ -85,6 +87,17 @@ enum Command {
     /// Fill an empty store with a demo team's two weeks (people, mail, meetings, decisions,
     /// promises, one conflict), to try every feature; `--remove` takes it out.
     SeedDemo(seed_demo::Args),
+    /// First run: configure an MCP client (Claude Desktop, Claude Code, Cursor, VS Code, …)
+    /// to start this levh, merged into the file it reads.
+    Setup(setup::Args),
+    /// An agent's working session: start, end, summarize.
+    #[command(subcommand)]
+    Session(session::Command),
+    /// Summarise a session into one memory: what it stored, decided and promised.
+    Summarize {
+        /// The session's id.
+        session: String,
+    },
     /// Find the memories that best match a query; what is returned is reinforced.
     Recall(recall::Args),
     /// Show one memory in full; `--trust`: how far it can be believed, factor by factor.
@@ -238,6 +251,10 @@ impl Cli {
             Command::Mcp(command) => {
                 return mcp::run(self.home, &self.workspace, command, self.json);
             }
+            // Writes a client's configuration file; opens no store.
+            Command::Setup(args) => {
+                return setup::run(self.home, &self.workspace, args, self.json);
+            }
             // The address is checked before anything is opened.
             Command::Serve(args) => return serve::run(self.home, &self.workspace, args),
             // `--model` chooses the embedder the engine is built with.
@@ -286,6 +303,8 @@ impl Cli {
             Command::Import(args) => import::run(&context, args, json),
             Command::Export(args) => export::run(&context, args, json),
             Command::SeedDemo(args) => seed_demo::run(&context, args, json),
+            Command::Session(command) => session::run(&context, command, json),
+            Command::Summarize { session } => session::summarize(&context, session, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) if args.trust => show::trust(&context, args.id.0, json),
             Command::Show(args) if args.history => show::history(&context, args.id.0, json),
@@ -327,7 +346,8 @@ impl Cli {
             | Command::Reembed(_)
             | Command::Benchmark(_)
             | Command::Eval(_)
-            | Command::Backup(_) => {
+            | Command::Backup(_)
+            | Command::Setup(_) => {
                 unreachable!("handled before the store is opened")
             }
             Command::Hook(hook::Command::Run { what }) => hook::run_hook(&context, what),
