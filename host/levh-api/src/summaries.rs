@@ -11,6 +11,46 @@ const MAX_LINE: usize = 256 * 1024;
 /// Decisions and promises a summary names, at most.
 const MAX_FOUND: usize = 12;
 
+/// What a summary names: the decisions and promises its texts state, each once, in order.
+#[derive(Default)]
+struct Found {
+    decided: Vec<String>,
+    promised: Vec<String>,
+}
+
+impl Found {
+    /// Reads one text's decisions and promises (up to [`MAX_FOUND`] of each).
+    fn read(&mut self, text: &str, today: jiff::civil::Date) {
+        for sentence in levh_knowledge::decisions::decisions(text) {
+            if self.decided.len() < MAX_FOUND && !self.decided.contains(&sentence) {
+                self.decided.push(sentence);
+            }
+        }
+        for found in levh_knowledge::commitments::commitments(text, today) {
+            if self.promised.len() < MAX_FOUND && !self.promised.contains(&found.sentence) {
+                self.promised.push(found.sentence);
+            }
+        }
+    }
+
+    /// `Decided:` and `Promised:` lists, one sentence a line (those with any).
+    fn write_to(&self, text: &mut String) {
+        for (title, found) in [("Decided", &self.decided), ("Promised", &self.promised)] {
+            if !found.is_empty() {
+                text.push_str(&format!("\n{title}:"));
+                for sentence in found {
+                    text.push_str(&format!("\n- {}", one_line(sentence)));
+                }
+            }
+        }
+    }
+}
+
+/// A text's words on one line, single-spaced.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The text a transcript line carries: a user's or the assistant's words (tool calls and
 /// their results left out).
 fn said(line: &Value) -> Option<(bool, String)> {
@@ -43,8 +83,7 @@ pub fn transcript(
     today: jiff::civil::Date,
 ) -> Option<String> {
     let mut first: Option<String> = None;
-    let mut decided: Vec<String> = Vec::new();
-    let mut promised: Vec<String> = Vec::new();
+    let mut found = Found::default();
     let mut turns = 0usize;
     for line in transcript.lines().map_while(std::result::Result::ok) {
         if line.len() > MAX_LINE {
@@ -58,25 +97,9 @@ pub fn transcript(
         };
         turns += 1;
         if user && first.is_none() && !text.trim_start().starts_with('<') {
-            first = Some(
-                text.split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-                    .chars()
-                    .take(300)
-                    .collect(),
-            );
+            first = Some(one_line(&text).chars().take(300).collect());
         }
-        for sentence in levh_knowledge::decisions::decisions(&text) {
-            if decided.len() < MAX_FOUND && !decided.contains(&sentence) {
-                decided.push(sentence);
-            }
-        }
-        for found in levh_knowledge::commitments::commitments(&text, today) {
-            if promised.len() < MAX_FOUND && !promised.contains(&found.sentence) {
-                promised.push(found.sentence);
-            }
-        }
+        found.read(&text, today);
     }
     let first = first?;
     let mut text = format!(
@@ -84,17 +107,7 @@ pub fn transcript(
         session.chars().take(8).collect::<String>(),
         project.map(|p| format!(" in {p}")).unwrap_or_default()
     );
-    for (title, found) in [("Decided", &decided), ("Promised", &promised)] {
-        if !found.is_empty() {
-            text.push_str(&format!("\n{title}:"));
-            for sentence in found {
-                text.push_str(&format!(
-                    "\n- {}",
-                    sentence.split_whitespace().collect::<Vec<_>>().join(" ")
-                ));
-            }
-        }
-    }
+    found.write_to(&mut text);
     Some(text)
 }
 
@@ -113,21 +126,10 @@ pub fn session(
     if memories.is_empty() {
         return None;
     }
-    let mut decided: Vec<String> = Vec::new();
-    let mut promised: Vec<String> = Vec::new();
+    let mut found = Found::default();
     for memory in memories {
-        for sentence in levh_knowledge::decisions::decisions(&memory.content) {
-            if decided.len() < MAX_FOUND && !decided.contains(&sentence) {
-                decided.push(sentence);
-            }
-        }
-        for found in levh_knowledge::commitments::commitments(&memory.content, today) {
-            if promised.len() < MAX_FOUND && !promised.contains(&found.sentence) {
-                promised.push(found.sentence);
-            }
-        }
+        found.read(&memory.content, today);
     }
-    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut text = format!(
         "Session {}{}{}: {} {} stored.",
         session.id.as_str().chars().take(8).collect::<String>(),
@@ -148,14 +150,7 @@ pub fn session(
             "memories"
         }
     );
-    for (title, found) in [("Decided", &decided), ("Promised", &promised)] {
-        if !found.is_empty() {
-            text.push_str(&format!("\n{title}:"));
-            for sentence in found {
-                text.push_str(&format!("\n- {}", one_line(sentence)));
-            }
-        }
-    }
+    found.write_to(&mut text);
     text.push_str("\nStored:");
     for memory in memories.iter().take(LISTED) {
         let line: String = one_line(memory.content.lines().next().unwrap_or_default())

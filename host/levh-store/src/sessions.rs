@@ -103,22 +103,5 @@ pub(crate) fn end(
          WHERE workspace = ?1 AND id = ?2 AND ended_at IS NULL",
         params![workspace.as_str(), id.as_str(), micros(now)],
     )?;
-    Ok(tx
-        .query_row(
-            "SELECT project, client, started_at, ended_at FROM sessions
-             WHERE workspace = ?1 AND id = ?2",
-            params![workspace.as_str(), id.as_str()],
-            |row| {
-                let at = |value: Option<i64>| value.map(rows::from_micros);
-                Ok(Session {
-                    id: id.clone(),
-                    workspace: workspace.clone(),
-                    project: row.get(0)?,
-                    client: row.get(1)?,
-                    started_at: at(row.get(2)?).unwrap_or(now),
-                    ended_at: at(row.get(3)?),
-                })
-            },
-        )
-        .optional()?)
+    get(tx, workspace, id)
 }
