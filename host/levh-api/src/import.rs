@@ -454,19 +454,8 @@ fn memory(value: Value) -> std::result::Result<StoreArgs, String> {
         }
     };
     let content = text("content")?.ok_or("`content` is missing")?;
-    let importance = match object.get("importance") {
-        None | Some(Value::Null) => None,
-        Some(value) => Some(
-            value
-                .as_f64()
-                .ok_or_else(|| format!("`importance` must be a number, not {value}"))?,
-        ),
-    };
-    let pin = match object.get("pinned").or_else(|| object.get("pin")) {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(pinned)) => Some(*pinned),
-        Some(other) => return Err(format!("`pinned` must be true or false, not {other}")),
-    };
+    let importance = importance(&object)?;
+    let pin = pinned(object.get("pinned").or_else(|| object.get("pin")))?;
     let metadata = match object.get("metadata") {
         None | Some(Value::Null) => None,
         Some(value @ Value::Object(_)) => Some(value.clone()),
@@ -485,6 +474,26 @@ fn memory(value: Value) -> std::result::Result<StoreArgs, String> {
         metadata,
         prior,
     })
+}
+
+/// An item's `importance`, when it has one.
+fn importance(object: &serde_json::Map<String, Value>) -> std::result::Result<Option<f64>, String> {
+    match object.get("importance") {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("`importance` must be a number, not {value}")),
+    }
+}
+
+/// An item's pin (`pinned`, or `pin`), when it says.
+fn pinned(value: Option<&Value>) -> std::result::Result<Option<bool>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(pinned)) => Ok(Some(*pinned)),
+        Some(other) => Err(format!("`pinned` must be true or false, not {other}")),
+    }
 }
 
 /// The memory's own record when the item is one of levh's export (it has an `id` and a

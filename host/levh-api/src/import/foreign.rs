@@ -137,19 +137,8 @@ pub(super) fn python_levh(object: &Object) -> Result<StoreArgs, String> {
             .find(|k| tags.contains(k))
             .unwrap_or("note")
     };
-    let importance = match object.get("importance") {
-        None | Some(Value::Null) => None,
-        Some(value) => Some(
-            value
-                .as_f64()
-                .ok_or_else(|| format!("`importance` must be a number, not {value}"))?,
-        ),
-    };
-    let pin = match object.get("pinned") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(pinned)) => Some(*pinned),
-        Some(other) => return Err(format!("`pinned` must be true or false, not {other}")),
-    };
+    let importance = super::importance(object)?;
+    let pin = super::pinned(object.get("pinned"))?;
     // Its times are RFC 3339 with an offset; one without (its own parser allows that) is
     // taken as UTC.
     let time = |field: &str| -> Result<Option<String>, String> {
