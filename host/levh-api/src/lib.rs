@@ -25,6 +25,7 @@ pub mod ask;
 pub mod briefing;
 pub mod conflicts;
 pub mod connectors;
+pub mod consolidation;
 pub mod entities;
 mod error;
 pub mod held;

@@ -309,20 +309,27 @@ pub fn get(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
 /// with when it was forgotten (retired from every read, kept for history until purged).
 pub fn show(levh: &Levh, scope: &Scope, id: &str) -> Result<ShownMemory> {
     let id = memory_id("id", id)?;
-    match levh.get(scope, id) {
-        Ok(memory) => Ok(ShownMemory {
-            memory: MemoryView::of(levh, &memory),
-            forgotten_at: None,
-        }),
+    let (memory, forgotten_at) = match levh.get(scope, id) {
+        Ok(memory) => (memory, None),
         Err(levh_core::Error::NotFound(_)) => match levh.get_forgotten(scope, id)? {
-            Some((memory, at)) => Ok(ShownMemory {
-                memory: MemoryView::of(levh, &memory),
-                forgotten_at: Some(at.to_string()),
-            }),
-            None => Err(levh_core::Error::NotFound(id).into()),
+            Some((memory, at)) => (memory, Some(at.to_string())),
+            None => return Err(levh_core::Error::NotFound(id).into()),
         },
-        Err(other) => Err(other.into()),
-    }
+        Err(other) => return Err(other.into()),
+    };
+    Ok(ShownMemory {
+        memory: MemoryView::of(levh, &memory),
+        forgotten_at,
+        working_session: levh
+            .working_sessions(scope, &[id])?
+            .pop()
+            .map(|(_, session)| session.to_string()),
+        consolidated_from: levh
+            .consolidated_members(scope, id)?
+            .iter()
+            .map(|m| MemoryView::of(levh, m))
+            .collect(),
+    })
 }
 
 /// [`Operation::UpdateMemory`](crate::Operation::UpdateMemory): new content and/or

@@ -85,6 +85,11 @@ pub enum Operation {
     EndSession,
     /// Summarise a session into one memory.
     SummarizeSession,
+    // -- life cycle
+    /// Turn clusters of aged, related memories into one summary each.
+    Consolidate,
+    /// Undo a consolidation: its members back, its summary forgotten.
+    UndoConsolidation,
     // -- connectors
     /// Connectors, manifests and grants.
     ListConnectors,
@@ -199,6 +204,8 @@ impl Operation {
         O::CreateSession,
         O::EndSession,
         O::SummarizeSession,
+        O::Consolidate,
+        O::UndoConsolidation,
         O::ListConnectors,
         O::GetConnectorHelp,
         O::SyncConnector,
@@ -291,6 +298,8 @@ impl Operation {
             | O::CreateSession
             | O::EndSession
             | O::SummarizeSession
+            | O::Consolidate
+            | O::UndoConsolidation
             | O::SyncConnector
             | O::CompleteCommitment
             | O::DetectConflicts
@@ -354,6 +363,8 @@ impl Operation {
             O::CreateSession => "create_session",
             O::EndSession => "end_session",
             O::SummarizeSession => "summarize_session",
+            O::Consolidate => "consolidate",
+            O::UndoConsolidation => "undo_consolidation",
             O::ListConnectors => "list_connectors",
             O::GetConnectorHelp => "get_connector_help",
             O::SyncConnector => "sync_connector",

@@ -103,6 +103,10 @@ pub struct MemoryFilter {
     /// page at a time, each page as cheap as the first (an offset re-reads every row
     /// before it: an export of 1M memories took 6 minutes).
     pub listed_after: Option<MemoryId>,
+    /// Leave out working memory (SPEC §3: what an agent stored in a session and nothing
+    /// promoted yet), except that of the session given: what default recall reads.
+    /// `None` shows working memory too (lists, statistics, a memory's page).
+    pub working_except: Option<Option<crate::SessionId>>,
 }
 
 /// The outcome of closing a held candidate (compare-and-set on its status).
@@ -513,6 +517,54 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError>;
+
+    /// Stores `summary` and, in the same transaction, retires each of `members` that is
+    /// still live, unpinned and not retired, as superseded by the summary (its `valid_to`
+    /// before is kept for an undo). Returns the members retired.
+    fn consolidate(
+        &self,
+        summary: &NewMemoryRecord,
+        members: &[MemoryId],
+        actor: &Actor,
+    ) -> Result<Vec<MemoryId>, StoreError>;
+
+    /// Undoes a consolidation: its members as they were before it (those still superseded
+    /// by the summary), the summary forgotten. Returns the members restored; `None` when
+    /// `summary` is no live consolidation summary.
+    fn undo_consolidation(
+        &self,
+        workspace: &Workspace,
+        summary: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Option<Vec<MemoryId>>, StoreError>;
+
+    /// The members a consolidation summary replaced, oldest first (none for any other id).
+    fn consolidated_members(
+        &self,
+        workspace: &Workspace,
+        summary: MemoryId,
+    ) -> Result<Vec<MemoryId>, StoreError>;
+
+    /// Makes working memories long-term ones, each with a `promote` event saying `why`
+    /// and its stability raised to at least `stability_hours` (a new memory's). Returns
+    /// those that were working.
+    fn promote(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        stability_hours: f64,
+        why: &str,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<MemoryId>, StoreError>;
+
+    /// Which of `ids` are still working memory, with their session.
+    fn working_sessions(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, crate::SessionId)>, StoreError>;
 
     /// Retires a memory from every read (kept for `known_at` history). False when there
     /// was no live memory with that id.

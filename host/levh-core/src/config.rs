@@ -46,6 +46,13 @@ pub struct ModelConfig {
     pub interference_factor: f64,
     /// Retention below which a memory counts as fading (`LEVH_FADING_THRESHOLD`, 0.35).
     pub fading_threshold: f64,
+    /// Stability of working memory — what an agent stores in a session — in hours
+    /// (`LEVH_WORKING_STABILITY_HOURS`, 24): it fades within days unless promoted, when it
+    /// gets the stability of any new memory.
+    pub working_stability_hours: f64,
+    /// Importance from which a memory stored in a session is long-term at once
+    /// (`LEVH_PROMOTE_IMPORTANCE`, 0.7); an importance set this high later promotes it.
+    pub promote_importance: f64,
 }
 
 impl Default for ModelConfig {
@@ -60,6 +67,8 @@ impl Default for ModelConfig {
             interference_lexical_threshold: 0.50,
             interference_factor: 0.6,
             fading_threshold: 0.35,
+            working_stability_hours: 24.0,
+            promote_importance: 0.7,
         }
     }
 }
@@ -142,6 +151,46 @@ pub struct Config {
     pub recall: RecallConfig,
     /// The admission gate.
     pub gate: crate::GateConfig,
+    /// Consolidation of aged, related memories.
+    pub consolidation: ConsolidationConfig,
+}
+
+/// When memories are consolidated and what counts as related (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ConsolidationConfig {
+    /// Only memories recorded at least this many days ago (`LEVH_CONSOLIDATE_AFTER_DAYS`, 30).
+    pub after_days: f64,
+    /// How often `levh serve` consolidates, in hours; 0 never (`LEVH_CONSOLIDATE_EVERY_HOURS`, 24).
+    pub every_hours: f64,
+    /// Cosine of two memories' vectors from which they are related, with a semantic
+    /// embedder (`LEVH_CONSOLIDATE_SIMILARITY`). Chosen by `levh eval consolidation`
+    /// across the sets in `fixtures/consolidation/` (see the README's table).
+    pub semantic_similarity: f64,
+    /// The same with the hash embedder: cosine of the two texts' TF-IDF word weights
+    /// (`LEVH_CONSOLIDATE_LEXICAL_SIMILARITY`).
+    pub lexical_similarity: f64,
+}
+
+impl Default for ConsolidationConfig {
+    fn default() -> Self {
+        Self {
+            after_days: 30.0,
+            every_hours: 24.0,
+            semantic_similarity: 0.55,
+            lexical_similarity: 0.2,
+        }
+    }
+}
+
+impl ConsolidationConfig {
+    /// The threshold for the measure in use.
+    pub fn threshold(&self, semantic: bool) -> f64 {
+        if semantic {
+            self.semantic_similarity
+        } else {
+            self.lexical_similarity
+        }
+    }
 }
 
 /// Allowed range of a numeric setting.
@@ -246,6 +295,43 @@ impl Config {
             "LEVH_FADING_THRESHOLD",
             Range::Unit,
             &mut m.fading_threshold,
+        )?;
+        read(
+            lookup,
+            "LEVH_WORKING_STABILITY_HOURS",
+            Range::Positive,
+            &mut m.working_stability_hours,
+        )?;
+        read(
+            lookup,
+            "LEVH_PROMOTE_IMPORTANCE",
+            Range::Unit,
+            &mut m.promote_importance,
+        )?;
+        let c = &mut config.consolidation;
+        read(
+            lookup,
+            "LEVH_CONSOLIDATE_AFTER_DAYS",
+            Range::NonNegative,
+            &mut c.after_days,
+        )?;
+        read(
+            lookup,
+            "LEVH_CONSOLIDATE_EVERY_HOURS",
+            Range::NonNegative,
+            &mut c.every_hours,
+        )?;
+        read(
+            lookup,
+            "LEVH_CONSOLIDATE_SIMILARITY",
+            Range::Unit,
+            &mut c.semantic_similarity,
+        )?;
+        read(
+            lookup,
+            "LEVH_CONSOLIDATE_LEXICAL_SIMILARITY",
+            Range::Unit,
+            &mut c.lexical_similarity,
         )?;
         let r = &mut config.ranking;
         read(

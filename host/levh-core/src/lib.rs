@@ -13,6 +13,7 @@
 mod access;
 mod backends;
 pub mod config;
+pub mod consolidation;
 mod engine;
 pub mod entities;
 mod error;
@@ -42,7 +43,9 @@ pub use engine::{
     SecretFinding, SecretPlace, Stats,
 };
 pub use engine::{
-    ContentUpdate, RelatedMemory, ReviewItem, Reviewed, Session, in_order, judge_conflicts,
+    ConsolidatedCluster, ConsolidationReport, ConsolidationRequest, ContentUpdate,
+    DEFAULT_CONSIDERED, RelatedMemory, ReviewItem, Reviewed, SUMMARY_KIND, SUMMARY_SOURCE,
+    Session, SummaryWriter, in_order, judge_conflicts,
 };
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};

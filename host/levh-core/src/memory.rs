@@ -184,6 +184,9 @@ pub struct NewMemoryRecord {
     pub embedding: Option<Embedding>,
     /// Its near-duplicate lookup keys ([`crate::text::near_duplicate_keys`]).
     pub near_duplicate_keys: Vec<i64>,
+    /// Working memory of its session (SPEC §3, the short-term layer): left out of default
+    /// recall outside that session until something promotes it.
+    pub working: bool,
 }
 
 /// Where a held candidate stands. Expiry is a status, never a delete.
@@ -380,6 +383,10 @@ pub enum EventKind {
     ConflictResolved,
     /// A person reviewed a fading memory (keep, reinforce, weaken, pin, snooze, forget).
     Review,
+    /// A retired memory was brought back (a consolidation undone).
+    Restore,
+    /// Working memory of a session became long-term memory.
+    Promote,
 }
 
 impl EventKind {
@@ -409,6 +416,8 @@ impl EventKind {
             Self::Conflict => "conflict",
             Self::ConflictResolved => "conflict-resolved",
             Self::Review => "review",
+            Self::Restore => "restore",
+            Self::Promote => "promote",
         }
     }
 }

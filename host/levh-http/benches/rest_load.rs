@@ -91,6 +91,7 @@ fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
                 vector,
             }),
             near_duplicate_keys: text::near_duplicate_keys(&content),
+            working: false,
         };
         store
             .insert(&record, &[], &|_| None, &actor)

@@ -66,6 +66,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("create_session", Profile::Admin),
     ("end_session", Profile::Admin),
     ("summarize_session", Profile::Admin),
+    ("consolidate", Profile::Admin),
+    ("undo_consolidation", Profile::Admin),
     ("list_connectors", Profile::Full),
     ("get_connector_help", Profile::Full),
     ("sync_connector", Profile::Full),
@@ -142,7 +144,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 30, 43, 47]);
+        assert_eq!(sizes, vec![5, 30, 45, 49]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

@@ -17,6 +17,7 @@
 
 mod ann;
 mod connection;
+mod consolidation;
 mod entities;
 mod error;
 mod events;
@@ -165,6 +166,55 @@ impl Store for SqliteStore {
         actor: &Actor,
     ) -> Result<bool, StoreError> {
         Ok(self.write(|tx| writes::forget(tx, workspace, id, now, actor))?)
+    }
+
+    fn consolidate(
+        &self,
+        summary: &NewMemoryRecord,
+        members: &[MemoryId],
+        actor: &Actor,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(self.write(|tx| consolidation::consolidate(tx, summary, members, actor))?)
+    }
+
+    fn undo_consolidation(
+        &self,
+        workspace: &Workspace,
+        summary: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Option<Vec<MemoryId>>, StoreError> {
+        Ok(self.write(|tx| consolidation::undo(tx, workspace, summary, now, actor))?)
+    }
+
+    fn consolidated_members(
+        &self,
+        workspace: &Workspace,
+        summary: MemoryId,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(consolidation::members(self, workspace, summary)?)
+    }
+
+    fn promote(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        stability_hours: f64,
+        why: &str,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(self.write(|tx| {
+            consolidation::promote(tx, workspace, ids, stability_hours, why, now, actor)
+        })?)
+    }
+
+    fn working_sessions(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, levh_core::SessionId)>, StoreError> {
+        Ok(consolidation::working_of(self, workspace, ids)?)
     }
 
     fn review_schedules(

@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0011_sync_listing.sql"),
     include_str!("../migrations/0012_conflicts.sql"),
     include_str!("../migrations/0013_review.sql"),
+    include_str!("../migrations/0014_consolidation_and_working_memory.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -41,6 +41,14 @@ pub(crate) fn where_clause(filter: &MemoryFilter) -> (String, Vec<Value>) {
     if let Some(pinned) = filter.pinned {
         add("m.pinned = ?", i64::from(pinned).into());
     }
+    if let Some(except) = &filter.working_except {
+        // No session id is empty: `<> ''` leaves out every session's working memory.
+        let session = except.as_ref().map_or("", |s| s.as_str());
+        add(
+            "NOT EXISTS (SELECT 1 FROM working_memories w WHERE w.memory_seq = m.seq AND w.session_id <> ?)",
+            session.to_owned().into(),
+        );
+    }
     if let Some(id) = filter.listed_after {
         // Row values in the list's own order; the cursor's row is found once by its id.
         add(

@@ -49,5 +49,6 @@ pub(crate) fn record(
             vector,
         }),
         near_duplicate_keys: vec![],
+        working: false,
     }
 }

@@ -238,6 +238,11 @@ pub(crate) fn insert_memory_without_keys(
     if let Some(embedding) = &record.embedding {
         write_embedding(tx, seq, embedding)?;
     }
+    if record.working
+        && let Some(session) = &m.session_id
+    {
+        crate::consolidation::mark_working(tx, seq, session)?;
+    }
     let detail = match held {
         Some(held) => json!({ "held_id": held }),
         None => json!({}),

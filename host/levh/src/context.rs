@@ -61,6 +61,11 @@ impl Context {
         Ok((work(&levh, &self.scope)?, warning))
     }
 
+    /// The engine's configuration (every `LEVH_*` setting it reads).
+    pub fn config(&self) -> &levh_core::Config {
+        self.levh.config()
+    }
+
     /// The retention below which a memory counts as fading (for people's tables).
     pub fn fading_threshold(&self) -> f64 {
         self.levh.config().model.fading_threshold
@@ -245,6 +250,12 @@ const SETTINGS: &[&str] = &[
     "LEVH_INTERFERENCE_LEXICAL_THRESHOLD",
     "LEVH_INTERFERENCE_FACTOR",
     "LEVH_FADING_THRESHOLD",
+    "LEVH_WORKING_STABILITY_HOURS",
+    "LEVH_PROMOTE_IMPORTANCE",
+    "LEVH_CONSOLIDATE_AFTER_DAYS",
+    "LEVH_CONSOLIDATE_EVERY_HOURS",
+    "LEVH_CONSOLIDATE_SIMILARITY",
+    "LEVH_CONSOLIDATE_LEXICAL_SIMILARITY",
     "LEVH_HSCORE_ALPHA",
     "LEVH_HSCORE_BETA",
     "LEVH_HSCORE_GAMMA",

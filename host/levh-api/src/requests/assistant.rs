@@ -95,3 +95,26 @@ pub struct ReviewArgs {
     /// With `snooze`: for how many days (1..3650).
     pub days: Option<u32>,
 }
+
+/// What to consolidate.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConsolidateArgs {
+    /// Only this project (projects are never mixed in one summary).
+    pub project: Option<String>,
+    /// Show the clusters and their summaries without writing anything.
+    pub dry_run: Option<bool>,
+    /// Only memories recorded at least this many days ago (default: the setting
+    /// `LEVH_CONSOLIDATE_AFTER_DAYS`, 30).
+    pub older_than_days: Option<f64>,
+    /// Compare at most this many memories, oldest first (default 200,000).
+    pub limit: Option<usize>,
+}
+
+/// The summary a consolidation wrote, to undo it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoConsolidationArgs {
+    /// The summary memory's id.
+    pub id: String,
+}

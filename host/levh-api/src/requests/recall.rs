@@ -34,6 +34,9 @@ pub struct RecallArgs {
     pub compact: Option<bool>,
     /// Add each result's four H-score terms and the parts of its relevance.
     pub explain: Option<bool>,
+    /// The session asking: its own working memory (stored in it, not yet promoted) is
+    /// found too; other sessions' working memory never is.
+    pub session_id: Option<String>,
 }
 
 /// Arguments of get_context.
@@ -63,6 +66,7 @@ impl RecallArgs {
             compact: self.compact.unwrap_or(false),
             reinforce,
             min_similarity: self.min_similarity,
+            session_id: self.session_id.map(levh_core::SessionId::new),
         })
     }
 }

@@ -254,3 +254,45 @@ pub struct ReviewView {
     /// Decisions taken on it, this one included.
     pub reviews: u32,
 }
+
+/// One cluster of a consolidation and its summary.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ConsolidatedClusterView {
+    /// The summary memory written (none in a dry run).
+    pub summary_id: Option<String>,
+    /// The summary's text.
+    pub summary: String,
+    /// The cluster's project.
+    pub project: Option<String>,
+    /// The memories it replaces, oldest first: retired from default recall, kept, shown
+    /// with `as_of` before the consolidation and on the summary's page.
+    pub members: Vec<String>,
+}
+
+/// What a consolidation found and did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ConsolidationView {
+    /// Nothing was written.
+    pub dry_run: bool,
+    /// Live, unpinned memories old enough that were compared.
+    pub considered: usize,
+    /// `semantic` (vector cosine) or `lexical` (TF-IDF cosine, with the hash embedder).
+    pub measure: String,
+    /// The similarity two memories needed to be related.
+    pub threshold: f64,
+    /// Only memories recorded before this were candidates, RFC 3339.
+    pub recorded_before: String,
+    /// The clusters.
+    pub clusters: Vec<ConsolidatedClusterView>,
+    /// Memories retired into summaries.
+    pub retired: usize,
+}
+
+/// What an undone consolidation restored.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UndoConsolidationView {
+    /// The summary, now forgotten.
+    pub summary_id: String,
+    /// The members live again, oldest first.
+    pub restored: Vec<String>,
+}

@@ -133,6 +133,13 @@ pub struct ShownMemory {
     /// history until purged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forgotten_at: Option<String>,
+    /// The session whose working memory it still is (SPEC §3): found by that session's
+    /// recall only, until used, marked important, pinned or reinforced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub working_session: Option<String>,
+    /// For a consolidation's summary: the memories it replaced, oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub consolidated_from: Vec<MemoryView>,
 }
 
 /// A memory with its similarity to another.

@@ -423,6 +423,19 @@ impl Levh {
         let mut id = MemoryId::new_at(p.now);
         let mut source = p.source;
         let mut superseded_by = None;
+        // What an agent stores in a session is working memory first (SPEC §3): it fades
+        // fast and stays out of other sessions' recall until something promotes it.
+        // Pinned or important from the start, it is long-term at once; an import brings
+        // a memory back as it was (`prior`).
+        let working = p.session_id.is_some()
+            && p.prior.is_none()
+            && !p.pinned
+            && p.importance < model.promote_importance;
+        if working {
+            state.stability_hours = model
+                .working_stability_hours
+                .clamp(model.min_stability_hours, model.max_stability_hours);
+        }
         if let Some(prior) = p.prior {
             id = prior.id;
             state.stability_hours = prior
@@ -458,6 +471,7 @@ impl Levh {
             memory,
             embedding: Some(p.embedding),
             near_duplicate_keys: p.keys,
+            working,
         }
     }
 

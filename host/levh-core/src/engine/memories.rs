@@ -64,36 +64,83 @@ impl Levh {
         }
     }
 
-    /// Reinforces a memory as if it had been recalled.
+    /// Reinforces a memory as if it had been recalled (working memory is promoted).
     pub fn reinforce(&self, scope: &Scope, id: MemoryId) -> Result<Memory> {
         let (config, now) = (self.config.model, self.clock.now());
-        self.update_one(scope, id, EventKind::Reinforce, &mut |m| {
+        let memory = self.update_one(scope, id, EventKind::Reinforce, &mut |m| {
             Some(model::reinforce(&m.state, &config, now))
-        })
+        })?;
+        self.promote_one(scope, memory, "reinforced")
     }
 
-    /// Helpful feedback reinforces; unhelpful weakens without resetting the decay clock.
+    /// Helpful feedback reinforces (and promotes working memory); unhelpful weakens
+    /// without resetting the decay clock.
     pub fn feedback(&self, scope: &Scope, id: MemoryId, helpful: bool) -> Result<Memory> {
         let (config, now) = (self.config.model, self.clock.now());
-        self.update_one(scope, id, EventKind::Feedback, &mut |m| {
+        let memory = self.update_one(scope, id, EventKind::Feedback, &mut |m| {
             Some(if helpful {
                 model::reinforce(&m.state, &config, now)
             } else {
                 model::weaken(&m.state, &config)
             })
-        })
+        })?;
+        if helpful {
+            self.promote_one(scope, memory, "marked helpful")
+        } else {
+            Ok(memory)
+        }
     }
 
-    /// Pins or unpins a memory.
+    /// Pins or unpins a memory (pinning promotes working memory).
     pub fn set_pinned(&self, scope: &Scope, id: MemoryId, pinned: bool) -> Result<Memory> {
         let event = if pinned {
             EventKind::Pin
         } else {
             EventKind::Unpin
         };
-        self.update_one(scope, id, event, &mut |m| {
+        let memory = self.update_one(scope, id, event, &mut |m| {
             (m.state.pinned != pinned).then_some(MemoryState { pinned, ..m.state })
-        })
+        })?;
+        if pinned {
+            self.promote_one(scope, memory, "pinned")
+        } else {
+            Ok(memory)
+        }
+    }
+
+    /// Makes working memories long-term (SPEC §3): their stability becomes at least a new
+    /// memory's. Returns those that were working.
+    pub fn promote(&self, scope: &Scope, ids: &[MemoryId], why: &str) -> Result<Vec<MemoryId>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let stability = self.config.model.initial_stability_hours;
+        Ok(self.store.promote(
+            &scope.workspace,
+            ids,
+            stability,
+            why,
+            self.clock.now(),
+            &scope.actor,
+        )?)
+    }
+
+    /// [`Levh::promote`] of one memory, returning it as it is afterwards.
+    fn promote_one(&self, scope: &Scope, memory: Memory, why: &str) -> Result<Memory> {
+        if self.promote(scope, &[memory.id], why)?.is_empty() {
+            Ok(memory)
+        } else {
+            self.get(scope, memory.id)
+        }
+    }
+
+    /// Which of `ids` are working memory still, with their session.
+    pub fn working_sessions(
+        &self,
+        scope: &Scope,
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, crate::SessionId)>> {
+        Ok(self.store.working_sessions(&scope.workspace, ids)?)
     }
 
     /// Retires a memory from every read.
@@ -228,12 +275,17 @@ impl Levh {
     /// Sets a memory's importance (0..1).
     pub fn set_importance(&self, scope: &Scope, id: MemoryId, importance: f64) -> Result<Memory> {
         let importance = check_importance(importance)?;
-        self.update_one(scope, id, EventKind::Importance, &mut |m| {
+        let memory = self.update_one(scope, id, EventKind::Importance, &mut |m| {
             (m.state.importance != importance).then_some(MemoryState {
                 importance,
                 ..m.state
             })
-        })
+        })?;
+        if importance >= self.config.model.promote_importance {
+            self.promote_one(scope, memory, "marked important")
+        } else {
+            Ok(memory)
+        }
     }
 
     /// Opens a session in the scope's workspace.
@@ -273,11 +325,28 @@ impl Levh {
         Ok((session, memories))
     }
 
-    /// Ends a session (ending it twice keeps the first end).
+    /// Ends a session (ending it twice keeps the first end), promoting the working memory
+    /// it used (recalled or reinforced) or marked important; the rest stays working
+    /// memory, out of other sessions' recall, and fades.
     pub fn end_session(&self, scope: &Scope, id: &crate::SessionId) -> Result<Session> {
-        self.store
+        let session = self
+            .store
             .end_session(&scope.workspace, id, self.clock.now())?
-            .ok_or_else(|| Error::invalid("session_id", format!("no session with id {id}")))
+            .ok_or_else(|| Error::invalid("session_id", format!("no session with id {id}")))?;
+        let stored = self
+            .store
+            .session_memories(&scope.workspace, &session, usize::MAX)?;
+        let used: Vec<MemoryId> = stored
+            .iter()
+            .filter(|m| {
+                m.state.recall_count > 0
+                    || m.state.pinned
+                    || m.state.importance >= self.config.model.promote_importance
+            })
+            .map(|m| m.id)
+            .collect();
+        self.promote(scope, &used, "used in its session")?;
+        Ok(session)
     }
 }
 

@@ -3,6 +3,7 @@
 mod batch;
 mod capture;
 mod conflicts;
+mod consolidate;
 mod entities;
 mod held;
 mod memories;
@@ -12,6 +13,10 @@ mod sync;
 
 pub use batch::MAX_BATCH;
 pub use conflicts::{in_order, judge_conflicts};
+pub use consolidate::{
+    ConsolidatedCluster, ConsolidationReport, ConsolidationRequest, DEFAULT_CONSIDERED,
+    SUMMARY_KIND, SUMMARY_SOURCE, SummaryWriter,
+};
 pub use entities::{REINDEX_BATCH, ReindexReport};
 pub use review::{ReviewItem, Reviewed};
 
@@ -224,6 +229,9 @@ pub struct RecallRequest {
     /// ([`RecallConfig::floor`](crate::RecallConfig::floor)). Lexical matches always pass:
     /// they share a word with the query.
     pub min_similarity: Option<f64>,
+    /// The session asking: its own working memory is found, other sessions' is not
+    /// (SPEC §3). `None`: no session's working memory.
+    pub session_id: Option<crate::SessionId>,
 }
 
 impl RecallRequest {
@@ -243,6 +251,7 @@ impl RecallRequest {
             compact: false,
             reinforce: true,
             min_similarity: None,
+            session_id: None,
         }
     }
 }

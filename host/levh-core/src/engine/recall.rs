@@ -39,6 +39,7 @@ impl Levh {
             known_at: request.known_at,
             pinned: None,
             listed_after: None,
+            working_except: Some(request.session_id.clone()),
         }
         // What levh knew at `known_at` is judged valid at that time too, unless an
         // `as_of` says which world time.

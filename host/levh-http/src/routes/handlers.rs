@@ -465,6 +465,48 @@ pub(super) async fn summarize_session(
     .map(Json)
 }
 
+pub(super) async fn consolidate(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(body): Body<levh_api::requests::ConsolidateArgs>,
+) -> Result<Json<levh_api::views::ConsolidationView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        let model = levh_embed::chat::ChatModel::from_env().map_err(levh_api::Error::invalid)?;
+        levh_api::consolidation::consolidate(
+            levh,
+            scope,
+            body,
+            model.as_ref().map(|m| m as &dyn levh_core::AnswerModel),
+        )
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn consolidated_members(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<MemoryList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::consolidation::members(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn undo_consolidation(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<levh_api::views::UndoConsolidationView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::consolidation::undo(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn connectors(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

@@ -382,6 +382,25 @@ pub(crate) fn api() -> Api {
             handlers::summarize_session,
         )
         .route(
+            Route::new(M::POST, "/api/consolidations", O::Consolidate, "Consolidate clusters of aged, related, unpinned memories into one summary memory each (members retired from default recall, kept, linked); dry_run writes nothing")
+                .body::<levh_api::requests::ConsolidateArgs>()
+                .ok::<levh_api::views::ConsolidationView>(200)
+                .errors(&[400]),
+            handlers::consolidate,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/{id}/consolidated", O::GetMemory, "For a consolidation's summary: the memories it replaced, oldest first (empty for any other memory)")
+                .ok::<MemoryList>(200)
+                .errors(&[404]),
+            handlers::consolidated_members,
+        )
+        .route(
+            Route::new(M::POST, "/api/consolidations/{id}/undo", O::UndoConsolidation, "Undo a consolidation: its members live again as they were, its summary forgotten")
+                .ok::<levh_api::views::UndoConsolidationView>(200)
+                .errors(&[400]),
+            handlers::undo_consolidation,
+        )
+        .route(
             Route::new(M::GET, "/api/memories/{id}/related", O::RelatedMemories, "Memories whose content is closest to this one's")
                 .query::<RelatedQuery>()
                 .ok::<RelatedList>(200)

@@ -185,4 +185,57 @@ impl LevhMcp {
         .await
         .map(Json)
     }
+
+    /// Consolidates clusters of related memories: in each project, live unpinned memories
+    /// older than `older_than_days` (default 30) that are about one thread become one
+    /// summary memory (kind `summary`) each, which retires them from default recall but
+    /// keeps them (shown on the summary's page and with `as_of`). Pinned memories are
+    /// never touched. `dry_run` shows the clusters without writing. Undo with
+    /// `undo_consolidation`.
+    #[tool(annotations(
+        title = "Consolidate memories",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn consolidate(
+        &self,
+        Parameters(args): Parameters<levh_api::requests::ConsolidateArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::views::ConsolidationView>, String> {
+        self.run(&peer, move |levh, scope| {
+            let model =
+                levh_embed::chat::ChatModel::from_env().map_err(levh_api::Error::invalid)?;
+            levh_api::consolidation::consolidate(
+                levh,
+                scope,
+                args,
+                model.as_ref().map(|m| m as &dyn levh_core::AnswerModel),
+            )
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Undoes a consolidation: the memories its summary replaced are live again as they
+    /// were, and the summary is forgotten.
+    #[tool(annotations(
+        title = "Undo a consolidation",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn undo_consolidation(
+        &self,
+        Parameters(args): Parameters<levh_api::requests::UndoConsolidationArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::views::UndoConsolidationView>, String> {
+        self.run(&peer, move |levh, scope| {
+            levh_api::consolidation::undo(levh, scope, &args.id)
+        })
+        .await
+        .map(Json)
+    }
 }

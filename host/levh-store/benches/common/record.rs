@@ -52,5 +52,6 @@ pub fn record(
             vector,
         }),
         near_duplicate_keys,
+        working: false,
     }
 }

@@ -7,6 +7,7 @@ mod benchmark;
 mod capture;
 mod claude_code;
 mod connector;
+mod consolidate;
 mod context_file;
 mod curve;
 mod doctor;
@@ -90,6 +91,9 @@ enum Command {
     /// First run: configure an MCP client (Claude Desktop, Claude Code, Cursor, VS Code, …)
     /// to start this levh, merged into the file it reads.
     Setup(setup::Args),
+    /// Turn clusters of aged, related memories into one summary each (`--dry-run` shows
+    /// them); `undo SUMMARY` brings the members back.
+    Consolidate(consolidate::Args),
     /// An agent's working session: start, end, summarize.
     #[command(subcommand)]
     Session(session::Command),
@@ -304,6 +308,7 @@ impl Cli {
             Command::Export(args) => export::run(&context, args, json),
             Command::SeedDemo(args) => seed_demo::run(&context, args, json),
             Command::Session(command) => session::run(&context, command, json),
+            Command::Consolidate(args) => consolidate::run(&context, args, json),
             Command::Summarize { session } => session::summarize(&context, session, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) if args.trust => show::trust(&context, args.id.0, json),

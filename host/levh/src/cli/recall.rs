@@ -56,6 +56,10 @@ pub struct Args {
     /// the embedder's floor. Raise it to prefer no answer to a loose one.
     #[arg(long, value_name = "X")]
     min_similarity: Option<f64>,
+    /// Recall as this session: its working memory (stored in it, not yet promoted) is
+    /// found too.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
@@ -73,6 +77,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         until: args.until.map(|t| t.to_string()),
         compact: Some(args.compact),
         explain: Some(args.explain),
+        session_id: args.session,
     };
     let (operation, reinforce) = if args.no_reinforce {
         (Operation::SearchMemory, false)

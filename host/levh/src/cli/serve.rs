@@ -121,6 +121,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         state.shutdown_token().child_token(),
     );
     let state = state.with_mcp(mcp).with_pages(levh_dashboard::router());
+    consolidate_on_schedule(context.clone());
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -143,6 +144,40 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Consolidates the served workspace every `LEVH_CONSOLIDATE_EVERY_HOURS` (0: never),
+/// first one period after start: a store that runs for months stays small and current
+/// without anyone remembering to. Each run is logged; a failed run waits for the next.
+fn consolidate_on_schedule(context: Arc<Context>) {
+    let hours = context.config().consolidation.every_hours;
+    if hours <= 0.0 {
+        return;
+    }
+    let period = std::time::Duration::from_secs_f64((hours * 3600.0).min(1e9));
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(period);
+            let model = levh_embed::chat::ChatModel::from_env().ok().flatten();
+            let run = context.run(levh_api::Operation::Consolidate, |levh, scope| {
+                levh_api::consolidation::consolidate(
+                    levh,
+                    scope,
+                    levh_api::requests::ConsolidateArgs::default(),
+                    model.as_ref().map(|m| m as &dyn levh_core::AnswerModel),
+                )
+            });
+            match run {
+                Ok(view) => tracing::info!(
+                    clusters = view.clusters.len(),
+                    retired = view.retired,
+                    considered = view.considered,
+                    "scheduled consolidation"
+                ),
+                Err(error) => tracing::warn!("scheduled consolidation failed: {error:#}"),
+            }
+        }
+    });
 }
 
 /// On a terminal, offers to open the dashboard: Enter opens it in the default browser

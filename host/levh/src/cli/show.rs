@@ -24,6 +24,24 @@ pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
             ));
         }
         output::print_memory(&shown.memory);
+        if let Some(session) = &shown.working_session {
+            output::line(format!(
+                "working memory of session {session}: other sessions' recall leaves it out until it is used, marked important, pinned or reinforced"
+            ));
+        }
+        if !shown.consolidated_from.is_empty() {
+            output::line(format!(
+                "consolidated from {} memories (`levh consolidate undo {id}` brings them back):",
+                shown.consolidated_from.len()
+            ));
+            for member in &shown.consolidated_from {
+                output::line(format!(
+                    "  {}  {}",
+                    member.id,
+                    levh_core::text::preview(&member.content, 100)
+                ));
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
