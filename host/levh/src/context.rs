@@ -61,11 +61,6 @@ impl Context {
         Ok((work(&levh, &self.scope)?, warning))
     }
 
-    /// The engine's configuration (every `LEVH_*` setting it reads).
-    pub fn config(&self) -> &levh_core::Config {
-        self.levh.config()
-    }
-
     /// The retention below which a memory counts as fading (for people's tables).
     pub fn fading_threshold(&self) -> f64 {
         self.levh.config().model.fading_threshold
