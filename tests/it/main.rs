@@ -21,6 +21,7 @@ mod hardening;
 mod http;
 mod inspector;
 mod knowledge;
+mod lifecycle;
 mod limits;
 mod mcp;
 mod memory_model;

@@ -62,8 +62,7 @@ pub fn clusters(items: &[Item<'_>], semantic: bool, threshold: f64) -> Vec<Vec<u
 
     // cluster id per item; members per cluster id
     let mut owner: Vec<usize> = (0..items.len()).collect();
-    let mut members: HashMap<usize, Vec<usize>> =
-        (0..items.len()).map(|i| (i, vec![i])).collect();
+    let mut members: HashMap<usize, Vec<usize>> = (0..items.len()).map(|i| (i, vec![i])).collect();
     for (_, a, b) in edges {
         let (ca, cb) = (owner[a], owner[b]);
         if ca == cb || members[&ca].len() + members[&cb].len() > MAX_CLUSTER {
@@ -130,7 +129,10 @@ fn candidate_pairs(items: &[Item<'_>]) -> Vec<(usize, usize)> {
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum()
 }
 
 /// TF-IDF weights of each item's content words (stopwords out), L2-normalised: the
@@ -229,9 +231,7 @@ pub fn extractive_summary(project: Option<&str>, episodes: &[Episode<'_>]) -> St
     } else {
         format!("from {first} to {last}")
     };
-    let place = project
-        .map(|p| format!(" in {p}"))
-        .unwrap_or_default();
+    let place = project.map(|p| format!(" in {p}")).unwrap_or_default();
     let mut out = format!("Summary of {} memories{place}, {span}:", episodes.len());
     let mut seen = HashSet::new();
     for episode in &episodes {
@@ -283,7 +283,11 @@ mod tests {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let groups = clusters(&items(&refs), false, 0.2);
         assert!(!groups.is_empty());
-        assert!(groups.iter().all(|g| (MIN_CLUSTER..=MAX_CLUSTER).contains(&g.len())));
+        assert!(
+            groups
+                .iter()
+                .all(|g| (MIN_CLUSTER..=MAX_CLUSTER).contains(&g.len()))
+        );
         assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 30);
     }
 
@@ -293,10 +297,22 @@ mod tests {
         let also = [0.96f32, 0.28];
         let far = [0.0f32, 1.0];
         let items = vec![
-            Item { content: "a", vector: Some(&near) },
-            Item { content: "b", vector: Some(&far) },
-            Item { content: "c", vector: Some(&also) },
-            Item { content: "d", vector: Some(&near) },
+            Item {
+                content: "a",
+                vector: Some(&near),
+            },
+            Item {
+                content: "b",
+                vector: Some(&far),
+            },
+            Item {
+                content: "c",
+                vector: Some(&also),
+            },
+            Item {
+                content: "d",
+                vector: Some(&near),
+            },
         ];
         assert_eq!(clusters(&items, true, 0.9), vec![vec![0, 2, 3]]);
     }
@@ -307,9 +323,18 @@ mod tests {
         let summary = extractive_summary(
             Some("shop"),
             &[
-                Episode { at: at("2026-03-05T10:00:00Z"), content: "Pinned the Redis port. Flake gone." },
-                Episode { at: at("2026-03-01T10:00:00Z"), content: "The checkout test flaked again." },
-                Episode { at: at("2026-03-06T10:00:00Z"), content: "Pinned the Redis port." },
+                Episode {
+                    at: at("2026-03-05T10:00:00Z"),
+                    content: "Pinned the Redis port. Flake gone.",
+                },
+                Episode {
+                    at: at("2026-03-01T10:00:00Z"),
+                    content: "The checkout test flaked again.",
+                },
+                Episode {
+                    at: at("2026-03-06T10:00:00Z"),
+                    content: "Pinned the Redis port.",
+                },
             ],
         );
         assert_eq!(

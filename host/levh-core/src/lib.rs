@@ -44,8 +44,8 @@ pub use engine::{
 };
 pub use engine::{
     ConsolidatedCluster, ConsolidationReport, ConsolidationRequest, ContentUpdate,
-    DEFAULT_CONSIDERED, RelatedMemory, ReviewItem, Reviewed, SUMMARY_KIND, SUMMARY_SOURCE,
-    Session, SummaryWriter, in_order, judge_conflicts,
+    DEFAULT_CONSIDERED, RelatedMemory, ReviewItem, Reviewed, SUMMARY_KIND, SUMMARY_SOURCE, Session,
+    SummaryWriter, in_order, judge_conflicts,
 };
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};

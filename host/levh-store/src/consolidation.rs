@@ -220,7 +220,9 @@ pub(crate) fn working_of(
     )?;
     for &id in ids {
         let session: Option<String> = statement
-            .query_row(params![workspace.as_str(), id.to_string()], |row| row.get(0))
+            .query_row(params![workspace.as_str(), id.to_string()], |row| {
+                row.get(0)
+            })
             .optional()?;
         if let Some(session) = session {
             found.push((id, SessionId::new(session)));

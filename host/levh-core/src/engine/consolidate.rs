@@ -118,7 +118,12 @@ impl Levh {
         for (project, mut memories) in by_project {
             // Oldest first, so that the clusters (and their summaries) do not depend on
             // the order the store listed them in.
-            memories.sort_by(|a, b| a.state.created_at.cmp(&b.state.created_at).then(a.id.cmp(&b.id)));
+            memories.sort_by(|a, b| {
+                a.state
+                    .created_at
+                    .cmp(&b.state.created_at)
+                    .then(a.id.cmp(&b.id))
+            });
             let vectors = if semantic {
                 let ids: Vec<MemoryId> = memories.iter().map(|m| m.id).collect();
                 let stored: HashMap<MemoryId, Vec<f32>> = self
@@ -126,7 +131,10 @@ impl Levh {
                     .embeddings(&scope.workspace, &ids, self.embedder.model_id())?
                     .into_iter()
                     .collect();
-                memories.iter().map(|m| stored.get(&m.id).cloned()).collect()
+                memories
+                    .iter()
+                    .map(|m| stored.get(&m.id).cloned())
+                    .collect()
             } else {
                 vec![None; memories.len()]
             };
@@ -140,8 +148,13 @@ impl Levh {
                 .collect();
             for group in consolidation::clusters(&items, semantic, threshold) {
                 let members: Vec<Memory> = group.iter().map(|&i| memories[i].clone()).collect();
-                let cluster = self.write_cluster(scope, project.clone(), members, request.dry_run, rewrite)?;
-                report.retired += if request.dry_run { 0 } else { cluster.members.len() };
+                let cluster =
+                    self.write_cluster(scope, project.clone(), members, request.dry_run, rewrite)?;
+                report.retired += if request.dry_run {
+                    0
+                } else {
+                    cluster.members.len()
+                };
                 report.clusters.push(cluster);
             }
         }
@@ -170,7 +183,13 @@ impl Levh {
                 ..MemoryFilter::default()
             }
             .read_at(None, now);
-            let page = self.store.list(&filter, Page { limit: PAGE, offset: 0 })?;
+            let page = self.store.list(
+                &filter,
+                Page {
+                    limit: PAGE,
+                    offset: 0,
+                },
+            )?;
             let done = page.len() < PAGE;
             after = page.last().map(|m| m.id);
             found.extend(page.into_iter().filter(|m| {
@@ -226,14 +245,20 @@ impl Levh {
         let now = self.clock.now();
         let model = self.config.model;
         let state = MemoryState {
-            importance: members.iter().map(|m| m.state.importance).fold(0.0, f64::max),
+            importance: members
+                .iter()
+                .map(|m| m.state.importance)
+                .fold(0.0, f64::max),
             pinned: false,
             stability_hours: members
                 .iter()
                 .map(|m| m.state.stability_hours)
                 .fold(model.initial_stability_hours, f64::max)
                 .min(model.max_stability_hours),
-            last_recalled_at: members.iter().filter_map(|m| m.state.last_recalled_at).max(),
+            last_recalled_at: members
+                .iter()
+                .filter_map(|m| m.state.last_recalled_at)
+                .max(),
             recall_count: members
                 .iter()
                 .map(|m| m.state.recall_count)
@@ -257,7 +282,11 @@ impl Levh {
                 reasons: vec![format!(
                     "consolidation of {} related memories{}",
                     members.len(),
-                    if written.is_some() { ", written by a language model" } else { "" }
+                    if written.is_some() {
+                        ", written by a language model"
+                    } else {
+                        ""
+                    }
                 )],
                 decided_by: SUMMARY_SOURCE.to_owned(),
             },
@@ -290,7 +319,9 @@ impl Levh {
             .ok_or_else(|| {
                 Error::invalid(
                     "id",
-                    format!("{summary} is not the summary of a consolidation (or was undone already)"),
+                    format!(
+                        "{summary} is not the summary of a consolidation (or was undone already)"
+                    ),
                 )
             })
     }

@@ -88,12 +88,20 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     }
     output::line(format!(
         "{} of {} memories compared ({} measure, threshold {}; recorded before {}) {} {} clusters",
-        if view.dry_run { view.clusters.iter().map(|c| c.members.len()).sum() } else { view.retired },
+        if view.dry_run {
+            view.clusters.iter().map(|c| c.members.len()).sum()
+        } else {
+            view.retired
+        },
         view.considered,
         view.measure,
         view.threshold,
         view.recorded_before,
-        if view.dry_run { "would be consolidated into" } else { "consolidated into" },
+        if view.dry_run {
+            "would be consolidated into"
+        } else {
+            "consolidated into"
+        },
         view.clusters.len()
     ));
     Ok(ExitCode::SUCCESS)

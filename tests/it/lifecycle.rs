@@ -1,0 +1,400 @@
+//! The memory's life cycle from outside, through the binary, REST and MCP stdio:
+//! consolidation of a cluster into one summary (its members retired from default recall,
+//! kept, found with `--as-of`, listed on the summary's page; pinned memories never
+//! touched; undo restores them), and the short-term layer (what an agent stores in a
+//! session stays out of other sessions' recall until it is used or marked important).
+
+use serde_json::{Value, json};
+
+use crate::support::{json, levh, ok, runtime, serve};
+
+const THEN: &str = "2026-03-02T09:00:00Z";
+const SOON: &str = "2026-03-02T10:00:00Z";
+const NOW: &str = "2026-05-04T09:00:00Z";
+
+fn at(home: &std::path::Path, now: &str) -> std::process::Command {
+    let mut command = levh(home);
+    command.env("LEVH_NOW", now);
+    command
+}
+
+fn capture(home: &std::path::Path, now: &str, args: &[&str]) -> String {
+    let mut all = vec!["capture"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    json(at(home, now).args(&all))["memory_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{args:?} was not stored"))
+        .to_owned()
+}
+
+/// The ids a recall returns, at `now` (optionally as of a world time or as a session).
+fn recalled(home: &std::path::Path, now: &str, query: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["recall", query, "--no-reinforce", "--json", "-n", "20"];
+    args.extend_from_slice(extra);
+    json(at(home, now).args(&args))["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_cluster_is_consolidated_into_one_summary_found_as_of_before_and_undone() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let thread = [
+        "The checkout integration test flaked again on the ARM runner.",
+        "Checkout integration test flake traced to a shared Redis port on the CI runner.",
+        "Pinned the Redis port for the checkout integration test; the flake is gone.",
+    ];
+    let members: Vec<String> = thread
+        .iter()
+        .map(|text| capture(home, THEN, &[text, "-p", "shop"]))
+        .collect();
+    // Related too, but pinned: never consolidated. And unrelated notes stay as they are.
+    let pinned = capture(
+        home,
+        THEN,
+        &[
+            "Rule: the checkout integration test must run on every Redis upgrade.",
+            "-p",
+            "shop",
+            "--pin",
+        ],
+    );
+    let unrelated = [
+        capture(
+            home,
+            THEN,
+            &[
+                "Quarterly budget review moved to Thursday with Dana.",
+                "-p",
+                "shop",
+            ],
+        ),
+        capture(
+            home,
+            THEN,
+            &[
+                "Bought new running shoes for the spring marathon.",
+                "-p",
+                "shop",
+            ],
+        ),
+    ];
+    // Young memories are not candidates: nothing is old enough yet.
+    let young = json(at(home, SOON).args(["consolidate", "--dry-run", "--json"]));
+    assert_eq!(young["clusters"], json!([]), "{young}");
+
+    // Two months on, a dry run shows the cluster and writes nothing.
+    let dry = json(at(home, NOW).args(["consolidate", "--dry-run", "--json"]));
+    assert_eq!(dry["dry_run"], true);
+    assert_eq!(dry["clusters"].as_array().unwrap().len(), 1, "{dry}");
+    // Oldest first; these were recorded at one instant, so compare them as a set.
+    let sorted = |v: &Value| -> Vec<String> {
+        let mut ids: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| id.as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let mut expected = members.clone();
+    expected.sort();
+    assert_eq!(sorted(&dry["clusters"][0]["members"]), expected, "{dry}");
+    assert_eq!(dry["clusters"][0]["summary_id"], Value::Null);
+    let still = recalled(home, NOW, "Redis port flake", &[]);
+    assert!(
+        members.iter().all(|m| still.contains(m)),
+        "a dry run retires nothing: {still:?}"
+    );
+
+    let done = json(at(home, NOW).args(["consolidate", "--json"]));
+    assert_eq!(done["retired"], 3, "{done}");
+    let summary = done["clusters"][0]["summary_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let text = done["clusters"][0]["summary"].as_str().unwrap();
+    assert!(
+        text.starts_with("Summary of 3 memories in shop, on 2026-03-02:")
+            && thread
+                .iter()
+                .all(|t| text.contains(t.split(';').next().unwrap())),
+        "{text}"
+    );
+    // Default recall finds the summary (and the pinned rule), not the retired members.
+    let now_found = recalled(home, NOW, "Redis port flake", &[]);
+    assert!(now_found.contains(&summary), "{now_found:?}");
+    assert!(
+        members.iter().all(|m| !now_found.contains(m)),
+        "{now_found:?}"
+    );
+    assert!(recalled(home, NOW, "checkout Redis upgrade rule", &[]).contains(&pinned));
+    let pinned_now = json(at(home, NOW).args(["show", &pinned, "--json"]));
+    assert_eq!(
+        pinned_now["superseded_by"],
+        Value::Null,
+        "pinned: never consolidated"
+    );
+    for id in &unrelated {
+        assert_eq!(
+            json(at(home, NOW).args(["show", id, "--json"]))["superseded_by"],
+            Value::Null
+        );
+    }
+    // As of before the consolidation, the raw episodes are there.
+    let before = recalled(home, NOW, "Redis port flake", &["--as-of", SOON]);
+    assert!(members.iter().all(|m| before.contains(m)), "{before:?}");
+    // The summary's page lists its members, oldest first; each member names its summary.
+    let shown = json(at(home, NOW).args(["show", &summary, "--json"]));
+    assert_eq!(shown["kind"], "summary");
+    let listed: Vec<Value> = shown["consolidated_from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(sorted(&Value::Array(listed)), expected);
+    let member = json(at(home, NOW).args(["show", &members[0], "--json"]));
+    assert_eq!(member["superseded_by"], summary.as_str());
+
+    // REST: the page's list, a dry run finding nothing more to do.
+    let (mut server, address) = serve(home, &[("LEVH_NOW", NOW)]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let page: Value = agent
+        .get(format!(
+            "http://{address}/api/memories/{summary}/consolidated"
+        ))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_json()
+        .unwrap();
+    assert_eq!(page["memories"].as_array().unwrap().len(), 3, "{page}");
+    let again: Value = agent
+        .post(format!("http://{address}/api/consolidations"))
+        .send_json(json!({"dry_run": true}))
+        .unwrap()
+        .body_mut()
+        .read_json()
+        .unwrap();
+    assert_eq!(
+        again["clusters"],
+        json!([]),
+        "a summary is never consolidated again: {again}"
+    );
+    let mut bad = agent
+        .post(format!("http://{address}/api/consolidations"))
+        .send_json(json!({"older_than_days": -1}))
+        .unwrap();
+    assert_eq!(bad.status().as_u16(), 400);
+    assert!(
+        bad.body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("older_than_days")
+    );
+    let mut not_summary = agent
+        .post(format!(
+            "http://{address}/api/consolidations/{}/undo",
+            unrelated[0]
+        ))
+        .header("content-type", "application/json")
+        .send_empty()
+        .unwrap();
+    assert_eq!(not_summary.status().as_u16(), 400);
+    assert!(
+        not_summary
+            .body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("is not the summary of a consolidation")
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // Undo: the members live again as they were, the summary is forgotten.
+    let undone = json(at(home, NOW).args(["consolidate", "undo", &summary, "--json"]));
+    assert_eq!(sorted(&undone["restored"]), expected, "{undone}");
+    let after = recalled(home, NOW, "Redis port flake", &[]);
+    assert!(members.iter().all(|m| after.contains(m)), "{after:?}");
+    assert!(!after.contains(&summary));
+    let restored = json(at(home, NOW).args(["show", &members[0], "--json"]));
+    assert_eq!(
+        (
+            restored["superseded_by"].clone(),
+            restored["valid_to"].clone()
+        ),
+        (Value::Null, Value::Null)
+    );
+    let twice = at(home, NOW)
+        .args(["consolidate", "undo", &summary])
+        .output()
+        .unwrap();
+    assert!(!twice.status.success());
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("was undone already"));
+
+    // MCP: the same cluster found again, through the admin profile's tool.
+    runtime().block_on(async {
+        let (client, _child) = crate::mcp::spawn_stdio_with_env(
+            home,
+            "consolidation-test",
+            &[("LEVH_NOW", NOW), ("LEVH_MCP_PROFILE", "admin")],
+        )
+        .await;
+        let found = crate::mcp::ok(&client, "consolidate", json!({"dry_run": true})).await;
+        assert_eq!(
+            sorted(&found["clusters"][0]["members"]),
+            expected,
+            "{found}"
+        );
+        let written = crate::mcp::ok(&client, "consolidate", json!({"project": "shop"})).await;
+        let id = written["clusters"][0]["summary_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let back = crate::mcp::ok(&client, "undo_consolidation", json!({"id": id})).await;
+        assert_eq!(back["restored"].as_array().unwrap().len(), 3, "{back}");
+        client.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn working_memory_stays_in_its_session_until_used_or_marked_important() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let session =
+        json(at(home, THEN).args(["session", "start", "-p", "rocket", "--json"]))["session_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let scratch = capture(
+        home,
+        THEN,
+        &[
+            "Scratch: the flaky upload retries use a 250 ms jitter window.",
+            "--session",
+            &session,
+        ],
+    );
+    let used = capture(
+        home,
+        THEN,
+        &[
+            "The upload endpoint moved to the v2 path behind the gateway.",
+            "--session",
+            &session,
+        ],
+    );
+    let important = capture(
+        home,
+        THEN,
+        &[
+            "Never deploy the billing service on Fridays.",
+            "--session",
+            &session,
+            "--importance",
+            "0.9",
+        ],
+    );
+    // Working memory: fast to fade, and named as such on its page.
+    let shown = json(at(home, THEN).args(["show", &scratch, "--json"]));
+    assert_eq!(shown["working_session"], session.as_str(), "{shown}");
+    assert_eq!(shown["stability_hours"], 24.0);
+    assert!(
+        json(at(home, THEN).args(["show", &important, "--json"]))
+            .get("working_session")
+            .is_none()
+    );
+
+    // Outside its session, recall leaves working memory out; inside, it is found.
+    assert!(recalled(home, THEN, "upload jitter window", &[]).is_empty());
+    assert_eq!(
+        recalled(home, THEN, "upload jitter window", &["--session", &session]).first(),
+        Some(&scratch)
+    );
+    assert_eq!(
+        recalled(home, THEN, "deploy billing Fridays", &[]),
+        vec![important.clone()]
+    );
+    // The session uses one of them (a recall that reinforces), then ends.
+    let hits = json(at(home, THEN).args([
+        "recall",
+        "upload endpoint v2 gateway",
+        "-n",
+        "1",
+        "--session",
+        &session,
+        "--json",
+    ]));
+    assert_eq!(hits["results"][0]["id"], used.as_str(), "{hits}");
+    ok(at(home, SOON).args(["session", "end", &session]));
+
+    // Used: long-term now, found by anyone, with a new memory's stability.
+    assert_eq!(
+        recalled(home, SOON, "upload endpoint v2 gateway", &[]),
+        vec![used.clone()]
+    );
+    let promoted = json(at(home, SOON).args(["show", &used, "--json"]));
+    assert!(promoted.get("working_session").is_none(), "{promoted}");
+    assert!(
+        promoted["stability_hours"].as_f64().unwrap() >= 168.0,
+        "{promoted}"
+    );
+    // Unused: still working memory, out of default recall, and fading within days.
+    assert!(!recalled(home, SOON, "upload jitter window", &[]).contains(&scratch));
+    let fading = json(at(home, "2026-03-05T09:00:00Z").args(["show", &scratch, "--json"]));
+    assert!(fading["retention"].as_f64().unwrap() < 0.35, "{fading}");
+    // Until a person reinforces it: then it is long-term like any other memory.
+    ok(at(home, SOON).args(["reinforce", &scratch]));
+    assert_eq!(
+        recalled(home, SOON, "upload jitter window", &[]).first(),
+        Some(&scratch)
+    );
+    let history = json(at(home, SOON).args(["show", &scratch, "--history", "--json"]));
+    assert!(
+        history["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["kind"] == "promote"),
+        "{history}"
+    );
+
+    // MCP: the same rule for an agent's own session.
+    runtime().block_on(async {
+        let (client, _child) = crate::mcp::spawn_stdio_with_env(
+            home,
+            "working-memory-test",
+            &[("LEVH_NOW", SOON), ("LEVH_MCP_PROFILE", "admin")],
+        )
+        .await;
+        let opened = crate::mcp::ok(&client, "create_session", json!({"project": "rocket"})).await;
+        let mine = opened["session_id"].as_str().unwrap().to_owned();
+        crate::mcp::ok(
+            &client,
+            "store_memory",
+            json!({"content": "Draft idea: partition the ingest backlog by customer shard.", "session_id": mine}),
+        )
+        .await;
+        let elsewhere =
+            crate::mcp::ok(&client, "recall_memory", json!({"query": "partition ingest backlog shard"})).await;
+        assert_eq!(elsewhere["results"], json!([]), "{elsewhere}");
+        let inside = crate::mcp::ok(
+            &client,
+            "recall_memory",
+            json!({"query": "partition ingest backlog shard", "session_id": mine}),
+        )
+        .await;
+        assert_eq!(inside["results"].as_array().unwrap().len(), 1, "{inside}");
+        client.cancel().await.unwrap();
+    });
+}
