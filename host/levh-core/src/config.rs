@@ -160,14 +160,18 @@ pub struct Config {
 pub struct ConsolidationConfig {
     /// Only memories recorded at least this many days ago (`LEVH_CONSOLIDATE_AFTER_DAYS`, 30).
     pub after_days: f64,
-    /// How often `levh serve` consolidates, in hours; 0 never (`LEVH_CONSOLIDATE_EVERY_HOURS`, 24).
+    /// How often `levh serve` consolidates, in hours; 0 never (`LEVH_CONSOLIDATE_EVERY_HOURS`,
+    /// 0: off until asked for — on the labelled sets about half the pairs a run merges
+    /// belong to different threads, so a person should look at `--dry-run` first).
     pub every_hours: f64,
-    /// Cosine of two memories' vectors from which they are related, with a semantic
-    /// embedder (`LEVH_CONSOLIDATE_SIMILARITY`). Chosen by `levh eval consolidation`
-    /// across the sets in `fixtures/consolidation/` (see the README's table).
+    /// Similarity from which two memories are related, with a semantic embedder: the mean
+    /// of their vectors' cosine and their TF-IDF cosine (`LEVH_CONSOLIDATE_SIMILARITY`,
+    /// 0.125). Chosen by `levh eval consolidation` across the sets in
+    /// `fixtures/consolidation/`, each set's threshold chosen on the other two (README).
     pub semantic_similarity: f64,
     /// The same with the hash embedder: cosine of the two texts' TF-IDF word weights
-    /// (`LEVH_CONSOLIDATE_LEXICAL_SIMILARITY`).
+    /// (`LEVH_CONSOLIDATE_LEXICAL_SIMILARITY`, 0.025: every pair of a cluster shares an
+    /// uncommon word).
     pub lexical_similarity: f64,
 }
 
@@ -175,9 +179,9 @@ impl Default for ConsolidationConfig {
     fn default() -> Self {
         Self {
             after_days: 30.0,
-            every_hours: 24.0,
-            semantic_similarity: 0.55,
-            lexical_similarity: 0.2,
+            every_hours: 0.0,
+            semantic_similarity: 0.125,
+            lexical_similarity: 0.025,
         }
     }
 }

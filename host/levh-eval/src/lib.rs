@@ -23,6 +23,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod benchmark;
+pub mod consolidation;
 pub mod conversational;
 pub mod detectors;
 mod sandbox;

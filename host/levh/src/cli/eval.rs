@@ -25,6 +25,12 @@ pub enum Command {
     /// stored, an hour later the newer): per kind, how many the gate held or rejected, how
     /// many it admitted and flagged as conflict candidates, and how many it let in unflagged.
     ConflictsGate,
+    /// Consolidation's clustering on the labelled sets in fixtures/consolidation (project
+    /// notes, meetings, a person's life in English and Turkish): pair precision, recall
+    /// and F0.5 per set over a sweep of thresholds, with the lexical measure and (when the
+    /// configured embedder is a model) the semantic one, and the threshold each set gets
+    /// when it is chosen on the other sets only.
+    Consolidation,
     /// `levh ask` (deterministic: no model) on labelled questions over the memories of this
     /// store: how often the right memory is among the answer's citations, per kind and
     /// language, beside the top recall hit (and recall's top k) as baselines.
@@ -83,7 +89,11 @@ impl Command {
     pub fn embedder(&self) -> Option<&str> {
         match self {
             Self::Run(args) => args.embedder.as_deref(),
-            Self::Report(_) | Self::Detectors(_) | Self::Ask(_) | Self::ConflictsGate => None,
+            Self::Report(_)
+            | Self::Detectors(_)
+            | Self::Ask(_)
+            | Self::ConflictsGate
+            | Self::Consolidation => None,
         }
     }
 }
@@ -98,6 +108,7 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
         Command::Detectors(args) => detectors(args, json),
         Command::Ask(args) => ask(context, args, json),
         Command::ConflictsGate => conflicts_gate(context, json),
+        Command::Consolidation => consolidation(context, json),
         Command::Report(args) => {
             let path = args.file.unwrap_or_else(|| default_report(context));
             let text = std::fs::read_to_string(&path).with_context(|| {
@@ -454,4 +465,55 @@ fn print_report(report: &EvalReport, path: &Path) {
         report.seconds,
         path.display()
     ));
+}
+
+fn consolidation(context: &Context, json: bool) -> Result<ExitCode> {
+    use levh_eval::consolidation as eval;
+    let sets = eval::sets().map_err(anyhow::Error::msg)?;
+    let thresholds = eval::thresholds();
+    let mut sweeps = vec![eval::sweep("lexical", &sets, None, &thresholds)];
+    let embedder = context.embedder.embedder.clone();
+    if embedder.is_semantic() {
+        let vectors = eval::embed_sets(&sets, embedder.as_ref()).map_err(anyhow::Error::msg)?;
+        let name = format!("semantic ({})", embedder.model_id());
+        sweeps.push(eval::sweep(&name, &sets, Some(&vectors), &thresholds));
+    }
+    if json {
+        output::json(&sweeps)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for sweep in &sweeps {
+        output::line(format!(
+            "{}: F0.5 (precision, recall) per set",
+            sweep.measure
+        ));
+        let mut header = vec!["threshold".to_owned()];
+        header.extend(sets.iter().map(|s| s.name.clone()));
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        let mut table = output::table(&header);
+        for t in &thresholds {
+            let mut row = vec![format!("{t:.3}")];
+            for set in &sets {
+                let s = sweep
+                    .scores
+                    .iter()
+                    .find(|s| s.set == set.name && s.threshold == *t)
+                    .expect("scored");
+                row.push(format!(
+                    "{:.2} ({:.2}, {:.2}) {}",
+                    s.f_half, s.precision, s.recall, s.clusters
+                ));
+            }
+            table.add_row(row);
+        }
+        output::print_table(&table);
+        for s in &sweep.held_out {
+            output::line(format!(
+                "  held out {}: threshold {:.3} chosen on the others → F0.5 {:.2} (precision {:.2}, recall {:.2}, {} loners merged)",
+                s.set, s.threshold, s.f_half, s.precision, s.recall, s.singletons_merged
+            ));
+        }
+        output::line(format!("  best on all sets: {:.3}", sweep.best_on_all));
+    }
+    Ok(ExitCode::SUCCESS)
 }
