@@ -398,3 +398,178 @@ fn working_memory_stays_in_its_session_until_used_or_marked_important() {
         client.cancel().await.unwrap();
     });
 }
+
+/// A file attached through every surface: its text (a real PDF made by a PDF library, a
+/// Markdown and an HTML file) found by recall, script text not indexed, the same file
+/// twice rejected as a duplicate, a file holding a secret refused, and a purge of the
+/// memory erasing its files.
+#[test]
+fn an_attached_pdf_is_found_by_recall_and_purged_with_its_memory() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let fixtures = crate::support::repository_root().join("fixtures/attachments");
+    let owner = capture(
+        home,
+        NOW,
+        &[
+            "Kestrel failover planning for the ingestion service.",
+            "-p",
+            "ops",
+        ],
+    );
+    let pdf = fixtures.join("runbook.pdf");
+    let attached = json(at(home, NOW).args(["attach", &owner, pdf.to_str().unwrap(), "--json"]));
+    let text_memory = attached["attachment"]["memory_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        attached["attachment"]["media_type"], "application/pdf",
+        "{attached}"
+    );
+    let sha = attached["attachment"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let kept = home.join("attachments").join(&sha[..2]).join(&sha);
+    assert_eq!(std::fs::read(&kept).unwrap(), std::fs::read(&pdf).unwrap());
+    // Recall finds the PDF's text, page one and page two, in the owner's project.
+    for query in [
+        "quiesce the Kestrel ingestion workers",
+        "heliotrope-7 standby",
+    ] {
+        let hits = json(at(home, NOW).args(["recall", query, "--no-reinforce", "--json"]));
+        assert_eq!(
+            hits["results"][0]["id"],
+            text_memory.as_str(),
+            "{query}: {hits}"
+        );
+        assert_eq!(hits["results"][0]["kind"], "attachment");
+        assert_eq!(hits["results"][0]["project"], "ops");
+    }
+    // The same file again: the gate rejects it as a duplicate of the first, keeps nothing.
+    let again = at(home, NOW)
+        .args(["attach", &owner, pdf.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["capture"]["verdict"], "reject", "{again}");
+
+    // A secret in a file: refused by name, nothing stored.
+    let secret = home.join("deploy-notes.txt");
+    std::fs::write(
+        &secret,
+        "Deploy with token ghp_0123456789abcdefABCDEF0123456789abcd and then restart.",
+    )
+    .unwrap();
+    let refused = at(home, NOW)
+        .args(["attach", &owner, secret.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        why.contains("'deploy-notes.txt' holds a secret (github-token)"),
+        "{why}"
+    );
+    // A binary file: no text to derive, said so.
+    let binary = home.join("photo.jpg");
+    std::fs::write(&binary, [0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x80, 0x81]).unwrap();
+    let refused = at(home, NOW)
+        .args(["attach", &owner, binary.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("'photo.jpg' is neither a PDF"));
+
+    // REST: Markdown as base64; HTML through MCP. Script text is never indexed.
+    use base64::Engine as _;
+    let encode = |name: &str| {
+        base64::engine::general_purpose::STANDARD
+            .encode(std::fs::read(fixtures.join(name)).unwrap())
+    };
+    let (mut server, address) = serve(home, &[("LEVH_NOW", NOW)]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let md: Value = agent
+        .post(format!("http://{address}/api/memories/{owner}/attachments"))
+        .send_json(json!({"name": "notes.md", "content_base64": encode("notes.md")}))
+        .unwrap()
+        .body_mut()
+        .read_json()
+        .unwrap();
+    assert_eq!(md["attachment"]["media_type"], "text/markdown", "{md}");
+    let mut bad = agent
+        .post(format!("http://{address}/api/memories/{owner}/attachments"))
+        .send_json(json!({"name": "x.txt", "content_base64": "not base64!"}))
+        .unwrap();
+    assert_eq!(bad.status().as_u16(), 400);
+    assert!(
+        bad.body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("content_base64")
+    );
+    let listed: Value = agent
+        .get(format!("http://{address}/api/memories/{owner}/attachments"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_json()
+        .unwrap();
+    assert_eq!(
+        listed["attachments"].as_array().unwrap().len(),
+        2,
+        "{listed}"
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+    runtime().block_on(async {
+        let (client, _child) =
+            crate::mcp::spawn_stdio_with_env(home, "attach-test", &[("LEVH_NOW", NOW)]).await;
+        let html = crate::mcp::ok(
+            &client,
+            "attach_file",
+            json!({"id": owner, "name": "page.html", "content_base64": encode("page.html")}),
+        )
+        .await;
+        assert_eq!(html["attachment"]["media_type"], "text/html", "{html}");
+        client.cancel().await.unwrap();
+    });
+    assert!(!recalled(home, NOW, "Larkspur community garden rota", &[]).is_empty());
+    assert!(!recalled(home, NOW, "sourdough starter feeding schedule", &[]).is_empty());
+    assert!(
+        recalled(home, NOW, "zanzibar-tollbooth-5521", &[]).is_empty(),
+        "script text indexed"
+    );
+
+    // Purging the memory erases its attachments' memories and files.
+    ok(at(home, NOW).args(["purge", &owner]));
+    assert!(!kept.exists(), "the PDF outlived its memory");
+    assert!(recalled(home, NOW, "quiesce the Kestrel ingestion workers", &[]).is_empty());
+    let files: Vec<_> = walk(&home.join("attachments"));
+    assert!(files.is_empty(), "{files:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .flat_map(|e| {
+            if e.path().is_dir() {
+                walk(&e.path())
+            } else {
+                vec![e.path()]
+            }
+        })
+        .collect()
+}

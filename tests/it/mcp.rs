@@ -164,6 +164,8 @@ fn id_of(value: &Value) -> MemoryId {
 const WORK_ONLY: &[&str] = &[
     "about_entity",
     "admit_memory",
+    "attach_file",
+    "list_attachments",
     "ask",
     "briefing",
     "list_conflicts",
@@ -190,6 +192,8 @@ const WORK_ONLY: &[&str] = &[
 ];
 const ADMIN_ONLY: &[&str] = &[
     "audit_secrets",
+    "consolidate",
+    "undo_consolidation",
     "create_session",
     "decide_held_memory",
     "end_session",
@@ -249,7 +253,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 47);
+        assert_eq!(expected.len(), 51);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1033,7 +1037,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 30, "the default profile is work");
+        assert_eq!(tools.len(), 32, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1158,7 +1162,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 47);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 51);
 }
 
 #[test]

@@ -22,6 +22,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod ask;
+pub mod attachments;
 pub mod briefing;
 pub mod conflicts;
 pub mod connectors;

@@ -329,6 +329,11 @@ pub fn show(levh: &Levh, scope: &Scope, id: &str) -> Result<ShownMemory> {
             .iter()
             .map(|m| MemoryView::of(levh, m))
             .collect(),
+        attachments: levh
+            .attachments(scope, id)?
+            .iter()
+            .map(crate::views::AttachmentView::of)
+            .collect(),
     })
 }
 

@@ -90,6 +90,10 @@ pub enum Operation {
     Consolidate,
     /// Undo a consolidation: its members back, its summary forgotten.
     UndoConsolidation,
+    /// Attach a file to a memory (its text through the gate, found by recall).
+    AttachFile,
+    /// A memory's attached files.
+    ListAttachments,
     // -- connectors
     /// Connectors, manifests and grants.
     ListConnectors,
@@ -206,6 +210,8 @@ impl Operation {
         O::SummarizeSession,
         O::Consolidate,
         O::UndoConsolidation,
+        O::AttachFile,
+        O::ListAttachments,
         O::ListConnectors,
         O::GetConnectorHelp,
         O::SyncConnector,
@@ -248,6 +254,7 @@ impl Operation {
         match self {
             O::ListMemories
             | O::GetMemory
+            | O::ListAttachments
             | O::RelatedMemories
             | O::MemoryHistory
             | O::ListFadingMemories
@@ -300,6 +307,7 @@ impl Operation {
             | O::SummarizeSession
             | O::Consolidate
             | O::UndoConsolidation
+            | O::AttachFile
             | O::SyncConnector
             | O::CompleteCommitment
             | O::DetectConflicts
@@ -365,6 +373,8 @@ impl Operation {
             O::SummarizeSession => "summarize_session",
             O::Consolidate => "consolidate",
             O::UndoConsolidation => "undo_consolidation",
+            O::AttachFile => "attach_file",
+            O::ListAttachments => "list_attachments",
             O::ListConnectors => "list_connectors",
             O::GetConnectorHelp => "get_connector_help",
             O::SyncConnector => "sync_connector",

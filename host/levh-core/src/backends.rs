@@ -546,6 +546,31 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         summary: MemoryId,
     ) -> Result<Vec<MemoryId>, StoreError>;
 
+    /// Keeps an attached file (content-addressed beside the store) and links it: its text
+    /// memory `attachment.memory_id` to the memory it is attached to. False when either
+    /// memory is not live (nothing linked; the file stays for a retry and goes with the
+    /// next purge that looks at it).
+    fn save_attachment(
+        &self,
+        workspace: &Workspace,
+        attachment: &crate::Attachment,
+        file: &[u8],
+    ) -> Result<bool, StoreError>;
+
+    /// The live attachments of a memory, oldest first.
+    fn attachments(
+        &self,
+        workspace: &Workspace,
+        attached_to: MemoryId,
+    ) -> Result<Vec<crate::Attachment>, StoreError>;
+
+    /// The attachment whose text memory is `memory`, if it is one.
+    fn attachment(
+        &self,
+        workspace: &Workspace,
+        memory: MemoryId,
+    ) -> Result<Option<crate::Attachment>, StoreError>;
+
     /// Makes working memories long-term ones, each with a `promote` event saying `why`
     /// and its stability raised to at least `stability_hours` (a new memory's). Returns
     /// those that were working.

@@ -37,22 +37,23 @@ pub use backends::{
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
+    ATTACHMENT_KIND, Attached, AttachmentFile, ConsolidatedCluster, ConsolidationReport,
+    ConsolidationRequest, ContentUpdate, DEFAULT_CONSIDERED, RelatedMemory, ReviewItem, Reviewed,
+    SUMMARY_KIND, SUMMARY_SOURCE, Session, SummaryWriter, in_order, judge_conflicts,
+};
+pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
     HeldAdmission, Levh, MAX_BATCH, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
     PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport,
     SecretFinding, SecretPlace, Stats,
 };
-pub use engine::{
-    ConsolidatedCluster, ConsolidationReport, ConsolidationRequest, ContentUpdate,
-    DEFAULT_CONSIDERED, RelatedMemory, ReviewItem, Reviewed, SUMMARY_KIND, SUMMARY_SOURCE, Session,
-    SummaryWriter, in_order, judge_conflicts,
-};
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};
 pub use ids::{HeldId, Kind, MemoryId, SessionId, Workspace};
 pub use memory::{
-    Actor, AdmissionRecord, AdmissionVerdict, Embedding, EventKind, HeldCandidate, HeldDecision,
-    HeldStatus, Interference, Memory, MemoryState, NewMemory, NewMemoryRecord, PriorMemory,
+    Actor, AdmissionRecord, AdmissionVerdict, Attachment, Embedding, EventKind, HeldCandidate,
+    HeldDecision, HeldStatus, Interference, Memory, MemoryState, NewMemory, NewMemoryRecord,
+    PriorMemory,
 };
 pub use time::{Clock, FixedClock, SystemClock, Timestamp, parse_instant};
 /// The range of instants levh stores (see [`time::latest`]).

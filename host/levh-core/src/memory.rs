@@ -189,6 +189,24 @@ pub struct NewMemoryRecord {
     pub working: bool,
 }
 
+/// A file attached to a memory: its derived text is the memory `memory_id` (kind
+/// `attachment`), the file itself is kept by its digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// The memory holding the file's derived text.
+    pub memory_id: MemoryId,
+    /// The memory it is attached to.
+    pub attached_to: MemoryId,
+    /// SHA-256 of the file, hex: its name in the attachment store.
+    pub sha256: String,
+    /// The file's name as given (secrets redacted).
+    pub name: String,
+    /// `application/pdf`, `text/html`, `text/markdown` or `text/plain`.
+    pub media_type: String,
+    /// Its size.
+    pub bytes: u64,
+}
+
 /// Where a held candidate stands. Expiry is a status, never a delete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

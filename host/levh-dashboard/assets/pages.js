@@ -502,6 +502,23 @@ export const pages = {
       const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
       main.append(h("h2", {}, "Forgetting curve (30 days)"), plot);
       chart(plot, { name: "day", values: curve.points.map((p) => p.day) }, { name: "retention", values: curve.points.map((p) => p.retention) });
+      // A consolidation's summary lists what it replaced, and can be undone.
+      const members = await get(`${path}/consolidated`).catch(() => ({ memories: [] }));
+      if (members.memories.length > 0) {
+        main.append(h("h2", {}, "Consolidated from"),
+          h("ul", {}, members.memories.map((m) => h("li", {}, memoryLink(m)))));
+        if (canWrite) main.append(h("div", { class: "actions" },
+          // The summary is forgotten by the undo: go to its first member, live again.
+          action("Undo consolidation", () => post(`/api/consolidations/${encodeURIComponent(id)}/undo`), () => {
+            history.pushState({}, "", `/memories/${encodeURIComponent(members.memories[0].id)}`);
+            window.dispatchEvent(new PopStateEvent("popstate"));
+          })));
+      }
+      const files = await get(`${path}/attachments`).catch(() => ({ attachments: [] }));
+      if (files.attachments.length > 0) {
+        main.append(h("h2", {}, "Attachments"), h("ul", {}, files.attachments.map((a) =>
+          h("li", {}, h("a", { href: `/memories/${encodeURIComponent(a.memory_id)}` }, a.name), ` — ${a.media_type}, ${a.bytes} bytes`))));
+      }
       main.append(h("h2", {}, "Related"), related.error ? h("p", { class: "error" }, related.error.message) :
         related.related.length === 0 ? empty("Nothing close.") :
         h("ul", {}, related.related.map((m) => h("li", {}, memoryLink(m)))));

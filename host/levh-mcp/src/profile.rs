@@ -53,6 +53,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("memory_trust", Profile::Work),
     ("evaluate_admission", Profile::Work),
     ("admit_memory", Profile::Work),
+    ("attach_file", Profile::Work),
+    ("list_attachments", Profile::Work),
     ("update_memory", Profile::Admin),
     ("forget_memory", Profile::Admin),
     ("memory_feedback", Profile::Admin),
@@ -144,7 +146,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 30, 45, 49]);
+        assert_eq!(sizes, vec![5, 32, 47, 51]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

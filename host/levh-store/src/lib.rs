@@ -16,6 +16,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod ann;
+mod attachments;
 mod connection;
 mod consolidation;
 mod entities;
@@ -207,6 +208,38 @@ impl Store for SqliteStore {
         Ok(self.write(|tx| {
             consolidation::promote(tx, workspace, ids, stability_hours, why, now, actor)
         })?)
+    }
+
+    fn save_attachment(
+        &self,
+        workspace: &Workspace,
+        attachment: &levh_core::Attachment,
+        file: &[u8],
+    ) -> Result<bool, StoreError> {
+        let database = self.file_path().ok_or_else(|| {
+            StoreError::new(std::io::Error::other(
+                "attachments need a store on disk (this one is in memory)",
+            ))
+        })?;
+        attachments::put_file(&attachments::directory(database), &attachment.sha256, file)
+            .map_err(StoreError::new)?;
+        Ok(attachments::record(self, workspace, attachment)?)
+    }
+
+    fn attachments(
+        &self,
+        workspace: &Workspace,
+        attached_to: MemoryId,
+    ) -> Result<Vec<levh_core::Attachment>, StoreError> {
+        Ok(attachments::of_owner(self, workspace, attached_to)?)
+    }
+
+    fn attachment(
+        &self,
+        workspace: &Workspace,
+        memory: MemoryId,
+    ) -> Result<Option<levh_core::Attachment>, StoreError> {
+        Ok(attachments::by_memory(self, workspace, memory)?)
     }
 
     fn working_sessions(
@@ -588,14 +621,17 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<Option<PurgeReport>, StoreError> {
-        Ok(purge::purge(
-            &mut self.lock(),
-            self.file_path(),
-            workspace,
-            id,
-            now,
-            actor,
-        )?)
+        let mut conn = self.lock();
+        let files = attachments::files_of(&conn, workspace, id)?;
+        let mut report = purge::purge(&mut conn, self.file_path(), workspace, id, now, actor)?;
+        // The attached files the purge left unnamed go too; one that cannot be deleted is
+        // residue like any other.
+        if let (Some(report), Some(database)) = (report.as_mut(), self.file_path()) {
+            let left =
+                attachments::remove_unreferenced(&conn, &attachments::directory(database), &files)?;
+            report.residue.extend(left);
+        }
+        Ok(report)
     }
 
     fn stale_embeddings(

@@ -186,3 +186,34 @@ pub struct HistoryQuery {
     /// At most this many events, newest first (1..1000, default 100).
     pub limit: Option<usize>,
 }
+
+/// A file to attach to a memory, as MCP and REST carry it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachArgs {
+    /// The file's name (its extension says HTML or Markdown; a PDF is known by its bytes).
+    pub name: String,
+    /// The file, base64 (standard alphabet); at most 10 MiB decoded. PDF, HTML, Markdown or
+    /// UTF-8 text.
+    pub content_base64: String,
+}
+
+/// [`AttachArgs`] with the memory's id, as MCP takes it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachFileArgs {
+    /// The memory to attach the file to.
+    pub id: String,
+    /// The file's name.
+    pub name: String,
+    /// The file, base64; at most 10 MiB decoded.
+    pub content_base64: String,
+}
+
+/// A memory whose attachments to list.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentsArgs {
+    /// The memory.
+    pub id: String,
+}

@@ -140,6 +140,9 @@ pub struct ShownMemory {
     /// For a consolidation's summary: the memories it replaced, oldest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub consolidated_from: Vec<MemoryView>,
+    /// Files attached to it, oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<AttachmentView>,
 }
 
 /// A memory with its similarity to another.
@@ -308,4 +311,54 @@ pub struct HistoryView {
     pub memory_id: String,
     /// Its events, newest first.
     pub events: Vec<EventView>,
+}
+
+/// A file attached to a memory.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AttachmentView {
+    /// The memory holding the file's text (kind `attachment`): what recall finds.
+    pub memory_id: String,
+    /// The memory it is attached to.
+    pub attached_to: String,
+    /// The file's name.
+    pub name: String,
+    /// What kind of file it is.
+    pub media_type: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the file, hex: its name in `$LEVH_HOME/attachments`.
+    pub sha256: String,
+}
+
+impl AttachmentView {
+    /// The view of a stored attachment.
+    pub fn of(a: &levh_core::Attachment) -> Self {
+        Self {
+            memory_id: a.memory_id.to_string(),
+            attached_to: a.attached_to.to_string(),
+            name: a.name.clone(),
+            media_type: a.media_type.clone(),
+            bytes: a.bytes,
+            sha256: a.sha256.clone(),
+        }
+    }
+}
+
+/// What attaching a file did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AttachedView {
+    /// The gate's verdict on the file's text (a duplicate of a file attached before is
+    /// rejected, naming it).
+    pub capture: CaptureView,
+    /// The attachment, when it was kept.
+    pub attachment: Option<AttachmentView>,
+    /// Characters of text derived from the file.
+    pub text_chars: usize,
+}
+
+/// A memory's attachments.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AttachmentList {
+    /// Oldest first.
+    pub attachments: Vec<AttachmentView>,
 }

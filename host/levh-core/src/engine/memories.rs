@@ -7,7 +7,17 @@ use super::*;
 
 impl Levh {
     /// Erases a memory and every copy of its content, and reports any residue found.
+    /// Its attachments' text memories (and their files) are purged first: the file and
+    /// what was derived from it are part of what the memory held.
     pub fn purge(&self, scope: &Scope, id: MemoryId) -> Result<PurgeReport> {
+        for attachment in self.store.attachments(&scope.workspace, id)? {
+            self.store.purge(
+                &scope.workspace,
+                attachment.memory_id,
+                self.clock.now(),
+                &scope.actor,
+            )?;
+        }
         self.store
             .purge(&scope.workspace, id, self.clock.now(), &scope.actor)?
             .ok_or(Error::NotFound(id))

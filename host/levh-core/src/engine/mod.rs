@@ -1,5 +1,6 @@
 //! The [`Levh`] facade: the one entry point every surface (CLI, MCP, HTTP, sync) calls.
 
+mod attachments;
 mod batch;
 mod capture;
 mod conflicts;
@@ -11,6 +12,7 @@ mod recall;
 mod review;
 mod sync;
 
+pub use attachments::{ATTACHMENT_KIND, Attached, AttachmentFile};
 pub use batch::MAX_BATCH;
 pub use conflicts::{in_order, judge_conflicts};
 pub use consolidate::{

@@ -495,6 +495,31 @@ pub(super) async fn consolidated_members(
     .map(Json)
 }
 
+pub(super) async fn attach_file(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+    Body(body): Body<levh_api::requests::AttachArgs>,
+) -> Result<Json<levh_api::views::AttachedView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::attachments::attach_encoded(levh, scope, &id, body)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn list_attachments(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<levh_api::views::AttachmentList>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::attachments::list(levh, scope, &id)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn undo_consolidation(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

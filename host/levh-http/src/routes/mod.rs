@@ -183,6 +183,9 @@ use Operation as O;
 
 /// A batch's body limit: a thousand memories of a few thousand characters each.
 const BATCH_BODY_LIMIT: usize = 32 << 20;
+/// An attachment's body: the largest file (10 MiB) as base64, with room for the JSON
+/// around it.
+const ATTACHMENT_BODY_LIMIT: usize = levh_api::attachments::MAX_ATTACHMENT_BYTES / 3 * 4 + 4096;
 
 /// The REST API.
 pub(crate) fn api() -> Api {
@@ -387,6 +390,20 @@ pub(crate) fn api() -> Api {
                 .ok::<levh_api::views::ConsolidationView>(200)
                 .errors(&[400]),
             handlers::consolidate,
+        )
+        .route(
+            Route::new(M::POST, "/api/memories/{id}/attachments", O::AttachFile, "Attach a file (PDF, HTML, Markdown or text; base64, at most 10 MiB): its text goes through the gate as an attachment memory that recall finds; a file holding a secret is refused")
+                .body::<levh_api::requests::AttachArgs>()
+                .body_limit(ATTACHMENT_BODY_LIMIT)
+                .ok::<levh_api::views::AttachedView>(200)
+                .errors(&[400, 404]),
+            handlers::attach_file,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/{id}/attachments", O::ListAttachments, "The files attached to a memory, oldest first")
+                .ok::<levh_api::views::AttachmentList>(200)
+                .errors(&[404]),
+            handlers::list_attachments,
         )
         .route(
             Route::new(M::GET, "/api/memories/{id}/consolidated", O::GetMemory, "For a consolidation's summary: the memories it replaced, oldest first (empty for any other memory)")

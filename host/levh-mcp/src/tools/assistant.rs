@@ -238,4 +238,55 @@ impl LevhMcp {
         .await
         .map(Json)
     }
+
+    /// Attaches a file to a memory: PDF, HTML, Markdown or UTF-8 text, base64, at most
+    /// 10 MiB. Its text is derived and stored through the gate as an `attachment` memory
+    /// in the memory's project (recall finds it); the file is kept beside the store. A file
+    /// holding a secret is refused. Purging either memory erases the file too.
+    #[tool(annotations(
+        title = "Attach a file",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn attach_file(
+        &self,
+        Parameters(args): Parameters<levh_api::requests::AttachFileArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::views::AttachedView>, String> {
+        self.run(&peer, move |levh, scope| {
+            levh_api::attachments::attach_encoded(
+                levh,
+                scope,
+                &args.id,
+                levh_api::requests::AttachArgs {
+                    name: args.name,
+                    content_base64: args.content_base64,
+                },
+            )
+        })
+        .await
+        .map(Json)
+    }
+
+    /// The files attached to a memory, oldest first.
+    #[tool(annotations(
+        title = "List attachments",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_attachments(
+        &self,
+        Parameters(args): Parameters<levh_api::requests::AttachmentsArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::views::AttachmentList>, String> {
+        self.run(&peer, move |levh, scope| {
+            levh_api::attachments::list(levh, scope, &args.id)
+        })
+        .await
+        .map(Json)
+    }
 }

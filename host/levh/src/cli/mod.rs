@@ -2,6 +2,7 @@
 //! engine through [`Context`].
 
 mod assistant;
+mod attach;
 mod backup;
 mod benchmark;
 mod capture;
@@ -91,6 +92,9 @@ enum Command {
     /// First run: configure an MCP client (Claude Desktop, Claude Code, Cursor, VS Code, …)
     /// to start this levh, merged into the file it reads.
     Setup(setup::Args),
+    /// Keep a file with a memory (PDF, HTML, Markdown, text; at most 10 MiB): its text is
+    /// stored through the gate as an `attachment` memory that recall finds.
+    Attach(attach::Args),
     /// Turn clusters of aged, related memories into one summary each (`--dry-run` shows
     /// them); `undo SUMMARY` brings the members back.
     Consolidate(consolidate::Args),
@@ -309,6 +313,7 @@ impl Cli {
             Command::SeedDemo(args) => seed_demo::run(&context, args, json),
             Command::Session(command) => session::run(&context, command, json),
             Command::Consolidate(args) => consolidate::run(&context, args, json),
+            Command::Attach(args) => attach::run(&context, args, json),
             Command::Summarize { session } => session::summarize(&context, session, json),
             Command::Recall(args) => recall::run(&context, args, json),
             Command::Show(args) if args.trust => show::trust(&context, args.id.0, json),

@@ -29,6 +29,12 @@ pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
                 "working memory of session {session}: other sessions' recall leaves it out until it is used, marked important, pinned or reinforced"
             ));
         }
+        for a in &shown.attachments {
+            output::line(format!(
+                "attached: {} ({}, {} bytes), text in memory {}",
+                a.name, a.media_type, a.bytes, a.memory_id
+            ));
+        }
         if !shown.consolidated_from.is_empty() {
             output::line(format!(
                 "consolidated from {} memories (`levh consolidate undo {id}` brings them back):",
