@@ -158,3 +158,107 @@ fn foreign_exports_import_once_and_every_export_format_reads_back() {
 fn json_str(text: &str) -> Value {
     Value::String(text.to_owned())
 }
+
+/// Forgotten memories leave only when asked (`--include-forgotten`, each with its
+/// `forgotten_at`), come back forgotten in another store (kept for history, never
+/// recalled), once; REST answers the same export in each format with its media type.
+#[test]
+fn forgotten_memories_export_when_asked_and_import_back_forgotten() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let keep = json(at(home).args([
+        "capture",
+        "The staging cluster runs in Frankfurt.",
+        "--json",
+    ]));
+    let gone = json(at(home).args([
+        "capture",
+        "The old staging cluster ran in Dublin.",
+        "--json",
+    ]));
+    let gone = gone["memory_id"].as_str().unwrap().to_owned();
+    crate::support::ok(at(home).args(["forget", &gone]));
+
+    let live = crate::support::ok(at(home).args(["export"]));
+    assert_eq!(String::from_utf8(live.stdout).unwrap().lines().count(), 1);
+    let out = tempfile::tempdir().unwrap();
+    let file = out.path().join("all.jsonl");
+    crate::support::ok(
+        at(home)
+            .args(["export", "--include-forgotten", "-o"])
+            .arg(&file),
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0]["id"], keep["memory_id"]);
+    assert!(lines[0].get("forgotten_at").is_none());
+    assert_eq!(
+        (lines[1]["id"].as_str(), lines[1]["forgotten_at"].as_str()),
+        (Some(gone.as_str()), Some(NOW))
+    );
+
+    // Into another store: the forgotten one stays forgotten, and a second import stores 0.
+    let other = tempfile::tempdir().unwrap();
+    assert_eq!(counts(&import(other.path(), &file)), [2, 0, 0, 0]);
+    let shown = crate::support::ok(at(other.path()).args(["show", &gone, "--json"]));
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["forgotten_at"], NOW, "{shown}");
+    let recalled = json(at(other.path()).args(["recall", "Dublin staging cluster", "--json"]));
+    assert!(
+        recalled["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["id"] != gone.as_str()),
+        "{recalled}"
+    );
+    assert_eq!(counts(&import(other.path(), &file)), [0, 0, 2, 0]);
+
+    // REST: the same lines, Markdown for people, and a format it does not know refused.
+    let (mut server, address) = crate::support::serve(home, &[("LEVH_NOW", NOW)]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut jsonl = agent
+        .get(format!(
+            "http://{address}/api/export?format=jsonl&include_forgotten=true"
+        ))
+        .call()
+        .unwrap();
+    assert_eq!(jsonl.headers()["content-type"], "application/x-ndjson");
+    assert_eq!(jsonl.body_mut().read_to_string().unwrap(), text);
+    let mut markdown = agent
+        .get(format!("http://{address}/api/export?format=markdown"))
+        .call()
+        .unwrap();
+    assert!(
+        markdown.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/markdown")
+    );
+    let markdown = markdown.body_mut().read_to_string().unwrap();
+    assert!(
+        markdown.contains("The staging cluster runs in Frankfurt.") && !markdown.contains("Dublin"),
+        "{markdown}"
+    );
+    let mut json_doc = agent
+        .get(format!("http://{address}/api/export"))
+        .call()
+        .unwrap();
+    let doc: Value = json_doc.body_mut().read_json().unwrap();
+    assert_eq!(doc["memories"].as_array().unwrap().len(), 1);
+    let mut bad = agent
+        .get(format!("http://{address}/api/export?format=xml"))
+        .call()
+        .unwrap();
+    assert_eq!(bad.status().as_u16(), 400);
+    assert!(bad.body_mut().read_to_string().unwrap().contains("format"));
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

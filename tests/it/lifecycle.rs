@@ -550,6 +550,19 @@ fn an_attached_pdf_is_found_by_recall_and_purged_with_its_memory() {
         "script text indexed"
     );
 
+    // A backup carries the attached files with the store.
+    let backup = json(at(home, NOW).args(["--json", "backup", "create"]));
+    let in_backup: Vec<&str> = backup["manifest"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        in_backup.contains(&format!("attachments/{}/{sha}", &sha[..2]).as_str()),
+        "{backup}"
+    );
+
     // Purging the memory erases its attachments' memories and files.
     ok(at(home, NOW).args(["purge", &owner]));
     assert!(!kept.exists(), "the PDF outlived its memory");

@@ -542,6 +542,7 @@ fn prior(
         last_recalled_at: when("last_recalled_at")?,
         created_at: when("created_at")?.ok_or("`created_at` is missing from an exported memory")?,
         superseded_by,
+        forgotten_at: when("forgotten_at")?,
     }))
 }
 

@@ -29,6 +29,7 @@ pub mod connectors;
 pub mod consolidation;
 pub mod entities;
 mod error;
+pub mod export;
 pub mod held;
 pub mod import;
 pub mod knowledge;

@@ -250,55 +250,6 @@ pub(crate) fn all(levh: &Levh, scope: &Scope, filter: MemoryFilter) -> Result<Ve
     }
 }
 
-/// Memories an export reads and hands on at a time.
-pub const EXPORT_PAGE: usize = 1000;
-
-/// [`Operation::ExportMemories`](crate::Operation::ExportMemories), streamed: every live
-/// memory (of `project`), newest first, handed to `each` a page at a time, each page read
-/// by keyset (as cheap as the first at any size) and dropped once handed on. Returns how
-/// many were exported.
-pub fn export_pages(
-    levh: &Levh,
-    scope: &Scope,
-    project: Option<String>,
-    mut each: impl FnMut(Vec<MemoryView>) -> Result<()>,
-) -> Result<usize> {
-    let filter = MemoryFilter {
-        project,
-        ..MemoryFilter::default()
-    };
-    let mut after = None;
-    let mut exported = 0;
-    loop {
-        let page = levh.list(
-            scope,
-            MemoryFilter {
-                listed_after: after,
-                ..filter.clone()
-            },
-            Page {
-                limit: EXPORT_PAGE,
-                offset: 0,
-            },
-        )?;
-        let done = page.len() < EXPORT_PAGE;
-        after = page.last().map(|last| last.id);
-        exported += page.len();
-        each(page.iter().map(|m| MemoryView::of(levh, m)).collect())?;
-        if done {
-            return Ok(exported);
-        }
-    }
-}
-
-/// [`Operation::ExportMemories`](crate::Operation::ExportMemories): every live memory.
-pub fn export(levh: &Levh, scope: &Scope) -> Result<MemoryList> {
-    let memories = all(levh, scope, MemoryFilter::default())?;
-    Ok(MemoryList {
-        memories: memories.iter().map(|m| MemoryView::of(levh, m)).collect(),
-    })
-}
-
 /// [`Operation::GetMemory`](crate::Operation::GetMemory).
 pub fn get(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
     let id = memory_id("id", id)?;

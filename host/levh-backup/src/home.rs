@@ -15,8 +15,8 @@ const DATABASE: &str = "levh.db";
 /// The archive's last entry.
 const MANIFEST: &str = "manifest.json";
 /// Besides the store, what a home cannot rebuild: its settings, the installed connectors
-/// with their grants, the installed scorers.
-const PARTS: &[&str] = &["config.toml", "plugins", "scorers"];
+/// with their grants, the installed scorers, the files attached to memories.
+const PARTS: &[&str] = &["config.toml", "plugins", "scorers", "attachments"];
 /// Built from the store and describing it (the vector index's graph): moved aside with the
 /// store a restore replaces, rebuilt for the restored one.
 const DERIVED: &[&str] = &["cache/index"];

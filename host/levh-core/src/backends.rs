@@ -107,6 +107,9 @@ pub struct MemoryFilter {
     /// promoted yet), except that of the session given: what default recall reads.
     /// `None` shows working memory too (lists, statistics, a memory's page).
     pub working_except: Option<Option<crate::SessionId>>,
+    /// Only forgotten memories (retired from every read, kept until purged): what an
+    /// export with `include_forgotten` adds. Ignored with `known_at`.
+    pub forgotten: bool,
 }
 
 /// The outcome of closing a held candidate (compare-and-set on its status).

@@ -164,6 +164,8 @@ pub struct PriorMemory {
     /// The memory that replaced it (kept when that one is stored first, as an export's
     /// newest-first order has it).
     pub superseded_by: Option<MemoryId>,
+    /// When it was forgotten, for a forgotten memory of an export: stored forgotten.
+    pub forgotten_at: Option<Timestamp>,
 }
 
 /// A vector with the model that made it. Recall only compares vectors of one model.
@@ -187,6 +189,9 @@ pub struct NewMemoryRecord {
     /// Working memory of its session (SPEC §3, the short-term layer): left out of default
     /// recall outside that session until something promotes it.
     pub working: bool,
+    /// Stored already forgotten at this time (a forgotten memory coming back from an
+    /// export, kept for history as it was).
+    pub forgotten_at: Option<Timestamp>,
 }
 
 /// A file attached to a memory: its derived text is the memory `memory_id` (kind

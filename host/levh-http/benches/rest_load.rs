@@ -92,6 +92,7 @@ fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
             }),
             near_duplicate_keys: text::near_duplicate_keys(&content),
             working: false,
+            forgotten_at: None,
         };
         store
             .insert(&record, &[], &|_| None, &actor)

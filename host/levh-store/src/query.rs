@@ -65,6 +65,7 @@ pub(crate) fn where_clause(filter: &MemoryFilter) -> (String, Vec<Value>) {
             );
         }
         // `IS NULL` written with a bound NULL so every clause goes through `add`.
+        None if filter.forgotten => add("m.forgotten_at IS NOT ?", Value::Null),
         None => add("m.forgotten_at IS ?", Value::Null),
     }
     (clauses.join(" AND "), values)

@@ -50,5 +50,6 @@ pub(crate) fn record(
         }),
         near_duplicate_keys: vec![],
         working: false,
+        forgotten_at: None,
     }
 }

@@ -243,6 +243,10 @@ pub(crate) fn insert_memory_without_keys(
     {
         crate::consolidation::mark_working(tx, seq, session)?;
     }
+    if let Some(at) = record.forgotten_at {
+        tx.prepare_cached("UPDATE memories SET forgotten_at = ?2 WHERE seq = ?1")?
+            .execute(params![seq, micros(at)])?;
+    }
     let detail = match held {
         Some(held) => json!({ "held_id": held }),
         None => json!({}),

@@ -317,7 +317,15 @@ impl Levh {
             |id: MemoryId| peers.ids.contains(&id) || earlier.is_some_and(|e| e.ids.contains(&id));
         let planned_here = in_peers(prior.id);
         if planned_here || self.store.id_in_use(prior.id)? {
-            if planned_here || self.store.get(&scope.workspace, prior.id)?.is_some() {
+            // Forgotten here counts as stored: an import never brings back what a person
+            // retired.
+            if planned_here
+                || self.store.get(&scope.workspace, prior.id)?.is_some()
+                || self
+                    .store
+                    .get_forgotten(&scope.workspace, prior.id)?
+                    .is_some()
+            {
                 return Ok(Some(format!(
                     "memory {} is already stored here (imported before)",
                     prior.id

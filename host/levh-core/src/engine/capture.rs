@@ -436,8 +436,10 @@ impl Levh {
                 .working_stability_hours
                 .clamp(model.min_stability_hours, model.max_stability_hours);
         }
+        let mut forgotten_at = None;
         if let Some(prior) = p.prior {
             id = prior.id;
+            forgotten_at = prior.forgotten_at.map(crate::within_range);
             state.stability_hours = prior
                 .stability_hours
                 .clamp(model.min_stability_hours, model.max_stability_hours);
@@ -472,6 +474,7 @@ impl Levh {
             embedding: Some(p.embedding),
             near_duplicate_keys: p.keys,
             working,
+            forgotten_at,
         }
     }
 

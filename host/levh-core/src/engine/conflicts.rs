@@ -54,7 +54,11 @@ impl Levh {
     /// judged against it in world-time order, the candidates recorded (each pair once).
     /// Returns the pairs recorded now.
     pub fn check_conflicts(&self, scope: &Scope, id: MemoryId) -> Result<Vec<ConflictRecord>> {
-        let written = self.get(scope, id)?;
+        // Stored forgotten (an export's forgotten memory), or forgotten since: nothing
+        // live to disagree with.
+        let Some(written) = self.store.get(&scope.workspace, id)? else {
+            return Ok(Vec::new());
+        };
         let query = search_words(&written.content, SEARCH_WORDS).join(" ");
         let pairs = self
             .lexical_neighbours(scope, &written, &query, AT_ADMISSION)?

@@ -301,6 +301,7 @@ impl Levh {
             memory,
             embedding: Some(embedding),
             working: false,
+            forgotten_at: None,
         };
         let retired = self.store.consolidate(&record, &ids, &scope.actor)?;
         Ok(ConsolidatedCluster {

@@ -40,6 +40,7 @@ impl Levh {
             pinned: None,
             listed_after: None,
             working_except: Some(request.session_id.clone()),
+            forgotten: false,
         }
         // What levh knew at `known_at` is judged valid at that time too, unless an
         // `as_of` says which world time.

@@ -363,7 +363,10 @@ pub(crate) fn api() -> Api {
             handlers::sources,
         )
         .route(
-            Route::new(M::GET, "/api/export", O::ExportMemories, "Every live memory of the workspace").ok::<MemoryList>(200),
+            Route::new(M::GET, "/api/export", O::ExportMemories, "Every live memory of the workspace (of a project), newest first: format json (default, {memories: [...]}), jsonl (one memory a line, what levh import reads back) or markdown; include_forgotten adds forgotten ones, each with forgotten_at")
+                .query::<levh_api::export::ExportArgs>()
+                .ok::<MemoryList>(200)
+                .errors(&[400]),
             handlers::export,
         )
         .route(

@@ -53,5 +53,6 @@ pub fn record(
         }),
         near_duplicate_keys,
         working: false,
+        forgotten_at: None,
     }
 }

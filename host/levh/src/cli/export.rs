@@ -10,7 +10,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use levh_api::Operation;
-use levh_api::views::MemoryView;
 
 use crate::context::Context;
 use crate::output;
@@ -38,6 +37,10 @@ pub struct Args {
     /// Write here instead of standard output (refused if it exists).
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// Forgotten memories too, each with when it was forgotten (`levh import` brings
+    /// them back forgotten).
+    #[arg(long)]
+    include_forgotten: bool,
 }
 
 pub fn run(context: &Context, args: Args, _json: bool) -> Result<ExitCode> {
@@ -101,91 +104,19 @@ fn text(
     out: &mut dyn Write,
     bar: &indicatif::ProgressBar,
 ) -> Result<usize> {
-    let mut first = true;
-    let mut project: Option<Option<String>> = None;
-    let mut failed: Option<std::io::Error> = None;
-    if format == Format::Json {
-        out.write_all(b"{\"memories\": [")?;
-    } else if format == Format::Markdown {
-        writeln!(out, "# levh export\n")?;
-    }
-    let exported = context.run(Operation::ExportMemories, |levh, scope| {
-        levh_api::memories::export_pages(levh, scope, args.project.clone(), |page| {
-            let written = (|| -> std::io::Result<()> {
-                for memory in &page {
-                    match format {
-                        Format::Jsonl => {
-                            serde_json::to_writer(&mut *out, memory)?;
-                            out.write_all(b"\n")?;
-                        }
-                        Format::Json => {
-                            out.write_all(if first { b"\n" } else { b",\n" })?;
-                            serde_json::to_writer(&mut *out, memory)?;
-                        }
-                        Format::Markdown => markdown(out, memory, &mut project)?,
-                        Format::Sqlite => unreachable!("written by `sqlite`"),
-                    }
-                    first = false;
-                }
-                Ok(())
-            })();
-            bar.inc(page.len() as u64);
-            written.map_err(|error| {
-                let message = error.to_string();
-                failed = Some(error);
-                levh_api::Error::internal(message)
-            })
-        })
-    });
-    if let Some(error) = failed {
-        return Err(error).context("cannot write the export");
-    }
-    let exported = exported?;
-    if format == Format::Json {
-        out.write_all(b"\n]}\n")?;
-    }
-    Ok(exported)
-}
-
-/// One memory as a Markdown section, under its project's heading (a new heading when the
-/// project changes; the export comes newest first, so a project may come back).
-fn markdown(
-    out: &mut dyn Write,
-    memory: &MemoryView,
-    project: &mut Option<Option<String>>,
-) -> std::io::Result<()> {
-    if project.as_ref() != Some(&memory.project) {
-        writeln!(
-            out,
-            "## {}\n",
-            memory.project.as_deref().unwrap_or("(no project)")
-        )?;
-        *project = Some(memory.project.clone());
-    }
-    let title: String = memory
-        .content
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .take(80)
-        .collect();
-    writeln!(out, "### {}\n", title.trim())?;
-    writeln!(out, "{}\n", memory.content.trim_end())?;
-    let mut facts = vec![
-        format!("id `{}`", memory.id),
-        memory.kind.clone(),
-        format!("from {}", memory.source),
-        format!("valid from {}", memory.valid_from),
-        format!("importance {:.2}", memory.importance),
-    ];
-    if memory.pinned {
-        facts.push("pinned".into());
-    }
-    if let Some(to) = &memory.valid_to {
-        facts.push(format!("valid to {to}"));
-    }
-    writeln!(out, "*{}*\n", facts.join(" · "))
+    let request = levh_api::export::ExportArgs {
+        format: Some(match format {
+            Format::Jsonl => levh_api::export::ExportFormat::Jsonl,
+            Format::Json => levh_api::export::ExportFormat::Json,
+            Format::Markdown => levh_api::export::ExportFormat::Markdown,
+            Format::Sqlite => unreachable!("written by `sqlite`"),
+        }),
+        project: args.project.clone(),
+        include_forgotten: Some(args.include_forgotten),
+    };
+    context.run(Operation::ExportMemories, |levh, scope| {
+        levh_api::export::write(levh, scope, &request, out, |n| bar.inc(n as u64))
+    })
 }
 
 /// A standalone SQLite database at `path`.
@@ -204,19 +135,21 @@ fn sqlite(
              stability_hours REAL NOT NULL, recall_count INTEGER NOT NULL,
              last_recalled_at TEXT, created_at TEXT NOT NULL, valid_from TEXT NOT NULL,
              valid_to TEXT, superseded_by TEXT, metadata TEXT NOT NULL,
+             forgotten_at TEXT,
              memory TEXT NOT NULL -- the whole memory as levh exports it (JSON)
          );",
     )?;
     let mut failed: Option<rusqlite::Error> = None;
     let exported = context.run(Operation::ExportMemories, |levh, scope| {
-        levh_api::memories::export_pages(levh, scope, args.project.clone(), |page| {
+        levh_api::export::pages(levh, scope, args.project.clone(), args.include_forgotten, |page| {
             let written = (|| -> rusqlite::Result<()> {
                 let tx = db.transaction()?;
                 {
                     let mut insert = tx.prepare_cached(
-                        "INSERT INTO memories VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                        "INSERT INTO memories VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                     )?;
-                    for m in &page {
+                    for exported in &page {
+                        let m = &exported.memory;
                         insert.execute(rusqlite::params![
                             m.id,
                             m.content,
@@ -233,7 +166,8 @@ fn sqlite(
                             m.valid_to,
                             m.superseded_by,
                             m.metadata.to_string(),
-                            serde_json::to_string(m).unwrap_or_default(),
+                            exported.forgotten_at,
+                            serde_json::to_string(exported).unwrap_or_default(),
                         ])?;
                     }
                 }

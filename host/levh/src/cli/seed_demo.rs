@@ -66,6 +66,7 @@ fn corpus(now: jiff::Timestamp, stability_hours: f64) -> Result<Vec<StoreArgs>> 
                 last_recalled_at: None,
                 created_at: stored,
                 superseded_by: None,
+                forgotten_at: None,
             };
             Ok(StoreArgs {
                 content: item.content,
