@@ -586,3 +586,61 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         })
         .collect()
 }
+
+/// With a language model configured, the model writes each summary from the members (its
+/// words pass the secret filter like anything stored); the members are retired the same.
+#[test]
+fn a_model_writes_the_summary_when_one_is_configured() {
+    use crate::api_server::{ApiServer, Reply, Seen};
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    for text in [
+        "The checkout integration test flaked again on the ARM runner.",
+        "Checkout integration test flake traced to a shared Redis port on the CI runner.",
+        "Pinned the Redis port for the checkout integration test; the flake is gone.",
+    ] {
+        capture(home, THEN, &[text, "-p", "shop"]);
+    }
+    let prompts: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let seen = prompts.clone();
+    let server = ApiServer::start(move |request: &Seen| {
+        let body: Value = serde_json::from_str(&request.body).unwrap();
+        seen.lock()
+            .unwrap()
+            .push(body["messages"][1]["content"].as_str().unwrap().to_owned());
+        Reply::json(
+            json!({"choices": [{"message": {"role": "assistant", "content":
+            "The checkout test flaked on a shared Redis port; pinning the port fixed it. Token ghp_0123456789abcdefABCDEF0123456789abcd."}}]}),
+        )
+    });
+    let done = json(
+        at(home, NOW)
+            .env("LEVH_LLM_URL", format!("{}/v1", server.base))
+            .env("LEVH_LLM_MODEL", "fake-chat")
+            .args(["consolidate", "--json"]),
+    );
+    let summary = done["clusters"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("The checkout test flaked on a shared Redis port"),
+        "{done}"
+    );
+    assert!(
+        !summary.contains("ghp_"),
+        "a model's secret was stored: {summary}"
+    );
+    assert_eq!(done["retired"], 3);
+    let prompt = prompts.lock().unwrap()[0].clone();
+    assert!(
+        prompt.contains("shared Redis port") && prompt.contains("Extractive draft"),
+        "{prompt}"
+    );
+    let id = done["clusters"][0]["summary_id"].as_str().unwrap();
+    let shown = json(at(home, NOW).args(["show", id, "--json"]));
+    assert!(
+        shown["admission"]["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("written by a language model"),
+        "{shown}"
+    );
+}
