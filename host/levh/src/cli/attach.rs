@@ -62,7 +62,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         None => {
             output::line(format!(
                 "not attached: the gate's verdict on its text was {}{}",
-                serde_json::to_value(&view.capture.verdict)?
+                serde_json::to_value(view.capture.verdict)?
                     .as_str()
                     .unwrap_or("?"),
                 view.capture
