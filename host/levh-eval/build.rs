@@ -1,5 +1,5 @@
 //! Embeds the golden scenarios (`fixtures/eval/*.json`) and the conversational benchmark
-//! (`fixtures/benchmark/conversational/*.json`) shipped with levh, so `levh eval run` and
+//! sets (`fixtures/benchmark/{conversational,chat,worknotes}/*.json`) shipped with levh, so `levh eval run` and
 //! `levh benchmark --dataset conversational` work from an installed binary, and a new
 //! file needs no code change.
 
@@ -9,6 +9,12 @@ use std::path::{Path, PathBuf};
 /// file in `dir`, in name order.
 fn embed(dir: &Path, out: &str) {
     println!("cargo::rerun-if-changed={}", dir.display());
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join(out);
+    if !dir.is_dir() {
+        // A set not written yet embeds as empty (and is not offered).
+        std::fs::write(&out, "[]").unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+        return;
+    }
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
@@ -26,7 +32,6 @@ fn embed(dir: &Path, out: &str) {
         ));
     }
     code.push(']');
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join(out);
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
 }
 
@@ -36,5 +41,10 @@ fn main() {
     embed(
         &fixtures.join("benchmark/conversational"),
         "builtin_conversations.rs",
+    );
+    embed(&fixtures.join("benchmark/chat"), "builtin_chat.rs");
+    embed(
+        &fixtures.join("benchmark/worknotes"),
+        "builtin_worknotes.rs",
     );
 }

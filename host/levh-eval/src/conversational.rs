@@ -22,11 +22,38 @@ use serde::{Deserialize, Serialize};
 use crate::benchmark::percentile;
 use crate::{Sandbox, measure_name};
 
-/// The files shipped with levh: `dataset.json` and one file per conversation.
-const BUILTIN: &[(&str, &str)] = &include!(concat!(env!("OUT_DIR"), "/builtin_conversations.rs"));
+/// The sets shipped with levh, by the name that picks each on the command line: each a
+/// `dataset.json` and one file per conversation. Of different character on purpose, so a
+/// ranking default can be chosen on some and checked on the others: `conversational`
+/// (long chats, a quarter of the questions sharing no word with the answer), `chat`
+/// (ordinary chat, questions reusing the answer's words, much small talk) and `worknotes`
+/// (a team's short factual notes, meetings and mail, with many near-misses).
+const BUILTINS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "conversational",
+        &include!(concat!(env!("OUT_DIR"), "/builtin_conversations.rs")),
+    ),
+    (
+        "chat",
+        &include!(concat!(env!("OUT_DIR"), "/builtin_chat.rs")),
+    ),
+    (
+        "worknotes",
+        &include!(concat!(env!("OUT_DIR"), "/builtin_worknotes.rs")),
+    ),
+];
 
-/// The name that picks the shipped dataset on the command line.
+/// The name that picks the first shipped dataset on the command line.
 pub const BUILTIN_NAME: &str = "conversational";
+
+/// The names of the shipped sets.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTINS
+        .iter()
+        .filter(|(_, files)| !files.is_empty())
+        .map(|(name, _)| *name)
+        .collect()
+}
 
 /// The file of a dataset directory that names it and holds its thresholds.
 pub const MANIFEST: &str = "dataset.json";
@@ -167,14 +194,22 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// The dataset shipped with levh.
+    /// The first dataset shipped with levh (`conversational`).
     pub fn builtin() -> Result<Self> {
-        Self::from_files(
-            BUILTIN
+        Self::builtin_named(BUILTIN_NAME).context("the conversational set is shipped")?
+    }
+
+    /// The shipped set called `name`, if there is one.
+    pub fn builtin_named(name: &str) -> Option<Result<Self>> {
+        let (_, files) = BUILTINS
+            .iter()
+            .find(|(n, files)| *n == name && !files.is_empty())?;
+        Some(Self::from_files(
+            files
                 .iter()
-                .map(|(name, text)| (name.to_string(), text.to_string())),
-            "the built-in conversational dataset (fixtures/benchmark/conversational)",
-        )
+                .map(|(file, text)| (file.to_string(), text.to_string())),
+            &format!("the built-in {name} dataset (fixtures/benchmark/{name})"),
+        ))
     }
 
     /// A dataset directory: `dataset.json` and one `*.json` per conversation.
@@ -515,9 +550,16 @@ impl Report {
 
 /// Stores every conversation through the gate on a fresh store, then asks every question
 /// of levh and of the BM25 baseline.
-pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Result<Report> {
-    let embedder_id = embedder.model_id().to_owned();
-    let measure = measure_name(embedder.as_ref());
+/// A dataset stored through the gate on a fresh sandbox, one memory per turn.
+struct Ingested {
+    sandbox: Sandbox,
+    labels: HashMap<MemoryId, String>,
+    stored: usize,
+    not_stored: Vec<NotStored>,
+    ingest_ms: f64,
+}
+
+fn ingest(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Result<Ingested> {
     let sandbox = Sandbox::new(embedder, config)?;
     // Recall reads at "now": put it a day after the last session, so every turn is in
     // the past, as it is for someone asking about a conversation later.
@@ -583,7 +625,23 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
         }
     }
     let ingest_ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok(Ingested {
+        sandbox,
+        labels,
+        stored,
+        not_stored,
+        ingest_ms,
+    })
+}
 
+/// Every question recalled with `levh` (top [`DEPTH`] in its conversation, no
+/// reinforcement) beside BM25; the outcomes and each recall's milliseconds.
+fn rank(
+    dataset: &Dataset,
+    levh: &levh_core::Levh,
+    scope: &levh_core::Scope,
+    labels: &HashMap<MemoryId, String>,
+) -> Result<(Vec<QuestionOutcome>, Vec<f64>)> {
     let mut outcomes = Vec::new();
     let mut timings = Vec::new();
     for conversation in &dataset.conversations {
@@ -608,9 +666,8 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
                 ..RecallRequest::new(question.question.clone())
             };
             let started = Instant::now();
-            let output = sandbox
-                .levh
-                .recall(&sandbox.scope, &request)
+            let output = levh
+                .recall(scope, &request)
                 .with_context(|| format!("recalling {:?}", question.question))?;
             timings.push(started.elapsed().as_secs_f64() * 1e3);
             let found: Vec<&str> = output
@@ -636,21 +693,41 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
         }
     }
 
-    let scores = |rank: fn(&QuestionOutcome) -> Option<usize>| {
-        let mut scores = vec![KindScore::of(
-            ALL,
-            &outcomes.iter().map(rank).collect::<Vec<_>>(),
-        )];
-        for kind in KINDS {
-            let ranks: Vec<Option<usize>> = outcomes
-                .iter()
-                .filter(|o| o.kind == *kind)
-                .map(rank)
-                .collect();
-            scores.push(KindScore::of(kind, &ranks));
-        }
-        scores
-    };
+    Ok((outcomes, timings))
+}
+
+/// Hit@k and MRR for all questions and per kind, by `rank`.
+fn scores(
+    outcomes: &[QuestionOutcome],
+    rank: fn(&QuestionOutcome) -> Option<usize>,
+) -> Vec<KindScore> {
+    let mut scores = vec![KindScore::of(
+        ALL,
+        &outcomes.iter().map(rank).collect::<Vec<_>>(),
+    )];
+    for kind in KINDS {
+        let ranks: Vec<Option<usize>> = outcomes
+            .iter()
+            .filter(|o| o.kind == *kind)
+            .map(rank)
+            .collect();
+        scores.push(KindScore::of(kind, &ranks));
+    }
+    scores
+}
+
+/// Runs the benchmark: the dataset through the gate, every question recalled beside BM25.
+pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Result<Report> {
+    let embedder_id = embedder.model_id().to_owned();
+    let measure = measure_name(embedder.as_ref());
+    let Ingested {
+        sandbox,
+        labels,
+        stored,
+        not_stored,
+        ingest_ms,
+    } = ingest(dataset, embedder, config)?;
+    let (outcomes, mut timings) = rank(dataset, &sandbox.levh, &sandbox.scope, &labels)?;
     timings.sort_by(f64::total_cmp);
     Ok(Report {
         dataset: dataset.manifest.name.clone(),
@@ -660,13 +737,109 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
         turns: dataset.turns(),
         stored,
         not_stored,
-        levh: scores(|o| o.rank),
-        bm25: scores(|o| o.bm25_rank),
+        levh: scores(&outcomes, |o| o.rank),
+        bm25: scores(&outcomes, |o| o.bm25_rank),
         ingest_ms,
         search_p50_ms: percentile(&timings, 0.50),
         search_p99_ms: percentile(&timings, 0.99),
         questions: outcomes,
     })
+}
+
+/// One fusion weight's scores on a dataset.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeightScore {
+    /// The semantic share of relevance (`LEVH_FUSION_SEMANTIC_WEIGHT` with a model,
+    /// `LEVH_FUSION_HASH_WEIGHT` with the hash embedder).
+    pub weight: f64,
+    /// Hit@k and MRR over all questions.
+    pub levh: KindScore,
+}
+
+/// A dataset stored once and ranked with each of `weights` (the embedder's fusion
+/// weight), beside BM25 over the same turns.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeightSweep {
+    /// The dataset.
+    pub dataset: String,
+    /// BM25's scores over all questions.
+    pub bm25: KindScore,
+    /// Each weight's.
+    pub weights: Vec<WeightScore>,
+    /// Evidence turns the gate did not store.
+    pub evidence_not_stored: usize,
+}
+
+/// Stores `dataset` once, then ranks every question with each of `weights`.
+pub fn sweep_fusion(
+    dataset: &Dataset,
+    embedder: Arc<dyn Embedder>,
+    config: Config,
+    weights: &[f64],
+) -> Result<WeightSweep> {
+    let semantic = embedder.is_semantic();
+    let ingested = ingest(dataset, embedder, config)?;
+    let mut out = Vec::with_capacity(weights.len());
+    let mut bm25 = None;
+    for &weight in weights {
+        let mut tuned = config;
+        if semantic {
+            tuned.recall.fusion.semantic_weight = weight;
+        } else {
+            tuned.recall.fusion.hash_weight = weight;
+        }
+        let levh = ingested.sandbox.engine_with(tuned);
+        let (outcomes, _) = rank(dataset, &levh, &ingested.sandbox.scope, &ingested.labels)?;
+        bm25.get_or_insert_with(|| scores(&outcomes, |o| o.bm25_rank).remove(0));
+        out.push(WeightScore {
+            weight,
+            levh: scores(&outcomes, |o| o.rank).remove(0),
+        });
+    }
+    Ok(WeightSweep {
+        dataset: dataset.manifest.name.clone(),
+        bm25: bm25.context("no weight to sweep")?,
+        weights: out,
+        evidence_not_stored: ingested.not_stored.iter().filter(|n| n.evidence).count(),
+    })
+}
+
+/// The weight each held-out dataset gets when it is chosen on the others (the best mean
+/// MRR over them), and that weight's score on the held-out set: `(dataset, weight, score)`.
+pub fn leave_one_out(sweeps: &[WeightSweep]) -> Vec<(String, f64, KindScore)> {
+    sweeps
+        .iter()
+        .map(|held| {
+            let others: Vec<&WeightSweep> = sweeps
+                .iter()
+                .filter(|s| s.dataset != held.dataset)
+                .collect();
+            let mean = |w: f64| -> f64 {
+                let mrrs: Vec<f64> = others
+                    .iter()
+                    .filter_map(|s| s.weights.iter().find(|x| x.weight == w))
+                    .map(|x| x.levh.mrr)
+                    .collect();
+                mrrs.iter().sum::<f64>() / mrrs.len().max(1) as f64
+            };
+            let best = held
+                .weights
+                .iter()
+                .map(|x| x.weight)
+                .fold((f64::NAN, f64::NEG_INFINITY), |(bw, bm), w| {
+                    let m = mean(w);
+                    if m > bm { (w, m) } else { (bw, bm) }
+                })
+                .0;
+            let score = held
+                .weights
+                .iter()
+                .find(|x| x.weight == best)
+                .map(|x| x.levh.clone())
+                .expect("the best weight is one of the held-out set's");
+            (held.dataset.clone(), best, score)
+        })
+        .collect()
 }
 
 /// Compares a report with the dataset's thresholds for the report's measure; an evidence

@@ -14,6 +14,7 @@ const START: &str = "2026-01-05T09:00:00Z";
 pub struct Sandbox {
     /// The engine.
     pub levh: Levh,
+    parts: (Arc<SqliteStore>, Arc<AnnIndex>, Arc<dyn Embedder>),
     /// The one workspace harnesses write to.
     pub scope: Scope,
     clock: Arc<SteppedClock>,
@@ -33,13 +34,13 @@ impl Sandbox {
             SqliteStore::open(&path).with_context(|| format!("opening {}", path.display()))?,
         );
         // No cache directory: a sandbox is thrown away, so is any index snapshot.
-        let index = AnnIndex::new(store.clone(), None, AnnConfig::default());
+        let index = Arc::new(AnnIndex::new(store.clone(), None, AnnConfig::default()));
         let start: Timestamp = START.parse().context("parsing the sandbox start time")?;
         let clock = Arc::new(SteppedClock(Mutex::new(start)));
         let levh = Levh::new(Parts {
-            store,
-            index: Arc::new(index),
-            embedder,
+            store: store.clone(),
+            index: index.clone(),
+            embedder: embedder.clone(),
             clock: clock.clone(),
             config,
         });
@@ -47,9 +48,23 @@ impl Sandbox {
         scope.actor.principal = Some("levh-eval".to_owned());
         Ok(Self {
             levh,
+            parts: (store, index, embedder),
             scope,
             clock,
             _dir: dir,
+        })
+    }
+
+    /// Another engine over the same store, clock and embedder with `config`: what was
+    /// stored once is ranked again with other settings (a sweep of a fusion weight).
+    pub fn engine_with(&self, config: Config) -> Levh {
+        let (store, index, embedder) = self.parts.clone();
+        Levh::new(Parts {
+            store,
+            index,
+            embedder,
+            clock: self.clock.clone(),
+            config,
         })
     }
 

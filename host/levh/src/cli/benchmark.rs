@@ -17,8 +17,9 @@ use crate::output;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Which labelled set: `recall` (the default: short memories, fixtures/benchmark/
-    /// recall.json), `conversational` (long dated conversations, fixtures/benchmark/
-    /// conversational/), a file of recall.json's format, or a directory of the
+    /// recall.json); a conversational set — `conversational` (long dated conversations),
+    /// `chat` (ordinary chat) or `worknotes` (a team's notes, meetings and mail), each in
+    /// fixtures/benchmark/NAME/; a file of recall.json's format, or a directory of the
     /// conversational format.
     #[arg(long, value_name = "NAME|PATH")]
     dataset: Option<PathBuf>,
@@ -32,14 +33,27 @@ pub struct Args {
     /// Embed with this embedder instead of the configured one: local, ollama, openai or hash.
     #[arg(long, value_name = "M")]
     pub embedder: Option<String>,
+    /// Rank each conversational set again with each fusion weight (the semantic share of
+    /// relevance, 0.1 to 0.9) after storing it once, beside BM25; then the weight each set
+    /// gets when it is chosen on the other sets only. With `--dataset NAME|DIR` that set,
+    /// otherwise every shipped one.
+    #[arg(long)]
+    sweep_fusion: bool,
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
+    if args.sweep_fusion {
+        return sweep_fusion(context, &args, json);
+    }
+    let builtin = args
+        .dataset
+        .as_deref()
+        .and_then(|name| name.to_str())
+        .and_then(conversational::Dataset::builtin_named);
+    if let Some(dataset) = builtin {
+        return run_conversational(context, &dataset?, &args, json);
+    }
     match args.dataset.as_deref() {
-        Some(name) if name == std::path::Path::new(conversational::BUILTIN_NAME) => {
-            let dataset = conversational::Dataset::builtin()?;
-            return run_conversational(context, &dataset, &args, json);
-        }
         Some(dir) if dir.is_dir() => {
             let dataset = conversational::Dataset::load_dir(dir)?;
             return run_conversational(context, &dataset, &args, json);
@@ -253,4 +267,75 @@ fn run_conversational(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `levh benchmark --sweep-fusion`.
+fn sweep_fusion(context: &Context, args: &Args, json: bool) -> Result<ExitCode> {
+    let datasets: Vec<conversational::Dataset> = match args.dataset.as_deref() {
+        Some(dir) if dir.is_dir() => vec![conversational::Dataset::load_dir(dir)?],
+        Some(name) => vec![
+            name.to_str()
+                .and_then(conversational::Dataset::builtin_named)
+                .with_context(|| format!("no conversational set called {}", name.display()))??,
+        ],
+        None => conversational::builtin_names()
+            .into_iter()
+            .filter_map(conversational::Dataset::builtin_named)
+            .collect::<Result<_>>()?,
+    };
+    let weights: Vec<f64> = (1..=9).map(|k| f64::from(k) / 10.0).collect();
+    let embedder = context.embedder.embedder.clone();
+    let mut sweeps = Vec::new();
+    for dataset in &datasets {
+        sweeps.push(conversational::sweep_fusion(
+            dataset,
+            embedder.clone(),
+            context.config(),
+            &weights,
+        )?);
+    }
+    let held_out = conversational::leave_one_out(&sweeps);
+    if json {
+        output::json(&json!({ "sweeps": sweeps, "held_out": held_out }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    output::line(format!(
+        "hit@10 / MRR per fusion weight (semantic share of relevance), embedder {}",
+        embedder.model_id()
+    ));
+    let mut header = vec!["weight".to_owned()];
+    header.extend(sweeps.iter().map(|s| s.dataset.clone()));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = output::table(&header);
+    let mut bm25 = vec!["BM25".to_owned()];
+    bm25.extend(
+        sweeps
+            .iter()
+            .map(|s| format!("{:.3} / {:.3}", s.bm25.hit_at_10, s.bm25.mrr)),
+    );
+    table.add_row(bm25);
+    for (k, weight) in weights.iter().enumerate() {
+        let mut row = vec![format!("{weight:.1}")];
+        row.extend(sweeps.iter().map(|s| {
+            let w = &s.weights[k].levh;
+            format!("{:.3} / {:.3}", w.hit_at_10, w.mrr)
+        }));
+        table.add_row(row);
+    }
+    output::print_table(&table);
+    for (dataset, weight, score) in &held_out {
+        output::line(format!(
+            "  held out {dataset}: weight {weight:.1} chosen on the others → hit@10 {:.3}, MRR {:.3}",
+            score.hit_at_10, score.mrr
+        ));
+    }
+    for s in &sweeps {
+        if s.evidence_not_stored > 0 {
+            output::line(format!(
+                "  {}: {} evidence turns not stored by the gate",
+                s.dataset, s.evidence_not_stored
+            ));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
