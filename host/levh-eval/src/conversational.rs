@@ -747,7 +747,7 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
 }
 
 /// One fusion weight's scores on a dataset.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WeightScore {
     /// The semantic share of relevance (`LEVH_FUSION_SEMANTIC_WEIGHT` with a model,
     /// `LEVH_FUSION_HASH_WEIGHT` with the hash embedder).
@@ -758,10 +758,16 @@ pub struct WeightScore {
 
 /// A dataset stored once and ranked with each of `weights` (the embedder's fusion
 /// weight), beside BM25 over the same turns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WeightSweep {
     /// The dataset.
     pub dataset: String,
+    /// Its version, turns and questions: a recorded sweep of another version is stale.
+    pub version: u32,
+    /// Turns in it.
+    pub turns: usize,
+    /// Questions in it.
+    pub questions: usize,
     /// BM25's scores over all questions.
     pub bm25: KindScore,
     /// Each weight's.
@@ -798,10 +804,52 @@ pub fn sweep_fusion(
     }
     Ok(WeightSweep {
         dataset: dataset.manifest.name.clone(),
+        version: dataset.manifest.version,
+        turns: dataset.turns(),
+        questions: dataset.questions(),
         bm25: bm25.context("no weight to sweep")?,
         weights: out,
         evidence_not_stored: ingested.not_stored.iter().filter(|n| n.evidence).count(),
     })
+}
+
+/// The fusion weight a model's default must be, by the rule (#42): of the weights whose
+/// hit@10 and MRR beat BM25 and the hash embedder at its default on *every* set — not on
+/// the mean — the one with the best mean MRR over the sets. `hash` holds the hash
+/// embedder's sweeps over the same sets; `hash_weight` its default. `None` when no
+/// weight beats both everywhere.
+pub fn rule_weight(model: &[WeightSweep], hash: &[WeightSweep], hash_weight: f64) -> Option<f64> {
+    let hash_at = |dataset: &str| -> Option<&KindScore> {
+        hash.iter()
+            .find(|s| s.dataset == dataset)?
+            .weights
+            .iter()
+            .find(|w| (w.weight - hash_weight).abs() < 1e-9)
+            .map(|w| &w.levh)
+    };
+    let weights: Vec<f64> = model.first()?.weights.iter().map(|w| w.weight).collect();
+    let mut best: Option<(f64, f64)> = None;
+    for weight in weights {
+        let mut mrrs = Vec::new();
+        let mut beats_everywhere = true;
+        for set in model {
+            let Some(score) = set.weights.iter().find(|w| w.weight == weight) else {
+                return None;
+            };
+            let hash = hash_at(&set.dataset)?;
+            let s = &score.levh;
+            beats_everywhere &= s.hit_at_10 > set.bm25.hit_at_10
+                && s.mrr > set.bm25.mrr
+                && s.hit_at_10 > hash.hit_at_10
+                && s.mrr > hash.mrr;
+            mrrs.push(s.mrr);
+        }
+        let mean = mrrs.iter().sum::<f64>() / mrrs.len().max(1) as f64;
+        if beats_everywhere && best.is_none_or(|(_, m)| mean > m) {
+            best = Some((weight, mean));
+        }
+    }
+    best.map(|(w, _)| w)
 }
 
 /// The weight each held-out dataset gets when it is chosen on the others (the best mean
@@ -963,5 +1011,85 @@ mod tests {
             Dataset::from_files([("c.json".to_owned(), bad.to_owned())], "dir").unwrap_err()
         );
         assert!(e.contains("c.json") || e.contains(MANIFEST), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod fusion_table {
+    use super::*;
+
+    fn sweeps(table: &serde_json::Value, embedder: &str) -> Vec<WeightSweep> {
+        serde_json::from_value(table[embedder]["sweeps"].clone())
+            .unwrap_or_else(|e| panic!("fusion-sweep.json, {embedder}: {e}"))
+    }
+
+    /// The fusion defaults are what the rule chooses on the recorded cross-set table, and
+    /// that table is of the shipped sets as they are now: change a default, or a set,
+    /// without regenerating it (`scripts/record-fusion-sweep.sh`) and this fails.
+    #[test]
+    fn the_fusion_defaults_are_the_rules_choice_on_the_recorded_cross_set_table() {
+        let table: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../fixtures/benchmark/fusion-sweep.json"
+        ))
+        .expect("fusion-sweep.json is JSON");
+        let (model, hash) = (sweeps(&table, "local"), sweeps(&table, "hash"));
+        for name in builtin_names() {
+            let set = Dataset::builtin_named(name)
+                .expect("shipped")
+                .expect("parses");
+            for recorded in [&model, &hash] {
+                let s = recorded
+                    .iter()
+                    .find(|s| s.dataset == set.manifest.name)
+                    .unwrap_or_else(|| {
+                        panic!("{name} is not in the recorded table: regenerate it")
+                    });
+                assert_eq!(
+                    (s.version, s.turns, s.questions),
+                    (set.manifest.version, set.turns(), set.questions()),
+                    "{name} changed since the table was recorded: regenerate it"
+                );
+            }
+        }
+        let fusion = levh_core::rank::FusionConfig::default();
+        assert_eq!(
+            rule_weight(&model, &hash, fusion.hash_weight),
+            Some(fusion.semantic_weight),
+            "the model's fusion weight is not the rule's choice on the recorded table"
+        );
+        // The hash embedder's weight: above BM25 on every set, and on the plateau (within
+        // .005 mean MRR of the best weight; 0.1 to 0.5 are that close).
+        let mean = |w: f64| -> f64 {
+            let mrrs: Vec<f64> = hash
+                .iter()
+                .map(|s| {
+                    s.weights
+                        .iter()
+                        .find(|x| x.weight == w)
+                        .expect("swept")
+                        .levh
+                        .mrr
+                })
+                .collect();
+            mrrs.iter().sum::<f64>() / mrrs.len() as f64
+        };
+        let best = hash[0]
+            .weights
+            .iter()
+            .map(|w| mean(w.weight))
+            .fold(0.0, f64::max);
+        assert!(mean(fusion.hash_weight) >= best - 0.005);
+        for s in &hash {
+            let at = s
+                .weights
+                .iter()
+                .find(|w| w.weight == fusion.hash_weight)
+                .expect("swept");
+            assert!(
+                at.levh.mrr > s.bm25.mrr && at.levh.hit_at_10 > s.bm25.hit_at_10,
+                "{}",
+                s.dataset
+            );
+        }
     }
 }

@@ -323,7 +323,8 @@ fn sweep_fusion(context: &Context, args: &Args, json: bool) -> Result<ExitCode> 
         table.add_row(row);
     }
     output::print_table(&table);
-    for (dataset, weight, score) in &held_out {
+    // With one set there is nothing to choose on but itself.
+    for (dataset, weight, score) in held_out.iter().filter(|_| sweeps.len() > 1) {
         output::line(format!(
             "  held out {dataset}: weight {weight:.1} chosen on the others → hit@10 {:.3}, MRR {:.3}",
             score.hit_at_10, score.mrr
