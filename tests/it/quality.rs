@@ -371,10 +371,15 @@ fn a_bad_scenario_file_is_refused_naming_the_file_and_the_step() {
 /// `levh benchmark --dataset conversational --check --json`, asserted to pass, with every
 /// kind reported for levh and for the BM25 baseline and no evidence turn lost to the gate.
 fn conversational_checked(command: &mut Command) -> Value {
+    set_checked("conversational", command)
+}
+
+/// [`conversational_checked`] for any shipped conversational set.
+fn set_checked(set: &str, command: &mut Command) -> Value {
     let (output, stdout, stderr) = run(command.args([
         "benchmark",
         "--dataset",
-        "conversational",
+        set,
         "--check",
         "--json",
     ]));
@@ -382,7 +387,7 @@ fn conversational_checked(command: &mut Command) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{stderr}"));
     assert!(
         output.status.success() && report["passed"] == true,
-        "conversational --check failed: {}\n{stderr}",
+        "{set} --check failed: {}\n{stderr}",
         serde_json::to_string_pretty(&report["checks"]).unwrap()
     );
     for side in ["levh", "bm25"] {
@@ -399,7 +404,7 @@ fn conversational_checked(command: &mut Command) -> Value {
         );
     }
     let report = report["report"].clone();
-    assert!(report["turns"].as_u64().unwrap() >= 1500);
+    assert!(report["turns"].as_u64().unwrap() >= 1400);
     assert!(report["questions"].as_array().unwrap().len() >= 300);
     let lost: Vec<&Value> = report["not_stored"]
         .as_array()
@@ -449,22 +454,31 @@ fn conversational_benchmark_in_hash_mode_beats_the_in_run_bm25_baseline() {
     assert_store_untouched(home.path());
 }
 
+/// The rule the fusion default was chosen by (#42), held on every shipped set of
+/// different character — not on the mean: with the local model, levh beats BM25 and the
+/// hash embedder in hit@10 and MRR, each set's `--check` passes for both embedders, and
+/// the gate stores every evidence turn.
 #[test]
-fn conversational_benchmark_with_the_local_model_beats_hash_mode_by_a_tenth() {
+fn with_the_local_model_levh_beats_bm25_and_the_hash_embedder_on_every_set() {
     let Some(assets) =
-        assets("conversational_benchmark_with_the_local_model_beats_hash_mode_by_a_tenth")
+        assets("with_the_local_model_levh_beats_bm25_and_the_hash_embedder_on_every_set")
     else {
         return;
     };
     let home = tempfile::tempdir().unwrap();
-    let local = conversational_checked(assets.levh(home.path()).env("LEVH_EMBEDDER", "local"));
-    assert_eq!(local["measure"], "semantic");
-    let hash = conversational_checked(assets.levh(home.path()).env("LEVH_EMBEDDER", "hash"));
-    let (l, h) = (
-        all(&local, "levh", "hit_at_10"),
-        all(&hash, "levh", "hit_at_10"),
-    );
-    assert!(l >= h + 0.10, "hit@10: local {l} vs hash {h}");
+    for set in ["conversational", "chat", "worknotes"] {
+        let local = set_checked(set, assets.levh(home.path()).env("LEVH_EMBEDDER", "local"));
+        assert_eq!(local["measure"], "semantic");
+        let hash = set_checked(set, assets.levh(home.path()).env("LEVH_EMBEDDER", "hash"));
+        for metric in ["hit_at_10", "mrr"] {
+            let (l, h, b) = (
+                all(&local, "levh", metric),
+                all(&hash, "levh", metric),
+                all(&local, "bm25", metric),
+            );
+            assert!(l > h && l > b, "{set} {metric}: local {l}, hash {h}, BM25 {b}");
+        }
+    }
     assert_store_untouched(home.path());
 }
 
