@@ -47,6 +47,7 @@ fn every_page_is_the_shell_its_files_are_served_and_only_the_api_needs_the_token
         "/",
         "/feed",
         "/search",
+        "/memories",
         "/memories/019d0b1d-de00-79c8-89b3-af2d00d9814b",
         "/fading",
         "/review",
@@ -191,6 +192,35 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         assert!(chart.as_str().unwrap().contains("90–100%: 1") && chart.as_str().unwrap().contains("0–10%: 0"), "{chart}");
 
+        // Quick capture from any page, by its key: the gate's verdict in place, with a
+        // link; the same text again is refused naming the memory it duplicates. The
+        // memory list shows what was captured, newest first.
+        browser.type_char('c').await;
+        browser
+            .until("the capture form, opened by its key", "return document.getElementById('capture').open")
+            .await;
+        assert_eq!(browser.focused().await, "TEXTAREA", "the form opens on its Content field");
+        let typed = "The release train leaves every second Tuesday at noon.";
+        browser.client.active_element().await.unwrap().send_keys(typed).await.unwrap();
+        browser.client.find(Locator::Css("#capture button[value=capture]")).await.unwrap().click().await.unwrap();
+        let told = browser
+            .until("the verdict in place", "const s = document.querySelector('#capture [role=status]'); return s.textContent.startsWith('Stored') && s.querySelector('a')?.getAttribute('href')")
+            .await;
+        assert!(told.as_str().unwrap().starts_with("/memories/"), "{told}");
+        browser.client.find(Locator::Css("#capture textarea")).await.unwrap().send_keys(typed).await.unwrap();
+        browser.client.find(Locator::Css("#capture button[value=capture]")).await.unwrap().click().await.unwrap();
+        browser
+            .until("a duplicate refused, naming it", "const s = document.querySelector('#capture [role=status]'); return s.textContent.startsWith('Not stored: duplicate of') && !!s.querySelector('a')")
+            .await;
+        browser.client.find(Locator::Css("#capture button[value=cancel]")).await.unwrap().click().await.unwrap();
+        page(&browser, &format!("{base}/memories"), "Memories").await;
+        let listed = browser
+            .until("the memory list", "const rows = document.querySelectorAll('main tbody tr'); return rows.length >= 2 && rows[0].textContent")
+            .await;
+        assert!(listed.as_str().unwrap().contains("release train"), "newest first: {listed}");
+        browser.assert_no_console_error("capture and the memory list").await;
+        page(&browser, &base, "Home").await;
+
         // The keyboard alone: the skip link comes first and moves the focus to the page;
         // the navigation is next, and a search runs from the keyboard.
         browser.client.refresh().await.unwrap();
@@ -215,8 +245,9 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser
             .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
             .await;
-        // Past the other fourteen links of the navigation (Fading … Settings).
-        for _ in 0..15 {
+        // Past the other fifteen links of the navigation (Memories … Settings) and the
+        // Capture button.
+        for _ in 0..17 {
             browser.press(Key::Tab).await;
         }
         assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");

@@ -2218,3 +2218,67 @@ fn rest_batch_gives_each_item_its_verdict_and_refuses_what_is_too_much() {
         assert_eq!(count(&harness), 2, "nothing of a refused batch is stored");
     });
 }
+
+/// `GET /api/memories?after=ID` pages by keyset: each page starts after the last memory of
+/// the one before, newest first, none skipped or repeated; `after` with `offset`, or an
+/// id that is not one, is refused naming `after`.
+#[test]
+fn rest_lists_memories_a_page_at_a_time_after_the_last_one_read() {
+    let home = tempfile::tempdir().unwrap();
+    for n in 0..5 {
+        crate::support::ok(
+            levh(home.path()).args(["capture", &crate::support::distinct_sentence(n)]),
+        );
+    }
+    let (mut server, address) = crate::support::serve(home.path(), &[]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let get = |query: &str| -> (u16, serde_json::Value) {
+        let mut response = agent
+            .get(format!("http://{address}/api/memories?{query}"))
+            .call()
+            .unwrap();
+        (
+            response.status().as_u16(),
+            response.body_mut().read_json().unwrap(),
+        )
+    };
+    let ids = |page: &serde_json::Value| -> Vec<String> {
+        page["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (_, all) = get("limit=10");
+    let all = ids(&all);
+    assert_eq!(all.len(), 5);
+    let mut paged = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let query = match &after {
+            Some(id) => format!("limit=2&after={id}"),
+            None => "limit=2".to_owned(),
+        };
+        let (status, page) = get(&query);
+        assert_eq!(status, 200, "{page}");
+        let page = ids(&page);
+        if page.is_empty() {
+            break;
+        }
+        after = page.last().cloned();
+        paged.extend(page);
+    }
+    assert_eq!(paged, all, "keyset pages are the list, in order");
+    let (status, body) = get(&format!("after={}&offset=1", all[0]));
+    assert_eq!(status, 400);
+    assert!(body.to_string().contains("after"), "{body}");
+    let (status, body) = get("after=not-an-id");
+    assert_eq!(status, 400);
+    assert!(body.to_string().contains("after"), "{body}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

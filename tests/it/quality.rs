@@ -376,13 +376,8 @@ fn conversational_checked(command: &mut Command) -> Value {
 
 /// [`conversational_checked`] for any shipped conversational set.
 fn set_checked(set: &str, command: &mut Command) -> Value {
-    let (output, stdout, stderr) = run(command.args([
-        "benchmark",
-        "--dataset",
-        set,
-        "--check",
-        "--json",
-    ]));
+    let (output, stdout, stderr) =
+        run(command.args(["benchmark", "--dataset", set, "--check", "--json"]));
     let report: Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{stderr}"));
     assert!(
@@ -476,7 +471,10 @@ fn with_the_local_model_levh_beats_bm25_and_the_hash_embedder_on_every_set() {
                 all(&hash, "levh", metric),
                 all(&local, "bm25", metric),
             );
-            assert!(l > h && l > b, "{set} {metric}: local {l}, hash {h}, BM25 {b}");
+            assert!(
+                l > h && l > b,
+                "{set} {metric}: local {l}, hash {h}, BM25 {b}"
+            );
         }
     }
     assert_store_untouched(home.path());

@@ -204,6 +204,16 @@ fn item_error(index: usize, error: &Error) -> BatchItemView {
 pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
     let limit = limit(args.limit, DEFAULT_LIST_LIMIT)?;
     let kind = kind(args.kind.as_deref())?;
+    if args.after.is_some() && args.offset.is_some_and(|o| o > 0) {
+        return Err(Error::invalid(
+            "invalid after: give either `after` or `offset`, not both",
+        ));
+    }
+    let after = args
+        .after
+        .as_deref()
+        .map(|id| memory_id("after", id))
+        .transpose()?;
     let memories = levh.list(
         scope,
         MemoryFilter {
@@ -211,6 +221,7 @@ pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
             kind,
             source: args.source,
             pinned: args.pinned,
+            listed_after: after,
             ..MemoryFilter::default()
         }
         .read_at(None, levh.now()),

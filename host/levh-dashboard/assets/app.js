@@ -2,7 +2,7 @@
 // and every page is a URL that survives one.
 
 import { get } from "./api.js";
-import { pages, setRole } from "./pages.js";
+import { captureDialog, pages, setRole } from "./pages.js";
 
 const main = document.getElementById("main");
 let leave = null;
@@ -18,12 +18,14 @@ function route(path) {
 }
 
 let role = null;
+const captureFor = captureDialog();
 
 async function show() {
   if (role === null) {
     // Asks for a token first when the server needs one; the role decides the buttons.
     role = await get("/api/health").then((health) => health.role, () => "viewer");
     setRole(role);
+    captureFor(role !== "viewer");
   }
   if (leave) leave();
   leave = null;

@@ -392,6 +392,54 @@ export const pages = {
     return () => socket.close();
   },
 
+  // Every memory, newest first, with filters; "More" reads the next page after the last
+  // one shown (keyset: as cheap at the 100,000th memory as at the first).
+  async memories(main, _, query) {
+    main.append(h("h1", {}, "Memories"));
+    const form = h("form", { class: "search" },
+      h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
+      h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
+      h("input", { name: "source", placeholder: "source", value: query.get("source") || "", "aria-label": "Source" }),
+      h("label", { class: "muted" }, h("input", { name: "pinned", type: "checkbox", checked: query.get("pinned") === "true" || undefined }), " pinned only"),
+      h("button", { class: "primary" }, "Filter"));
+    const list = h("tbody");
+    const status = h("p", { class: "muted", role: "status" });
+    const more = h("button", {}, "More");
+    main.append(form, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "project"), h("th", { class: "optional" }, "kind"), h("th", {}, "retention"), h("th", { class: "optional" }, "created"))), list), status, more);
+    let after = null;
+    const filters = () => {
+      const keep = new URLSearchParams();
+      const data = new FormData(form);
+      for (const key of ["project", "kind", "source"]) if (data.get(key)) keep.set(key, data.get(key));
+      if (data.get("pinned")) keep.set("pinned", "true");
+      return keep;
+    };
+    const load = async () => {
+      const params = filters();
+      params.set("limit", "50");
+      if (after) params.set("after", after);
+      const page = await get(`/api/memories?${params}`);
+      for (const m of page.memories) {
+        list.append(h("tr", {}, h("td", {}, memoryLink(m), m.pinned ? h("span", { class: "muted" }, " · pinned") : null),
+          h("td", {}, m.project || "—"), h("td", { class: "optional" }, m.kind), h("td", {}, percent(m.retention)),
+          h("td", { class: "optional muted" }, when(m.created_at))));
+      }
+      if (page.memories.length > 0) after = page.memories[page.memories.length - 1].id;
+      more.hidden = page.memories.length < 50;
+      status.textContent = list.children.length === 0 ? "No memories match." : `${list.children.length} shown`;
+    };
+    more.addEventListener("click", () => load().catch((error) => { status.className = "error"; status.textContent = error.message; }));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const keep = filters();
+      history.replaceState({}, "", keep.toString() ? `/memories?${keep}` : "/memories");
+      list.replaceChildren();
+      after = null;
+      try { await load(); } catch (error) { status.className = "error"; status.textContent = error.message; }
+    });
+    await load();
+  },
+
   async search(main, _, query) {
     main.append(h("h1", {}, "Search"));
     const form = h("form", { class: "search", role: "search" },
@@ -996,3 +1044,54 @@ export const pages = {
     main.append(h("h1", {}, "No such page"), h("p", {}, `${path} is not a page of the dashboard. `, h("a", { href: "/" }, "Home")));
   },
 };
+
+// Quick capture from every page: the header's Capture button or the `c` key opens a form;
+// the gate's verdict is shown in place, with a link to what it stored, held or matched.
+export function captureDialog() {
+  const dialog = document.getElementById("capture");
+  const form = dialog.querySelector("form");
+  const verdict = dialog.querySelector("[role=status]");
+  const open = () => {
+    if (!canWrite) return;
+    verdict.replaceChildren();
+    verdict.className = "muted";
+    dialog.showModal();
+    form.elements.content.focus();
+  };
+  document.getElementById("capture-open").addEventListener("click", open);
+  document.addEventListener("keydown", (event) => {
+    const typing = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+    if (event.key === "c" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey && !dialog.open) {
+      event.preventDefault();
+      open();
+    }
+  });
+  form.addEventListener("submit", async (event) => {
+    if (event.submitter && event.submitter.value === "cancel") return;
+    event.preventDefault();
+    const data = new FormData(form);
+    const body = { content: data.get("content") };
+    if (data.get("project")) body.project = data.get("project");
+    if (data.get("importance")) body.importance = Number(data.get("importance"));
+    if (data.get("pin")) body.pin = true;
+    try {
+      const answer = await post("/api/memories", body);
+      const link = (id, text) => h("a", { href: `/memories/${encodeURIComponent(id)}` }, text);
+      const told = {
+        admit: () => ["Stored. ", link(answer.memory_id, "Open it")],
+        redact: () => [`Stored with ${answer.redactions.join(", ")} redacted. `, link(answer.memory_id, "Open it")],
+        review: () => [`Held for a person's review: ${answer.reason || "close to another memory"}. `, h("a", { href: "/held" }, "Held queue")],
+        reject: () => [`Not stored: ${answer.reason}. `, answer.nearest ? link(answer.nearest.id, "The memory it duplicates") : null],
+      }[answer.verdict] || (() => [answer.verdict]);
+      verdict.className = answer.verdict === "reject" ? "warning" : "muted";
+      verdict.replaceChildren(...told().filter(Boolean));
+      if (answer.verdict !== "reject") form.elements.content.value = "";
+    } catch (error) {
+      verdict.className = "error";
+      verdict.textContent = error.message;
+    }
+  });
+  // A link in the verdict closes the form and follows (the router takes it).
+  verdict.addEventListener("click", (event) => { if (event.target.closest("a")) dialog.close(); });
+  return (writable) => { document.getElementById("capture-open").hidden = !writable; };
+}

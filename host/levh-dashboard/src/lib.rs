@@ -58,6 +58,7 @@ pub const PAGES: &[&str] = &[
     "/",
     "/feed",
     "/search",
+    "/memories",
     "/memories/{id}",
     "/fading",
     "/review",

@@ -64,8 +64,12 @@ pub struct ListArgs {
     pub pinned: Option<bool>,
     /// At most this many (1..1000, default 20).
     pub limit: Option<usize>,
-    /// Skip this many (newest first).
+    /// Skip this many (newest first). Each skipped memory is read again: to page through
+    /// a large store, use `after`.
     pub offset: Option<usize>,
+    /// The page after this memory (the last id of the page before): every page as cheap
+    /// as the first at any size. Not with `offset`.
+    pub after: Option<String>,
 }
 
 /// Arguments of set_importance.

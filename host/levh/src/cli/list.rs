@@ -39,13 +39,14 @@ pub struct Args {
 const PAGE: usize = 1_000;
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
-    let page = |limit: Option<usize>, offset: Option<usize>| ListArgs {
+    let page = |limit: Option<usize>, offset: Option<usize>, after: Option<String>| ListArgs {
         project: args.project.clone(),
         kind: args.kind.clone(),
         source: args.source.clone(),
         pinned: args.pinned.then_some(true),
         limit,
         offset,
+        after,
     };
     let list = match args.limit {
         Some(limit) if limit > PAGE => {
@@ -57,12 +58,11 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             };
             while list.memories.len() < limit {
                 let want = (limit - list.memories.len()).min(PAGE);
+                // The first page by offset, the rest by keyset after the last one read.
+                let after = list.memories.last().map(|m| m.id.clone());
+                let offset = after.is_none().then_some(start);
                 let next = context.run(Operation::ListMemories, |levh, scope| {
-                    memories::list(
-                        levh,
-                        scope,
-                        page(Some(want), Some(start + list.memories.len())),
-                    )
+                    memories::list(levh, scope, page(Some(want), offset, after))
                 })?;
                 let short = next.memories.len() < want;
                 list.memories.extend(next.memories);
@@ -73,7 +73,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             list
         }
         limit => context.run(Operation::ListMemories, |levh, scope| {
-            memories::list(levh, scope, page(limit, args.offset))
+            memories::list(levh, scope, page(limit, args.offset, None))
         })?,
     };
     if json {
