@@ -219,6 +219,16 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         assert!(listed.as_str().unwrap().contains("release train"), "newest first: {listed}");
         browser.assert_no_console_error("capture and the memory list").await;
+        // Forget from its page says it succeeded (it once reported a failure: the page it
+        // redrew was gone) and lands on the list.
+        browser.client.goto(&format!("{base}{}", told.as_str().unwrap())).await.unwrap();
+        browser.until("the captured memory's page", "return document.querySelector('main h1')?.textContent.startsWith('The release train')").await;
+        browser.click_button("Forget").await;
+        browser.client.accept_alert().await.unwrap();
+        browser
+            .until("the list, saying it was forgotten", "return location.pathname === '/memories' && document.querySelector('main [role=status]')?.textContent.startsWith('Forgotten')")
+            .await;
+        browser.assert_no_console_error("forget from a memory's page").await;
         page(&browser, &base, "Home").await;
 
         // The keyboard alone: the skip link comes first and moves the focus to the page;
@@ -283,9 +293,16 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             )
             .await;
         let why = why.as_str().unwrap();
-        for term in ["relevance", "cosine", "lexical", "retention", "importance"] {
+        for term in ["cosine", "lexical", "retention", "importance", "H-score"] {
             assert!(why.contains(term), "{term} missing from {why:?}");
         }
+        // Ranked by position and relevance (higher is closer), not by a score that reads
+        // backwards; the tab names the page.
+        let head = browser
+            .until("the results' header", "return [...document.querySelectorAll('main th')].map(th => th.textContent).join('|')")
+            .await;
+        assert_eq!(head, "#|memory|relevance|why");
+        assert_eq!(browser.until("the tab's title", "return document.title").await, "Search — levh");
 
         // Reinforce on the memory's page raises its stability.
         let stability = "return [...document.querySelectorAll('main th')].find(th => th.textContent === 'stability_hours')?.nextElementSibling.title";

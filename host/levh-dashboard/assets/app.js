@@ -40,6 +40,9 @@ async function show() {
   main.replaceChildren();
   try {
     leave = (await pages[name](main, params, new URLSearchParams(location.search))) || null;
+    // The tab names the page (a person with five levh tabs open tells them apart).
+    const heading = main.querySelector("h1");
+    document.title = heading ? `${heading.textContent} — levh` : "levh";
   } catch (error) {
     const box = document.createElement("p");
     box.className = "error";

@@ -396,6 +396,7 @@ export const pages = {
   // one shown (keyset: as cheap at the 100,000th memory as at the first).
   async memories(main, _, query) {
     main.append(h("h1", {}, "Memories"));
+    if (query.get("forgotten")) main.append(h("p", { class: "muted", role: "status" }, "Forgotten: it is no longer recalled, and kept for history until purged."));
     const form = h("form", { class: "search" },
       h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
       h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
@@ -461,13 +462,16 @@ export const pages = {
       for (const key of ["as_of", "known_at"]) if (data.get(key)) body[key] = new Date(data.get(key)).toISOString();
       const answer = await post(mode === "recall" ? "/api/recall" : "/api/search", body);
       results.replaceChildren(answer.results.length === 0 ? empty("Nothing matches.") :
-        h("table", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "score"), h("th", { class: "optional" }, "why")),
-          // A hit is the memory's fields with what ranked it beside them.
-          answer.results.map((hit) => h("tr", {},
+        h("table", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "memory"), h("th", {}, "relevance"), h("th", { class: "optional" }, "why")),
+          // A hit is the memory's fields with what ranked it beside them. The H-score
+          // ranks (lower first), which reads backwards as a score: the rank and the
+          // relevance (higher is closer) are shown, the H-score among the reasons.
+          answer.results.map((hit, n) => h("tr", {},
+            h("td", {}, String(n + 1)),
             h("td", {}, memoryLink(hit)),
-            h("td", {}, hit.score.toFixed(3)),
+            h("td", {}, percent(hit.relevance)),
             h("td", { class: "optional terms" },
-              `relevance ${hit.relevance.toFixed(2)} (cosine ${hit.similarity.toFixed(2)}, lexical ${hit.lexical.toFixed(2)}) · retention ${percent(hit.retention)} · importance ${hit.importance}`)))));
+              `cosine ${hit.similarity.toFixed(2)}, lexical ${hit.lexical.toFixed(2)} · retention ${percent(hit.retention)} · importance ${hit.importance} · H-score ${hit.score.toFixed(3)} (lower ranks first)`)))));
       if (mode === "recall" && answer.reinforced.length) results.prepend(h("p", { class: "muted" }, `Reinforced ${answer.reinforced.length} memories.`));
     };
     form.addEventListener("submit", async (event) => {
@@ -496,7 +500,13 @@ export const pages = {
         action("Helpful", () => post(`${path}/feedback`, { helpful: true }), draw),
         action("Wrong", () => post(`${path}/feedback`, { helpful: false }), draw),
         memory.pinned ? action("Unpin", () => post(`${path}/unpin`), draw) : action("Pin", () => post(`${path}/pin`), draw),
-        action("Forget", async () => { if (confirm("Forget this memory? It will no longer be recalled.")) await call("DELETE", path); }, draw, "danger"),
+        // A forgotten memory has no page to redraw: the list, saying what happened.
+        action("Forget", async () => {
+          if (!confirm("Forget this memory? It will no longer be recalled.")) return;
+          await call("DELETE", path);
+          history.pushState({}, "", "/memories?forgotten=1");
+          window.dispatchEvent(new PopStateEvent("popstate"));
+        }, null, "danger"),
         action("Purge", async () => {
           if (!confirm("Purge this memory? Its content and every trace of it are erased; this cannot be undone.")) return;
           await post(`${path}/purge`);
