@@ -229,6 +229,40 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .until("the list, saying it was forgotten", "return location.pathname === '/memories' && document.querySelector('main [role=status]')?.textContent.startsWith('Forgotten')")
             .await;
         browser.assert_no_console_error("forget from a memory's page").await;
+        // The command palette, by the keyboard alone: Ctrl-K, a page by name, Enter; then a
+        // memory found by its words.
+        let ctrl_k = || {
+            use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+            use fantoccini::key::Key;
+            KeyActions::new("palette".into())
+                .then(KeyAction::Down { value: char::from(Key::Control) })
+                .then(KeyAction::Down { value: 'k' })
+                .then(KeyAction::Up { value: 'k' })
+                .then(KeyAction::Up { value: char::from(Key::Control) })
+        };
+        browser.client.perform_actions(ctrl_k()).await.unwrap();
+        browser.until("the palette", "return document.getElementById('palette').open").await;
+        browser.client.active_element().await.unwrap().send_keys("fading").await.unwrap();
+        browser
+            .until("the page offered", "return document.querySelector('#palette [aria-selected=true]')?.textContent.includes('Go to Fading')")
+            .await;
+        browser.press(Key::Enter).await;
+        browser.until("the Fading page, by the palette", "return document.querySelector('main h1')?.textContent === 'Fading'").await;
+        browser.client.perform_actions(ctrl_k()).await.unwrap();
+        browser.until("the palette again", "return document.getElementById('palette').open").await;
+        browser.client.active_element().await.unwrap().send_keys("deploy branch").await.unwrap();
+        browser
+            .until("a memory offered by its words", "return [...document.querySelectorAll('#palette [role=option]')].some(o => o.textContent.startsWith('memory'))")
+            .await;
+        // Its place, counted from 1 (`until` waits for a truthy answer).
+        let memory_option = "return 1 + [...document.querySelectorAll('#palette [role=option]')].findIndex(o => o.textContent.startsWith('memory'))";
+        let place = browser.until("the memory's place", memory_option).await.as_i64().unwrap();
+        for _ in 1..place {
+            browser.press(Key::Down).await;
+        }
+        browser.press(Key::Enter).await;
+        browser.until("a memory's page, by the palette", "return location.pathname.startsWith('/memories/')").await;
+        browser.assert_no_console_error("the command palette").await;
         page(&browser, &base, "Home").await;
 
         // The keyboard alone: the skip link comes first and moves the focus to the page;

@@ -2,7 +2,7 @@
 // and every page is a URL that survives one.
 
 import { get } from "./api.js";
-import { captureDialog, pages, setRole } from "./pages.js";
+import { captureDialog, commandPalette, pages, setRole } from "./pages.js";
 
 const main = document.getElementById("main");
 let leave = null;
@@ -19,6 +19,7 @@ function route(path) {
 
 let role = null;
 const captureFor = captureDialog();
+commandPalette();
 
 async function show() {
   if (role === null) {

@@ -1105,3 +1105,66 @@ export function captureDialog() {
   verdict.addEventListener("click", (event) => { if (event.target.closest("a")) dialog.close(); });
   return (writable) => { document.getElementById("capture-open").hidden = !writable; };
 }
+
+// The command palette (Ctrl-K or ⌘K): pages, memories (search) and people by what is
+// typed, and Capture; arrows move, Enter opens, Escape closes — the keyboard alone.
+export function commandPalette() {
+  const dialog = document.getElementById("palette");
+  const input = dialog.querySelector("input");
+  const list = dialog.querySelector("[role=listbox]");
+  let items = [];
+  let chosen = 0;
+  let asked = 0;
+  const pagesOf = () => [...document.querySelectorAll("nav a")].map((a) => ({ label: `Go to ${a.textContent}`, kind: "page", href: a.getAttribute("href") }));
+  const render = () => {
+    list.replaceChildren(...items.map((item, n) => h("li", {
+      role: "option", id: `palette-${n}`, "aria-selected": n === chosen ? "true" : "false",
+      onclick: () => { chosen = n; go(); },
+    }, h("span", { class: "muted" }, `${item.kind} · `), item.label)));
+    if (items.length) input.setAttribute("aria-activedescendant", `palette-${chosen}`);
+    else input.removeAttribute("aria-activedescendant");
+  };
+  const go = () => {
+    const item = items[chosen];
+    if (!item) return;
+    dialog.close();
+    if (item.run) { item.run(); return; }
+    history.pushState({}, "", item.href);
+    window.dispatchEvent(new PopStateEvent("popstate"));
+  };
+  const update = async () => {
+    const text = input.value.trim().toLowerCase();
+    const fixed = [...pagesOf(), ...(canWrite ? [{ label: "Capture a memory", kind: "command", run: () => document.getElementById("capture-open").click() }] : [])];
+    items = fixed.filter((item) => !text || item.label.toLowerCase().includes(text));
+    chosen = 0;
+    render();
+    if (text.length < 2) return;
+    const mine = ++asked;
+    const [found, people] = await Promise.all([
+      post("/api/search", { query: input.value.trim(), limit: 5 }).catch(() => ({ results: [] })),
+      get(`/api/people?limit=5&name=${encodeURIComponent(input.value.trim())}`).catch(() => ({ people: [] })),
+    ]);
+    if (mine !== asked) return; // a newer keystroke's answer will come
+    items = [
+      ...items,
+      ...found.results.map((m) => ({ label: short(m.content, 90), kind: "memory", href: `/memories/${encodeURIComponent(m.id)}` })),
+      ...people.people.map((p) => ({ label: p.name, kind: "person", href: `/people/${encodeURIComponent(p.id)}` })),
+    ];
+    render();
+  };
+  input.addEventListener("input", () => { update(); });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowDown") { chosen = Math.min(chosen + 1, items.length - 1); render(); event.preventDefault(); }
+    else if (event.key === "ArrowUp") { chosen = Math.max(chosen - 1, 0); render(); event.preventDefault(); }
+    else if (event.key === "Enter") { event.preventDefault(); go(); }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key.toLowerCase() === "k" && (event.ctrlKey || event.metaKey) && !dialog.open) {
+      event.preventDefault();
+      input.value = "";
+      dialog.showModal();
+      input.focus();
+      update();
+    }
+  });
+}
