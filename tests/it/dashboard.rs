@@ -165,11 +165,28 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             !errors.is_empty() && errors.iter().all(|m| m.contains("401")),
             "{errors:#?}"
         );
+        // A wrong token first: said so, with a way to try again (no reload).
         let input = browser
             .client
             .find(Locator::Css("#token input"))
             .await
             .unwrap();
+        input.send_keys("not-the-token-at-all").await.unwrap();
+        browser.client.find(Locator::Css("#token button")).await.unwrap().click().await.unwrap();
+        browser
+            .until("the refusal, with a way to try again", "return document.querySelector('main .error')?.textContent.startsWith('The token was not accepted')")
+            .await;
+        browser.click_button("Enter another token").await;
+        browser.until("the prompt, asked again", "return document.getElementById('token').open").await;
+        // The refused tries are the only console errors: 401s.
+        let errors = browser.console_errors().await;
+        assert!(errors.iter().all(|m| m.contains("401")), "{errors:#?}");
+        let input = browser
+            .client
+            .find(Locator::Css("#token input"))
+            .await
+            .unwrap();
+        input.clear().await.unwrap();
         input.send_keys(OPERATOR).await.unwrap();
         browser
             .client

@@ -24,7 +24,25 @@ commandPalette();
 async function show() {
   if (role === null) {
     // Asks for a token first when the server needs one; the role decides the buttons.
-    role = await get("/api/health").then((health) => health.role, () => "viewer");
+    try {
+      role = (await get("/api/health")).role;
+    } catch (error) {
+      if (error.status === 401) {
+        // A refused token is not a viewer's: say so and ask again (it once left the page
+        // read-only until a reload).
+        const again = document.createElement("button");
+        again.className = "primary";
+        again.textContent = "Enter another token";
+        again.addEventListener("click", show);
+        const box = document.createElement("p");
+        box.className = "error";
+        box.append("The token was not accepted. ", again);
+        main.replaceChildren(box);
+        again.focus();
+        return;
+      }
+      role = "viewer";
+    }
     setRole(role);
     captureFor(role !== "viewer");
   }
