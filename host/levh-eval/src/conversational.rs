@@ -833,9 +833,7 @@ pub fn rule_weight(model: &[WeightSweep], hash: &[WeightSweep], hash_weight: f64
         let mut mrrs = Vec::new();
         let mut beats_everywhere = true;
         for set in model {
-            let Some(score) = set.weights.iter().find(|w| w.weight == weight) else {
-                return None;
-            };
+            let score = set.weights.iter().find(|w| w.weight == weight)?;
             let hash = hash_at(&set.dataset)?;
             let s = &score.levh;
             beats_everywhere &= s.hit_at_10 > set.bm25.hit_at_10
