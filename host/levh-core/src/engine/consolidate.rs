@@ -99,16 +99,19 @@ impl Levh {
         )?;
         let semantic = self.embedder.is_semantic();
         let threshold = settings.threshold(semantic);
+        let considered = candidates.len();
+        // Moved, not copied: a run holds every candidate, and a second copy of 100k
+        // memories was most of its peak.
         let mut by_project: BTreeMap<Option<String>, Vec<Memory>> = BTreeMap::new();
-        for memory in candidates.iter() {
+        for memory in candidates {
             by_project
                 .entry(memory.project.clone())
                 .or_default()
-                .push(memory.clone());
+                .push(memory);
         }
         let mut report = ConsolidationReport {
             dry_run: request.dry_run,
-            considered: candidates.len(),
+            considered,
             measure: if semantic { "semantic" } else { "lexical" },
             threshold,
             recorded_before,
