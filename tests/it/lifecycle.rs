@@ -644,3 +644,40 @@ fn a_model_writes_the_summary_when_one_is_configured() {
         "{shown}"
     );
 }
+
+/// `--limit N` compares the N oldest candidates (the ones a run owes most), not the newest.
+#[test]
+fn a_limited_consolidation_takes_the_oldest_candidates() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let oldest: Vec<String> = [
+        "The checkout integration test flaked again on the ARM runner.",
+        "Checkout integration test flake traced to a shared Redis port on the CI runner.",
+        "Pinned the Redis port for the checkout integration test; the flake is gone.",
+    ]
+    .iter()
+    .map(|text| capture(home, THEN, &[text, "-p", "shop"]))
+    .collect();
+    // More newer candidates than one page of the store's list (1,000): the oldest lie
+    // beyond the first page.
+    let newer = home.join("newer.jsonl");
+    let lines: Vec<String> = (0..1_005)
+        .map(|n| {
+            json!({"content": crate::support::distinct_sentence(n), "project": "shop"}).to_string()
+        })
+        .collect();
+    std::fs::write(&newer, lines.join("\n")).unwrap();
+    crate::support::ok(at(home, SOON).arg("import").arg(&newer));
+    let dry = json(at(home, NOW).args(["consolidate", "--dry-run", "--limit", "3", "--json"]));
+    assert_eq!(dry["considered"], 3, "{dry}");
+    let mut members: Vec<String> = dry["clusters"][0]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap().to_owned())
+        .collect();
+    members.sort();
+    let mut expected = oldest.clone();
+    expected.sort();
+    assert_eq!(members, expected, "{dry}");
+}

@@ -174,7 +174,9 @@ impl Levh {
     ) -> Result<Vec<Memory>> {
         const PAGE: usize = 1_000;
         let now = self.clock.now();
-        let mut found = Vec::new();
+        // The list is newest first and the oldest are the ones a run owes most: read it to
+        // its end, keeping only the `limit` oldest seen (memory bounded by the limit).
+        let mut found = std::collections::VecDeque::new();
         let mut after = None;
         loop {
             let filter = MemoryFilter {
@@ -195,19 +197,23 @@ impl Levh {
             )?;
             let done = page.len() < PAGE;
             after = page.last().map(|m| m.id);
-            found.extend(page.into_iter().filter(|m| {
+            for memory in page.into_iter().filter(|m| {
                 m.kind.as_str() != SUMMARY_KIND
                     && m.superseded_by.is_none()
                     && m.valid_to.is_none()
                     && capture::source_id(&m.metadata).is_none()
-            }));
-            if done || found.len() >= limit {
+            }) {
+                found.push_back(memory);
+                if found.len() > limit {
+                    found.pop_front();
+                }
+            }
+            if done {
                 break;
             }
         }
-        // The list is newest first; the oldest are the ones a run owes most.
+        let mut found: Vec<Memory> = found.into();
         found.reverse();
-        found.truncate(limit);
         Ok(found)
     }
 
