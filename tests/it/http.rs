@@ -2215,6 +2215,8 @@ fn rest_batch_gives_each_item_its_verdict_and_refuses_what_is_too_much() {
         let (status, body) = post_as(&editor, json!({"memories": too_long})).await;
         assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
         assert!(error_text(&body).contains("32 MiB"), "{body}");
+        // Every route with its own limit is named (an attachment's is not the 2 MiB).
+        assert!(error_text(&body).contains("10 MiB file as base64"), "{body}");
         assert_eq!(count(&harness), 2, "nothing of a refused batch is stored");
     });
 }

@@ -126,7 +126,7 @@ impl From<axum::extract::rejection::JsonRejection> for ApiError {
             return Self::new(
                 status,
                 "the request body is larger than this route accepts (2 MiB; 32 MiB for \
-                 /api/memories:batch): send fewer or shorter items per request. Nothing was changed."
+                 /api/memories:batch; a 10 MiB file as base64 for /api/memories/{id}/attachments): send fewer or shorter items per request. Nothing was changed."
                     .to_owned(),
             );
         }
