@@ -599,3 +599,74 @@ fn eval_detectors_check_passes_and_reports_every_slice() {
     );
     assert_store_untouched(home.path());
 }
+
+/// `levh tune` on one conversation of the worknotes set, from a config.toml that sets a
+/// poor hash weight: it cross-validates, reports the held-out gain over the current
+/// settings, and `--write` saves the chosen ones into config.toml keeping the user's other
+/// keys and comments — after which levh reads them back as its settings. Without
+/// `--write` nothing is saved; a bad dataset is refused naming it.
+#[test]
+fn tune_cross_validates_and_writes_only_when_asked_and_only_a_held_out_gain() {
+    let home = tempfile::tempdir().unwrap();
+    let set = home.path().join("set");
+    std::fs::create_dir(&set).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/benchmark/worknotes");
+    std::fs::copy(shipped.join("dataset.json"), set.join("dataset.json")).unwrap();
+    let mut conversations: Vec<_> = std::fs::read_dir(&shipped)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != "dataset.json")
+        .collect();
+    conversations.sort();
+    std::fs::copy(&conversations[0], set.join("one.json")).unwrap();
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, "# my settings\ngain = 0.6\nfusion_hash_weight = 0.9\n").unwrap();
+    let tune = |write: bool| {
+        let mut command = levh(home.path());
+        command.env("LEVH_EMBEDDER", "hash").args([
+            "--json",
+            "tune",
+            "--dataset",
+            set.to_str().unwrap(),
+        ]);
+        if write {
+            command.arg("--write");
+        }
+        let (output, stdout, stderr) = run(&mut command);
+        assert!(output.status.success(), "{stdout}{stderr}");
+        serde_json::from_str::<Value>(&stdout).unwrap()
+    };
+
+    let dry = tune(false);
+    let report = &dry["report"];
+    assert_eq!(report["current"]["fusion_weight"], 0.9, "{report}");
+    assert!(report["questions"].as_u64().unwrap() > 50);
+    assert_eq!(report["folds"], 5);
+    assert_eq!(report["fold_choices"].as_array().unwrap().len(), 5);
+    let gain = report["held_out_gain"].as_f64().unwrap();
+    let (held_out, current) = (
+        report["held_out_tuned"]["mrr"].as_f64().unwrap(),
+        report["current_score"]["mrr"].as_f64().unwrap(),
+    );
+    assert!((gain - (held_out - current)).abs() < 1e-9, "{report}");
+    assert!(gain > 0.0, "a 0.9 hash weight should be beaten held out: {report}");
+    assert_eq!(dry["written"], Value::Null);
+    assert!(std::fs::read_to_string(&config).unwrap().contains("fusion_hash_weight = 0.9"));
+
+    let wrote = tune(true);
+    let chosen = wrote["report"]["chosen"]["fusion_weight"].as_f64().unwrap();
+    assert!(chosen < 0.9, "{wrote}");
+    assert!(wrote["written"].as_str().unwrap().ends_with("config.toml"));
+    let saved = std::fs::read_to_string(&config).unwrap();
+    assert!(saved.starts_with("# my settings\ngain = 0.6\n"), "{saved}");
+    assert!(saved.contains(&format!("fusion_hash_weight = {chosen}")), "{saved}");
+    assert!(saved.contains("fusion_temporal_boost = "), "{saved}");
+    // levh reads what was saved: tuning again starts from it and has nothing to gain.
+    let again = tune(false);
+    assert_eq!(again["report"]["current"]["fusion_weight"], chosen, "{again}");
+
+    let (output, _, stderr) = run(levh(home.path()).args(["tune", "--dataset", "no-such-set"]));
+    assert!(!output.status.success());
+    assert!(stderr.contains("no-such-set"), "{stderr}");
+    assert_store_untouched(home.path());
+}

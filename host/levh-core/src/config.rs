@@ -467,6 +467,12 @@ impl Config {
             Range::Unit,
             &mut g.lexical_review_similarity,
         )?;
+        read(
+            lookup,
+            "LEVH_GATE_LEXICAL_AGREEMENT",
+            Range::Unit,
+            &mut g.lexical_agreement,
+        )?;
         for (review, reject, key) in [
             (
                 g.review_similarity,

@@ -446,6 +446,11 @@ pub struct KindScore {
 }
 
 impl KindScore {
+    /// The scores of `ranks` (1-based rank of the first answer in the top ten, if any).
+    pub fn of_ranks(kind: &str, ranks: &[Option<usize>]) -> Self {
+        Self::of(kind, ranks)
+    }
+
     fn of(kind: &str, ranks: &[Option<usize>]) -> Self {
         let n = ranks.len().max(1) as f64;
         let hit = |k: usize| ranks.iter().filter(|r| r.is_some_and(|r| r <= k)).count() as f64 / n;
@@ -551,7 +556,7 @@ impl Report {
 /// Stores every conversation through the gate on a fresh store, then asks every question
 /// of levh and of the BM25 baseline.
 /// A dataset stored through the gate on a fresh sandbox, one memory per turn.
-struct Ingested {
+pub(crate) struct Ingested {
     sandbox: Sandbox,
     labels: HashMap<MemoryId, String>,
     stored: usize,
@@ -774,6 +779,32 @@ pub struct WeightSweep {
     pub weights: Vec<WeightScore>,
     /// Evidence turns the gate did not store.
     pub evidence_not_stored: usize,
+}
+
+impl Ingested {
+    /// Evidence turns the gate did not store.
+    pub(crate) fn evidence_not_stored(&self) -> usize {
+        self.not_stored.iter().filter(|n| n.evidence).count()
+    }
+}
+
+/// `dataset` stored once for `levh tune` ([`crate::tune`]).
+pub(crate) fn ingest_for_tuning(
+    dataset: &Dataset,
+    embedder: Arc<dyn Embedder>,
+    config: Config,
+) -> Result<Ingested> {
+    ingest(dataset, embedder, config)
+}
+
+/// Every question of `dataset` ranked over what `ingested` stored, with `config`.
+pub(crate) fn rank_for_tuning(
+    dataset: &Dataset,
+    ingested: &Ingested,
+    config: Config,
+) -> Result<Vec<QuestionOutcome>> {
+    let levh = ingested.sandbox.engine_with(config);
+    Ok(rank(dataset, &levh, &ingested.sandbox.scope, &ingested.labels)?.0)
 }
 
 /// Stores `dataset` once, then ranks every question with each of `weights`.

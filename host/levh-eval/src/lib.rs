@@ -28,6 +28,7 @@ pub mod conversational;
 pub mod detectors;
 mod sandbox;
 pub mod scenario;
+pub mod tune;
 
 pub use sandbox::Sandbox;
 

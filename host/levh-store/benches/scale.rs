@@ -15,6 +15,7 @@
 //! - hybrid recall (k = 10, no reinforcement, so both paths see one state) p50/p99 with
 //!   the exact vector scan and with the approximate index (HNSW snapshot + exact tail,
 //!   built before timing), and the approximate path's recall@10 against the exact one;
+//!   the same queries scoped to one project of ten (how agents call recall);
 //!   then recall as a user calls it (reinforcing what it returns) on the approximate path
 //!   (`SCALE_RECALL_UP_TO=100000` skips recall above that size: at 1M the graph build
 //!   takes ~11 minutes on 2 cores and the exact baseline ~2 more);
@@ -309,6 +310,25 @@ fn main() {
                 reinforce,
                 ..RecallRequest::new(query.to_owned())
             };
+            // Scoped to one of the ten projects, as agents call recall: the i-th query
+            // asks project i mod 10.
+            let ask_scoped = |i: usize, query: &str| RecallRequest {
+                project: Some(format!("project-{}", i % 10)),
+                reinforce: false,
+                ..RecallRequest::new(query.to_owned())
+            };
+            let run_scoped = |engine: &Levh| -> (Vec<Duration>, Vec<Vec<MemoryId>>) {
+                queries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, query)| {
+                        let start = Instant::now();
+                        let out = engine.recall(&scope, &ask_scoped(i, query)).expect("recall");
+                        let took = start.elapsed();
+                        (took, out.hits.iter().map(|h| h.memory.id).collect())
+                    })
+                    .unzip()
+            };
             let run = |engine: &Levh, reinforce: bool| -> (Vec<Duration>, Vec<Vec<MemoryId>>) {
                 queries
                     .iter()
@@ -342,9 +362,11 @@ fn main() {
                     run(&approximate, reinforce == "reinforce");
                 }
             }
+            let (mut exact_scoped_times, exact_scoped_hits) = run_scoped(&levh);
+            let (mut ann_scoped_times, ann_scoped_hits) = run_scoped(&approximate);
             let (mut user_times, _) = run(&approximate, true);
-            let recall_at_10 = {
-                let (found, wanted) = exact_hits.iter().zip(&ann_hits).fold(
+            let recall_at_10 = |exact_hits: &[Vec<MemoryId>], ann_hits: &[Vec<MemoryId>]| {
+                let (found, wanted) = exact_hits.iter().zip(ann_hits).fold(
                     (0usize, 0usize),
                     |(found, wanted), (exact, ann)| {
                         (
@@ -356,14 +378,23 @@ fn main() {
                 found as f64 / wanted.max(1) as f64
             };
             println!(
-                "{size} recall k=10 | exact p50 {} p99 {} | approximate p50 {} p99 {} (recall@10 vs exact {recall_at_10:.3}; graph: {:?}) | reinforcing p50 {} p99 {}",
+                "{size} recall k=10 | exact p50 {} p99 {} | approximate p50 {} p99 {} (recall@10 vs exact {:.3}; graph: {:?}) | reinforcing p50 {} p99 {}",
                 ms(percentile(&mut exact_times, 0.5)),
                 ms(percentile(&mut exact_times, 0.99)),
                 ms(percentile(&mut ann_times, 0.5)),
                 ms(percentile(&mut ann_times, 0.99)),
+                recall_at_10(&exact_hits, &ann_hits),
                 ann.stats(),
                 ms(percentile(&mut user_times, 0.5)),
                 ms(percentile(&mut user_times, 0.99)),
+            );
+            println!(
+                "{size} recall k=10 scoped to one project | exact p50 {} p99 {} | approximate p50 {} p99 {} (recall@10 vs exact {:.3})",
+                ms(percentile(&mut exact_scoped_times, 0.5)),
+                ms(percentile(&mut exact_scoped_times, 0.99)),
+                ms(percentile(&mut ann_scoped_times, 0.5)),
+                ms(percentile(&mut ann_scoped_times, 0.99)),
+                recall_at_10(&exact_scoped_hits, &ann_scoped_hits),
             );
         }
         println!(

@@ -223,9 +223,22 @@ impl Levh {
                         ))
             })
             .collect();
-        let closest = scored
-            .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
+        // The nearest is the closest memory the gate could hold the candidate over:
+        // with a model, one that also agrees in words ([`gate::decide`]) comes before a
+        // closer one that only shares the tone.
+        let review = self.config.gate.thresholds(measure).1;
+        let holdable = |(m, similarity): &(ComparedText, f64)| {
+            measure == Measure::Lexical
+                || (*similarity >= review
+                    && text::shingle_similarity(content, &m.content)
+                        >= self.config.gate.lexical_agreement)
+        };
+        let closest = scored.iter().max_by(|a, b| {
+            holdable(a)
+                .cmp(&holdable(b))
+                .then(a.1.total_cmp(&b.1))
+                .then(b.0.id.cmp(&a.0.id))
+        });
         let nearest = closest.map(|(m, similarity)| Nearest {
             id: m.id,
             similarity: *similarity,

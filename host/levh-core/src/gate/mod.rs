@@ -123,6 +123,10 @@ pub struct GateConfig {
     /// Shingle similarity from which a candidate is held without a semantic model
     /// (`LEVH_GATE_LEXICAL_REVIEW`, 0.5).
     pub lexical_review_similarity: f64,
+    /// With a semantic model, the shingle similarity a close candidate must also reach to
+    /// be held (`LEVH_GATE_LEXICAL_AGREEMENT`): a near-duplicate shares the facts, not
+    /// only the tone (see [`decide`]).
+    pub lexical_agreement: f64,
     /// Held candidates not decided within this many hours become `expired`
     /// (`LEVH_GATE_HELD_EXPIRY_HOURS`; unset: they wait for a person forever).
     pub held_expiry_hours: Option<f64>,
@@ -139,6 +143,11 @@ impl Default for GateConfig {
             // updates 0.55–0.81, distinct facts sharing words at most 0.37.
             lexical_reject_similarity: 0.95,
             lexical_review_similarity: 0.5,
+            // The highest floor that keeps every labelled update of both gate corpora held
+            // with a margin of 0.1 (their lowest is 0.50): on the conversational benchmark
+            // set with MiniLM it holds 3 generic turns instead of 11 (0.3: 8), and none of
+            // chat or worknotes either way; no evidence turn is held at any floor.
+            lexical_agreement: 0.4,
             held_expiry_hours: None,
         }
     }
@@ -160,6 +169,11 @@ impl GateConfig {
 /// The decision, from what the engine found: the redacted content's length, the secrets
 /// replaced, and the nearest existing memory (and its content, when known). Pure, so
 /// every branch is tested directly.
+///
+/// With a model, a close candidate is held only when it also agrees in words with the
+/// memory it resembles (shingle similarity ≥ [`GateConfig::lexical_agreement`]): sentence
+/// models put one speaker's generic turns at cosine 0.90–0.93 with each other, so tone
+/// alone held distinct turns — answers among them — on every conversational set.
 ///
 /// A duplicate must also use the same words as the memory it duplicates
 /// ([`same_words`](crate::text::same_words)): sentence models score "standup at 9:30" and
@@ -220,7 +234,17 @@ pub fn decide(
                 nearest: Some(nearest),
             };
         }
-        if nearest.similarity >= review {
+        // With a model, closeness alone is tone: a speaker's generic turns ("Wow, how did
+        // that make you feel?") sit at cosine 0.90–0.93 with each other while saying
+        // different things. A candidate is held only when it also shares the facts — the
+        // names, numbers and content words — of the memory it resembles.
+        let agrees = match (nearest.measure, nearest_content) {
+            (Measure::Cosine, Some(other)) => {
+                crate::text::shingle_similarity(content, other) >= config.lexical_agreement
+            }
+            _ => true,
+        };
+        if nearest.similarity >= review && agrees {
             return Verdict::Review { nearest };
         }
     }
@@ -366,6 +390,63 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 40, "{checked}");
+    }
+
+    #[test]
+    fn with_a_model_a_close_candidate_is_held_only_when_it_agrees_in_words() {
+        let c = GateConfig::default();
+        // Two generic turns of one speaker that MiniLM scores 0.90–0.93: tone, not facts.
+        let old = "Melanie: Wow, that sounds like such an amazing experience!";
+        let new = "Melanie: Wow, what an experience! How did it make you feel?";
+        assert!(shingle_similarity(old, new) < c.lexical_agreement);
+        assert_eq!(
+            decide(&c, new, &[], near(0.92, Measure::Cosine), Some(old)).name(),
+            "admit"
+        );
+        // A one-fact update at the same cosine shares its words: held.
+        let old = "The deploy branch for atlas is main.";
+        let new = "The deploy branch for atlas is prod.";
+        assert_eq!(
+            decide(&c, new, &[], near(0.92, Measure::Cosine), Some(old)).name(),
+            "review"
+        );
+        // The rule is the model's: the lexical measure already is agreement in words.
+        assert_eq!(
+            decide(&c, new, &[], near(0.7, Measure::Lexical), Some(old)).name(),
+            "review"
+        );
+    }
+
+    /// Every pair the corpora label an update shares its words well above the agreement
+    /// a model's hold needs, so the rule never lets a real update in unreviewed; the
+    /// generic turns it lets in (the benchmark sets' false holds, `levh benchmark`)
+    /// share far less (fixtures/gate/README.md has the counts).
+    #[test]
+    fn lexical_agreement_keeps_every_labelled_update_held() {
+        let c = GateConfig::default();
+        let mut lowest: f64 = 1.0;
+        for corpus in [
+            include_str!("../../../../fixtures/gate/near-duplicates.jsonl"),
+            include_str!("../../../../fixtures/gate/conversation-pairs.jsonl"),
+        ] {
+            for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+                let pair: serde_json::Value = serde_json::from_str(line).unwrap();
+                if pair["label"] != "update" {
+                    continue;
+                }
+                let (a, b) = (pair["a"].as_str().unwrap(), pair["b"].as_str().unwrap());
+                lowest = lowest.min(shingle_similarity(a, b));
+                assert_eq!(
+                    decide(&c, b, &[], near(0.93, Measure::Cosine), Some(a)).name(),
+                    "review",
+                    "{a:?} vs {b:?}"
+                );
+            }
+        }
+        assert!(
+            lowest >= c.lexical_agreement + 0.1 - 1e-9,
+            "margin: {lowest:.3}"
+        );
     }
 
     /// The verdict the engine reaches for `b` when `a` is the only stored memory: the

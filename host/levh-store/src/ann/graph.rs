@@ -1,6 +1,7 @@
 //! A snapshot's graph: usearch's HNSW over quantized vectors (keys are memory seqs),
 //! the change number it covers, and the search contexts queries share.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError, RwLock};
 
@@ -107,6 +108,24 @@ impl Snapshot {
         let graph = self.graph();
         let found = graph
             .search(&quantize(query), graph.expansion_search())
+            .map_err(|e| graph_error("searching", e))?;
+        Ok(found.keys.into_iter().map(|key| key as i64).collect())
+    }
+
+    /// Memory seqs of the graph's nearest points among `allowed`, nearest first (up to
+    /// `ef_search`): the graph walked with the filter applied as it goes, so a project
+    /// holding a tenth of the store still yields a full page of candidates.
+    pub(super) fn candidates_among(
+        &self,
+        query: &[f32],
+        allowed: &HashSet<i64>,
+    ) -> Result<Vec<i64>, SqliteStoreError> {
+        let _context = self.context();
+        let graph = self.graph();
+        let found = graph
+            .filtered_search(&quantize(query), graph.expansion_search(), |key| {
+                allowed.contains(&(key as i64))
+            })
             .map_err(|e| graph_error("searching", e))?;
         Ok(found.keys.into_iter().map(|key| key as i64).collect())
     }

@@ -13,7 +13,8 @@
 //!   with the caller's filter, so forgotten, purged, superseded, filtered-out and
 //!   other-workspace memories never come back, and scores are exact whatever the
 //!   snapshot holds. The graph is asked for `ef_search` candidates (over-fetch); when
-//!   the filter leaves fewer than `limit` of them, the query falls back to the exact scan.
+//!   the filter leaves fewer than `limit` of them, the query lists the memories the filter
+//!   allows and scores those (few) or walks the graph with the filter (many).
 //!
 //! Snapshots are built (or loaded) on a background thread once a model passes the
 //! threshold. A query that finds a tail starts a job adding it to the graph (captures
@@ -103,6 +104,10 @@ pub struct AnnStats {
     pub approximate_queries: u64,
     /// Queries answered by the exact scan.
     pub exact_queries: u64,
+    /// Queries whose filter left too few of the graph's candidates, answered from the
+    /// memories the filter allows (their vectors scored, or the graph walked with the
+    /// filter) plus the tail.
+    pub filtered_queries: u64,
 }
 
 #[derive(Debug, Default)]
@@ -113,6 +118,7 @@ struct Counters {
     rejected_files: AtomicU64,
     approximate_queries: AtomicU64,
     exact_queries: AtomicU64,
+    filtered_queries: AtomicU64,
 }
 
 /// One model's state, shared with its background job.
@@ -186,6 +192,7 @@ impl AnnIndex {
             rejected_files: c.rejected_files.load(Ordering::Relaxed),
             approximate_queries: c.approximate_queries.load(Ordering::Relaxed),
             exact_queries: c.exact_queries.load(Ordering::Relaxed),
+            filtered_queries: c.filtered_queries.load(Ordering::Relaxed),
         }
     }
 

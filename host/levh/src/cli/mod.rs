@@ -42,6 +42,7 @@ mod stats;
 mod sync;
 mod template;
 mod token;
+mod tune;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -201,6 +202,10 @@ enum Command {
     /// Measure recall quality on a labelled query set (hit@1/3/5, MRR) with the configured
     /// embedder, on a throwaway store; `--check` fails below the dataset's thresholds.
     Benchmark(benchmark::Args),
+    /// Fit recall's fusion settings to your own labelled conversations (the benchmark's
+    /// format), cross-validated; `--write` saves them to config.toml when they gain on
+    /// held-out questions.
+    Tune(tune::Args),
     /// Golden scenarios through the real gate, store and recall: run them, or read a report.
     #[command(subcommand)]
     Eval(eval::Command),
@@ -279,6 +284,14 @@ impl Cli {
                 )?;
                 return benchmark::run(&context, args, self.json);
             }
+            Command::Tune(args) => {
+                let context = Context::open_with_embedder(
+                    self.home,
+                    &self.workspace,
+                    args.embedder.as_deref(),
+                )?;
+                return tune::run(&context, args, self.json);
+            }
             // Doctor reports on a store that cannot be opened, rather than failing with it.
             Command::Doctor => {
                 return match Context::open(self.home.clone(), &self.workspace) {
@@ -355,6 +368,7 @@ impl Cli {
             | Command::Serve(_)
             | Command::Reembed(_)
             | Command::Benchmark(_)
+            | Command::Tune(_)
             | Command::Eval(_)
             | Command::Backup(_)
             | Command::Setup(_) => {
