@@ -14,6 +14,7 @@
 #   --limit N          texts stored (default 3000: conversational, then worknotes, then chat)
 #   --json             one JSON document on stdout instead of the table (progress on stderr)
 #   --python-only      measure the Python levh alone (no Rust binary needed)
+#   --rust-only        measure the Rust levh alone (nothing installed)
 #   PY_LEVH_VERSION    the PyPI version to install (default 2.36.0, the newest when written)
 #   PY_LEVH_VENV       reuse this venv (its bin/levh) instead of installing a fresh one
 #   PYTHON             the interpreter for the venv (the Python levh needs >= 3.11)
@@ -30,8 +31,10 @@ if [[ $# -gt 0 && $1 != --* ]]; then
   shift
 fi
 python_only=0
+rust_only=0
 for arg in "$@"; do
   [[ $arg == --python-only ]] && python_only=1
+  [[ $arg == --rust-only ]] && rust_only=1
 done
 if [[ $python_only == 0 && ! -x $levh ]]; then
   echo "no Rust levh at $levh (build it: cargo build --release -p levh; or pass its path, or --python-only)" >&2
@@ -50,7 +53,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [[ -n ${PY_LEVH_VENV:-} ]]; then
+if [[ $rust_only == 1 ]]; then
+  venv=
+elif [[ -n ${PY_LEVH_VENV:-} ]]; then
   venv=$PY_LEVH_VENV
 else
   "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
@@ -63,9 +68,9 @@ else
   "$venv/bin/pip" install --quiet --disable-pip-version-check \
     "levh==$PY_LEVH_VERSION" "mcp<2" >&2
 fi
-[[ -x $venv/bin/levh ]] || { echo "no levh in $venv/bin" >&2; exit 2; }
+[[ $rust_only == 1 || -x $venv/bin/levh ]] || { echo "no levh in $venv/bin" >&2; exit 2; }
 
 rust_levh=$levh
 [[ $rust_levh == /* ]] || rust_levh=$PWD/$rust_levh
 python3 scripts/compare_python_levh.py \
-  --python-levh "$venv/bin/levh" --rust-levh "$rust_levh" --work "$work" "$@"
+  --python-levh "${venv:+$venv/bin/levh}" --rust-levh "$rust_levh" --work "$work" "$@"

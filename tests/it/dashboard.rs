@@ -49,6 +49,8 @@ fn every_page_is_the_shell_its_files_are_served_and_only_the_api_needs_the_token
         "/search",
         "/memories",
         "/memories/019d0b1d-de00-79c8-89b3-af2d00d9814b",
+        "/projects",
+        "/sessions",
         "/fading",
         "/review",
         "/held",
@@ -306,9 +308,9 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser
             .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
             .await;
-        // Past the other fifteen links of the navigation (Memories … Settings) and the
+        // Past the other seventeen links of the navigation (Memories … Settings) and the
         // Capture button.
-        for _ in 0..17 {
+        for _ in 0..19 {
             browser.press(Key::Tab).await;
         }
         assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");
@@ -323,6 +325,14 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         page(&browser, &format!("{base}/feed"), "Feed").await;
         browser
             .until("the feed's socket", "return document.querySelector('main [role=status]').textContent === 'live'")
+            .await;
+        // Not empty on open: the recent history comes first (the first capture, made
+        // before the server started).
+        browser
+            .until(
+                "the feed's history",
+                &format!("return document.querySelector('ul.feed a[href=\"/memories/{first_id}\"]')"),
+            )
             .await;
         let second = capture(home, "Grafana dashboards for atlas live in the ops folder.");
         let second_id = second["memory_id"].as_str().unwrap().to_owned();
@@ -537,6 +547,8 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             ("organizations", "/organizations".to_owned(), "Organizations"),
             ("timeline", "/timeline?from=2026-10-20&to=2026-10-30".to_owned(), "Timeline"),
             ("graph", "/graph".to_owned(), "Graph"),
+            ("projects", "/projects".to_owned(), "Projects"),
+            ("sessions", "/sessions".to_owned(), "Sessions"),
             ("connectors", "/connectors".to_owned(), "Connectors"),
             ("settings", "/settings".to_owned(), "Settings"),
         ];

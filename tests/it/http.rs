@@ -1005,6 +1005,23 @@ fn serve_feed_receives_a_write_from_a_separate_capture_process() {
             !event.to_string().contains("release train"),
             "events carry ids, never content"
         );
+        // A feed opened later starts with the recent history — that same event, once —
+        // and then live events, each once.
+        let (mut late, _) = tokio_tungstenite::connect_async(format!("ws://{address}/api/ws"))
+            .await
+            .unwrap();
+        let first: Value = serde_json::from_str(&futures_like::next_text(&mut late).await).unwrap();
+        assert_eq!(first["seq"], event["seq"], "{first}");
+        assert_eq!(first["memory_id"], captured["memory_id"]);
+        let output = ok(levh(home.path()).args([
+            "capture",
+            "--json",
+            "The freeze before a release train starts on Tuesday",
+        ]));
+        let second: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let next: Value = serde_json::from_str(&futures_like::next_text(&mut late).await).unwrap();
+        assert_eq!(next["memory_id"], second["memory_id"], "{next}");
+        assert!(next["seq"].as_i64() > first["seq"].as_i64());
     });
     // Graceful shutdown on SIGTERM: exits 0.
     let pid = server.id().to_string();
@@ -1152,6 +1169,7 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/review",
         "GET /api/sources",
         "GET /api/export",
+        "GET /api/sessions",
         "POST /api/sessions",
         "POST /api/sessions/{id}/end",
         "POST /api/sessions/{id}/summarize",

@@ -58,6 +58,8 @@ pub enum Operation {
     GetMemoryStats,
     /// Projects with counts.
     ListProjects,
+    /// Sessions newest first, with their memories counted.
+    ListSessions,
     /// Sources with counts.
     ListSources,
     // -- the gate and the held queue
@@ -196,6 +198,7 @@ impl Operation {
         O::GetContext,
         O::GetMemoryStats,
         O::ListProjects,
+        O::ListSessions,
         O::ListSources,
         O::EvaluateAdmission,
         O::ListHeldMemories,
@@ -265,6 +268,7 @@ impl Operation {
             | O::GetContext
             | O::GetMemoryStats
             | O::ListProjects
+            | O::ListSessions
             | O::ListSources
             | O::EvaluateAdmission
             | O::ListHeldMemories
@@ -359,6 +363,7 @@ impl Operation {
             O::GetContext => "get_context",
             O::GetMemoryStats => "get_memory_stats",
             O::ListProjects => "list_projects",
+            O::ListSessions => "list_sessions",
             O::ListSources => "list_sources",
             O::EvaluateAdmission => "evaluate_admission",
             O::ListHeldMemories => "list_held_memories",

@@ -6,11 +6,28 @@ use levh_core::{Levh, Scope, SessionId};
 
 use crate::Result;
 use crate::requests::StoreArgs;
-use crate::views::{SessionSummaryView, SessionView};
+use crate::requests::SessionListArgs;
+use crate::views::{ListedSessionView, SessionList, SessionSummaryView, SessionView};
 
 /// [`Operation::CreateSession`](crate::Operation::CreateSession).
 pub fn create(levh: &Levh, scope: &Scope, project: Option<String>) -> Result<SessionView> {
     Ok(SessionView::from(&levh.create_session(scope, project)?))
+}
+
+/// [`Operation::ListSessions`](crate::Operation::ListSessions): newest first, each with
+/// its live memories counted; `before` pages on from the last session's `started_at`.
+pub fn list(levh: &Levh, scope: &Scope, args: SessionListArgs) -> Result<SessionList> {
+    let before = crate::requests::time("before", args.before.as_deref())?;
+    let sessions = levh.sessions(scope, before, args.limit.unwrap_or(50))?;
+    Ok(SessionList {
+        sessions: sessions
+            .iter()
+            .map(|listed| ListedSessionView {
+                session: SessionView::from(&listed.session),
+                memories: listed.memories,
+            })
+            .collect(),
+    })
 }
 
 /// Whether ending a session summarises it: `LEVH_AUTO_SUMMARIZE` (the environment or

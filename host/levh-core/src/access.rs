@@ -15,6 +15,19 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// The same workspace and principal, acting through a connector's sync: what a sync
+    /// writes is recorded with surface `sync` and the connector as the client.
+    pub fn synced(&self, connector: &str) -> Self {
+        Self {
+            workspace: self.workspace.clone(),
+            actor: Actor {
+                surface: Surface::Sync,
+                client: Some(connector.to_owned()),
+                ..self.actor.clone()
+            },
+        }
+    }
+
     /// The local person at a terminal, in `workspace`.
     pub fn cli(workspace: Workspace) -> Self {
         Self {

@@ -925,6 +925,15 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         limit: usize,
     ) -> Result<Vec<Memory>, StoreError>;
 
+    /// The workspace's sessions newest first with their live memories counted, at most
+    /// `limit`, started before `before` when given (the next page).
+    fn sessions(
+        &self,
+        workspace: &Workspace,
+        before: Option<Timestamp>,
+        limit: usize,
+    ) -> Result<Vec<crate::SessionListing>, StoreError>;
+
     /// Whether the workspace has a session of this id (ended or not).
     fn session_exists(
         &self,

@@ -112,6 +112,8 @@ function action(label, run, done, kind) {
         note.className = "error";
       } finally {
         button.disabled = false;
+        // Keep the keyboard where it was: on the button, when the action left it in place.
+        if (button.isConnected) button.focus();
       }
     },
   }, label);
@@ -370,26 +372,59 @@ export const pages = {
     };
     filters.addEventListener("change", apply);
     main.append(filters, state, list);
-    const socket = new WebSocket(feedUrl());
-    socket.onopen = () => (state.textContent = "live");
-    socket.onclose = () => (state.textContent = "disconnected — reload to reconnect");
+    // Opening shows the workspace's recent events, then live ones; when the server goes
+    // away (a restart) the page reconnects by itself, backing off to 10 s, and what the
+    // server sends again on reconnecting is shown once (events are keyed by their seq).
+    let socket = null;
+    let closed = false;
+    let delay = 500;
+    const seen = new Set();
+    const connect = () => {
+      socket = new WebSocket(feedUrl());
+      socket.onopen = () => { state.textContent = "live"; delay = 500; };
+      socket.onclose = () => {
+        if (closed) return;
+        state.textContent = `disconnected — reconnecting in ${Math.round(delay / 1000) || 1} s…`;
+        setTimeout(() => { if (!closed) connect(); }, delay);
+        delay = Math.min(delay * 2, 10000);
+      };
+      socket.onmessage = receive;
+    };
     // Events carry ids, never content: each memory's text is read once, for its link. A
     // memory forgotten or purged has none to read, and keeps its id.
+    // The history arrives in one burst, oldest first: links are labelled a moment later,
+    // so a memory forgotten or purged further on in the burst is not asked for (it has
+    // no text to show, and asking would fail).
     const contents = new Map();
-    const label = (link, id, kind) => {
-      if (kind === "forget" || kind === "purge") return;
-      if (!contents.has(id)) contents.set(id, get(`/api/memories/${encodeURIComponent(id)}`).then((m) => short(m.content, 100), () => null));
-      contents.get(id).then((text) => { if (text) link.textContent = text; });
+    const gone = new Set();
+    let waiting = [];
+    const flush = () => {
+      for (const [link, id] of waiting) {
+        if (gone.has(id)) continue;
+        if (!contents.has(id)) contents.set(id, get(`/api/memories/${encodeURIComponent(id)}`).then((m) => short(m.content, 100), () => null));
+        contents.get(id).then((text) => { if (text) link.textContent = text; });
+      }
+      waiting = [];
     };
-    socket.onmessage = (message) => {
+    const label = (link, id, kind) => {
+      if (kind === "forget" || kind === "purge") { gone.add(id); return; }
+      if (waiting.length === 0) setTimeout(flush, 50);
+      waiting.push([link, id]);
+    };
+    const receive = (message) => {
       const event = JSON.parse(message.data);
+      if (event.seq !== undefined) {
+        if (seen.has(event.seq)) return;
+        seen.add(event.seq);
+      }
       const target = event.memory_id ? h("a", { href: `/memories/${encodeURIComponent(event.memory_id)}` }, event.memory_id) : "";
       if (event.memory_id) label(target, event.memory_id, event.kind);
       list.prepend(h("li", { "data-kind": event.kind, "data-surface": event.surface }, h("strong", {}, event.kind), " ", target, " ",
         h("span", { class: "muted" }, [via(event), when(event.at)].join(" · "))));
       apply();
     };
-    return () => socket.close();
+    connect();
+    return () => { closed = true; socket.close(); };
   },
 
   // Every memory, newest first, with filters; "More" reads the next page after the last
@@ -885,6 +920,70 @@ export const pages = {
         h("td", { class: "optional terms" }, `${m.roles.join(", ")} · ${m.kind} · ${m.source}`)))));
   },
 
+  // Agents' working sessions, newest first: when, which project and client, how many
+  // memories each stored; an open one can be ended or summarised from here.
+  async sessions(main) {
+    main.append(h("h1", {}, "Sessions"),
+      h("p", { class: "muted" }, "A session groups what an agent stored in one conversation or run (",
+        h("code", {}, "create_session"), " over MCP, ", h("code", {}, "levh session start"), ")."));
+    const list = h("tbody");
+    const status = h("p", { class: "muted", role: "status" });
+    const more = h("button", {}, "More");
+    main.append(h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "started"), h("th", {}, "project"),
+      h("th", { class: "optional" }, "client"), h("th", {}, "memories"), h("th", {}, "state"))), list), status, more);
+    let before = null;
+    const row = (s) => {
+      const state = h("td", {});
+      const path = `/api/sessions/${encodeURIComponent(s.session_id)}`;
+      const drawState = (session) => {
+        state.replaceChildren(session.ended_at ? `ended ${when(session.ended_at)}` : "open");
+        let ended = null;
+        let summary = null;
+        // A viewer gets no buttons (action() gives null for them).
+        const end = session.ended_at ? null : action("End", async () => { ended = await post(`${path}/end`); },
+          () => drawState({ ...session, ...ended }));
+        const summarize = action("Summarize", async () => { summary = await post(`${path}/summarize`); },
+          () => said.replaceChildren(summary.text ? "summarised into a memory" : "nothing stored: no summary"));
+        const said = h("span", { class: "muted", role: "status" });
+        for (const part of [end, summarize]) if (part) state.append(" ", part);
+        state.append(" ", said);
+      };
+      drawState(s);
+      return h("tr", {}, h("td", { title: s.session_id }, when(s.started_at)), h("td", {}, s.project || "—"),
+        h("td", { class: "optional" }, s.client || "—"), h("td", {}, String(s.memories)), state);
+    };
+    const load = async () => {
+      const params = new URLSearchParams({ limit: "50" });
+      if (before) params.set("before", before);
+      const page = await get(`/api/sessions?${params}`);
+      for (const s of page.sessions) list.append(row(s));
+      if (page.sessions.length > 0) before = page.sessions[page.sessions.length - 1].started_at;
+      more.hidden = page.sessions.length < 50;
+      status.textContent = list.children.length === 0 ? "No session yet." : `${list.children.length} shown`;
+    };
+    more.addEventListener("click", () => load().catch((error) => { status.className = "error"; status.textContent = error.message; }));
+    await load();
+  },
+
+  // Every project with its memory count, and where to look next: its memories, what
+  // happened in it lately, its open promises.
+  async projects(main) {
+    const [list, promised] = await Promise.all([get("/api/projects"), get("/api/commitments?limit=200")]);
+    main.append(h("h1", {}, "Projects"));
+    const open = new Map();
+    for (const c of promised.commitments) if (c.project) open.set(c.project, (open.get(c.project) || 0) + 1);
+    const named = list.projects.filter((p) => p.name);
+    main.append(named.length === 0 ? empty("No project yet: a memory's project is set when it is captured (--project, or an agent's session).") :
+      h("table", {}, h("tr", {}, h("th", {}, "project"), h("th", {}, "memories"), h("th", {}, "open promises"), h("th", { class: "optional" }, "look")),
+        named.map((p) => h("tr", {},
+          h("td", {}, h("a", { href: `/memories?project=${encodeURIComponent(p.name)}` }, p.name)),
+          h("td", {}, p.memories),
+          h("td", {}, open.get(p.name) || 0),
+          h("td", { class: "optional" },
+            h("a", { href: `/timeline?range=${encodeURIComponent("last 30 days")}&project=${encodeURIComponent(p.name)}` }, "timeline"), " · ",
+            h("a", { href: `/search?project=${encodeURIComponent(p.name)}` }, "search"))))));
+  },
+
   async organizations(main) {
     const list = await get("/api/organizations?limit=200");
     main.append(h("h1", {}, "Organizations"),
@@ -911,6 +1010,7 @@ export const pages = {
       h("label", { class: "muted" }, "from ", h("input", { name: "from", type: "date", value: query.get("from") || "" })),
       h("label", { class: "muted" }, "to ", h("input", { name: "to", type: "date", value: query.get("to") || "" })),
       h("input", { name: "person", placeholder: "person", value: query.get("person") || "", "aria-label": "Person" }),
+      h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
       h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
       h("button", { class: "primary" }, "Show"));
     const days = h("div");
@@ -920,7 +1020,7 @@ export const pages = {
       const keep = new URLSearchParams();
       if (data.get("range")) keep.set("range", data.get("range"));
       else for (const key of ["from", "to"]) if (data.get(key)) keep.set(key, data.get(key));
-      for (const key of ["person", "kind"]) if (data.get(key)) keep.set(key, data.get(key));
+      for (const key of ["person", "project", "kind"]) if (data.get(key)) keep.set(key, data.get(key));
       history.replaceState({}, "", `/timeline?${keep}`);
       try {
         const view = await get(`/api/timeline?${keep}`);

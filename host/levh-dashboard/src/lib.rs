@@ -60,6 +60,8 @@ pub const PAGES: &[&str] = &[
     "/search",
     "/memories",
     "/memories/{id}",
+    "/projects",
+    "/sessions",
     "/fading",
     "/review",
     "/held",

@@ -1,7 +1,8 @@
 //! The live activity feed. Every process on the store (`levh capture` in a terminal,
 //! `levh mcp stdio` under an agent, a sync) appends to the event log; the first feed
 //! subscriber starts one tailer that polls the log and broadcasts new rows. Each socket
-//! forwards only its principal's workspace. Events name ids, never content.
+//! forwards only its principal's workspace, after the workspace's recent history (so a feed
+//! opened on a quiet store is not empty). Events name ids, never content.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -97,17 +98,58 @@ pub(crate) async fn socket(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     state.feed.ensure_started(state.shutdown.clone()).await?;
+    // Subscribed before the history is read, so nothing falls between the two; what
+    // both hold is sent once (by seq).
     let receiver = state.feed.sender.subscribe();
+    let store = state.feed.store.clone();
+    let workspace = principal.workspace.clone();
+    let history = tokio::task::spawn_blocking(move || recent(store.as_ref(), &workspace))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)?;
     let shutdown = state.shutdown.clone();
-    Ok(upgrade.on_upgrade(move |socket| forward(socket, receiver, principal, shutdown)))
+    Ok(upgrade.on_upgrade(move |socket| forward(socket, history, receiver, principal, shutdown)))
+}
+
+/// Events a new subscriber sees first, oldest first: the workspace's latest
+/// [`HISTORY`] among the log's last [`HISTORY_SCAN`] rows (a bounded read, whatever the
+/// log's size; a workspace quiet while others were busy shows less).
+pub(crate) const HISTORY: usize = 50;
+const HISTORY_SCAN: usize = 1_000;
+
+fn recent(
+    store: &dyn ServerStore,
+    workspace: &levh_core::Workspace,
+) -> Result<Vec<FeedEvent>, levh_core::StoreError> {
+    let last = store.last_event_seq()?;
+    let from = last.saturating_sub(HISTORY_SCAN as i64).max(0);
+    let mut events: Vec<FeedEvent> = store
+        .events_after(from, HISTORY_SCAN)?
+        .into_iter()
+        .filter(|e| &e.workspace == workspace)
+        .collect();
+    let skip = events.len().saturating_sub(HISTORY);
+    events.drain(..skip);
+    Ok(events)
 }
 
 async fn forward(
     mut socket: WebSocket,
+    history: Vec<FeedEvent>,
     mut receiver: broadcast::Receiver<Arc<FeedEvent>>,
     principal: Principal,
     shutdown: CancellationToken,
 ) {
+    let mut sent_through = 0;
+    for event in &history {
+        sent_through = event.seq;
+        let Ok(text) = serde_json::to_string(event) else {
+            continue;
+        };
+        if socket.send(Message::Text(text.into())).await.is_err() {
+            return;
+        }
+    }
     loop {
         let message = tokio::select! {
             () = shutdown.cancelled() => break,
@@ -117,7 +159,7 @@ async fn forward(
                 Some(Ok(_)) => continue,
             },
             event = receiver.recv() => match event {
-                Ok(event) if event.workspace == principal.workspace => {
+                Ok(event) if event.workspace == principal.workspace && event.seq > sent_through => {
                     match serde_json::to_string(&*event) {
                         Ok(text) => text,
                         Err(error) => {

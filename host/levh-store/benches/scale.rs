@@ -356,10 +356,14 @@ fn main() {
             let (mut ann_times, ann_hits) = run(&approximate, false);
             if let Some(reinforce) = std::env::var_os("SCALE_PROFILE_RECALL") {
                 // A profiler's window: approximate recall over and over (`reinforce`:
-                // as a user calls it); attach with `perf record -p <pid>` on this line.
+                // as a user calls it; `scoped`: scoped to one project); attach with `perf record -p <pid>` on this line.
                 eprintln!("profiling window opens: pid {}", std::process::id());
                 for _ in 0..20 {
-                    run(&approximate, reinforce == "reinforce");
+                    if reinforce == "scoped" {
+                        run_scoped(&approximate);
+                    } else {
+                        run(&approximate, reinforce == "reinforce");
+                    }
                 }
             }
             let (mut exact_scoped_times, exact_scoped_hits) = run_scoped(&levh);

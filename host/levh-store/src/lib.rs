@@ -671,6 +671,15 @@ impl Store for SqliteStore {
         Ok(sessions::memories(&self.read(), workspace, session, limit)?)
     }
 
+    fn sessions(
+        &self,
+        workspace: &Workspace,
+        before: Option<Timestamp>,
+        limit: usize,
+    ) -> Result<Vec<levh_core::SessionListing>, StoreError> {
+        Ok(sessions::list(&self.read(), workspace, before, limit)?)
+    }
+
     fn session_exists(&self, workspace: &Workspace, id: &SessionId) -> Result<bool, StoreError> {
         Ok(sessions::exists(&self.read(), workspace, id)?)
     }

@@ -105,3 +105,59 @@ pub(crate) fn end(
     )?;
     get(tx, workspace, id)
 }
+
+/// The workspace's sessions newest first, each with how many live memories it stored:
+/// at most `limit`, those started before `before` when given (the next page).
+pub(crate) fn list(
+    conn: &Connection,
+    workspace: &Workspace,
+    before: Option<Timestamp>,
+    limit: usize,
+) -> Result<Vec<levh_core::SessionListing>, SqliteStoreError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT s.id, s.project, s.client, s.started_at, s.ended_at,
+                (SELECT count(*) FROM memories m
+                  WHERE m.session_id = s.id AND m.workspace = s.workspace
+                    AND m.forgotten_at IS NULL)
+           FROM sessions s
+          WHERE s.workspace = ?1 AND s.started_at < ?2
+          ORDER BY s.started_at DESC, s.id DESC LIMIT ?3",
+    )?;
+    let rows = statement
+        .query_map(
+            params![
+                workspace.as_str(),
+                before.map_or(i64::MAX, micros),
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
+            |row| {
+                let id: String = row.get(0)?;
+                let at = |value: Option<i64>| value.map(rows::from_micros);
+                Ok((
+                    id,
+                    row.get::<_, Option<String>>(1)?,
+                    row.get::<_, Option<String>>(2)?,
+                    rows::from_micros(row.get(3)?),
+                    at(row.get(4)?),
+                    row.get::<_, i64>(5)?,
+                ))
+            },
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, project, client, started_at, ended_at, memories)| {
+            levh_core::SessionListing {
+                session: Session {
+                    id: SessionId::new(id),
+                    workspace: workspace.clone(),
+                    project,
+                    client,
+                    started_at,
+                    ended_at,
+                },
+                memories: memories.max(0) as u64,
+            }
+        })
+        .collect())
+}

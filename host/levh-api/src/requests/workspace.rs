@@ -18,6 +18,17 @@ pub struct SessionArgs {
     pub session_id: String,
 }
 
+/// Arguments of list_sessions.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionListArgs {
+    /// At most this many (1..500, default 50).
+    pub limit: Option<usize>,
+    /// Only sessions started before this instant (RFC 3339): the next page, from the last
+    /// session's `started_at`.
+    pub before: Option<String>,
+}
+
 /// Session body.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -88,6 +88,23 @@ pub struct SessionView {
     pub summary: Option<SessionSummaryView>,
 }
 
+/// Sessions, newest first.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SessionList {
+    /// The sessions, each with its live memories counted.
+    pub sessions: Vec<ListedSessionView>,
+}
+
+/// A session as listed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListedSessionView {
+    /// The session.
+    #[serde(flatten)]
+    pub session: SessionView,
+    /// Live memories stored in it.
+    pub memories: u64,
+}
+
 /// A session summarised into one memory.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SessionSummaryView {

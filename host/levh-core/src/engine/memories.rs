@@ -318,6 +318,23 @@ impl Levh {
         Ok(session)
     }
 
+    /// The workspace's sessions, newest first, each with its live memories counted: at
+    /// most `limit` (1 to 500), started before `before` when given (the next page).
+    pub fn sessions(
+        &self,
+        scope: &Scope,
+        before: Option<Timestamp>,
+        limit: usize,
+    ) -> Result<Vec<crate::SessionListing>> {
+        if !(1..=500).contains(&limit) {
+            return Err(Error::invalid(
+                "limit",
+                format!("must be between 1 and 500 (got {limit})"),
+            ));
+        }
+        Ok(self.store.sessions(&scope.workspace, before, limit)?)
+    }
+
     /// A session and the live memories stored in it (oldest first, at most `limit`).
     pub fn session_memories(
         &self,

@@ -633,6 +633,15 @@ pub struct Session {
     pub ended_at: Option<Timestamp>,
 }
 
+/// A session as listed: the session and how many live memories it stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionListing {
+    /// The session.
+    pub session: Session,
+    /// Live memories stored in it.
+    pub memories: u64,
+}
+
 /// A memory close to another one, with how close.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RelatedMemory {

@@ -15,7 +15,7 @@ impl Levh {
     /// resumes there). `progress` is called after every item.
     pub fn sync(
         &self,
-        scope: &Scope,
+        started_by: &Scope,
         source: &mut dyn Source,
         options: SyncOptions,
         project: Option<String>,
@@ -23,6 +23,11 @@ impl Levh {
     ) -> Result<SyncReport> {
         let project = check_label("project", project)?;
         let connector = source.connector().to_owned();
+        // The run is recorded as whoever started it; what it writes is the connector's
+        // doing, so each item's events say `sync` and name the connector (the feed's
+        // "sync" filter, a synced mail's history).
+        let synced = started_by.synced(&connector);
+        let scope = &synced;
         let now = self.clock.now();
         let mut report = SyncReport {
             run_id: MemoryId::new_at(now).to_string(),
@@ -37,7 +42,7 @@ impl Levh {
         };
         if !options.dry_run {
             self.store
-                .save_sync_run(&scope.workspace, &report, &scope.actor)?;
+                .save_sync_run(&started_by.workspace, &report, &started_by.actor)?;
         }
         let cursor_key = source.cursor_key();
         let mut cursor = self.store.sync_cursor(&scope.workspace, &cursor_key)?;
@@ -174,7 +179,7 @@ impl Levh {
             if !options.dry_run {
                 report.updated_at = Some(self.clock.now());
                 self.store
-                    .save_sync_run(&scope.workspace, &report, &scope.actor)?;
+                    .save_sync_run(&started_by.workspace, &report, &started_by.actor)?;
                 progress(&report);
             }
             if page.done || page.next_cursor.is_none() || page.next_cursor == cursor {
@@ -242,7 +247,7 @@ impl Levh {
         }
         if !options.dry_run {
             self.store
-                .save_sync_run(&scope.workspace, &report, &scope.actor)?;
+                .save_sync_run(&started_by.workspace, &report, &started_by.actor)?;
         }
         progress(&report);
         Ok(report)

@@ -443,6 +443,16 @@ pub(super) async fn sources(
     run(&state, scope, workspace::sources).await.map(Json)
 }
 
+pub(super) async fn sessions(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::requests::SessionListArgs>,
+) -> Result<Json<levh_api::views::SessionList>, ApiError> {
+    run(&state, scope, move |levh, scope| sessions::list(levh, scope, args))
+        .await
+        .map(Json)
+}
+
 pub(super) async fn create_session(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

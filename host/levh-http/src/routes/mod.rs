@@ -370,6 +370,13 @@ pub(crate) fn api() -> Api {
             handlers::export,
         )
         .route(
+            Route::new(M::GET, "/api/sessions", O::ListSessions, "Sessions newest first, each with its live memories counted; `before` (a session's started_at) pages on")
+                .query::<levh_api::requests::SessionListArgs>()
+                .ok::<levh_api::views::SessionList>(200)
+                .errors(&[400]),
+            handlers::sessions,
+        )
+        .route(
             Route::new(M::POST, "/api/sessions", O::CreateSession, "Open a session")
                 .body::<SessionBody>()
                 .ok::<SessionView>(201),

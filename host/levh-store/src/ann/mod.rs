@@ -75,6 +75,11 @@ pub struct AnnConfig {
     /// same store, alternating runs) 2.5–2.9 ms p50 against 2.9–3.2, recall@10 against
     /// the exact scan 1.000 for both.
     pub ef_search: usize,
+    /// A query whose filter leaves few of the graph's candidates (recall scoped to one
+    /// project) and allows at most this many memories compares each allowed memory's
+    /// quantized vector read from the graph; above it, the graph is walked with the
+    /// filter. 30k: see `query.rs` for the measurement.
+    pub scan_among_at_most: usize,
 }
 
 impl Default for AnnConfig {
@@ -85,6 +90,7 @@ impl Default for AnnConfig {
             connectivity: 32,
             ef_construction: 128,
             ef_search: 200,
+            scan_among_at_most: 30_000,
         }
     }
 }

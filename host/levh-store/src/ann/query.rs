@@ -99,14 +99,24 @@ impl AnnIndex {
             return self.exact(filter, model, query, limit);
         }
 
+        let conn = self.store.read();
+        // Scoped to a project holding under a quarter of the graph (how agents recall),
+        // the unfiltered walk would mostly find other projects' memories: go to the
+        // project's own memories at once.
+        if let Some(project) = &filter.project {
+            let allowed = crate::query::project_seqs(&conn, &filter.workspace, project)?;
+            if allowed.len() < snapshot.len() / 4 {
+                return self.selective(&conn, &snapshot, covered, filter, model, query, limit, allowed);
+            }
+        }
         let candidates = snapshot.candidates(query)?;
         let mut top = vectors::TopK::new(limit);
-        let conn = self.store.read();
         let seen = score_candidates(&conn, filter, model, query, &candidates, &mut top)?;
         if seen.len() < limit && candidates.len() < snapshot.len() {
             // The filter discarded most of what the graph offered (a selective project,
             // kind or time range): the best matches may lie beyond `ef`.
-            return self.selective(&conn, &snapshot, covered, filter, model, query, limit);
+            let allowed = allowed_seqs(&conn, filter)?;
+            return self.selective(&conn, &snapshot, covered, filter, model, query, limit, allowed);
         }
         exact_scan(
             &conn,
@@ -126,11 +136,13 @@ impl AnnIndex {
 impl AnnIndex {
     /// A query whose filter leaves few of the graph's unfiltered candidates (how agents
     /// call recall: scoped to one project). Scanning every vector of the model for it
-    /// cost 65–75 ms at 100k; instead the memories the filter allows are listed first
-    /// (an index walk for a project) and then:
+    /// cost 65–75 ms at 100k; instead the memories the filter allows (`allowed`, a
+    /// superset: an index walk for a project) are taken and then:
     ///
     /// - few of them (below [`AnnConfig::exact_below`]): each one's vector is scored —
     ///   exact, and cheaper than the graph at that size;
+    /// - up to [`AnnConfig::scan_among_at_most`](super::AnnConfig): each one's quantized vector is read from the graph
+    ///   and compared, and the best `ef` are scored exactly;
     /// - more: the graph is walked with the filter applied as it goes, so its `ef`
     ///   candidates all belong to the allowed set.
     ///
@@ -145,10 +157,12 @@ impl AnnIndex {
         model: &str,
         query: &[f32],
         limit: usize,
+        allowed: HashSet<i64>,
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
-        let allowed = allowed_seqs(conn, filter)?;
         let candidates: Vec<i64> = if allowed.len() < self.config.exact_below {
             allowed.iter().copied().collect()
+        } else if allowed.len() <= self.config.scan_among_at_most {
+            snapshot.scan_among(query, &allowed, self.config.ef_search)?
         } else {
             snapshot.candidates_among(query, &allowed)?
         };
@@ -167,11 +181,18 @@ impl AnnIndex {
     }
 }
 
-/// The seqs of every memory `filter` allows, whatever their vectors.
+/// The seqs of the memories `filter` may allow, whatever their vectors: a superset the
+/// candidates' scoring checks against the whole filter. Scoped to a project it is the
+/// project's memories, read from the (workspace, project) index alone — no row is
+/// visited, where the whole filter cost a row lookup and a working-memory probe per
+/// memory (10k of them for one project of a 100k store).
 fn allowed_seqs(
     conn: &Connection,
     filter: &MemoryFilter,
 ) -> Result<HashSet<i64>, SqliteStoreError> {
+    if let Some(project) = &filter.project {
+        return crate::query::project_seqs(conn, &filter.workspace, project);
+    }
     let (clause, values) = crate::query::where_clause(filter);
     let mut statement = conn.prepare_cached(&format!("SELECT m.seq FROM memories m WHERE {clause}"))?;
     let seqs = statement
@@ -531,15 +552,28 @@ mod tests {
 
     #[test]
     fn a_selective_filter_over_many_memories_walks_the_graph_with_the_filter() {
-        // 3,000 vectors, one project in ten: 300 allowed (above `exact_below`), so the
-        // graph is searched with the filter applied — and matches the exact scan.
+        scoped_search_matches_the_exact_scan(0);
+    }
+
+    #[test]
+    fn a_selective_filter_over_many_memories_compares_the_allowed_points_of_the_graph() {
+        scoped_search_matches_the_exact_scan(1_000);
+    }
+
+    /// 3,000 vectors, one project in ten: 300 allowed (above `exact_below`), so the graph
+    /// answers with the filter applied — walked, or its allowed points compared, as
+    /// `scan_among_at_most` says — and matches the exact scan.
+    fn scoped_search_matches_the_exact_scan(scan_among_at_most: usize) {
         let mut fixture = Fixture::new();
         let mut corpus = Corpus::new(17, 48, 30);
         for n in 0..3_000 {
             let project = format!("p{}", n % 10);
             fixture.add(corpus.draw(), "default", &project);
         }
-        let index = fixture.index(small());
+        let index = fixture.index(AnnConfig {
+            scan_among_at_most,
+            ..small()
+        });
         index.refresh(MODEL, 48).unwrap();
         // Written after the build: the fresh tail, scanned exactly beside the graph.
         let fresh_vector = corpus.draw();

@@ -133,5 +133,6 @@ pub(super) fn small() -> AnnConfig {
         connectivity: 16,
         ef_construction: 32,
         ef_search: 64,
+        scan_among_at_most: 1_000,
     }
 }

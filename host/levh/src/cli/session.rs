@@ -1,4 +1,4 @@
-//! `levh session start|end|summarize` and `levh summarize SESSION`: an agent's working
+//! `levh session start|end|summarize|list` and `levh summarize SESSION`: an agent's working
 //! session from the command line (what MCP's `create_session`, `end_session` and
 //! `summarize_session` do); `levh capture --session ID` stores into it.
 
@@ -28,6 +28,15 @@ pub enum Command {
     Summarize {
         /// The session's id.
         id: String,
+    },
+    /// Sessions newest first, each with the memories it stored.
+    List {
+        /// At most this many (1..500).
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        /// Only sessions started before this instant (RFC 3339): the next page.
+        #[arg(long)]
+        before: Option<String>,
     },
 }
 
@@ -61,6 +70,38 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             }
         }
         Command::Summarize { id } => return summarize(context, id, json),
+        Command::List { limit, before } => {
+            let list = context.run(Operation::ListSessions, |levh, scope| {
+                levh_api::sessions::list(
+                    levh,
+                    scope,
+                    levh_api::requests::SessionListArgs {
+                        limit: Some(limit),
+                        before,
+                    },
+                )
+            })?;
+            if json {
+                output::json(&list)?;
+            } else if list.sessions.is_empty() {
+                output::line("no session yet");
+            } else {
+                let mut table =
+                    output::table(&["session", "started", "ended", "project", "client", "memories"]);
+                for listed in &list.sessions {
+                    let s = &listed.session;
+                    table.add_row(vec![
+                        s.session_id.clone(),
+                        s.started_at.clone(),
+                        s.ended_at.clone().unwrap_or_else(|| "open".into()),
+                        s.project.clone().unwrap_or_default(),
+                        s.client.clone().unwrap_or_default(),
+                        listed.memories.to_string(),
+                    ]);
+                }
+                output::print_table(&table);
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
