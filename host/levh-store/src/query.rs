@@ -78,7 +78,7 @@ pub(crate) fn project_seqs(
     conn: &rusqlite::Connection,
     workspace: &levh_core::Workspace,
     project: &str,
-) -> Result<std::collections::HashSet<i64>, crate::SqliteStoreError> {
+) -> Result<rustc_hash::FxHashSet<i64>, crate::SqliteStoreError> {
     let mut statement = conn.prepare_cached(
         "SELECT seq FROM memories INDEXED BY memories_by_workspace_project
           WHERE workspace = ?1 AND project = ?2",

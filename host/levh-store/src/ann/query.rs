@@ -157,7 +157,7 @@ impl AnnIndex {
         model: &str,
         query: &[f32],
         limit: usize,
-        allowed: HashSet<i64>,
+        allowed: rustc_hash::FxHashSet<i64>,
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         let candidates: Vec<i64> = if allowed.len() < self.config.exact_below {
             allowed.iter().copied().collect()
@@ -189,7 +189,7 @@ impl AnnIndex {
 fn allowed_seqs(
     conn: &Connection,
     filter: &MemoryFilter,
-) -> Result<HashSet<i64>, SqliteStoreError> {
+) -> Result<rustc_hash::FxHashSet<i64>, SqliteStoreError> {
     if let Some(project) = &filter.project {
         return crate::query::project_seqs(conn, &filter.workspace, project);
     }
@@ -197,7 +197,7 @@ fn allowed_seqs(
     let mut statement = conn.prepare_cached(&format!("SELECT m.seq FROM memories m WHERE {clause}"))?;
     let seqs = statement
         .query_map(rusqlite::params_from_iter(values), |row| row.get::<_, i64>(0))?
-        .collect::<Result<HashSet<i64>, _>>()?;
+        .collect::<Result<rustc_hash::FxHashSet<i64>, _>>()?;
     Ok(seqs)
 }
 
