@@ -1116,17 +1116,27 @@ fn sessions_are_listed_newest_first_with_their_memories_and_paged() {
     let first = start("atlas");
     std::thread::sleep(std::time::Duration::from_millis(5));
     let second = start("orion");
-    for text in ["Atlas deploys on Thursdays", "Atlas staging rebuilds nightly"] {
+    for text in [
+        "Atlas deploys on Thursdays",
+        "Atlas staging rebuilds nightly",
+    ] {
         capture(home, &["--session", &first, text]);
     }
-    let forgotten = capture(home, &["--session", &first, "A note soon forgotten about nothing"]);
+    let forgotten = capture(
+        home,
+        &["--session", &first, "A note soon forgotten about nothing"],
+    );
     ok(levh(home).args(["forget", &forgotten]));
     ok(levh(home).args(["session", "end", &first]));
 
     let listed = json(levh(home).args(["session", "list", "--json"]));
     let sessions = listed["sessions"].as_array().unwrap();
     assert_eq!(sessions.len(), 2, "{listed}");
-    assert_eq!(sessions[0]["session_id"], second.as_str(), "newest first: {listed}");
+    assert_eq!(
+        sessions[0]["session_id"],
+        second.as_str(),
+        "newest first: {listed}"
+    );
     assert_eq!(sessions[0]["memories"], 0);
     assert_eq!(sessions[0]["ended_at"], Value::Null);
     assert_eq!(sessions[1]["session_id"], first.as_str());
@@ -1136,11 +1146,19 @@ fn sessions_are_listed_newest_first_with_their_memories_and_paged() {
 
     let page = json(levh(home).args(["session", "list", "--limit", "1", "--json"]));
     assert_eq!(page["sessions"][0]["session_id"], second.as_str());
-    let before = page["sessions"][0]["started_at"].as_str().unwrap().to_owned();
-    let next = json(levh(home).args(["session", "list", "--limit", "1", "--before", &before, "--json"]));
+    let before = page["sessions"][0]["started_at"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let next = json(levh(home).args([
+        "session", "list", "--limit", "1", "--before", &before, "--json",
+    ]));
     assert_eq!(next["sessions"][0]["session_id"], first.as_str(), "{next}");
 
-    let refused = levh(home).args(["session", "list", "--limit", "0"]).output().unwrap();
+    let refused = levh(home)
+        .args(["session", "list", "--limit", "0"])
+        .output()
+        .unwrap();
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("limit"), "{stderr}");

@@ -620,7 +620,11 @@ fn tune_cross_validates_and_writes_only_when_asked_and_only_a_held_out_gain() {
     conversations.sort();
     std::fs::copy(&conversations[0], set.join("one.json")).unwrap();
     let config = home.path().join("config.toml");
-    std::fs::write(&config, "# my settings\ngain = 0.6\nfusion_hash_weight = 0.9\n").unwrap();
+    std::fs::write(
+        &config,
+        "# my settings\ngain = 0.6\nfusion_hash_weight = 0.9\n",
+    )
+    .unwrap();
     let tune = |write: bool| {
         let mut command = levh(home.path());
         command.env("LEVH_EMBEDDER", "hash").args([
@@ -649,9 +653,16 @@ fn tune_cross_validates_and_writes_only_when_asked_and_only_a_held_out_gain() {
         report["current_score"]["mrr"].as_f64().unwrap(),
     );
     assert!((gain - (held_out - current)).abs() < 1e-9, "{report}");
-    assert!(gain > 0.0, "a 0.9 hash weight should be beaten held out: {report}");
+    assert!(
+        gain > 0.0,
+        "a 0.9 hash weight should be beaten held out: {report}"
+    );
     assert_eq!(dry["written"], Value::Null);
-    assert!(std::fs::read_to_string(&config).unwrap().contains("fusion_hash_weight = 0.9"));
+    assert!(
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .contains("fusion_hash_weight = 0.9")
+    );
 
     let wrote = tune(true);
     let chosen = wrote["report"]["chosen"]["fusion_weight"].as_f64().unwrap();
@@ -659,11 +670,17 @@ fn tune_cross_validates_and_writes_only_when_asked_and_only_a_held_out_gain() {
     assert!(wrote["written"].as_str().unwrap().ends_with("config.toml"));
     let saved = std::fs::read_to_string(&config).unwrap();
     assert!(saved.starts_with("# my settings\ngain = 0.6\n"), "{saved}");
-    assert!(saved.contains(&format!("fusion_hash_weight = {chosen}")), "{saved}");
+    assert!(
+        saved.contains(&format!("fusion_hash_weight = {chosen}")),
+        "{saved}"
+    );
     assert!(saved.contains("fusion_temporal_boost = "), "{saved}");
     // levh reads what was saved: tuning again starts from it and has nothing to gain.
     let again = tune(false);
-    assert_eq!(again["report"]["current"]["fusion_weight"], chosen, "{again}");
+    assert_eq!(
+        again["report"]["current"]["fusion_weight"], chosen,
+        "{again}"
+    );
 
     let (output, _, stderr) = run(levh(home.path()).args(["tune", "--dataset", "no-such-set"]));
     assert!(!output.status.success());

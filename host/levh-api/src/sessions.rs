@@ -5,8 +5,8 @@
 use levh_core::{Levh, Scope, SessionId};
 
 use crate::Result;
-use crate::requests::StoreArgs;
 use crate::requests::SessionListArgs;
+use crate::requests::StoreArgs;
 use crate::views::{ListedSessionView, SessionList, SessionSummaryView, SessionView};
 
 /// [`Operation::CreateSession`](crate::Operation::CreateSession).

@@ -39,7 +39,8 @@ pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig}
 pub use engine::{
     ATTACHMENT_KIND, Attached, AttachmentFile, ConsolidatedCluster, ConsolidationReport,
     ConsolidationRequest, ContentUpdate, DEFAULT_CONSIDERED, RelatedMemory, ReviewItem, Reviewed,
-    SUMMARY_KIND, SUMMARY_SOURCE, Session, SessionListing, SummaryWriter, in_order, judge_conflicts,
+    SUMMARY_KIND, SUMMARY_SOURCE, Session, SessionListing, SummaryWriter, in_order,
+    judge_conflicts,
 };
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,

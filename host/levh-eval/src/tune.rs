@@ -126,7 +126,10 @@ pub fn tune(
     }
     let questions = conversations.len();
     if questions == 0 {
-        bail!("dataset {} has no question to tune on", dataset.manifest.name);
+        bail!(
+            "dataset {} has no question to tune on",
+            dataset.manifest.name
+        );
     }
 
     // Folds: whole conversations when there are enough, so a fold's questions are about
@@ -134,8 +137,11 @@ pub fn tune(
     let mut distinct: Vec<&String> = conversations.iter().collect();
     distinct.dedup();
     let (fold_of, folds, split_by): (Vec<usize>, usize, &str) = if distinct.len() >= folds {
-        let index: HashMap<&String, usize> =
-            distinct.iter().enumerate().map(|(i, c)| (*c, i % folds)).collect();
+        let index: HashMap<&String, usize> = distinct
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (*c, i % folds))
+            .collect();
         (
             conversations.iter().map(|c| index[c]).collect(),
             folds,
@@ -143,7 +149,11 @@ pub fn tune(
         )
     } else {
         let folds = folds.min(questions);
-        ((0..questions).map(|q| q % folds).collect(), folds, "questions")
+        (
+            (0..questions).map(|q| q % folds).collect(),
+            folds,
+            "questions",
+        )
     };
 
     let mrr_over = |setting: usize, keep: &dyn Fn(usize) -> bool| -> f64 {
@@ -158,7 +168,10 @@ pub fn tune(
     };
     // The best setting by MRR on the kept questions; ties go to the current setting, then
     // to the earlier in the grid, so a flat response changes nothing.
-    let current_index = grid.iter().position(|s| *s == current).expect("in the grid");
+    let current_index = grid
+        .iter()
+        .position(|s| *s == current)
+        .expect("in the grid");
     let best_on = |keep: &dyn Fn(usize) -> bool| -> usize {
         let mut best = (current_index, mrr_over(current_index, keep));
         for setting in 0..grid.len() {

@@ -323,7 +323,9 @@ fn main() {
                     .enumerate()
                     .map(|(i, query)| {
                         let start = Instant::now();
-                        let out = engine.recall(&scope, &ask_scoped(i, query)).expect("recall");
+                        let out = engine
+                            .recall(&scope, &ask_scoped(i, query))
+                            .expect("recall");
                         let took = start.elapsed();
                         (took, out.hits.iter().map(|h| h.memory.id).collect())
                     })

@@ -146,8 +146,8 @@ pub(crate) fn list(
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows
         .into_iter()
-        .map(|(id, project, client, started_at, ended_at, memories)| {
-            levh_core::SessionListing {
+        .map(
+            |(id, project, client, started_at, ended_at, memories)| levh_core::SessionListing {
                 session: Session {
                     id: SessionId::new(id),
                     workspace: workspace.clone(),
@@ -157,7 +157,7 @@ pub(crate) fn list(
                     ended_at,
                 },
                 memories: memories.max(0) as u64,
-            }
-        })
+            },
+        )
         .collect())
 }

@@ -448,9 +448,11 @@ pub(super) async fn sessions(
     CallerScope(scope): CallerScope,
     Params(args): Params<levh_api::requests::SessionListArgs>,
 ) -> Result<Json<levh_api::views::SessionList>, ApiError> {
-    run(&state, scope, move |levh, scope| sessions::list(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        sessions::list(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn create_session(

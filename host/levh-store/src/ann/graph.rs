@@ -1,11 +1,10 @@
 //! A snapshot's graph: usearch's HNSW over quantized vectors (keys are memory seqs),
 //! the change number it covers, and the search contexts queries share.
 
-use std::collections::HashSet;
-
-use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError, RwLock};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
@@ -30,7 +29,11 @@ pub(super) fn quantize(vector: &[f32]) -> Vec<i8> {
 
 /// The Euclidean length of a quantized vector.
 fn norm(vector: &[i8]) -> f32 {
-    (vector.iter().map(|x| i32::from(*x) * i32::from(*x)).sum::<i32>() as f32).sqrt()
+    (vector
+        .iter()
+        .map(|x| i32::from(*x) * i32::from(*x))
+        .sum::<i32>() as f32)
+        .sqrt()
 }
 
 /// Searches one graph runs at once. usearch keeps a scratch context per concurrent
@@ -217,8 +220,8 @@ impl Snapshot {
                 continue;
             };
             let point = &points.data[n * query.len()..(n + 1) * query.len()];
-            let cosine = dot(&query, point) as f32
-                / (query_norm * points.norms[n]).max(f32::MIN_POSITIVE);
+            let cosine =
+                dot(&query, point) as f32 / (query_norm * points.norms[n]).max(f32::MIN_POSITIVE);
             scored.push((cosine, seq));
         }
         let best_first = |a: &(f32, i64), b: &(f32, i64)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));

@@ -48,7 +48,19 @@ impl AnnIndex {
         limit: usize,
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         self.counters.exact_queries.fetch_add(1, Ordering::Relaxed);
-        exact_nearest(&self.store.read(), filter, model, query, limit)
+        let conn = self.store.read();
+        if let Some(project) = &filter.project {
+            // Only the project's vectors are read (by seq, from its index), not every
+            // vector of the store: at 3k memories in seven projects a scoped search's scan
+            // took most of its 3.5 ms over REST.
+            let seqs: Vec<i64> = crate::query::project_seqs(&conn, &filter.workspace, project)?
+                .into_iter()
+                .collect();
+            let mut top = vectors::TopK::new(limit);
+            score_candidates(&conn, filter, model, query, &seqs, &mut top)?;
+            return Ok(top.into_sorted());
+        }
+        exact_nearest(&conn, filter, model, query, limit)
     }
 }
 
@@ -106,7 +118,9 @@ impl AnnIndex {
         if let Some(project) = &filter.project {
             let allowed = crate::query::project_seqs(&conn, &filter.workspace, project)?;
             if allowed.len() < snapshot.len() / 4 {
-                return self.selective(&conn, &snapshot, covered, filter, model, query, limit, allowed);
+                return self.selective(
+                    &conn, &snapshot, covered, filter, model, query, limit, allowed,
+                );
             }
         }
         let candidates = snapshot.candidates(query)?;
@@ -116,7 +130,9 @@ impl AnnIndex {
             // The filter discarded most of what the graph offered (a selective project,
             // kind or time range): the best matches may lie beyond `ef`.
             let allowed = allowed_seqs(&conn, filter)?;
-            return self.selective(&conn, &snapshot, covered, filter, model, query, limit, allowed);
+            return self.selective(
+                &conn, &snapshot, covered, filter, model, query, limit, allowed,
+            );
         }
         exact_scan(
             &conn,
@@ -168,15 +184,10 @@ impl AnnIndex {
         };
         let mut top = vectors::TopK::new(limit);
         let seen = score_candidates(conn, filter, model, query, &candidates, &mut top)?;
-        exact_scan(
-            conn,
-            filter,
-            model,
-            query,
-            Some((covered, &seen)),
-            &mut top,
-        )?;
-        self.counters.filtered_queries.fetch_add(1, Ordering::Relaxed);
+        exact_scan(conn, filter, model, query, Some((covered, &seen)), &mut top)?;
+        self.counters
+            .filtered_queries
+            .fetch_add(1, Ordering::Relaxed);
         Ok(top.into_sorted())
     }
 }
@@ -194,9 +205,12 @@ fn allowed_seqs(
         return crate::query::project_seqs(conn, &filter.workspace, project);
     }
     let (clause, values) = crate::query::where_clause(filter);
-    let mut statement = conn.prepare_cached(&format!("SELECT m.seq FROM memories m WHERE {clause}"))?;
+    let mut statement =
+        conn.prepare_cached(&format!("SELECT m.seq FROM memories m WHERE {clause}"))?;
     let seqs = statement
-        .query_map(rusqlite::params_from_iter(values), |row| row.get::<_, i64>(0))?
+        .query_map(rusqlite::params_from_iter(values), |row| {
+            row.get::<_, i64>(0)
+        })?
         .collect::<Result<rustc_hash::FxHashSet<i64>, _>>()?;
     Ok(seqs)
 }
@@ -361,8 +375,19 @@ mod tests {
                 .nearest(&everywhere(), MODEL, &query, 5)
                 .unwrap()
         );
+        // Scoped to a project, only its vectors are read — and the answer is the same.
+        let scoped = MemoryFilter {
+            project: Some("p1".into()),
+            ..everywhere()
+        };
+        let found = index.nearest(&scoped, MODEL, &query, 5).unwrap();
+        assert_eq!(
+            found,
+            fixture.store.nearest(&scoped, MODEL, &query, 5).unwrap()
+        );
+        assert_eq!(found.len(), 5);
         let stats = index.stats();
-        assert_eq!((stats.builds, stats.exact_queries), (0, 1));
+        assert_eq!((stats.builds, stats.exact_queries), (0, 2));
         assert!(!index.snapshot_path(MODEL, 48).unwrap().exists());
     }
 
@@ -589,7 +614,11 @@ mod tests {
             let exact = ids(&fixture.store.nearest(&scoped, MODEL, &query, 10).unwrap());
             assert_eq!(found.len(), 10);
             for id in &found {
-                let memory = fixture.store.get(&Workspace::default(), *id).unwrap().unwrap();
+                let memory = fixture
+                    .store
+                    .get(&Workspace::default(), *id)
+                    .unwrap()
+                    .unwrap();
                 assert_eq!(memory.project.as_deref(), Some("p3"));
             }
             found_total += exact.iter().filter(|id| found.contains(id)).count();

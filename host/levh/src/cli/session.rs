@@ -86,8 +86,9 @@ pub fn run(context: &Context, command: Command, json: bool) -> Result<ExitCode> 
             } else if list.sessions.is_empty() {
                 output::line("no session yet");
             } else {
-                let mut table =
-                    output::table(&["session", "started", "ended", "project", "client", "memories"]);
+                let mut table = output::table(&[
+                    "session", "started", "ended", "project", "client", "memories",
+                ]);
                 for listed in &list.sessions {
                     let s = &listed.session;
                     table.add_row(vec![

@@ -67,7 +67,10 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     ));
     let mut table = output::table(&["settings", "hit@1", "hit@10", "MRR"]);
     for (name, score) in [
-        (format!("current: {}", setting(&report.current)), &report.current_score),
+        (
+            format!("current: {}", setting(&report.current)),
+            &report.current_score,
+        ),
         (
             "tuned, each fold chosen on the others (held out)".to_owned(),
             &report.held_out_tuned,
