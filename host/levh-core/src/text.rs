@@ -239,6 +239,32 @@ pub fn same_words(a: &str, b: &str) -> bool {
     set(a) == set(b)
 }
 
+/// How far two texts agree in what they say, 0..=1: Jaccard similarity of their content
+/// words (without [`QUERY_STOPWORDS`] or a `Speaker:` attribution), each cut to its first
+/// five letters so "allergic"/"allergy" and "peanuts"/"peanut" agree. Names, numbers and
+/// content words count; wording does not. Two texts without content words agree fully.
+///
+/// The gate's test, with a model, that a close candidate shares the facts of the memory
+/// it resembles and not only the tone ([`crate::gate::decide`]).
+pub fn content_agreement(a: &str, b: &str) -> f64 {
+    let stems = |text: &str| -> HashSet<String> {
+        let body = match attribution(text) {
+            Some(_) => text.split_once(':').map_or(text, |(_, rest)| rest),
+            None => text,
+        };
+        words(body)
+            .filter(|w| !QUERY_STOPWORDS.contains(&w.as_str()))
+            .map(|w| w.chars().take(5).collect())
+            .collect()
+    };
+    let (a, b) = (stems(a), stems(b));
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let shared = a.intersection(&b).count();
+    shared as f64 / (a.len() + b.len() - shared) as f64
+}
+
 /// Jaccard similarity of the two texts' word sets, 0..=1. Two empty texts are identical.
 pub fn word_jaccard(a: &str, b: &str) -> f64 {
     let a: HashSet<String> = words(a).collect();

@@ -698,24 +698,30 @@ export const pages = {
       const held = await get("/api/memories/held");
       main.replaceChildren(h("h1", {}, "Held for review"));
       if (held.held.length === 0) { main.append(empty("Nothing waits for a decision.")); return; }
-      main.append(h("p", { class: "muted" }, held.how_to_decide));
+      main.append(h("p", { class: "muted" }, "Each of these came close to a memory you already have, so a person decides. ",
+        "Admit keeps both; Admit as replacement stores it and retires the memory it resembles; an edit held for review is applied or discarded; Discard lets it go."));
+      // A held update is compared with the memory it would change; any other candidate
+      // with the memory it resembles.
+      const other = (c) => c.updates || (c.nearest && c.nearest.id);
       const neighbours = await Promise.all(held.held.map((c) =>
-        c.nearest ? get(`/api/memories/${encodeURIComponent(c.nearest.id)}`).catch(() => null) : null));
+        other(c) ? get(`/api/memories/${encodeURIComponent(other(c))}`).catch(() => null) : null));
       held.held.forEach((candidate, n) => {
         const path = `/api/memories/held/${encodeURIComponent(candidate.id)}`;
         const near = neighbours[n];
+        const update = Boolean(candidate.updates);
+        const heading = update ? "Would change " : "Resembles ";
+        const closeness = candidate.nearest ? ` (${candidate.nearest.measure} similarity ${candidate.nearest.similarity.toFixed(2)})` : "";
         main.append(h("div", { class: "card" },
           near ? null : h("p", { class: "content" }, candidate.content),
           h("p", { class: "muted" }, candidate.reason),
           near ? h("div", { class: "pair" },
-            h("div", {}, h("h3", {}, "Held candidate"), h("p", { class: "content" }, candidate.content)),
-            h("div", {}, h("h3", {}, "Resembles ", h("a", { href: `/memories/${encodeURIComponent(near.id)}` }, "this memory"),
-              ` (${candidate.nearest.measure} similarity ${candidate.nearest.similarity.toFixed(2)})`),
+            h("div", {}, h("h3", {}, update ? "Held edit" : "Held candidate"), h("p", { class: "content" }, candidate.content)),
+            h("div", {}, h("h3", {}, heading, h("a", { href: `/memories/${encodeURIComponent(near.id)}` }, short(near.content, 60)), closeness),
               h("p", { class: "content" }, near.content)),
             h("div", { class: "diff" }, h("h3", {}, "What changes"), h("p", { class: "content" }, wordDiff(near.content, candidate.content)))) : null,
           h("div", { class: "actions" },
-            action("Admit", () => post(`${path}/admit`, {}), draw, "primary"),
-            candidate.nearest ? action("Admit as replacement", () => post(`${path}/admit`, { supersede: true }), draw) : null,
+            action(update ? "Apply the edit" : "Admit", () => post(`${path}/admit`, {}), draw, "primary"),
+            candidate.nearest && !update ? action("Admit as replacement", () => post(`${path}/admit`, { supersede: true }), draw) : null,
             action("Discard", () => post(`${path}/discard`), draw, "danger"))));
       });
     };

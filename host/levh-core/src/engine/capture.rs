@@ -230,7 +230,7 @@ impl Levh {
         let holdable = |(m, similarity): &(ComparedText, f64)| {
             measure == Measure::Lexical
                 || (*similarity >= review
-                    && text::shingle_similarity(content, &m.content)
+                    && text::content_agreement(content, &m.content)
                         >= self.config.gate.lexical_agreement)
         };
         let closest = scored.iter().max_by(|a, b| {

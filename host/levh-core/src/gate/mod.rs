@@ -123,9 +123,10 @@ pub struct GateConfig {
     /// Shingle similarity from which a candidate is held without a semantic model
     /// (`LEVH_GATE_LEXICAL_REVIEW`, 0.5).
     pub lexical_review_similarity: f64,
-    /// With a semantic model, the shingle similarity a close candidate must also reach to
-    /// be held (`LEVH_GATE_LEXICAL_AGREEMENT`): a near-duplicate shares the facts, not
-    /// only the tone (see [`decide`]).
+    /// With a semantic model, the agreement in content words
+    /// ([`content_agreement`](crate::text::content_agreement)) a close candidate must also
+    /// reach to be held (`LEVH_GATE_LEXICAL_AGREEMENT`): a near-duplicate shares the facts,
+    /// not only the tone (see [`decide`]).
     pub lexical_agreement: f64,
     /// Held candidates not decided within this many hours become `expired`
     /// (`LEVH_GATE_HELD_EXPIRY_HOURS`; unset: they wait for a person forever).
@@ -143,11 +144,11 @@ impl Default for GateConfig {
             // updates 0.55–0.81, distinct facts sharing words at most 0.37.
             lexical_reject_similarity: 0.95,
             lexical_review_similarity: 0.5,
-            // The highest floor that keeps every labelled update of both gate corpora held
-            // with a margin of 0.1 (their lowest is 0.50): on the conversational benchmark
-            // set with MiniLM it holds 3 generic turns instead of 11 (0.3: 8), and none of
-            // chat or worknotes either way; no evidence turn is held at any floor.
-            lexical_agreement: 0.4,
+            // Every labelled update of both gate corpora agrees at 0.33 or more (a one-fact
+            // change of a two-word fact: "launch on Friday" → "Monday") and the semantic
+            // eval's paraphrases at 0.56 and 1.0 ("allergic to peanuts" / "peanut
+            // allergy"); 0.2 keeps a margin of 0.13 below them all.
+            lexical_agreement: 0.2,
             held_expiry_hours: None,
         }
     }
@@ -170,10 +171,11 @@ impl GateConfig {
 /// replaced, and the nearest existing memory (and its content, when known). Pure, so
 /// every branch is tested directly.
 ///
-/// With a model, a close candidate is held only when it also agrees in words with the
-/// memory it resembles (shingle similarity ≥ [`GateConfig::lexical_agreement`]): sentence
-/// models put one speaker's generic turns at cosine 0.90–0.93 with each other, so tone
-/// alone held distinct turns — answers among them — on every conversational set.
+/// With a model, a close candidate is held only when it also agrees in content words with
+/// the memory it resembles ([`crate::text::content_agreement`] ≥
+/// [`GateConfig::lexical_agreement`]): sentence models put one speaker's turns at cosine
+/// 0.90–0.93 with each other when they share only the tone, so tone alone held distinct
+/// turns — answers among them — on conversational sets.
 ///
 /// A duplicate must also use the same words as the memory it duplicates
 /// ([`same_words`](crate::text::same_words)): sentence models score "standup at 9:30" and
@@ -240,7 +242,7 @@ pub fn decide(
         // names, numbers and content words — of the memory it resembles.
         let agrees = match (nearest.measure, nearest_content) {
             (Measure::Cosine, Some(other)) => {
-                crate::text::shingle_similarity(content, other) >= config.lexical_agreement
+                crate::text::content_agreement(content, other) >= config.lexical_agreement
             }
             _ => true,
         };
@@ -395,10 +397,11 @@ mod tests {
     #[test]
     fn with_a_model_a_close_candidate_is_held_only_when_it_agrees_in_words() {
         let c = GateConfig::default();
-        // Two generic turns of one speaker that MiniLM scores 0.90–0.93: tone, not facts.
-        let old = "Melanie: Wow, that sounds like such an amazing experience!";
-        let new = "Melanie: Wow, what an experience! How did it make you feel?";
-        assert!(shingle_similarity(old, new) < c.lexical_agreement);
+        // Two turns of one speaker a model may score 0.90–0.93 for their tone alone: no
+        // content word in common.
+        let old = "Melanie: I painted a sunrise over the lake last week!";
+        let new = "Melanie: My son broke his arm at the skate park!";
+        assert!(crate::text::content_agreement(old, new) < c.lexical_agreement);
         assert_eq!(
             decide(&c, new, &[], near(0.92, Measure::Cosine), Some(old)).name(),
             "admit"
@@ -410,6 +413,13 @@ mod tests {
             decide(&c, new, &[], near(0.92, Measure::Cosine), Some(old)).name(),
             "review"
         );
+        // A paraphrase agrees in content words however it is worded: held.
+        let old = "Marco is allergic to peanuts.";
+        let new = "Marco has a peanut allergy.";
+        assert_eq!(
+            decide(&c, new, &[], near(0.93, Measure::Cosine), Some(old)).name(),
+            "review"
+        );
         // The rule is the model's: the lexical measure already is agreement in words.
         assert_eq!(
             decide(&c, new, &[], near(0.7, Measure::Lexical), Some(old)).name(),
@@ -417,10 +427,8 @@ mod tests {
         );
     }
 
-    /// Every pair the corpora label an update shares its words well above the agreement
-    /// a model's hold needs, so the rule never lets a real update in unreviewed; the
-    /// generic turns it lets in (the benchmark sets' false holds, `levh benchmark`)
-    /// share far less (fixtures/gate/README.md has the counts).
+    /// Every pair the corpora label an update agrees in content words well above what a
+    /// model's hold needs, so the rule never lets a real update in unreviewed.
     #[test]
     fn lexical_agreement_keeps_every_labelled_update_held() {
         let c = GateConfig::default();
@@ -435,7 +443,7 @@ mod tests {
                     continue;
                 }
                 let (a, b) = (pair["a"].as_str().unwrap(), pair["b"].as_str().unwrap());
-                lowest = lowest.min(shingle_similarity(a, b));
+                lowest = lowest.min(crate::text::content_agreement(a, b));
                 assert_eq!(
                     decide(&c, b, &[], near(0.93, Measure::Cosine), Some(a)).name(),
                     "review",
