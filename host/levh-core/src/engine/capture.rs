@@ -233,12 +233,18 @@ impl Levh {
                     && text::content_agreement(content, &m.content)
                         >= self.config.gate.lexical_agreement)
         };
-        let closest = scored.iter().max_by(|a, b| {
-            holdable(a)
-                .cmp(&holdable(b))
-                .then(a.1.total_cmp(&b.1))
-                .then(b.0.id.cmp(&a.0.id))
-        });
+        // Judged once per neighbour, not once per comparison of the search below.
+        let holdable: Vec<bool> = scored.iter().map(holdable).collect();
+        let closest = scored
+            .iter()
+            .zip(&holdable)
+            .max_by(|(a, a_holdable), (b, b_holdable)| {
+                a_holdable
+                    .cmp(b_holdable)
+                    .then(a.1.total_cmp(&b.1))
+                    .then(b.0.id.cmp(&a.0.id))
+            })
+            .map(|(closest, _)| closest);
         let nearest = closest.map(|(m, similarity)| Nearest {
             id: m.id,
             similarity: *similarity,
