@@ -88,5 +88,6 @@ pub fn members(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryList> {
             .iter()
             .map(|m| MemoryView::of(levh, m))
             .collect(),
+        total: None,
     })
 }

@@ -9,7 +9,8 @@ use crate::requests::{
     AboutArgs, EntityListArgs, GraphArgs, KnowledgeArgs, MergeArgs, ReindexArgs, limit,
 };
 use crate::views::{
-    AboutView, EdgeView, EntityList, EntityMemoryView, EntityView, GraphView, OrganizationList,
+    AboutView, EdgeView, EntityList, EntityMemoryView, EntityView, GraphView, MemoryEntities,
+    MemoryEntityView, OrganizationList,
     OrganizationView, PeopleList, PersonView, ReindexView, RelatedEntityView,
 };
 use crate::{Error, Result};
@@ -98,6 +99,22 @@ pub fn organizations(levh: &Levh, scope: &Scope, args: EntityListArgs) -> Result
         });
     }
     Ok(OrganizationList { organizations })
+}
+
+/// [`Operation::GetMemory`](crate::Operation::GetMemory) of a memory's entities: the
+/// people and things it involves, with their parts in it.
+pub fn of_memory(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryEntities> {
+    let memory = crate::requests::memory_id("id", id)?;
+    Ok(MemoryEntities {
+        entities: levh
+            .memory_entities(scope, memory)?
+            .iter()
+            .map(|(entity, roles)| MemoryEntityView {
+                entity: EntityView::of(entity),
+                roles: roles.iter().map(ToString::to_string).collect(),
+            })
+            .collect(),
+    })
 }
 
 /// [`Operation::AboutEntity`](crate::Operation::AboutEntity): an entity's memories

@@ -3,15 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use levh_core::{Levh, Memory, MemoryFilter, MemoryId, Page, Scope};
+use levh_core::{Levh, ListOrder, Memory, MemoryFilter, MemoryId, Page, Scope};
 
 use crate::requests::{
-    CurveQuery, FadingArgs, ListArgs, RelatedArgs, StoreArgs, StoreBatchArgs, UpdateBody, kind,
-    limit, memory_id,
+    CurveQuery, FadingArgs, ListArgs, ListSort, MoveArgs, RelatedArgs, StoreArgs, StoreBatchArgs,
+    UpdateBody, kind, limit, memory_id, time,
 };
 use crate::views::{
     BatchItemView, BatchView, CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList,
-    MemoryView, NearestView, PurgeView, RelatedList, RelatedView, ScoreView, ShownMemory,
+    MemoryView, MovedView, NearestView, PurgeView, RelatedList, RelatedView, ScoreView, ShownMemory,
     UpdateView, VerdictKind,
 };
 use crate::{Error, Result};
@@ -214,17 +214,70 @@ pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
         .as_deref()
         .map(|id| memory_id("after", id))
         .transpose()?;
+    let entity = match args.entity.as_deref().map(str::trim) {
+        Some("") | None => None,
+        Some(entity) => Some(levh.resolve_entity(scope, entity, None)?.id),
+    };
+    let sort = args.sort.unwrap_or_default();
+    let forgotten = args.forgotten.unwrap_or(false);
+    let fading = args.fading.unwrap_or(false);
+    if forgotten && (fading || sort == ListSort::Retention) {
+        return Err(Error::invalid(
+            "invalid forgotten: a forgotten memory has no retention; list it by created, importance or recalled, without fading",
+        ));
+    }
+    let filter = MemoryFilter {
+        project: args.project,
+        kind,
+        source: args.source,
+        pinned: args.pinned,
+        created_after: time("created_after", args.created_after.as_deref())?,
+        created_before: time("created_before", args.created_before.as_deref())?,
+        forgotten,
+        entity,
+        ..MemoryFilter::default()
+    };
+    // A forgotten memory's validity is history: the list shows it whatever it was.
+    let filter = if forgotten {
+        filter
+    } else {
+        filter.read_at(None, levh.now())
+    };
+    let order = match sort {
+        ListSort::Created | ListSort::Retention => ListOrder::Created,
+        ListSort::Importance => ListOrder::Importance,
+        ListSort::Recalled => ListOrder::Recalled,
+    };
+    if sort == ListSort::Retention || fading {
+        if args.offset.is_some_and(|o| o > 0) {
+            return Err(Error::invalid(
+                "invalid offset: a list by retention or of fading memories pages with `after`",
+            ));
+        }
+        let (memories, total) = levh.list_by_standing(
+            scope,
+            MemoryFilter { order, ..filter },
+            sort == ListSort::Retention,
+            fading,
+            after,
+            limit,
+        )?;
+        return Ok(MemoryList {
+            memories: memories.iter().map(|m| MemoryView::of(levh, m)).collect(),
+            total: after.is_none().then_some(total),
+        });
+    }
+    let total = match after {
+        None => Some(levh.count(scope, filter.clone())?),
+        Some(_) => None,
+    };
     let memories = levh.list(
         scope,
         MemoryFilter {
-            project: args.project,
-            kind,
-            source: args.source,
-            pinned: args.pinned,
             listed_after: after,
-            ..MemoryFilter::default()
-        }
-        .read_at(None, levh.now()),
+            order,
+            ..filter
+        },
         Page {
             limit,
             offset: args.offset.unwrap_or(0),
@@ -232,6 +285,7 @@ pub fn list(levh: &Levh, scope: &Scope, args: ListArgs) -> Result<MemoryList> {
     )?;
     Ok(MemoryList {
         memories: memories.iter().map(|m| MemoryView::of(levh, m)).collect(),
+        total,
     })
 }
 
@@ -407,6 +461,25 @@ pub fn reinforce(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
 pub fn set_pinned(levh: &Levh, scope: &Scope, id: &str, pinned: bool) -> Result<MemoryView> {
     change(levh, scope, id, |levh, scope, id| {
         levh.set_pinned(scope, id, pinned)
+    })
+}
+
+/// [`Operation::MoveMemories`](crate::Operation::MoveMemories).
+pub fn move_to_project(levh: &Levh, scope: &Scope, args: MoveArgs) -> Result<MovedView> {
+    if args.ids.is_empty() {
+        return Err(Error::invalid("invalid ids: give at least one memory id"));
+    }
+    let ids = args
+        .ids
+        .iter()
+        .map(|id| memory_id("ids", id))
+        .collect::<Result<Vec<_>>>()?;
+    let project = args.project.filter(|p| !p.trim().is_empty());
+    let moved = levh.move_to_project(scope, &ids, project.clone())?;
+    Ok(MovedView {
+        project: project.map(|p| p.trim().to_owned()),
+        moved: moved.moved.iter().map(ToString::to_string).collect(),
+        missing: moved.missing.iter().map(ToString::to_string).collect(),
     })
 }
 

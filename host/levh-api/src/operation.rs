@@ -30,6 +30,8 @@ pub enum Operation {
     PinMemory,
     /// Unpin: decays again.
     UnpinMemory,
+    /// Move memories to another project.
+    MoveMemories,
     /// Helpful (reinforces) or wrong (weakens).
     MemoryFeedback,
     /// Erase a memory and every trace of its content.
@@ -185,6 +187,7 @@ impl Operation {
         O::ReinforceMemory,
         O::PinMemory,
         O::UnpinMemory,
+        O::MoveMemories,
         O::MemoryFeedback,
         O::PurgeMemory,
         O::RelatedMemories,
@@ -303,6 +306,7 @@ impl Operation {
             | O::ReinforceMemory
             | O::PinMemory
             | O::UnpinMemory
+            | O::MoveMemories
             | O::MemoryFeedback
             | O::RecallMemory
             | O::RedactSecrets
@@ -342,6 +346,7 @@ impl Operation {
         match self {
             O::StoreMemory => "store_memory",
             O::StoreMemories => "store_memories",
+            O::MoveMemories => "move_memories",
             O::ListMemories => "list_memories",
             O::GetMemory => "get_memory",
             O::UpdateMemory => "update_memory",

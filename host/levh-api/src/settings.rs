@@ -31,6 +31,34 @@ pub struct ServerFacts {
     pub scorer_warning: Option<String>,
     /// The tool band `/mcp` serves.
     pub mcp_profile: String,
+    /// The embedder's settings the server runs with ([`embedder_env`]): a client that
+    /// spawns levh gets them too, or its captures would embed with another model.
+    pub embedder_env: Vec<(String, String)>,
+}
+
+/// The environment variables that choose and find the embedder, as `lookup` sees them —
+/// what a client spawning levh needs to embed as this process does. API keys are left
+/// out on purpose: a client configuration is a file people paste and share.
+pub fn embedder_env(lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    const NAMES: [&str; 10] = [
+        "LEVH_EMBEDDER",
+        "LEVH_EMBED_DIMENSION",
+        "LEVH_MODEL_DIR",
+        "LEVH_MODEL_ID",
+        "ORT_DYLIB_PATH",
+        "LEVH_OLLAMA_URL",
+        "LEVH_OLLAMA_MODEL",
+        "LEVH_OPENAI_URL",
+        "LEVH_OPENAI_MODEL",
+        "LEVH_LLM_URL",
+    ];
+    NAMES
+        .iter()
+        .filter_map(|name| {
+            let value = lookup(name)?;
+            (!value.trim().is_empty()).then(|| ((*name).to_owned(), value))
+        })
+        .collect()
 }
 
 impl Default for ServerFacts {
@@ -46,6 +74,7 @@ impl Default for ServerFacts {
             scorer: None,
             scorer_warning: None,
             mcp_profile: "work".into(),
+            embedder_env: Vec::new(),
         }
     }
 }
@@ -110,15 +139,20 @@ impl McpClient {
     }
 
     /// The configuration that makes this client spawn `binary` over stdio, with the store
-    /// at `home` (default when `None`), in `workspace`, showing the `profile` tool band.
+    /// at `home` (default when `None`), in `workspace`, showing the `profile` tool band,
+    /// with the embedder settings `embedder` (from [`embedder_env`]).
     pub fn config(
         self,
         binary: &Path,
         home: Option<&Path>,
         workspace: &str,
         profile: &str,
+        embedder: &[(String, String)],
     ) -> serde_json::Value {
         let mut env = serde_json::Map::new();
+        for (name, value) in embedder {
+            env.insert(name.clone(), value.clone().into());
+        }
         if let Some(home) = home {
             env.insert("LEVH_HOME".into(), home.display().to_string().into());
         }
@@ -187,6 +221,7 @@ pub fn settings(levh: &Levh, facts: &ServerFacts, principal: &Principal) -> Resu
                         facts.home.as_deref(),
                         workspace,
                         &facts.mcp_profile,
+                        &facts.embedder_env,
                     ),
                 })
                 .collect(),

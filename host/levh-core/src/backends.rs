@@ -110,6 +110,25 @@ pub struct MemoryFilter {
     /// Only forgotten memories (retired from every read, kept until purged): what an
     /// export with `include_forgotten` adds. Ignored with `known_at`.
     pub forgotten: bool,
+    /// Only memories this entity (a person, an organization, ...) appears in.
+    pub entity: Option<crate::entities::EntityId>,
+    /// The order a list is read in, and so what `listed_after` continues from.
+    pub order: ListOrder,
+}
+
+/// The orders a memory list can be read in, each backed by an index so that every page
+/// (after a cursor) is as cheap as the first. Ties go to the newer-stored memory first.
+/// (Weakest-first by retention is not here: retention moves with the clock, so no index
+/// can hold it; the engine orders by it from its standings, see `Levh::list_by_retention`.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ListOrder {
+    /// Newest recorded first.
+    #[default]
+    Created,
+    /// Most important first.
+    Importance,
+    /// Most recently recalled or reinforced first; never recalled last.
+    Recalled,
 }
 
 /// The outcome of closing a held candidate (compare-and-set on its status).
@@ -468,6 +487,11 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
 
     /// How many memories match the filter.
     fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError>;
+
+    /// The id of every memory the filter matches, in no order: what an order the store
+    /// cannot index (retention, which moves with the clock) is intersected with. Ids only,
+    /// from the indexes the filter uses: no content is read.
+    fn matching_ids(&self, filter: &MemoryFilter) -> Result<Vec<MemoryId>, StoreError>;
 
     /// Full-text candidates for `query` among memories matching the filter, best first,
     /// with a relevance where higher is better (negated BM25).

@@ -556,6 +556,13 @@ pub trait EntityStore {
         limit: usize,
     ) -> Result<Vec<EntityMemory>, StoreError>;
 
+    /// The entities a memory involves, each with its parts in it (in no order).
+    fn memory_entities(
+        &self,
+        workspace: &Workspace,
+        memory: MemoryId,
+    ) -> Result<Vec<(EntityId, Vec<EntityRole>)>, StoreError>;
+
     /// Entities sharing memories with this one, most shared first, with the count.
     fn related_entities(
         &self,

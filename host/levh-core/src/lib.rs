@@ -30,8 +30,8 @@ mod time;
 
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
-    AnswerModel, BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, HeldField, LoggedEvent,
-    MemoryFilter, MemorySummary, Page, PlacedText, PurgeReport, RankingRow, ServerStore,
+    AnswerModel, BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, HeldField, ListOrder,
+    LoggedEvent, MemoryFilter, MemorySummary, Page, PlacedText, PurgeReport, RankingRow, ServerStore,
     StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText, SyncedPage,
     TextPlace, VectorIndex,
 };
@@ -44,7 +44,7 @@ pub use engine::{
 };
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
-    HeldAdmission, Levh, MAX_BATCH, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
+    HeldAdmission, Levh, MAX_BATCH, Moved, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
     PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport,
     SecretFinding, SecretPlace, Stats,
 };

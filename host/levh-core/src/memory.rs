@@ -410,6 +410,8 @@ pub enum EventKind {
     Restore,
     /// Working memory of a session became long-term memory.
     Promote,
+    /// A person moved a memory to another project (or out of every project).
+    Move,
 }
 
 impl EventKind {
@@ -441,6 +443,7 @@ impl EventKind {
             Self::Review => "review",
             Self::Restore => "restore",
             Self::Promote => "promote",
+            Self::Move => "move",
         }
     }
 }

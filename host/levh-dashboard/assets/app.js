@@ -18,6 +18,8 @@ function route(path) {
 }
 
 let role = null;
+const notice = document.getElementById("notice");
+notice.querySelector("button").addEventListener("click", () => { notice.hidden = true; });
 const captureFor = captureDialog();
 commandPalette();
 

@@ -19,7 +19,23 @@ function h(tag, attributes = {}, ...children) {
 
 const percent = (x) => `${Math.round(x * 100)}%`;
 const short = (text, n = 160) => (text.length > n ? `${text.slice(0, n)}…` : text);
-const memoryLink = (m) => h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, short(m.content));
+/// What a memory is called in a list: the title its source gave (a mail's subject, a
+/// page's name), else the subject line of a text that starts with mail headers, else its
+/// first line — never "From: … To: … Date: …".
+function titleOf(m) {
+  const given = m.metadata && typeof m.metadata.title === "string" && m.metadata.title.trim();
+  if (given) return given;
+  const lines = m.content.split("\n").map((l) => l.trim()).filter(Boolean);
+  const header = /^(from|to|cc|bcc|date|subject|reply-to|message-id):\s/i;
+  if (lines.length > 1 && header.test(lines[0])) {
+    const subject = lines.find((l) => /^subject:\s/i.test(l));
+    if (subject) return subject.replace(/^subject:\s*/i, "") || "(no subject)";
+    const body = lines.find((l) => !header.test(l));
+    if (body) return body;
+  }
+  return lines[0] || m.content;
+}
+const memoryLink = (m) => h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, short(titleOf(m)));
 const empty = (text) => h("p", { class: "empty" }, text);
 
 /// A word-level diff of `before` → `after` (longest common subsequence over words and the
@@ -94,8 +110,19 @@ function copyable(value) {
   return h("div", { class: "copy" }, h("pre", { tabindex: 0 }, text), button, " ", note);
 }
 
-/// A button that runs `action`, shows the API's error beside itself, then `done`; nothing
-/// for a viewer.
+/// Says what an action did in the notice under the header, where it stays until the next
+/// one or until dismissed: a message beside a button vanished with the redraw the action
+/// caused, before anyone could read it. `kind`: good or error.
+export function notify(text, kind = "good") {
+  const notice = document.getElementById("notice");
+  if (!notice) return;
+  notice.className = `notice ${kind}`;
+  notice.querySelector("span").textContent = text;
+  notice.hidden = false;
+}
+
+/// A button that runs `action`, says it was done (or the API's error beside itself), then
+/// `done`; nothing for a viewer.
 function action(label, run, done, kind) {
   if (!canWrite) return null;
   const note = h("span", { class: "muted", role: "status" });
@@ -104,8 +131,10 @@ function action(label, run, done, kind) {
     async onclick() {
       button.disabled = true;
       try {
-        await run();
+        const said = await run();
         note.textContent = "";
+        // A run may say what happened in its own words; otherwise the button's.
+        if (said !== false) notify(typeof said === "string" ? said : `${label.replace(/ \(.\)$/, "")}: done.`, "good");
         if (done) await done();
       } catch (error) {
         note.textContent = error.message;
@@ -141,6 +170,8 @@ function chart(target, labels, series, title) {
 const entityLink = (e) => e ? h("a", { href: `/${e.kind === "person" ? "people" : "entities"}/${encodeURIComponent(e.id)}` }, e.name) : "?";
 /// The day of an instant, in the browser's zone.
 const day = (at) => (at ? new Date(at).toLocaleDateString() : "—");
+/// The last time something happened with someone; a calendar's coming event is not "last".
+const lastSeen = (at) => (at && new Date(at) > new Date() ? `next ${day(at)}` : day(at));
 
 /// The graph as SVG: nodes on a circle (people, then the rest), lines as wide as their
 /// weight. Scales with its container through the viewBox, so it never scrolls sideways.
@@ -323,8 +354,8 @@ export const pages = {
           h("a", { href: "/settings" }, "Settings"), ").")));
     }
     main.append(h("div", { class: "grid" },
-      h("div", { class: "card" }, h("div", { class: "count" }, stats.total), "memories"),
-      h("div", { class: "card" }, h("div", { class: "count" }, stats.pinned), "pinned"),
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.total), h("a", { href: "/memories" }, "memories")),
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.pinned), h("a", { href: "/memories?show=pinned" }, "pinned")),
       h("div", { class: "card" }, h("div", { class: "count" }, stats.fading), h("a", { href: "/fading" }, "fading")),
       h("div", { class: "card" }, h("div", { class: "count" }, held.held.length), h("a", { href: "/held" }, "held for review")),
       h("div", { class: "card" }, h("div", { class: "count" }, percent(stats.average_retention)), "average retention"),
@@ -339,11 +370,13 @@ export const pages = {
         bins.map((n, i) => h("div", { class: "bar", title: `${n} memories at ${i * 10}–${i * 10 + 10}% retention` },
           h("span", { class: "n" }, n || ""), sized(h("span", { class: "fill" }), (n / top) * 100)))),
       h("div", { class: "bars axis", "aria-hidden": "true" }, bins.map((_, i) => h("span", {}, `${i * 10}%`)))));
-    const counts = (title, map) => h("div", { class: "card" }, h("h2", {}, title),
+    // Each group a link to its memories.
+    const counts = (title, map, filter) => h("div", { class: "card" }, h("h2", {}, title),
       Object.keys(map).length === 0 ? empty("none") :
-        h("table", {}, Object.entries(map).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, v)))));
+        h("table", {}, Object.entries(map).map(([k, v]) => h("tr", {},
+          h("td", {}, h("a", { href: `/memories?${filter}=${encodeURIComponent(k)}` }, k)), h("td", {}, v)))));
     main.append(h("div", { class: "grid" },
-      counts("Projects", stats.by_project), counts("Sources", stats.by_source), counts("Kinds", stats.by_kind)));
+      counts("Projects", stats.by_project, "project"), counts("Sources", stats.by_source, "source"), counts("Kinds", stats.by_kind, "kind")));
     main.append(h("h2", {}, "Fading"), fading.memories.length === 0 ? empty("Nothing is fading.") :
       h("ul", {}, fading.memories.map((m) => h("li", {}, memoryLink(m), " ", h("span", { class: "muted" }, percent(m.retention))))));
     const recent = runs.slice(0, 5);
@@ -357,7 +390,7 @@ export const pages = {
     const list = h("ul", { class: "feed" });
     const state = h("p", { class: "muted", role: "status" }, "connecting…");
     const kinds = ["", "store", "update", "importance", "recall-reinforce", "reinforce", "feedback", "pin", "unpin",
-      "forget", "purge", "interfere", "supersede", "hold", "admit", "discard", "expire", "redact", "sync-run"];
+      "forget", "purge", "interfere", "supersede", "hold", "admit", "discard", "expire", "redact", "move", "review", "promote", "sync-run"];
     const surfaces = ["", "cli", "mcp", "http", "dashboard", "sync"];
     const select = (name, values) => h("select", { name, "aria-label": name },
       values.map((v) => h("option", { value: v }, v || `any ${name}`)));
@@ -429,60 +462,184 @@ export const pages = {
 
   // Every memory, newest first, with filters; "More" reads the next page after the last
   // one shown (keyset: as cheap at the 100,000th memory as at the first).
+  // Every memory, filtered, sorted and paged by keyset (each page after the last row
+  // of the one before: as cheap as the first at any size), with the count that matches,
+  // and actions on a selection of rows.
   async memories(main, _, query) {
     main.append(h("h1", {}, "Memories"));
     if (query.get("forgotten")) main.append(h("p", { class: "muted", role: "status" }, "Forgotten: it is no longer recalled, and kept for history until purged."));
-    const form = h("form", { class: "search" },
-      h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
-      h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
-      h("input", { name: "source", placeholder: "source", value: query.get("source") || "", "aria-label": "Source" }),
-      h("label", { class: "muted" }, h("input", { name: "pinned", type: "checkbox", checked: query.get("pinned") === "true" || undefined }), " pinned only"),
+    const [stats, people] = await Promise.all([get("/api/stats"), get("/api/people?limit=200").catch(() => ({ people: [] }))]);
+    // The values that exist, with how many memories hold each: a filter offers them
+    // rather than a free-text box that finds nothing on a typo.
+    const choose = (name, label, counts) => h("label", {}, `${label} `, h("select", { name },
+      h("option", { value: "" }, "any"),
+      Object.entries(counts).map(([value, n]) => h("option", { value, selected: query.get(name) === value || undefined }, `${value} (${n})`))));
+    const option = (name, value, text) => h("option", { value, selected: (query.get(name) || "") === value || undefined }, text);
+    const form = h("form", { class: "filters", "aria-label": "Filters" },
+      choose("project", "Project", stats.by_project),
+      choose("kind", "Kind", stats.by_kind),
+      choose("source", "Source", stats.by_source),
+      h("label", {}, "Show ", h("select", { name: "show" },
+        option("show", "", "live"), option("show", "pinned", "pinned"), option("show", "fading", "fading"),
+        option("show", "forgotten", "forgotten"), option("show", "held", "held for review"))),
+      h("label", {}, "About ", h("input", { name: "about", list: "memories-people", value: query.get("about") || "", placeholder: "a person or organization", size: 18 })),
+      h("datalist", { id: "memories-people" }, people.people.map((p) => h("option", { value: p.name }))),
+      h("label", {}, "From ", h("input", { name: "from", type: "date", value: query.get("from") || "" })),
+      h("label", {}, "To ", h("input", { name: "to", type: "date", value: query.get("to") || "" })),
+      h("label", {}, "Sort ", h("select", { name: "sort" },
+        option("sort", "", "newest"), option("sort", "importance", "most important"),
+        option("sort", "recalled", "last recalled"), option("sort", "retention", "weakest first"))),
       h("button", { class: "primary" }, "Filter"));
+    const count = h("p", { class: "muted", role: "status", id: "memories-count" });
     const list = h("tbody");
-    const status = h("p", { class: "muted", role: "status" });
-    const more = h("button", {}, "More");
-    main.append(form, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "project"), h("th", { class: "optional" }, "kind"), h("th", {}, "retention"), h("th", { class: "optional" }, "created"))), list), status, more);
+    const more = h("button", { type: "button" }, "More");
+    const all = h("input", { type: "checkbox", "aria-label": "Select every memory shown" });
+    const head = h("thead", {}, h("tr", {}, h("th", {}, all), h("th", {}, "memory"), h("th", {}, "project"),
+      h("th", { class: "optional" }, "kind"), h("th", {}, "retention"), h("th", { class: "optional" }, "importance"),
+      h("th", { class: "optional" }, "created"), h("th", { class: "optional" }, "last recalled")));
+    // The rows shown, by id: what a selection's actions and export act on.
+    const shown = new Map();
+    const selected = () => [...list.querySelectorAll("input[type=checkbox]:checked")].map((box) => box.value);
+    const selection = h("div", { class: "actions selection", role: "group", "aria-label": "Selected memories" });
+    const note = h("span", { role: "status", class: "muted" });
+    const target = h("input", { list: "memories-projects", "aria-label": "Project to move to", placeholder: "project", size: 12 });
+    const drawSelection = () => {
+      const n = selected().length;
+      all.checked = n > 0 && n === list.querySelectorAll("input[type=checkbox]").length;
+      for (const button of selection.querySelectorAll("button")) button.disabled = n === 0;
+      note.textContent = n ? `${n} selected` : "";
+    };
+    const each = async (run, done) => {
+      const ids = selected();
+      const failed = [];
+      for (const id of ids) await run(id).catch((error) => failed.push(error.message));
+      notify(failed.length ? `${done} ${ids.length - failed.length} of ${ids.length}; ${failed[0]}` : `${done} ${ids.length}.`, failed.length ? "error" : "good");
+      await reload();
+    };
+    if (canWrite) {
+      selection.append(
+        h("button", { type: "button", onclick: () => each((id) => post(`/api/memories/${encodeURIComponent(id)}/pin`), "Pinned") }, "Pin"),
+        h("button", { type: "button", class: "danger", onclick: () => {
+          const n = selected().length;
+          if (confirm(`Forget ${n} ${n === 1 ? "memory" : "memories"}? They will no longer be recalled (kept for history until purged).`)) each((id) => call("DELETE", `/api/memories/${encodeURIComponent(id)}`), "Forgot");
+        } }, "Forget"),
+        h("span", {}, target, " ", h("button", { type: "button", onclick: async () => {
+          try {
+            const moved = await post("/api/memories:move", { ids: selected(), project: target.value.trim() || null });
+            notify(`Moved ${moved.moved.length} ${moved.project ? `to ${moved.project}` : "out of every project"}.`, "good");
+            await reload();
+          } catch (error) { notify(error.message, "error"); }
+        } }, "Move to project")),
+        h("datalist", { id: "memories-projects" }, Object.keys(stats.by_project).map((p) => h("option", { value: p }))));
+    }
+    selection.append(h("button", { type: "button", onclick: () => {
+      // What `levh import` reads back: one memory a line, as the export writes it.
+      const lines = selected().map((id) => JSON.stringify(shown.get(id))).join("\n") + "\n";
+      const link = h("a", { href: URL.createObjectURL(new Blob([lines], { type: "application/x-ndjson" })), download: "levh-memories.jsonl" });
+      document.body.append(link); link.click(); link.remove();
+      notify(`Exported ${selected().length} to levh-memories.jsonl.`, "good");
+    } }, "Export selection"), note);
+    main.append(form, count, selection, h("table", { class: "memories" }, head, list), more);
+    all.addEventListener("change", () => {
+      for (const box of list.querySelectorAll("input[type=checkbox]")) box.checked = all.checked;
+      drawSelection();
+    });
+    list.addEventListener("change", drawSelection);
     let after = null;
+    let total = null;
     const filters = () => {
       const keep = new URLSearchParams();
-      const data = new FormData(form);
-      for (const key of ["project", "kind", "source"]) if (data.get(key)) keep.set(key, data.get(key));
-      if (data.get("pinned")) keep.set("pinned", "true");
+      for (const [key, value] of new FormData(form)) if (value) keep.set(key, value);
       return keep;
     };
-    const load = async () => {
-      const params = filters();
-      params.set("limit", "50");
-      if (after) params.set("after", after);
-      const page = await get(`/api/memories?${params}`);
-      for (const m of page.memories) {
-        list.append(h("tr", {}, h("td", {}, memoryLink(m), m.pinned ? h("span", { class: "muted" }, " · pinned") : null),
-          h("td", {}, m.project || "—"), h("td", { class: "optional" }, m.kind), h("td", {}, percent(m.retention)),
-          h("td", { class: "optional muted" }, when(m.created_at))));
+    // The page's filters as the API's parameters (a date is the person's local day).
+    const params = (keep) => {
+      const api = new URLSearchParams();
+      for (const key of ["project", "kind", "source", "sort"]) if (keep.get(key)) api.set(key, keep.get(key));
+      const show = keep.get("show");
+      if (show === "pinned") api.set("pinned", "true");
+      if (show === "fading") api.set("fading", "true");
+      if (show === "forgotten") api.set("forgotten", "true");
+      if (keep.get("about")) api.set("entity", keep.get("about"));
+      if (keep.get("from")) api.set("created_after", new Date(`${keep.get("from")}T00:00`).toISOString());
+      if (keep.get("to")) {
+        const end = new Date(`${keep.get("to")}T00:00`);
+        end.setDate(end.getDate() + 1);
+        api.set("created_before", end.toISOString());
       }
+      return api;
+    };
+    const row = (m) => {
+      shown.set(m.id, m);
+      return h("tr", {},
+        h("td", {}, h("input", { type: "checkbox", value: m.id, "aria-label": `Select: ${short(m.content, 60)}` })),
+        h("td", {}, memoryLink(m), m.pinned ? h("span", { class: "muted" }, " · pinned") : null),
+        h("td", {}, m.project ? h("a", { href: `/memories?project=${encodeURIComponent(m.project)}` }, m.project) : "—"),
+        h("td", { class: "optional" }, m.kind), h("td", {}, percent(m.retention)),
+        h("td", { class: "optional" }, m.importance.toFixed(2)),
+        h("td", { class: "optional muted" }, day(m.created_at)),
+        h("td", { class: "optional muted" }, m.last_recalled_at ? day(m.last_recalled_at) : "never"));
+    };
+    const held = async () => {
+      // Held candidates are not memories yet: shown here, decided on the Held page.
+      const waiting = await get("/api/memories/held");
+      list.replaceChildren(...waiting.held.map((c) => h("tr", {}, h("td", {}),
+        h("td", {}, h("a", { href: "/held" }, short(c.content)), h("div", { class: "terms" }, c.reason || "")),
+        h("td", {}, c.project || "—"), h("td", { class: "optional" }, c.source), h("td", {}, "held"),
+        h("td", { class: "optional" }), h("td", { class: "optional muted" }, day(c.created_at)), h("td", { class: "optional" }))));
+      selection.hidden = true;
+      more.hidden = true;
+      count.textContent = waiting.held.length === 0 ? "Nothing is held for review." : `${waiting.held.length} held for review — decide on the Held page.`;
+    };
+    const load = async () => {
+      const keep = filters();
+      if (keep.get("show") === "held") return held();
+      selection.hidden = false;
+      const api = params(keep);
+      api.set("limit", "50");
+      if (after) api.set("after", after);
+      const page = await get(`/api/memories?${api}`);
+      if (page.total !== undefined) total = page.total;
+      list.append(...page.memories.map(row));
       if (page.memories.length > 0) after = page.memories[page.memories.length - 1].id;
       more.hidden = page.memories.length < 50;
-      status.textContent = list.children.length === 0 ? "No memories match." : `${list.children.length} shown`;
+      const n = list.children.length;
+      count.textContent = n === 0 ? "No memories match." : total !== null && total > n ? `${n} of ${total} shown` : `${n} ${n === 1 ? "memory" : "memories"}`;
+      drawSelection();
     };
-    more.addEventListener("click", () => load().catch((error) => { status.className = "error"; status.textContent = error.message; }));
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
+    const reload = async () => {
+      list.replaceChildren();
+      shown.clear();
+      after = null;
+      total = null;
+      await load();
+    };
+    const failed = (error) => { count.className = "error"; count.textContent = error.message; };
+    more.addEventListener("click", () => load().catch(failed));
+    const apply = async () => {
       const keep = filters();
       history.replaceState({}, "", keep.toString() ? `/memories?${keep}` : "/memories");
-      list.replaceChildren();
-      after = null;
-      try { await load(); } catch (error) { status.className = "error"; status.textContent = error.message; }
-    });
-    await load();
+      count.className = "muted";
+      try { await reload(); } catch (error) { failed(error); }
+    };
+    form.addEventListener("submit", (event) => { event.preventDefault(); apply(); });
+    // A choice in a list applies at once; typed fields wait for Enter or Filter.
+    form.addEventListener("change", (event) => { if (event.target.tagName === "SELECT" || event.target.type === "date") apply(); });
+    await reload().catch(failed);
   },
 
   async search(main, _, query) {
     main.append(h("h1", {}, "Search"));
+    const stats = await get("/api/stats");
+    // The values that exist, not free text that finds nothing on a typo.
+    const choose = (name, label, counts) => h("select", { name, "aria-label": label },
+      h("option", { value: "" }, `any ${name}`),
+      Object.keys(counts).map((value) => h("option", { value, selected: query.get(name) === value || undefined }, value)));
     const form = h("form", { class: "search", role: "search" },
       h("input", { name: "query", type: "search", placeholder: "What do you want to find?", value: query.get("q") || "", "aria-label": "Query", required: true }),
-      h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
-      h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
-      h("input", { name: "source", placeholder: "source", value: query.get("source") || "", "aria-label": "Source" }),
+      choose("project", "Project", stats.by_project),
+      choose("kind", "Kind", stats.by_kind),
+      choose("source", "Source", stats.by_source),
       h("label", { class: "muted" }, "as of ", h("input", { name: "as_of", type: "datetime-local", value: query.get("as_of") || "", title: "What was true then (world time)" })),
       h("label", { class: "muted" }, "known at ", h("input", { name: "known_at", type: "datetime-local", value: query.get("known_at") || "", title: "What levh knew then" })),
       h("button", { class: "primary", value: "search" }, "Search"),
@@ -528,7 +685,7 @@ export const pages = {
         get(path), get(`${path}/forgetting-curve`), get(`${path}/related`).catch((error) => ({ error })),
         get(`${path}/history?limit=50`).catch((error) => ({ error })),
       ]);
-      main.replaceChildren(h("h1", {}, short(memory.content, 80)));
+      main.replaceChildren(h("h1", {}, short(titleOf(memory), 80)));
       main.append(h("p", { class: "content card" }, memory.content));
       main.append(h("div", { class: "actions" },
         action("Reinforce", () => post(`${path}/reinforce`), draw, "primary"),
@@ -537,16 +694,23 @@ export const pages = {
         memory.pinned ? action("Unpin", () => post(`${path}/unpin`), draw) : action("Pin", () => post(`${path}/pin`), draw),
         // A forgotten memory has no page to redraw: the list, saying what happened.
         action("Forget", async () => {
-          if (!confirm("Forget this memory? It will no longer be recalled.")) return;
+          if (!confirm("Forget this memory? It will no longer be recalled.")) return false;
           await call("DELETE", path);
           history.pushState({}, "", "/memories?forgotten=1");
           window.dispatchEvent(new PopStateEvent("popstate"));
+          return `Forgotten: “${short(memory.content, 60)}” is no longer recalled, and kept for history until purged.`;
         }, null, "danger"),
+        // A purge says what it erased and where the content can still be found: the
+        // report goes with the person to the list, in the notice.
         action("Purge", async () => {
-          if (!confirm("Purge this memory? Its content and every trace of it are erased; this cannot be undone.")) return;
-          await post(`${path}/purge`);
-          history.pushState({}, "", "/");
+          if (!confirm("Purge this memory? Its content and every trace of it are erased; this cannot be undone.")) return false;
+          const report = await post(`${path}/purge`);
+          history.pushState({}, "", "/memories");
           window.dispatchEvent(new PopStateEvent("popstate"));
+          const held = report.held_removed ? ` ${report.held_removed} held ${report.held_removed === 1 ? "copy" : "copies"} erased too.` : "";
+          return report.residue.length === 0
+            ? `Purged: no trace of its content is left in the store.${held}`
+            : `Purged, but its content can still be found in: ${report.residue.join("; ")}.${held}`;
         }, null, "danger")));
       if (canWrite) {
         // An edit goes through the gate like a capture: the answer says what it decided.
@@ -564,27 +728,67 @@ export const pages = {
           if (Object.keys(body).length === 0) { verdict.textContent = "Nothing changed."; return; }
           try {
             const answer = await call("PATCH", path, body);
-            verdict.className = "muted";
-            verdict.textContent = answer.reason ? `${answer.verdict}: ${answer.reason}` : answer.verdict;
+            // The gate's verdict in words, kept in the notice: an applied edit redraws
+            // the page, which would take a message beside the form with it.
+            const why = answer.reason ? ` ${answer.reason}` : "";
+            const words = {
+              admit: "Saved: the gate admitted the edit.",
+              redact: `Saved with ${answer.redactions.join(", ") || "secrets"} redacted.`,
+              review: `Held for review: a person decides on the Held page.${why}`,
+              reject: `Not saved: the gate rejected the edit.${why}`,
+            }[answer.verdict] || `${answer.verdict}.${why}`;
+            verdict.className = answer.applied ? "muted" : "warning";
+            verdict.textContent = words;
+            notify(words, answer.applied ? "good" : "error");
             if (answer.applied) await draw();
           } catch (error) { verdict.className = "error"; verdict.textContent = error.message; }
         });
         main.append(h("details", {}, h("summary", {}, "Edit"), editor));
       }
-      // Every field but the content (shown above); numbers rounded with the exact value as
-      // the cell's title, times in local time, objects as JSON.
-      const shown = { retention: (x) => `${(x * 100).toFixed(1)}%`, stability_hours: (x) => x.toFixed(1), frequency: (x) => x.toFixed(3) };
-      const times = new Set(["fades_at", "last_recalled_at", "created_at", "valid_from", "valid_to"]);
-      const cell = (f, v) => {
-        if (v === null || v === undefined) return h("td", {}, "—");
-        if (shown[f]) return h("td", { title: String(v) }, shown[f](v));
-        if (times.has(f)) return h("td", { title: v }, when(v));
-        if (f === "superseded_by") return h("td", {}, h("a", { href: `/memories/${encodeURIComponent(v)}` }, v));
-        if (typeof v === "object") return h("td", {}, h("code", {}, JSON.stringify(v)));
-        return h("td", {}, String(v));
-      };
-      main.append(h("table", { class: "fields" }, Object.entries(memory).filter(([f]) => f !== "content")
-        .map(([f, v]) => h("tr", {}, h("th", {}, f), cell(f, v)))));
+      // Its fields in words (the API's names are for programs), times in local time;
+      // what only a developer reads (hashes, the vector, the workspace) folded away.
+      const hours = (x) => (x >= 48 ? `${(x / 24).toFixed(1)} days` : `${x.toFixed(1)} hours`);
+      const yes = (x) => (x ? "yes" : "no");
+      const projectLink = (p) => h("a", { href: `/memories?project=${encodeURIComponent(p)}` }, p);
+      const fields = [
+        ["Project", memory.project ? projectLink(memory.project) : "none"],
+        ["Kind", memory.kind], ["Written by", memory.source],
+        ["Importance", memory.importance.toFixed(2)], ["Pinned", yes(memory.pinned)],
+        ["Retention now", `${(memory.retention * 100).toFixed(1)}%`],
+        ["Half-life", hours(memory.stability_hours)],
+        ["Fading", yes(memory.fading)], ["Fades below the threshold", memory.fades_at ? when(memory.fades_at) : "never (pinned)"],
+        ["Recalled", `${memory.recall_count} ${memory.recall_count === 1 ? "time" : "times"}`],
+        ["Last recalled", memory.last_recalled_at ? when(memory.last_recalled_at) : "never"],
+        ["Stored", when(memory.created_at)], ["Holds from", when(memory.valid_from)],
+        ["Held until", memory.valid_to ? when(memory.valid_to) : "still holds"],
+        memory.superseded_by ? ["Replaced by", h("a", { href: `/memories/${encodeURIComponent(memory.superseded_by)}` }, "the newer memory")] : null,
+        ["Admitted", `${memory.admission.verdict} by ${memory.admission.decided_by}${memory.admission.reasons.length ? ` — ${memory.admission.reasons.join("; ")}` : ""}`],
+        memory.session_id ? ["Session", h("a", { href: "/sessions" }, memory.session_id.slice(0, 8))] : null,
+      ].filter(Boolean);
+      main.append(h("table", { class: "fields" }, fields.map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))));
+      // Metadata as words: its keys as labels, no empty values; a file the connector read
+      // is the file the person named (source_uri), not the sandbox's path (source_id).
+      const label = (key) => key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+      const shownValue = (value) => (typeof value === "object" ? Object.entries(value).filter(([, v]) => v !== null && v !== "")
+        .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ") : String(value));
+      const technical = new Set(["source_id", "content_hash"]);
+      const meta = Object.entries(memory.metadata || {}).filter(([key, value]) => value !== null && value !== "" && !technical.has(key)
+        && !(typeof value === "object" && Object.keys(value).length === 0));
+      if (meta.length > 0) {
+        main.append(h("h2", {}, "Details"), h("table", { class: "fields" }, meta.map(([key, value]) => h("tr", {}, h("th", {}, key === "source_uri" ? "From" : label(key)),
+          h("td", {}, key === "source_uri" && /^(https?|file):/.test(value) ? h("a", { href: value }, value.replace(/^file:/, "")) : shownValue(value))))));
+      }
+      main.append(h("details", {}, h("summary", {}, "Technical details"), h("table", { class: "fields" },
+        [["Id", memory.id], ["Workspace", memory.workspace], ["Content hash", memory.content_hash],
+          ["Source id", (memory.metadata || {}).source_id], ["Embedding", memory.embedding_model ? `${memory.embedding_model} (${memory.embedding_dimension} dimensions)` : "none"],
+          ["Recall frequency", memory.frequency.toFixed(3)]]
+          .filter(([, v]) => v !== undefined && v !== null).map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, h("code", {}, String(value))))))));
+      // Who and what it involves, each a link to its page.
+      const involved = await get(`${path}/entities`).catch(() => ({ entities: [] }));
+      if (involved.entities.length > 0) {
+        main.append(h("h2", {}, "Involves"), h("ul", { class: "involved" }, involved.entities.map((e) =>
+          h("li", {}, entityLink(e), h("span", { class: "muted" }, ` — ${e.kind}${e.roles.length ? `, ${e.roles.join(", ")}` : ""}`)))));
+      }
       // How far it can be believed, factor by factor (ranking is separate).
       const trust = await get(`${path}/trust`).catch((error) => ({ error }));
       main.append(h("h2", {}, "Trust"), trust.error ? h("p", { class: "error" }, trust.error.message) :
@@ -625,25 +829,45 @@ export const pages = {
     await draw();
   },
 
+  // Every fading memory, weakest first, a page at a time (keyset: the list's own
+  // cursor), each with the review decisions; Forget asks first, as the memory page does.
   async fading(main) {
-    const draw = async () => {
-      const fading = await get("/api/memories/fading?limit=100");
-      main.replaceChildren(h("h1", {}, "Fading"),
-        h("p", { class: "muted" }, "Every memory below the fading threshold. ", h("a", { href: "/review" }, "Review"), " goes through the ones not put off, one at a time."));
-      if (fading.memories.length === 0) { main.append(empty("Nothing is fading.")); return; }
-      main.append(h("table", {}, fading.memories.map((m) => {
+    main.append(h("h1", {}, "Fading"),
+      h("p", { class: "muted" }, "Every memory below the fading threshold, weakest first. ", h("a", { href: "/review" }, "Review"), " goes through the ones not put off, one at a time."));
+    const count = h("p", { class: "muted", role: "status" });
+    const rows = h("tbody");
+    const more = h("button", { type: "button" }, "More");
+    main.append(count, h("table", { class: "fading" },
+      h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "retention"), h("th", { class: "optional" }, "project"), h("th", {}, "decide"))), rows), more);
+    let after = null;
+    let total = 0;
+    const load = async () => {
+      const page = await get(`/api/memories?fading=true&sort=retention&limit=50${after ? `&after=${encodeURIComponent(after)}` : ""}`);
+      if (page.total !== undefined) total = page.total;
+      for (const m of page.memories) {
         // Each decision is a review: recorded in the memory's history and scheduled.
         const decide = (decision) => post(`/api/memories/${encodeURIComponent(m.id)}/review`, { decision });
-        return h("tr", {}, h("td", {}, memoryLink(m)), h("td", {}, percent(m.retention)),
+        rows.append(h("tr", {}, h("td", {}, memoryLink(m)), h("td", {}, percent(m.retention)),
+          h("td", { class: "optional" }, m.project || "—"),
           h("td", {}, h("div", { class: "actions" },
-            action("Keep", () => decide("keep"), draw),
-            action("Reinforce", () => decide("reinforce"), draw, "primary"),
-            action("Weaken", () => decide("weaken"), draw),
-            action("Pin", () => decide("pin"), draw),
-            action("Forget", () => decide("forget"), draw, "danger"))));
-      })));
+            action("Keep", () => decide("keep"), reload),
+            action("Reinforce", () => decide("reinforce"), reload, "primary"),
+            action("Weaken", () => decide("weaken"), reload),
+            action("Pin", () => decide("pin"), reload),
+            action("Forget", async () => {
+              if (!confirm("Forget this memory? It will no longer be recalled (kept for history until purged).")) return false;
+              await decide("forget");
+              return `Forgotten: “${short(m.content, 60)}”.`;
+            }, reload, "danger")))));
+      }
+      if (page.memories.length > 0) after = page.memories[page.memories.length - 1].id;
+      more.hidden = page.memories.length < 50;
+      const n = rows.children.length;
+      count.textContent = total === 0 ? "Nothing is fading." : n < total ? `${n} of ${total} fading shown` : `${total} fading`;
     };
-    await draw();
+    const reload = async () => { rows.replaceChildren(); after = null; await load(); };
+    more.addEventListener("click", () => load().catch((error) => { count.className = "error"; count.textContent = error.message; }));
+    await load();
   },
 
   // Spaced repetition: the fading memories not put off, one at a time, each decision
@@ -739,19 +963,51 @@ export const pages = {
         h("td", { class: "optional muted" }, when(d.at)),
         h("td", {}, h("a", { href: `/memories/${encodeURIComponent(d.memory_id)}` }, d.sentence)),
         h("td", { class: "optional terms" }, [where(d), d.people.join(", ")].filter(Boolean).join(" — "))))));
-    const promisedBox = h("div");
-    main.append(h("h2", {}, "Promised"), promisedBox);
-    const drawPromised = async (list) => {
-      const promised = list || await get("/api/commitments?limit=100");
-      promisedBox.replaceChildren(promised.commitments.length === 0 ? empty("No open promise found yet.") :
-        h("table", { class: "commitments" }, promised.commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
-          h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
-          h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence)),
-          h("td", { class: "optional muted" }, [c.by, when(c.written_at)].filter(Boolean).join(" · ")),
-          h("td", {}, action("Done", () => post(`/api/commitments/${encodeURIComponent(c.id)}/done`), () => drawPromised()))))),
-        h("p", { class: "muted" }, `Due dates in ${promised.time_zone}. A promise is done when you mark it, or when a later memory of yours says so ("I sent the budget…").`));
+    main.append(h("p", {}, `${promised.commitments.length}${promised.commitments.length === 100 ? "+" : ""} open promises are on `, h("a", { href: "/commitments" }, "Commitments"), "."));
+  },
+
+  // Every promise the memories make: who made it (you, or the speaker or sender the
+  // memory names), when it is due, where; filtered by project and by whom, open or done.
+  async commitments(main, _, query) {
+    main.append(h("h1", {}, "Commitments"),
+      h("p", { class: "muted" }, "Promises read from the memories' text (\"I'll send it by Friday\", \"yarın göndereceğim\"). ",
+        "Yours are those you or your agents wrote; others' are those a transcript's speaker or a mail's sender made."));
+    const stats = await get("/api/stats");
+    const pick = (name, label, options) => h("label", {}, `${label} `, h("select", { name }, options.map(([value, text]) =>
+      h("option", { value, selected: (query.get(name) || "") === value || undefined }, text))));
+    const form = h("form", { class: "filters", "aria-label": "Filters" },
+      pick("project", "Project", [["", "any"], ...Object.keys(stats.by_project).map((p) => [p, p])]),
+      pick("by", "By", [["", "anyone"], ["you", "you"], ["others", "others"]]),
+      pick("show", "Show", [["", "open"], ["all", "open and done"]]));
+    const box = h("div");
+    main.append(form, box);
+    const draw = async () => {
+      const keep = new URLSearchParams();
+      for (const [key, value] of new FormData(form)) if (value) keep.set(key, value);
+      history.replaceState({}, "", keep.toString() ? `/commitments?${keep}` : "/commitments");
+      const api = new URLSearchParams({ limit: "500" });
+      if (keep.get("project")) api.set("project", keep.get("project"));
+      if (keep.get("show") === "all") api.set("include_done", "true");
+      const found = await get(`/api/commitments?${api}`);
+      const by = keep.get("by");
+      const shown = found.commitments.filter((c) => !by || (by === "you" ? !c.by : Boolean(c.by)));
+      box.replaceChildren(h("p", { class: "muted", role: "status" }, `${shown.length} ${shown.length === 1 ? "promise" : "promises"}${shown.length === 500 ? " (the first 500)" : ""}. Due dates in ${found.time_zone}.`),
+        shown.length === 0 ? empty("No promise matches.") :
+        h("table", { class: "commitments" },
+          h("thead", {}, h("tr", {}, h("th", {}, "due"), h("th", {}, "promise"), h("th", {}, "by"), h("th", { class: "optional" }, "project"),
+            h("th", { class: "optional" }, "written"), h("th", {}, h("span", { class: "visually-hidden" }, "action")))),
+          h("tbody", {}, shown.map((c) => h("tr", { class: c.overdue && !c.done ? "overdue" : undefined },
+            h("td", {}, c.due ? `${c.due}${c.overdue && !c.done ? " (overdue)" : ""}` : "—"),
+            h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence),
+              c.people.length ? h("div", { class: "terms" }, `with ${c.people.join(", ")}`) : null),
+            h("td", {}, c.by || "you"),
+            h("td", { class: "optional" }, c.project || "—"),
+            h("td", { class: "optional muted" }, day(c.written_at)),
+            h("td", {}, c.done ? h("span", { class: "muted" }, `done ${day(c.done_at)}`)
+              : action("Done", () => post(`/api/commitments/${encodeURIComponent(c.id)}/done`).then(() => `Marked done: “${short(c.sentence, 60)}”`), draw)))))));
     };
-    await drawPromised(promised);
+    form.addEventListener("change", () => draw().catch((error) => box.replaceChildren(h("p", { class: "error" }, error.message))));
+    await draw();
   },
 
   async ask(main, _, query) {
@@ -884,7 +1140,7 @@ export const pages = {
           people.people.map((p) => h("tr", {},
             h("td", {}, entityLink(p), p.emails.length ? h("div", { class: "terms" }, p.emails.join(", ")) : null),
             h("td", {}, p.memories),
-            h("td", {}, day(p.last_seen)),
+            h("td", {}, lastSeen(p.last_seen)),
             h("td", { class: "optional terms" }, p.channels.join(", ")),
             h("td", { class: "optional" }, p.organizations.join(", "))))));
     };
@@ -903,7 +1159,7 @@ export const pages = {
     main.append(h("h1", {}, e.name), h("p", { class: "muted" }, e.kind),
       h("div", { class: "grid" },
         h("div", { class: "card" }, h("div", { class: "count" }, e.memories), h("div", { class: "muted" }, "memories")),
-        h("div", { class: "card" }, h("div", { class: "count" }, day(e.last_seen)), h("div", { class: "muted" }, "last seen")),
+        h("div", { class: "card" }, h("div", { class: "count" }, lastSeen(e.last_seen)), h("div", { class: "muted" }, e.last_seen && new Date(e.last_seen) > new Date() ? "coming up" : "last seen")),
         h("div", { class: "card" }, h("div", {}, e.channels.join(", ") || "—"), h("div", { class: "muted" }, "channels"))),
       e.emails.length || e.handles.length ? h("p", {}, [...e.emails, ...e.handles].join(" · ")) : null);
     if (about.memberships.length) {
@@ -915,9 +1171,14 @@ export const pages = {
         h("ul", { class: "grants" }, about.related.slice(0, 20).map((r) => h("li", {}, entityLink(r.entity), h("span", { class: "muted" }, ` · ${r.entity.kind} · ${r.shared} shared`)))));
     }
     if (about.open_commitments.length) {
-      main.append(h("h2", {}, "Open commitments"),
-        h("table", {}, about.open_commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
-          h("td", {}, c.due || "—"), h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence))))));
+      // Promises made in memories this entity appears in — by whoever made them: the
+      // "by" column says whose each is (theirs, yours, or someone else's).
+      main.append(h("h2", {}, "Open promises in these memories"),
+        h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "due"), h("th", {}, "promise"), h("th", {}, "by"))),
+          h("tbody", {}, about.open_commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
+            h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
+            h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence)),
+            h("td", {}, c.by || "you"))))));
     }
     main.append(h("h2", {}, "Memories"), about.memories.length === 0 ? empty("No memory.") :
       h("table", {}, about.memories.map((m) => h("tr", {},
@@ -1007,7 +1268,8 @@ export const pages = {
 
   async timeline(main, _, query) {
     main.append(h("h1", {}, "Timeline"));
-    const ranges = ["this week", "last week", "this month", "last month", "last 30 days"];
+    // What is coming (a calendar's events, due dates) as well as what happened.
+    const ranges = ["today", "tomorrow", "this week", "next week", "next 30 days", "last week", "this month", "next month", "last month", "last 30 days"];
     const chosen = query.get("range") || (query.get("from") ? "" : "this week");
     const form = h("form", { class: "search" },
       h("label", { class: "muted" }, "range ", h("select", { name: "range" },
@@ -1056,6 +1318,10 @@ export const pages = {
       h("p", {}, ["", "person", "organization", "project", "event", "document", "task"].flatMap((k, i) => [
         i ? " · " : "", k === kind ? h("strong", {}, k || "all") : h("a", { href: k ? `/graph?kind=${k}` : "/graph" }, k || "all")])));
     if (graph.nodes.length === 0) return main.append(empty("No entities yet."));
+    // Which colour is which kind: each kind its own, said in words beside a swatch.
+    const kinds = [...new Set(graph.nodes.map((n) => n.kind))].sort();
+    main.append(h("ul", { class: "legend", "aria-label": "Legend" }, kinds.map((k) =>
+      h("li", {}, h("span", { class: `swatch ${k}`, "aria-hidden": "true" }), ` ${k}`))));
     main.append(graphDrawing(graph));
     const name = (id) => graph.nodes.find((n) => n.id === id);
     main.append(h("h2", {}, "Shared memories"), graph.edges.length === 0 ? empty("No two share a memory yet.") :

@@ -72,6 +72,7 @@ pub const PAGES: &[&str] = &[
     "/timeline",
     "/graph",
     "/decisions",
+    "/commitments",
     "/ask",
     "/briefing",
     "/meeting-prep",

@@ -436,6 +436,39 @@ fn entity_by_key(
         .transpose()
 }
 
+fn memory_entities(
+    store: &SqliteStore,
+    workspace: &Workspace,
+    memory: MemoryId,
+) -> Result<Vec<(EntityId, Vec<EntityRole>)>, SqliteStoreError> {
+    let conn = store.read();
+    // From the memory's row to its links (the links' primary key leads with the memory).
+    let mut statement = conn.prepare_cached(
+        "SELECT e.id, group_concat(me.role)
+             FROM memories m JOIN memory_entities me ON me.memory_seq = m.seq
+             JOIN entities e ON e.seq = me.entity_seq
+             WHERE m.workspace = ?1 AND m.id = ?2
+             GROUP BY e.seq",
+    )?;
+    let rows: Vec<(String, String)> = statement
+        .query_map(params![workspace.as_str(), memory.to_string()], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    rows.into_iter()
+        .map(|(id, roles)| {
+            let mut roles: Vec<EntityRole> =
+                roles.split(',').filter_map(|r| r.parse().ok()).collect();
+            roles.sort();
+            roles.dedup();
+            let id = id
+                .parse()
+                .map_err(|_| corrupt(format!("entity id {id:?}")))?;
+            Ok((id, roles))
+        })
+        .collect()
+}
+
 fn entity_memories(
     store: &SqliteStore,
     workspace: &Workspace,
@@ -915,6 +948,14 @@ impl EntityStore for SqliteStore {
         limit: usize,
     ) -> Result<Vec<EntityMemory>, StoreError> {
         Ok(entity_memories(self, workspace, id, limit)?)
+    }
+
+    fn memory_entities(
+        &self,
+        workspace: &Workspace,
+        memory: MemoryId,
+    ) -> Result<Vec<(EntityId, Vec<EntityRole>)>, StoreError> {
+        Ok(memory_entities(self, workspace, memory)?)
     }
 
     fn related_entities(

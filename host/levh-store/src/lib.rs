@@ -126,6 +126,10 @@ impl Store for SqliteStore {
         Ok(reads::count(self, filter)?)
     }
 
+    fn matching_ids(&self, filter: &MemoryFilter) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(reads::matching_ids(self, filter)?)
+    }
+
     #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
     fn lexical_candidates(
         &self,

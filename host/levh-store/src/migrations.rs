@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0014_consolidation_and_working_memory.sql"),
     include_str!("../migrations/0015_attachments.sql"),
     include_str!("../migrations/0016_sessions_listed.sql"),
+    include_str!("../migrations/0017_memories_listed.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -3,7 +3,7 @@
 //! gate's near-duplicate lookup. (The memory columns and their reader stay together in
 //! `rows.rs`: the reader reads them by position.)
 
-use levh_core::MemoryFilter;
+use levh_core::{ListOrder, MemoryFilter};
 use rusqlite::types::Value;
 
 use crate::rows::{MEMORY_COLUMNS, MEMORY_FROM, micros};
@@ -49,10 +49,23 @@ pub(crate) fn where_clause(filter: &MemoryFilter) -> (String, Vec<Value>) {
             session.to_owned().into(),
         );
     }
+    if let Some(entity) = filter.entity {
+        // From the entity's side (its own index): a person appears in a few memories of
+        // many, so the list walks those, not the workspace.
+        add(
+            "m.seq IN (SELECT me.memory_seq FROM memory_entities me
+                        JOIN entities ent ON ent.seq = me.entity_seq WHERE ent.id = ?)",
+            entity.to_string().into(),
+        );
+    }
     if let Some(id) = filter.listed_after {
         // Row values in the list's own order; the cursor's row is found once by its id.
+        let key = order_key(filter.order);
         add(
-            "(m.created_at, m.seq) < (SELECT c.created_at, c.seq FROM memories c WHERE c.id = ?)",
+            &format!(
+                "({key}, m.seq) < (SELECT {}, c.seq FROM memories c WHERE c.id = ?)",
+                key.replace("m.", "c.")
+            ),
             id.to_string().into(),
         );
     }
@@ -69,6 +82,23 @@ pub(crate) fn where_clause(filter: &MemoryFilter) -> (String, Vec<Value>) {
         None => add("m.forgotten_at IS ?", Value::Null),
     }
     (clauses.join(" AND "), values)
+}
+
+/// The column (or expression) a list is ordered by, descending, before the seq that
+/// breaks ties. Each has an index led by the workspace (migration 0017), which SQLite
+/// walks backwards; never-recalled memories count as recalled at 0 so that the order and
+/// its cursor have no NULL to compare.
+pub(crate) fn order_key(order: ListOrder) -> &'static str {
+    match order {
+        ListOrder::Created => "m.created_at",
+        ListOrder::Importance => "m.importance",
+        ListOrder::Recalled => "coalesce(m.last_recalled_at, 0)",
+    }
+}
+
+/// `ORDER BY` for a list in `order`.
+pub(crate) fn order_by(order: ListOrder) -> String {
+    format!("ORDER BY {} DESC, m.seq DESC", order_key(order))
 }
 
 /// The seqs of every memory of `project` in `workspace`, live or not, read from the

@@ -156,7 +156,8 @@ pub(crate) fn list(
         }
     }
     let sql = format!(
-        "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} ORDER BY m.created_at DESC, m.seq DESC LIMIT {} OFFSET {}",
+        "SELECT {MEMORY_COLUMNS} {MEMORY_FROM} WHERE {clause} {} LIMIT {} OFFSET {}",
+        crate::query::order_by(filter.order),
         sql_limit(page.limit),
         sql_limit(page.offset),
     );
@@ -175,6 +176,21 @@ pub(crate) fn count(store: &SqliteStore, filter: &MemoryFilter) -> Result<u64, S
             |row| row.get::<_, i64>(0),
         )
         .map(|n| n as u64)?)
+}
+
+pub(crate) fn matching_ids(
+    store: &SqliteStore,
+    filter: &MemoryFilter,
+) -> Result<Vec<MemoryId>, SqliteStoreError> {
+    let (clause, values) = where_clause(filter);
+    let conn = store.read();
+    let mut statement = conn.prepare(&format!("SELECT m.id FROM memories m WHERE {clause}"))?;
+    let rows = statement.query_map(params_from_iter(values), |row| row.get::<_, String>(0))?;
+    let mut ids = Vec::new();
+    for row in rows {
+        ids.push(rows::parse_id(&row?)?);
+    }
+    Ok(ids)
 }
 
 pub(crate) fn near_duplicates(

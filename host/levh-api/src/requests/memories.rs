@@ -70,6 +70,75 @@ pub struct ListArgs {
     /// The page after this memory (the last id of the page before): every page as cheap
     /// as the first at any size. Not with `offset`.
     pub after: Option<String>,
+    /// The order: `created` (newest first, the default), `importance` (highest first),
+    /// `recalled` (most recently recalled first, never recalled last) or `retention`
+    /// (weakest first, now).
+    pub sort: Option<ListSort>,
+    /// Only memories fading now (retention below the fading threshold; never pinned ones).
+    pub fading: Option<bool>,
+    /// Forgotten memories (kept for history until purged) instead of live ones.
+    pub forgotten: Option<bool>,
+    /// Only memories recorded at or after this time (RFC 3339, or a date).
+    pub created_after: Option<String>,
+    /// Only memories recorded before this time (RFC 3339, or a date).
+    pub created_before: Option<String>,
+    /// Only memories this person, organization or other entity appears in (its id, name
+    /// or email address).
+    pub entity: Option<String>,
+}
+
+/// The orders a memory list can be read in.
+// Read from its name through `ListSort::parse`, so every surface refuses an unknown one
+// in the same words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ListSort {
+    /// Newest recorded first.
+    #[default]
+    Created,
+    /// Most important first.
+    Importance,
+    /// Most recently recalled first; never recalled last.
+    Recalled,
+    /// Weakest first (retention now).
+    Retention,
+}
+
+impl ListSort {
+    /// The names a caller may give.
+    pub const NAMES: [&'static str; 4] = ["created", "importance", "recalled", "retention"];
+
+    /// The order named `text`.
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        Ok(match text.trim() {
+            "created" => Self::Created,
+            "importance" => Self::Importance,
+            "recalled" => Self::Recalled,
+            "retention" => Self::Retention,
+            other => {
+                return Err(Error::invalid(format!(
+                    "invalid sort: '{other}' is not created, importance, recalled or retention"
+                )));
+            }
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ListSort {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::parse(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Arguments of move_memories.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveArgs {
+    /// The memories' ids (1..1000).
+    pub ids: Vec<String>,
+    /// The project to move them to; absent or null: out of every project.
+    pub project: Option<String>,
 }
 
 /// Arguments of set_importance.

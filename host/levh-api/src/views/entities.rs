@@ -159,3 +159,20 @@ pub struct ReindexView {
     /// Entities the workspace has now.
     pub entities: u64,
 }
+
+/// The entities a memory involves.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MemoryEntities {
+    /// People first, then by name.
+    pub entities: Vec<MemoryEntityView>,
+}
+
+/// An entity a memory involves, with its parts in it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MemoryEntityView {
+    /// The entity.
+    #[serde(flatten)]
+    pub entity: EntityView,
+    /// Its parts in the memory: sender, recipient, attendee, speaker, mentioned, ...
+    pub roles: Vec<String>,
+}

@@ -121,6 +121,21 @@ impl MemoryView {
 pub struct MemoryList {
     /// The memories.
     pub memories: Vec<MemoryView>,
+    /// How many memories match the filters in all, on the first page of a list (without
+    /// `after`); later pages leave it out rather than count again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+}
+
+/// What a move did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MovedView {
+    /// The project they are in now (none: out of every project).
+    pub project: Option<String>,
+    /// The memories now in it (those already there included).
+    pub moved: Vec<String>,
+    /// Ids given that name no live memory of the workspace.
+    pub missing: Vec<String>,
 }
 
 /// A memory as `levh show` finds it: also a forgotten one, with when it was forgotten.

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{Levh, PersonSettings};
 use crate::entities::{
     CommitmentDone, EntityEdge, EntityId, EntityKey, EntityKind, EntityMemory, EntityQuery,
-    EntitySummary, INDEX_VERSION, IndexedMemory, KnownPeople, sightings,
+    EntityRole, EntitySummary, INDEX_VERSION, IndexedMemory, KnownPeople, sightings,
 };
 use crate::{Error, Memory, MemoryId, Result, Scope, Workspace};
 
@@ -246,6 +246,30 @@ impl Levh {
         limit: usize,
     ) -> Result<Vec<EntityMemory>> {
         Ok(self.store.entity_memories(&scope.workspace, id, limit)?)
+    }
+
+    /// The entities a memory involves (people first, then by name), each with its parts
+    /// in it. The memory must be live.
+    pub fn memory_entities(
+        &self,
+        scope: &Scope,
+        memory: MemoryId,
+    ) -> Result<Vec<(EntitySummary, Vec<EntityRole>)>> {
+        self.get(scope, memory)?;
+        let links = self.store.memory_entities(&scope.workspace, memory)?;
+        let ids: Vec<EntityId> = links.iter().map(|(id, _)| *id).collect();
+        let summaries = self.store.entities_by_id(&scope.workspace, &ids)?;
+        let mut found: Vec<(EntitySummary, Vec<EntityRole>)> = summaries
+            .into_iter()
+            .filter_map(|summary| {
+                let roles = links.iter().find(|(id, _)| *id == summary.id)?.1.clone();
+                Some((summary, roles))
+            })
+            .collect();
+        found.sort_by(|(a, _), (b, _)| {
+            (a.kind != EntityKind::Person, &a.name).cmp(&(b.kind != EntityKind::Person, &b.name))
+        });
+        Ok(found)
     }
 
     /// Entities sharing memories with this one, most shared first.

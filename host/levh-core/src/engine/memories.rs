@@ -56,6 +56,177 @@ impl Levh {
         Ok(self.store.list(&filter, page)?)
     }
 
+    /// Moves live memories to `project` (`None`: out of every project), each change
+    /// logged as a `move`; ids not live in the workspace are returned as missing, not
+    /// failed. The project is a label like a capture's: printable, at most 200
+    /// characters, and never a secret (a project name is shown in every list and on
+    /// every surface, so one holding a secret is refused rather than stored).
+    pub fn move_to_project(
+        &self,
+        scope: &Scope,
+        ids: &[MemoryId],
+        project: Option<String>,
+    ) -> Result<Moved> {
+        let project = check_label("project", project)?;
+        if let Some(name) = &project {
+            let kinds = gate::secrets::detect(name);
+            if !kinds.is_empty() {
+                return Err(Error::invalid(
+                    "project",
+                    "the name holds a secret; a project name is shown in every list",
+                ));
+            }
+        }
+        let now = self.clock.now();
+        if ids.len() > MAX_BATCH {
+            return Err(Error::invalid(
+                "ids",
+                format!("{} ids; at most {MAX_BATCH} a call", ids.len()),
+            ));
+        }
+        let mut moved = Vec::new();
+        for &id in ids {
+            // Live memories only: a forgotten one stays where it was forgotten.
+            let memory = match self.store.get(&scope.workspace, id)? {
+                Some(memory) => memory,
+                None => continue,
+            };
+            if memory.project == project {
+                moved.push(memory.id);
+                continue;
+            }
+            if self.store.replace_fields(
+                &scope.workspace,
+                memory.id,
+                project.as_deref(),
+                &memory.source,
+                &memory.metadata,
+                EventKind::Move,
+                serde_json::json!({ "field": "project" }),
+                now,
+                &scope.actor,
+            )? {
+                moved.push(memory.id);
+            }
+        }
+        // The knowledge graph's project entities follow the memories' projects.
+        self.index_entities_of(&scope.workspace, &moved);
+        let missing = ids
+            .iter()
+            .filter(|id| !moved.contains(id))
+            .copied()
+            .collect();
+        Ok(Moved { moved, missing })
+    }
+
+    /// How many memories of the caller's workspace match the filter (its cursor aside).
+    pub fn count(&self, scope: &Scope, filter: MemoryFilter) -> Result<u64> {
+        let filter = MemoryFilter {
+            workspace: scope.workspace.clone(),
+            listed_after: None,
+            ..filter
+        };
+        Ok(self.store.count(&filter)?)
+    }
+
+    /// A page of live memories read from the standings rather than an index: weakest
+    /// first by retention now (`by_retention`), or else in the filter's order; with
+    /// `fading_only`, only those below the fading threshold (never a pinned one). The
+    /// page continues after the memory `after` (by its key now); ties go by id. Also
+    /// says how many match in all.
+    ///
+    /// Retention moves with the clock, so no index can hold that order, and "fading" is
+    /// the same number: the standings (kept in memory; no row is read) give every live
+    /// memory's state, narrowed at once by the filter's project and pinned, and by the
+    /// ids the store matches when the filter says more (kind, source, dates, entity).
+    /// One pass, linear in the workspace's live memories, as the fading list and
+    /// statistics are; only the page is sorted.
+    pub fn list_by_standing(
+        &self,
+        scope: &Scope,
+        filter: MemoryFilter,
+        by_retention: bool,
+        fading_only: bool,
+        after: Option<MemoryId>,
+        limit: usize,
+    ) -> Result<(Vec<Memory>, u64)> {
+        if filter.forgotten || filter.known_at.is_some() {
+            return Err(Error::invalid(
+                "fading",
+                "retention is of live memories now; a forgotten or past one has none",
+            ));
+        }
+        let now = self.clock.now();
+        let order = filter.order;
+        let filter = MemoryFilter {
+            workspace: scope.workspace.clone(),
+            listed_after: None,
+            order: crate::ListOrder::Created,
+            ..filter
+        };
+        // The list's key, smallest first.
+        let key = |state: &MemoryState| -> f64 {
+            let micros = |t: Timestamp| t.as_microsecond() as f64;
+            if by_retention {
+                return model::retention(state, now);
+            }
+            match order {
+                crate::ListOrder::Created => -micros(state.created_at),
+                crate::ListOrder::Importance => -state.importance,
+                crate::ListOrder::Recalled => -state.last_recalled_at.map_or(0.0, micros),
+            }
+        };
+        // Whatever the standings cannot judge is asked of the store as a set of ids.
+        let narrowed = MemoryFilter {
+            project: None,
+            pinned: None,
+            not_retired_at: None,
+            working_except: None,
+            ..filter.clone()
+        } != MemoryFilter::workspace(scope.workspace.clone());
+        let allowed: Option<std::collections::HashSet<MemoryId>> = if narrowed {
+            Some(self.store.matching_ids(&filter)?.into_iter().collect())
+        } else {
+            None
+        };
+        let threshold = self.config.model.fading_threshold;
+        let mut ranked: Vec<(Weakness, MemoryId)> = Vec::new();
+        self.store.standings(
+            &scope.workspace,
+            filter.project.as_deref(),
+            now,
+            &mut |id, state| {
+                if filter.pinned.is_some_and(|pinned| pinned != state.pinned)
+                    || allowed.as_ref().is_some_and(|ids| !ids.contains(&id))
+                    || fading_only
+                        && (state.pinned || model::retention(state, now) >= threshold)
+                {
+                    return;
+                }
+                ranked.push((Weakness(key(state)), id));
+            },
+        )?;
+        let total = ranked.len() as u64;
+        if let Some(cursor) = after {
+            let memory = self.get(scope, cursor)?;
+            let from = (Weakness(key(&memory.state)), cursor);
+            ranked.retain(|entry| *entry > from);
+        }
+        // Only the page is ordered: the `limit` smallest of what is left, then sorted.
+        let page = ranked.len().min(limit);
+        if page < ranked.len() {
+            ranked.select_nth_unstable(page);
+        }
+        ranked.truncate(page);
+        ranked.sort_unstable();
+        let ids: Vec<MemoryId> = ranked.iter().map(|(_, id)| *id).collect();
+        let mut memories = self.store.get_many(&scope.workspace, &ids)?;
+        let position: std::collections::HashMap<MemoryId, usize> =
+            ids.iter().enumerate().map(|(n, id)| (*id, n)).collect();
+        memories.sort_by_key(|m| position.get(&m.id).copied().unwrap_or(usize::MAX));
+        Ok((memories, total))
+    }
+
     pub(super) fn update_one(
         &self,
         scope: &Scope,
@@ -393,4 +564,13 @@ impl Ord for Weakness {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0)
     }
+}
+
+/// What [`Levh::move_to_project`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    /// The memories now in the project (those already there included).
+    pub moved: Vec<MemoryId>,
+    /// The ids given that name no live memory of the workspace.
+    pub missing: Vec<MemoryId>,
 }

@@ -20,6 +20,7 @@ pub use consolidate::{
     SUMMARY_KIND, SUMMARY_SOURCE, SummaryWriter,
 };
 pub use entities::{REINDEX_BATCH, ReindexReport};
+pub use memories::Moved;
 pub use review::{ReviewItem, Reviewed};
 
 use std::collections::{BTreeMap, HashMap};

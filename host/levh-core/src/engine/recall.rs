@@ -41,6 +41,8 @@ impl Levh {
             listed_after: None,
             working_except: Some(request.session_id.clone()),
             forgotten: false,
+            entity: None,
+            order: crate::ListOrder::Created,
         }
         // What levh knew at `known_at` is judged valid at that time too, unless an
         // `as_of` says which world time.

@@ -11,7 +11,7 @@ use levh_api::requests::{
 };
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
-    HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery,
+    HeldListArgs, HistoryQuery, ListArgs, MoveArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery,
     ScoreQuery, SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs, TokenBody,
     UpdateBody, held_id,
 };
@@ -22,7 +22,7 @@ use levh_api::views::{
 use levh_api::views::{
     AdmitView, BatchView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList,
     EvaluationView, FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView,
-    MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView,
+    MemoryList, MemoryView, MovedView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView,
     SecretsView, SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_api::{connectors, held, memories, recall, secrets, sessions, tokens, workspace};
@@ -107,6 +107,18 @@ pub(super) async fn create_memories(
     let source = client(&headers).unwrap_or_else(|| "http".to_owned());
     run(&state, scope, move |levh, scope| {
         memories::store_batch(levh, scope, args, source)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn move_memories(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<MoveArgs>,
+) -> Result<Json<MovedView>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        memories::move_to_project(levh, scope, args)
     })
     .await
     .map(Json)
@@ -504,6 +516,18 @@ pub(super) async fn consolidate(
             body,
             model.as_ref().map(|m| m as &dyn levh_core::AnswerModel),
         )
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn memory_entities(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Path(id): Path<String>,
+) -> Result<Json<levh_api::views::MemoryEntities>, ApiError> {
+    run(&state, scope, move |levh, scope| {
+        levh_api::entities::of_memory(levh, scope, &id)
     })
     .await
     .map(Json)

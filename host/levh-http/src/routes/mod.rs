@@ -14,7 +14,7 @@ use axum::routing::{MethodFilter, on};
 use levh_api::Operation;
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
-    HeldListArgs, HistoryQuery, ListArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery,
+    HeldListArgs, HistoryQuery, ListArgs, MoveArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery,
     SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
 };
 use levh_api::requests::{
@@ -27,7 +27,7 @@ use levh_api::views::{
 use levh_api::views::{
     AdmitView, BatchView, CaptureView, CommitmentList, ContextView, CurveView, DecisionList,
     EvaluationView, FadingList, HealthView, HeldList, HeldView, HistoryView, IssuedTokenView,
-    MemoryList, MemoryView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView,
+    MemoryList, MemoryView, MovedView, ProjectList, PurgeView, RecallView, RelatedList, ScoreView,
     SecretsView, SessionView, SettingsView, SourceList, StatsView, TokenList, UpdateView,
 };
 use levh_core::Role;
@@ -219,7 +219,13 @@ pub(crate) fn api() -> Api {
             handlers::create_memories,
         )
         .route(
-            Route::new(M::GET, "/api/memories", O::ListMemories, "List memories, newest first")
+            Route::new(M::POST, "/api/memories:move", O::MoveMemories, "Move up to 1,000 live memories to a project (project absent or null: out of every project); ids that name no live memory are returned as missing")
+                .body::<MoveArgs>()
+                .ok::<MovedView>(200),
+            handlers::move_memories,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories", O::ListMemories, "List memories (newest first, or by importance, last recall or retention), filtered, paged by `after`; the first page says how many match")
                 .query::<ListArgs>()
                 .ok::<MemoryList>(200),
             handlers::list_memories,
@@ -414,6 +420,12 @@ pub(crate) fn api() -> Api {
                 .ok::<levh_api::views::AttachmentList>(200)
                 .errors(&[404]),
             handlers::list_attachments,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories/{id}/entities", O::GetMemory, "The people, organizations, projects and other entities a memory involves, each with its parts in it (sender, attendee, mentioned, ...); people first")
+                .ok::<levh_api::views::MemoryEntities>(200)
+                .errors(&[400, 404]),
+            handlers::memory_entities,
         )
         .route(
             Route::new(M::GET, "/api/memories/{id}/consolidated", O::GetMemory, "For a consolidation's summary: the memories it replaced, oldest first (empty for any other memory)")

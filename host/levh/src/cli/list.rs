@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use levh_api::Operation;
 use levh_api::memories;
-use levh_api::requests::ListArgs;
+use levh_api::requests::{ListArgs, ListSort};
 use levh_api::views::MemoryList;
 
 use crate::context::Context;
@@ -25,6 +25,26 @@ pub struct Args {
     /// Only pinned memories.
     #[arg(long)]
     pinned: bool,
+    /// Only memories fading now.
+    #[arg(long)]
+    fading: bool,
+    /// Forgotten memories (kept until purged) instead of live ones.
+    #[arg(long)]
+    forgotten: bool,
+    /// Only memories recorded at or after this time (RFC 3339, or a date).
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// Only memories recorded before this time (RFC 3339, or a date).
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
+    /// Only memories this person, organization or other entity appears in (id, name or
+    /// email address).
+    #[arg(long, value_name = "ENTITY")]
+    about: Option<String>,
+    /// The order: created (newest first), importance, recalled (most recent first) or
+    /// retention (weakest first).
+    #[arg(long, value_parser = ListSort::NAMES)]
+    sort: Option<String>,
     /// At most this many (default 20; over 1,000 the list is read a page of 1,000 at a
     /// time, as a REST client would, up to 100,000).
     #[arg(long, short = 'n',
@@ -39,6 +59,7 @@ pub struct Args {
 const PAGE: usize = 1_000;
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
+    let sort = args.sort.as_deref().map(ListSort::parse).transpose()?;
     let page = |limit: Option<usize>, offset: Option<usize>, after: Option<String>| ListArgs {
         project: args.project.clone(),
         kind: args.kind.clone(),
@@ -47,6 +68,12 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         limit,
         offset,
         after,
+        sort,
+        fading: args.fading.then_some(true),
+        forgotten: args.forgotten.then_some(true),
+        created_after: args.since.clone(),
+        created_before: args.until.clone(),
+        entity: args.about.clone(),
     };
     let list = match args.limit {
         Some(limit) if limit > PAGE => {
@@ -55,6 +82,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             let start = args.offset.unwrap_or(0);
             let mut list = MemoryList {
                 memories: Vec::new(),
+                total: None,
             };
             while list.memories.len() < limit {
                 let want = (limit - list.memories.len()).min(PAGE);
@@ -65,6 +93,7 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                     memories::list(levh, scope, page(Some(want), offset, after))
                 })?;
                 let short = next.memories.len() < want;
+                list.total = list.total.or(next.total);
                 list.memories.extend(next.memories);
                 if short {
                     break;
@@ -96,5 +125,8 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
         ]);
     }
     output::print_table(&table);
+    if let Some(total) = list.total.filter(|&t| t > list.memories.len() as u64) {
+        output::line(format!("{} of {total} shown", list.memories.len()));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -124,6 +124,7 @@ fn config(
         home.as_deref(),
         workspace,
         profile.as_str(),
+        &levh_api::settings::embedder_env(|name| std::env::var(name).ok()),
     );
     output::json(&value)?;
     Ok(ExitCode::SUCCESS)

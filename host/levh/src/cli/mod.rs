@@ -25,6 +25,7 @@ mod knowledge;
 mod list;
 mod mcp;
 mod models;
+mod move_memories;
 mod pin;
 mod purge;
 mod recall;
@@ -111,8 +112,11 @@ enum Command {
     Recall(recall::Args),
     /// Show one memory in full; `--trust`: how far it can be believed, factor by factor.
     Show(ShowArgs),
-    /// List memories, newest first.
+    /// List memories: newest first, or `--sort importance|recalled|retention`; filters
+    /// by project, kind, source, pinned, fading, forgotten, dates and who they are about.
     List(list::Args),
+    /// Move memories to another project (`--project P`), or out of every project.
+    Move(move_memories::Args),
     /// Retire a memory from every read (kept for `--known-at` history).
     Forget(IdArgs),
     /// Pin a memory: it never fades and resists interference.
@@ -335,6 +339,7 @@ impl Cli {
             Command::List(args) => list::run(&context, args, json),
             Command::Forget(args) => forget::run(&context, args.id.0, json),
             Command::Pin(args) => pin::run(&context, args.id.0, true, json),
+            Command::Move(args) => move_memories::run(&context, args, json),
             Command::Unpin(args) => pin::run(&context, args.id.0, false, json),
             Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
             Command::Feedback(args) => feedback::run(&context, args, json),

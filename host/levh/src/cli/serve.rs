@@ -96,6 +96,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         scorer: context.scorers().active(),
         scorer_warning,
         mcp_profile: mcp_profile.as_str().into(),
+        embedder_env: levh_api::settings::embedder_env(|name| std::env::var(name).ok()),
     };
     let connectors = Arc::new(OnDemandConnectors(context.clone()));
     let state = AppState::new(

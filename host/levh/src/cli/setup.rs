@@ -126,6 +126,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args, json: bool) -> Re
         home.as_deref(),
         workspace,
         args.profile.as_str(),
+        &levh_api::settings::embedder_env(|name| std::env::var(name).ok()),
     );
     if let Some(embedder) = &args.embedder
         && let Some(server) = entry
