@@ -266,6 +266,44 @@ impl Browser {
             .unwrap();
     }
 
+    /// The page's accessibility violations by axe-core (WCAG 2 A and AA, and best
+    /// practice), each as `rule: help — the first element`; `None` (said on stderr, or a
+    /// failure under `LEVH_REQUIRE_TEST_ASSETS`) when axe-core is not installed where
+    /// `.ci/run` puts it (`.cache/axe`, from the npm registry).
+    pub async fn axe_violations(&self) -> Option<Vec<String>> {
+        let script = crate::support::repository_root()
+            .join(".cache/axe/node_modules/axe-core/axe.min.js");
+        let Ok(axe) = std::fs::read_to_string(&script) else {
+            crate::support::skip(&format!(
+                "accessibility checks: no {} (`npm install --prefix .cache/axe axe-core@4.14.1`, as .ci/run does)",
+                script.display()
+            ));
+            return None;
+        };
+        // Loaded into the page by WebDriver (the page's content security policy allows
+        // no script but its own, and WebDriver's is not the page's).
+        if self
+            .client
+            .execute("return typeof window.axe", vec![])
+            .await
+            .unwrap()
+            != "object"
+        {
+            self.client.execute(&axe, vec![]).await.unwrap();
+        }
+        let found = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document, { resultTypes: ['violations'] }).then(r => done(r.violations.map(v =>
+                   `${v.id}: ${v.help} — ${v.nodes.length} × e.g. ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        Some(serde_json::from_value(found).unwrap())
+    }
+
     /// A PNG of the window, written to `dir/name.png`.
     pub async fn screenshot(&self, dir: &Path, name: &str) {
         std::fs::create_dir_all(dir).unwrap();

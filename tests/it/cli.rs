@@ -1163,3 +1163,112 @@ fn sessions_are_listed_newest_first_with_their_memories_and_paged() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("limit"), "{stderr}");
 }
+
+/// The memory list in every order, paged by keyset over REST with no memory twice and
+/// none left out; the fading, forgotten, date and entity filters with the count that
+/// matches (on the first page only); a bad order, or retention with forgotten, refused
+/// naming it; and `levh move` moving memories to a project (logged as `move`, a missing id
+/// named and the exit code a failure), a project that holds a secret refused.
+#[test]
+fn the_memory_list_sorts_filters_and_pages_and_memories_move_between_projects() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    // Twelve memories a year old (fading now) and twelve new, importance spread.
+    let mut ids = Vec::new();
+    for n in 0..24u64 {
+        let mut command = levh(home);
+        if n < 12 {
+            command.env("LEVH_NOW", "2025-12-01T09:00:00Z");
+        }
+        let importance = format!("{:.2}", (n % 12) as f64 / 11.0);
+        let stored = json(command.args([
+            "capture",
+            &crate::support::distinct_sentence(n),
+            "--project",
+            if n % 2 == 0 { "even" } else { "odd" },
+            "--importance",
+            &importance,
+            "--json",
+        ]));
+        assert_eq!(stored["verdict"], "admit", "{stored}");
+        ids.push(stored["memory_id"].as_str().unwrap().to_owned());
+    }
+    json(levh(home).args(["capture", "Lunch with grace@example.org about the harbor lease.", "--json"]));
+    let (mut server, address) = crate::support::serve(home, &[]);
+    let base = format!("http://{address}/api/memories");
+    let get = |query: &str| -> serde_json::Value {
+        let response = ureq::get(&format!("{base}?{query}")).call().unwrap();
+        serde_json::from_str(&response.into_body().read_to_string().unwrap()).unwrap()
+    };
+    // Every order, read five at a time: each memory once, in the order's sequence.
+    for (sort, key) in [("created", "created_at"), ("importance", "importance"), ("recalled", "last_recalled_at"), ("retention", "retention")] {
+        let mut seen: Vec<serde_json::Value> = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = get(&format!("sort={sort}&limit=5{}", after.as_ref().map(|a| format!("&after={a}")).unwrap_or_default()));
+            if after.is_none() {
+                assert_eq!(page["total"], 25, "{sort}: {page}");
+            } else {
+                assert!(page.get("total").is_none(), "later pages do not count again");
+            }
+            let memories = page["memories"].as_array().unwrap().clone();
+            after = memories.last().map(|m| m["id"].as_str().unwrap().to_owned());
+            let short = memories.len() < 5;
+            seen.extend(memories);
+            if short {
+                break;
+            }
+        }
+        let unique: std::collections::HashSet<&str> = seen.iter().map(|m| m["id"].as_str().unwrap()).collect();
+        assert_eq!((seen.len(), unique.len()), (25, 25), "{sort}: a memory twice or missing");
+        let values: Vec<&serde_json::Value> = seen.iter().map(|m| &m[key]).collect();
+        let in_order = values.windows(2).all(|w| match (sort, w[0], w[1]) {
+            // Each value is read as its page is served: a memory equal to the one before
+            // in retention (stored at the same instant) reads a hair lower a moment later.
+            ("retention", a, b) => a.as_f64().unwrap() <= b.as_f64().unwrap() * (1.0 + 1e-6) + 1e-9,
+            ("importance", a, b) => a.as_f64() >= b.as_f64(),
+            // RFC 3339 in UTC orders as text; never recalled (null) last.
+            (_, a, b) => b.is_null() || a.as_str() >= b.as_str(),
+        });
+        assert!(in_order, "{sort} out of order: {values:?}");
+    }
+    // Fading: the twelve old ones, weakest first; by project; by date; by entity.
+    let fading = get("fading=true&limit=50");
+    assert_eq!(fading["total"], 12, "{fading}");
+    assert_eq!(get("fading=true&project=even")["total"], 6);
+    assert_eq!(get("created_before=2026-01-01&limit=50")["total"], 12);
+    assert_eq!(get("created_after=2026-01-01&project=odd&limit=50")["total"], 6);
+    let grace = get("entity=grace@example.org");
+    assert_eq!(grace["total"], 1, "{grace}");
+    assert!(grace["memories"][0]["content"].as_str().unwrap().contains("harbor lease"));
+    for (query, named) in [("sort=oldest", "invalid sort: 'oldest'"), ("forgotten=true&sort=retention", "invalid forgotten"), ("entity=nobody-at-all", "no entity 'nobody-at-all'")] {
+        let response = ureq::get(&format!("{base}?{query}")).config().http_status_as_error(false).build().call().unwrap();
+        assert_eq!(response.status(), if query.starts_with("entity") { 404 } else { 400 }, "{query}");
+        let body = response.into_body().read_to_string().unwrap();
+        assert!(body.contains(named), "{query}: {body}");
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // Move two to a new project; a third id that is not a memory is named, and fails.
+    let missing = "01a24eb3-945d-7e4f-9ea2-05771e33a823";
+    let out = levh(home).args(["move", &ids[0], &ids[1], missing, "--project", "archive", "--json"]).output().unwrap();
+    assert!(!out.status.success(), "a missing id is a failure");
+    let moved: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(moved["moved"], serde_json::json!([ids[0], ids[1]]), "{moved}");
+    assert_eq!(moved["missing"], serde_json::json!([missing]), "{moved}");
+    let archived = json(levh(home).args(["list", "--project", "archive", "--json"]));
+    assert_eq!(archived["total"], 2, "{archived}");
+    let history = json(levh(home).args(["show", &ids[0], "--history", "--json"]));
+    assert!(history.to_string().contains("\"move\""), "{history}");
+    let secret = levh(home).args(["move", &ids[2], "--project", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"]).output().unwrap();
+    assert!(!secret.status.success());
+    let said = String::from_utf8_lossy(&secret.stderr);
+    assert!(said.contains("holds a secret") && !said.contains("ghp_"), "{said}");
+    // Out of every project again; the forgotten filter.
+    ok(levh(home).args(["move", &ids[0], "--no-project"]));
+    ok(levh(home).args(["forget", &ids[1]]));
+    let forgotten = json(levh(home).args(["list", "--forgotten", "--json"]));
+    assert_eq!(forgotten["total"], 1, "{forgotten}");
+    assert_eq!(forgotten["memories"][0]["id"], ids[1].as_str());
+}

@@ -21,6 +21,7 @@
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod agents;
 pub mod ask;
 pub mod attachments;
 pub mod briefing;

@@ -40,6 +40,8 @@ pub enum Operation {
     RelatedMemories,
     /// What happened to one memory, from the event log.
     MemoryHistory,
+    /// Who used the memory: each surface and client, from the event log.
+    ListAgents,
     /// Memories below the fading threshold.
     ListFadingMemories,
     /// Predicted retention for the coming days.
@@ -192,6 +194,7 @@ impl Operation {
         O::PurgeMemory,
         O::RelatedMemories,
         O::MemoryHistory,
+        O::ListAgents,
         O::ListFadingMemories,
         O::ForgettingCurve,
         O::ScoreBreakdown,
@@ -263,6 +266,7 @@ impl Operation {
             | O::ListAttachments
             | O::RelatedMemories
             | O::MemoryHistory
+            | O::ListAgents
             | O::ListFadingMemories
             | O::ForgettingCurve
             | O::ScoreBreakdown
@@ -359,6 +363,7 @@ impl Operation {
             O::PurgeMemory => "purge_memory",
             O::RelatedMemories => "related_memories",
             O::MemoryHistory => "memory_history",
+            O::ListAgents => "list_agents",
             O::ListFadingMemories => "list_fading_memories",
             O::ForgettingCurve => "forgetting_curve",
             O::ScoreBreakdown => "score_breakdown",

@@ -1026,6 +1026,32 @@ pub struct LoggedEvent {
     pub detail: serde_json::Value,
 }
 
+/// The event log read by who did what ([`ServerStore::activity`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Activity {
+    /// One row per surface, client and kind of event.
+    pub rows: Vec<ActivityRow>,
+    /// Whether older events within the time asked for were left unread (the scan's bound).
+    pub cut_short: bool,
+}
+
+/// How often one client, through one surface, did one kind of thing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityRow {
+    /// `cli`, `mcp`, `http`, `dashboard`, `sync`.
+    pub surface: String,
+    /// The client behind it, when known.
+    pub client: Option<String>,
+    /// The event kind (`store`, `recall-reinforce`, ...).
+    pub kind: String,
+    /// How many.
+    pub count: u64,
+    /// The first of them.
+    pub first: Timestamp,
+    /// The last of them.
+    pub last: Timestamp,
+}
+
 /// What a server reads besides memories: API tokens, a cheap liveness check and the
 /// event log it tails for the live feed. The store implements it; `levh serve` holds it
 /// as a trait object so that the HTTP crate never names the store.
@@ -1049,6 +1075,17 @@ pub trait ServerStore: Send + Sync + fmt::Debug {
         id: MemoryId,
         limit: usize,
     ) -> Result<Vec<LoggedEvent>, StoreError>;
+
+    /// Who did what in the workspace since `since`: one row per surface, client and kind
+    /// of event, counted, with the first and last time. Reads the newest `scan_at_most`
+    /// events of the log (all workspaces') at most, by sequence: the answer's cost is
+    /// bounded whatever the log's size, and says when the bound cut it short.
+    fn activity(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
+    ) -> Result<Activity, StoreError>;
 
     /// Issues a token bound to `workspace` with `role`; its secret exists only in the
     /// answer.

@@ -74,7 +74,9 @@ async function show() {
 
 document.addEventListener("click", (event) => {
   const link = event.target.closest("a");
-  if (!link || link.origin !== location.origin || link.target || event.ctrlKey || event.metaKey) return;
+  // A download (an export's blob: link has this page's origin) is the browser's.
+  if (!link || link.hasAttribute("download") || !/^https?:$/.test(link.protocol) || link.origin !== location.origin
+    || link.target || event.ctrlKey || event.metaKey) return;
   // A link within the page (the skip link to #main) is the browser's to follow: it moves
   // the focus there, which a re-render would not.
   if (link.pathname === location.pathname && link.hash) return;

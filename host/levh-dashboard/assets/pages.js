@@ -189,7 +189,7 @@ function graphDrawing(graph) {
     return [n.id, { x: middle + radius * Math.cos(angle), y: middle + radius * Math.sin(angle), angle }];
   }));
   const heaviest = Math.max(1, ...graph.edges.map((e) => e.weight));
-  const drawing = svg("svg", { viewBox: `0 0 ${size} ${size}`, role: "img", "aria-label": `Graph of ${nodes.length} entities`, class: "graph" });
+  const drawing = svg("svg", { viewBox: `0 0 ${size} ${size}`, role: "group", "aria-label": `Graph of ${nodes.length} entities`, class: "graph" });
   for (const edge of graph.edges) {
     const a = at.get(edge.from), b = at.get(edge.to);
     if (!a || !b) continue;
@@ -616,16 +616,21 @@ export const pages = {
     };
     const failed = (error) => { count.className = "error"; count.textContent = error.message; };
     more.addEventListener("click", () => load().catch(failed));
+    // How long a filter change takes to show, and when the first page was on screen, as
+    // User Timing entries (the browser's performance panel; the tests report them).
     const apply = async () => {
+      const started = performance.now();
       const keep = filters();
       history.replaceState({}, "", keep.toString() ? `/memories?${keep}` : "/memories");
       count.className = "muted";
       try { await reload(); } catch (error) { failed(error); }
+      performance.measure("levh:memories-list", { start: started });
     };
     form.addEventListener("submit", (event) => { event.preventDefault(); apply(); });
     // A choice in a list applies at once; typed fields wait for Enter or Filter.
     form.addEventListener("change", (event) => { if (event.target.tagName === "SELECT" || event.target.type === "date") apply(); });
     await reload().catch(failed);
+    performance.mark("levh:memories-shown");
   },
 
   async search(main, _, query) {
@@ -755,7 +760,7 @@ export const pages = {
         ["Kind", memory.kind], ["Written by", memory.source],
         ["Importance", memory.importance.toFixed(2)], ["Pinned", yes(memory.pinned)],
         ["Retention now", `${(memory.retention * 100).toFixed(1)}%`],
-        ["Half-life", hours(memory.stability_hours)],
+        ["Half-life", h("span", { title: `${memory.stability_hours} hours` }, hours(memory.stability_hours))],
         ["Fading", yes(memory.fading)], ["Fades below the threshold", memory.fades_at ? when(memory.fades_at) : "never (pinned)"],
         ["Recalled", `${memory.recall_count} ${memory.recall_count === 1 ? "time" : "times"}`],
         ["Last recalled", memory.last_recalled_at ? when(memory.last_recalled_at) : "never"],
@@ -769,14 +774,27 @@ export const pages = {
       // Metadata as words: its keys as labels, no empty values; a file the connector read
       // is the file the person named (source_uri), not the sandbox's path (source_id).
       const label = (key) => key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
-      const shownValue = (value) => (typeof value === "object" ? Object.entries(value).filter(([, v]) => v !== null && v !== "")
-        .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ") : String(value));
+      // A value in words: lists joined, a person as "Name <address> (role)", nothing for
+      // what is empty (a literal null once showed).
+      const words = (value) => {
+        if (value === null || value === undefined || value === "") return null;
+        if (Array.isArray(value)) {
+          const items = value.map(words).filter(Boolean);
+          return items.length ? items.join(", ") : null;
+        }
+        if (typeof value === "object") {
+          if (value.name || value.email) return [value.name, value.email && `<${value.email}>`, value.role && `(${value.role})`].filter(Boolean).join(" ");
+          const parts = Object.entries(value).map(([k, v]) => [k, words(v)]).filter(([, w]) => w !== null).map(([k, w]) => `${k}: ${w}`);
+          return parts.length ? parts.join(", ") : null;
+        }
+        if (typeof value === "boolean") return value ? "yes" : "no";
+        return String(value);
+      };
       const technical = new Set(["source_id", "content_hash"]);
-      const meta = Object.entries(memory.metadata || {}).filter(([key, value]) => value !== null && value !== "" && !technical.has(key)
-        && !(typeof value === "object" && Object.keys(value).length === 0));
+      const meta = Object.entries(memory.metadata || {}).filter(([key, value]) => !technical.has(key) && words(value) !== null);
       if (meta.length > 0) {
-        main.append(h("h2", {}, "Details"), h("table", { class: "fields" }, meta.map(([key, value]) => h("tr", {}, h("th", {}, key === "source_uri" ? "From" : label(key)),
-          h("td", {}, key === "source_uri" && /^(https?|file):/.test(value) ? h("a", { href: value }, value.replace(/^file:/, "")) : shownValue(value))))));
+        main.append(h("h2", {}, "Details"), h("table", { class: "fields" }, meta.map(([key, value]) => h("tr", {}, h("th", {}, key === "source_uri" ? "Read from" : label(key)),
+          h("td", {}, key === "source_uri" && /^(https?|file):/.test(value) ? h("a", { href: value }, value.replace(/^file:/, "")) : words(value))))));
       }
       main.append(h("details", {}, h("summary", {}, "Technical details"), h("table", { class: "fields" },
         [["Id", memory.id], ["Workspace", memory.workspace], ["Content hash", memory.content_hash],
@@ -838,7 +856,7 @@ export const pages = {
     const rows = h("tbody");
     const more = h("button", { type: "button" }, "More");
     main.append(count, h("table", { class: "fading" },
-      h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "retention"), h("th", { class: "optional" }, "project"), h("th", {}, "decide"))), rows), more);
+      h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "retention"), h("th", { class: "optional" }, "project"), h("th", {}, "decide"))), rows));
     let after = null;
     let total = 0;
     const load = async () => {
@@ -861,7 +879,9 @@ export const pages = {
             }, reload, "danger")))));
       }
       if (page.memories.length > 0) after = page.memories[page.memories.length - 1].id;
-      more.hidden = page.memories.length < 50;
+      // "More" is there only when there is more (a viewer's page has no button at all).
+      if (page.memories.length < 50) more.remove();
+      else if (!more.isConnected) main.append(more);
       const n = rows.children.length;
       count.textContent = total === 0 ? "Nothing is fading." : n < total ? `${n} of ${total} fading shown` : `${total} fading`;
     };
@@ -939,10 +959,10 @@ export const pages = {
           near ? null : h("p", { class: "content" }, candidate.content),
           h("p", { class: "muted" }, candidate.reason),
           near ? h("div", { class: "pair" },
-            h("div", {}, h("h3", {}, update ? "Held edit" : "Held candidate"), h("p", { class: "content" }, candidate.content)),
-            h("div", {}, h("h3", {}, heading, h("a", { href: `/memories/${encodeURIComponent(near.id)}` }, short(near.content, 60)), closeness),
+            h("div", {}, h("h2", {}, update ? "Held edit" : "Held candidate"), h("p", { class: "content" }, candidate.content)),
+            h("div", {}, h("h2", {}, heading, h("a", { href: `/memories/${encodeURIComponent(near.id)}` }, short(near.content, 60)), closeness),
               h("p", { class: "content" }, near.content)),
-            h("div", { class: "diff" }, h("h3", {}, "What changes"), h("p", { class: "content" }, wordDiff(near.content, candidate.content)))) : null,
+            h("div", { class: "diff" }, h("h2", {}, "What changes"), h("p", { class: "content" }, wordDiff(near.content, candidate.content)))) : null,
           h("div", { class: "actions" },
             action(update ? "Apply the edit" : "Admit", () => post(`${path}/admit`, {}), draw, "primary"),
             candidate.nearest && !update ? action("Admit as replacement", () => post(`${path}/admit`, { supersede: true }), draw) : null,
@@ -970,44 +990,51 @@ export const pages = {
   // memory names), when it is due, where; filtered by project and by whom, open or done.
   async commitments(main, _, query) {
     main.append(h("h1", {}, "Commitments"),
-      h("p", { class: "muted" }, "Promises read from the memories' text (\"I'll send it by Friday\", \"yarın göndereceğim\"). ",
-        "Yours are those you or your agents wrote; others' are those a transcript's speaker or a mail's sender made."));
-    const stats = await get("/api/stats");
+      h("p", { class: "muted" }, "Promises read from the memories' text (\"I'll send it by Friday\", \"yarın göndereceğim\"), ",
+        "each by who made it: a transcript's speaker or a mail's sender, or you when you (or your agent) wrote it."));
+    // Read once (open and done), then filtered here: the choices offered are the people
+    // and projects the promises have.
+    const found = await get("/api/commitments?include_done=true&limit=1000");
+    const values = (pick) => [...new Set(found.commitments.map(pick).filter(Boolean))].sort();
     const pick = (name, label, options) => h("label", {}, `${label} `, h("select", { name }, options.map(([value, text]) =>
       h("option", { value, selected: (query.get(name) || "") === value || undefined }, text))));
     const form = h("form", { class: "filters", "aria-label": "Filters" },
-      pick("project", "Project", [["", "any"], ...Object.keys(stats.by_project).map((p) => [p, p])]),
-      pick("by", "By", [["", "anyone"], ["you", "you"], ["others", "others"]]),
-      pick("show", "Show", [["", "open"], ["all", "open and done"]]));
+      pick("project", "Project", [["", "any"], ...values((c) => c.project).map((p) => [p, p])]),
+      pick("by", "By", [["", "anyone"], ["you", "you"], ...values((c) => c.by).map((p) => [p, p])]),
+      pick("show", "Show", [["", "open"], ["done", "done"], ["all", "open and done"]]));
     const box = h("div");
     main.append(form, box);
-    const draw = async () => {
+    const draw = () => {
       const keep = new URLSearchParams();
       for (const [key, value] of new FormData(form)) if (value) keep.set(key, value);
       history.replaceState({}, "", keep.toString() ? `/commitments?${keep}` : "/commitments");
-      const api = new URLSearchParams({ limit: "500" });
-      if (keep.get("project")) api.set("project", keep.get("project"));
-      if (keep.get("show") === "all") api.set("include_done", "true");
-      const found = await get(`/api/commitments?${api}`);
-      const by = keep.get("by");
-      const shown = found.commitments.filter((c) => !by || (by === "you" ? !c.by : Boolean(c.by)));
-      box.replaceChildren(h("p", { class: "muted", role: "status" }, `${shown.length} ${shown.length === 1 ? "promise" : "promises"}${shown.length === 500 ? " (the first 500)" : ""}. Due dates in ${found.time_zone}.`),
+      const by = keep.get("by"), project = keep.get("project"), show = keep.get("show");
+      const shown = found.commitments.filter((c) => (!project || c.project === project)
+        && (!by || (by === "you" ? !c.by : c.by === by))
+        && (show === "all" || (show === "done" ? c.done : !c.done)));
+      box.replaceChildren(h("p", { class: "muted", role: "status" }, `${shown.length} ${shown.length === 1 ? "promise" : "promises"}${found.commitments.length === 1000 ? " (of the first 1,000)" : ""}. Due dates in ${found.time_zone}.`),
         shown.length === 0 ? empty("No promise matches.") :
         h("table", { class: "commitments" },
           h("thead", {}, h("tr", {}, h("th", {}, "due"), h("th", {}, "promise"), h("th", {}, "by"), h("th", { class: "optional" }, "project"),
             h("th", { class: "optional" }, "written"), h("th", {}, h("span", { class: "visually-hidden" }, "action")))),
-          h("tbody", {}, shown.map((c) => h("tr", { class: c.overdue && !c.done ? "overdue" : undefined },
-            h("td", {}, c.due ? `${c.due}${c.overdue && !c.done ? " (overdue)" : ""}` : "—"),
+          h("tbody", {}, shown.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
+            h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
             h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence),
               c.people.length ? h("div", { class: "terms" }, `with ${c.people.join(", ")}`) : null),
             h("td", {}, c.by || "you"),
             h("td", { class: "optional" }, c.project || "—"),
             h("td", { class: "optional muted" }, day(c.written_at)),
             h("td", {}, c.done ? h("span", { class: "muted" }, `done ${day(c.done_at)}`)
-              : action("Done", () => post(`/api/commitments/${encodeURIComponent(c.id)}/done`).then(() => `Marked done: “${short(c.sentence, 60)}”`), draw)))))));
+              : action("Done", async () => {
+                await post(`/api/commitments/${encodeURIComponent(c.id)}/done`);
+                c.done = true;
+                c.done_at = new Date().toISOString();
+                c.overdue = false;
+                return `Marked done: “${short(c.sentence, 60)}”`;
+              }, draw)))))));
     };
-    form.addEventListener("change", () => draw().catch((error) => box.replaceChildren(h("p", { class: "error" }, error.message))));
-    await draw();
+    form.addEventListener("change", draw);
+    draw();
   },
 
   async ask(main, _, query) {
@@ -1113,8 +1140,8 @@ export const pages = {
         h("div", { class: "card" },
           h("p", { class: "muted" }, `${c.kind} — found ${when(c.found_at)}`),
           h("div", { class: "pair" },
-            h("div", {}, h("h3", {}, "Older"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.older)}` }, c.older_content))),
-            h("div", {}, h("h3", {}, "Newer"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.newer)}` }, c.newer_content)))),
+            h("div", {}, h("h2", {}, "Older"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.older)}` }, c.older_content))),
+            h("div", {}, h("h2", {}, "Newer"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.newer)}` }, c.newer_content)))),
           h("div", { class: "actions" },
             action("Keep the newer", () => resolve(c, { resolution: "supersede", retire: c.older }), draw, "primary"),
             action("Keep the older", () => resolve(c, { resolution: "supersede", retire: c.newer }), draw),
@@ -1185,6 +1212,39 @@ export const pages = {
         h("td", { class: "muted" }, when(m.at)),
         h("td", {}, h("a", { href: `/memories/${encodeURIComponent(m.memory_id)}` }, m.preview)),
         h("td", { class: "optional terms" }, `${m.roles.join(", ")} · ${m.kind} · ${m.source}`)))));
+  },
+
+  // Who used the memory: each surface and client with what it wrote, recalled and
+  // changed, and when — from the event log (ids and kinds, never content or queries).
+  async agents(main, _, query) {
+    const days = query.get("days") || "30";
+    main.append(h("h1", {}, "Agents"),
+      h("p", { class: "muted" }, "Which agents, tools and people wrote and read the memories, from the event log. ",
+        "An agent's MCP client is named by the client itself; a connector by its name."));
+    const form = h("form", { class: "filters", "aria-label": "Period" },
+      h("label", {}, "Period ", h("select", { name: "days" }, [["1", "the last day"], ["7", "the last 7 days"], ["30", "the last 30 days"], ["90", "the last 90 days"], ["366", "the last year"]]
+        .map(([value, text]) => h("option", { value, selected: value === days || undefined }, text)))));
+    const box = h("div");
+    main.append(form, box);
+    const draw = async () => {
+      const chosen = new FormData(form).get("days");
+      history.replaceState({}, "", `/agents?days=${chosen}`);
+      const found = await get(`/api/agents?days=${chosen}`);
+      const surfaces = { mcp: "MCP", http: "REST", cli: "terminal", dashboard: "dashboard", sync: "connector" };
+      box.replaceChildren(...[
+        found.cut_short ? h("p", { class: "warning" }, "Only the newest 200,000 events of the log were read: earlier activity in this period is left out.") : null,
+        found.agents.length === 0 ? empty("Nobody used the memory in this period.") :
+          h("table", { class: "agents" },
+            h("thead", {}, h("tr", {}, h("th", {}, "who"), h("th", {}, "wrote"), h("th", {}, "recalled"), h("th", {}, "other changes"),
+              h("th", { class: "optional" }, "first"), h("th", {}, "last"))),
+            h("tbody", {}, found.agents.map((a) => h("tr", {},
+              h("td", {}, h("strong", {}, a.client || surfaces[a.surface] || a.surface), h("div", { class: "terms" }, `through ${surfaces[a.surface] || a.surface}`)),
+              h("td", {}, a.wrote), h("td", {}, a.recalled),
+              h("td", { title: Object.entries(a.kinds).map(([k, n]) => `${k} ${n}`).join(", ") }, a.changed),
+              h("td", { class: "optional muted" }, when(a.first_at)), h("td", {}, when(a.last_at))))))].filter(Boolean));
+    };
+    form.addEventListener("change", () => draw().catch((error) => box.replaceChildren(h("p", { class: "error" }, error.message))));
+    await draw();
   },
 
   // Agents' working sessions, newest first: when, which project and client, how many

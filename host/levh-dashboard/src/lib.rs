@@ -11,7 +11,8 @@
 //!
 //! Every page is a URL of its own (`/`, `/feed`, `/search`, `/memories/{id}`, `/fading`,
 //! `/held`, `/people`, `/people/{id}`, `/entities/{id}`, `/organizations`, `/timeline`,
-//! `/graph`, `/decisions`, `/review`, `/ask`, `/briefing`, `/meeting-prep`, `/conflicts`, `/connectors`, `/settings`): the server answers each with the same shell and the
+//! `/graph`, `/decisions`, `/commitments`, `/review`, `/ask`, `/briefing`, `/meeting-prep`,
+//! `/conflicts`, `/memories`, `/projects`, `/sessions`, `/agents`, `/connectors`, `/settings`): the server answers each with the same shell and the
 //! client draws the page the path names, so bookmarks and reloads work.
 //!
 //! The files hold no data, so they are served without a token (the page asks for one when
@@ -62,6 +63,7 @@ pub const PAGES: &[&str] = &[
     "/memories/{id}",
     "/projects",
     "/sessions",
+    "/agents",
     "/fading",
     "/review",
     "/held",

@@ -2,7 +2,7 @@
 //! transaction, and a `levh serve` process tails it by sequence number for the live feed.
 
 use levh_core::{
-    Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Principal, Role, ServerStore, StoreError,
+    Activity, ActivityRow, Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Principal, Role, ServerStore, StoreError,
     Timestamp, TokenInfo, Workspace,
 };
 use rusqlite::{Connection, params};
@@ -28,6 +28,57 @@ impl SqliteStore {
         let version = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
         let mode = connection.pragma_query_value(None, "journal_mode", |row| row.get(0))?;
         Ok((version, mode))
+    }
+
+    /// Who did what since `since`, from the newest `scan_at_most` events of the log.
+    pub fn activity(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
+    ) -> Result<Activity, SqliteStoreError> {
+        let connection = self.read();
+        let newest: i64 =
+            connection.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| row.get(0))?;
+        // A range of the primary key: the newest rows, however long the log.
+        let from = newest.saturating_sub(i64::try_from(scan_at_most).unwrap_or(i64::MAX));
+        let mut statement = connection.prepare_cached(
+            "SELECT surface, client, kind, count(*), min(at), max(at) FROM events
+              WHERE seq > ?1 AND workspace = ?2 AND at >= ?3
+              GROUP BY surface, client, kind",
+        )?;
+        let rows = statement
+            .query_map(params![from, workspace.as_str(), micros(since)], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, Option<String>>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, i64>(4)?,
+                    row.get::<_, i64>(5)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        // Cut short when the oldest row read is still within the time asked for and
+        // older rows exist.
+        let cut_short = from > 0
+            && connection.query_row(
+                "SELECT EXISTS (SELECT 1 FROM events WHERE seq = ?1 AND at >= ?2)",
+                params![from, micros(since)],
+                |row| row.get::<_, bool>(0),
+            )?;
+        let rows = rows
+            .into_iter()
+            .map(|(surface, client, kind, count, first, last)| ActivityRow {
+                surface,
+                client,
+                kind,
+                count: count.max(0) as u64,
+                first: crate::rows::from_micros(first),
+                last: crate::rows::from_micros(last),
+            })
+            .collect();
+        Ok(Activity { rows, cut_short })
     }
 
     /// Events after `seq`, oldest first, at most `limit`.
@@ -130,6 +181,15 @@ impl ServerStore for SqliteStore {
 
     fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError> {
         Ok(SqliteStore::events_after(self, seq, limit)?)
+    }
+
+    fn activity(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
+    ) -> Result<Activity, StoreError> {
+        Ok(SqliteStore::activity(self, workspace, since, scan_at_most)?)
     }
 
     fn memory_events(

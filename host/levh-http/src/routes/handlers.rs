@@ -668,6 +668,19 @@ pub(super) async fn memory_history(
     .map(Json)
 }
 
+pub(super) async fn list_agents(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::agents::AgentsArgs>,
+) -> Result<Json<levh_api::agents::AgentsView>, ApiError> {
+    let server = state.server.clone();
+    run(&state, scope, move |levh, scope| {
+        levh_api::agents::list(levh, server.as_ref(), scope, args)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn get_settings(
     State(state): State<AppState>,
     Extension(principal): Caller,

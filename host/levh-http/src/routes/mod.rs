@@ -422,6 +422,12 @@ pub(crate) fn api() -> Api {
             handlers::list_attachments,
         )
         .route(
+            Route::new(M::GET, "/api/agents", O::ListAgents, "Who used the memory in the last `days` (default 30): each surface and client with what it wrote, recalled and changed, and when, from the event log (its newest 200,000 events at most; `cut_short` says when that left older ones out)")
+                .query::<levh_api::agents::AgentsArgs>()
+                .ok::<levh_api::agents::AgentsView>(200),
+            handlers::list_agents,
+        )
+        .route(
             Route::new(M::GET, "/api/memories/{id}/entities", O::GetMemory, "The people, organizations, projects and other entities a memory involves, each with its parts in it (sender, attendee, mentioned, ...); people first")
                 .ok::<levh_api::views::MemoryEntities>(200)
                 .errors(&[400, 404]),
