@@ -1205,3 +1205,90 @@ fn in_a_real_browser_ten_thousand_memories_are_listed_filtered_paged_and_acted_o
         eprintln!("memory list at 10k: {report}");
     }
 }
+
+/// The live feed across a restart of the server, in a real Chromium: it says it is
+/// reconnecting, comes back by itself on the same address, and shows what happened after
+/// (the history it is sent again shown once). Then an edit the gate held — a rewrite that
+/// now reads like another memory — is compared with the memory it would change and
+/// applied from the keyboard alone (Tab to "Apply the edit", Enter).
+#[test]
+fn in_a_real_browser_the_feed_survives_a_restart_and_a_held_edit_is_applied_by_keyboard() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    capture(home, MAIN);
+    let other = capture(home, "Grafana dashboards for atlas live in the ops folder.");
+    let other = other["memory_id"].as_str().unwrap().to_owned();
+    let (mut server, address) = serve(home, &[]);
+    let port = address.rsplit(':').next().unwrap().to_owned();
+    let base = format!("http://{address}");
+    crate::support::runtime().block_on(async {
+        let Some(browser) = Browser::start(1280).await else {
+            return;
+        };
+        page(&browser, &format!("{base}/feed"), "Feed").await;
+        let status = "document.querySelector('main [role=status]').textContent";
+        browser.until("the feed live", &format!("return {status} === 'live'")).await;
+        // Its history labelled (by the memories' content) before the server goes away.
+        browser
+            .until("the history labelled", "return [...document.querySelectorAll('ul.feed a')].some(a => a.textContent.startsWith('Grafana dashboards'))")
+            .await;
+        browser.assert_no_console_error("/feed").await;
+        server.kill().unwrap();
+        server.wait().unwrap();
+        browser.until("the feed saying it reconnects", &format!("return ({status}).startsWith('disconnected — reconnecting')")).await;
+        // The same address again, as a service manager restarts it.
+        let mut command = crate::support::levh(home);
+        command.args(["serve", "--port", &port]).stderr(std::process::Stdio::null());
+        let (restarted, again) = crate::support::spawn_server(&mut command);
+        server = restarted;
+        assert_eq!(again, address);
+        browser
+            .until_within("the feed live again", &format!("return {status} === 'live'"), std::time::Duration::from_secs(30))
+            .await;
+        // While it was down, the only errors were the refused reconnections.
+        let errors = browser.console_errors().await;
+        assert!(
+            errors.iter().all(|e| e.contains("ERR_CONNECTION_REFUSED") || e.contains("WebSocket")),
+            "{errors:#?}"
+        );
+        let after = capture(home, "The atlas status page moved to status.atlas.example.");
+        let after = after["memory_id"].as_str().unwrap().to_owned();
+        browser
+            .until("what happened after the restart", &format!("return document.querySelector('ul.feed a[href=\"/memories/{after}\"]')"))
+            .await;
+        let shown = browser
+            .client
+            .execute(&format!("return document.querySelectorAll('ul.feed a[href=\"/memories/{after}\"]').length"), vec![])
+            .await
+            .unwrap();
+        assert_eq!(shown, 1, "each event once");
+        browser.assert_no_console_error("/feed across a restart").await;
+
+        // An edit that now reads like another memory is held, not applied.
+        let edited = ureq::patch(&format!("{base}/api/memories/{other}"))
+            .header("Content-Type", "application/json")
+            .send(serde_json::json!({ "content": PROD }).to_string())
+            .unwrap();
+        assert_eq!(edited.status().as_u16(), 202);
+        let text = page(&browser, &format!("{base}/held"), "Held for review").await;
+        assert!(text.contains("Would change") && text.contains("Grafana dashboards"), "{text}");
+        // The keyboard alone: Tab until "Apply the edit", then Enter.
+        let mut reached = false;
+        for _ in 0..60 {
+            browser.press(Key::Tab).await;
+            if browser.focused().await == "BUTTON \"Apply the edit\"" {
+                reached = true;
+                break;
+            }
+        }
+        assert!(reached, "no Tab reaches Apply the edit");
+        browser.press(Key::Enter).await;
+        browser.until("the queue empty", "return document.querySelector('main .empty')").await;
+        let shown = crate::support::json(crate::support::levh(home).args(["show", &other, "--json"]));
+        assert_eq!(shown["content"], PROD, "{shown}");
+        browser.assert_no_console_error("/held by keyboard").await;
+        browser.close().await;
+    });
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
