@@ -1272,3 +1272,63 @@ fn the_memory_list_sorts_filters_and_pages_and_memories_move_between_projects() 
     assert_eq!(forgotten["total"], 1, "{forgotten}");
     assert_eq!(forgotten["memories"][0]["id"], ids[1].as_str());
 }
+
+/// `levh upsert` / `levh get --key`: an upsert that reads like another memory is held,
+/// and once a person admits it, it is the key's current memory; a value that is not JSON
+/// and a key holding a secret are refused, naming them; four processes rewriting one key
+/// at once leave exactly one current memory, every other one retired.
+#[test]
+fn keyed_memories_are_held_like_any_capture_and_one_stays_current_under_concurrent_writers() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    json(levh(home).args(["capture", "The deploy branch for atlas is main.", "--json"]));
+    let held = levh(home)
+        .args(["upsert", "deploy branch", "The deploy branch for atlas is prod.", "--json"])
+        .output()
+        .unwrap();
+    assert!(!held.status.success(), "a held upsert is not a write yet");
+    let held: serde_json::Value = serde_json::from_slice(&held.stdout).unwrap();
+    assert_eq!(held["status"], "held", "{held}");
+    let missing = levh(home).args(["get", "--key", "deploy branch"]).output().unwrap();
+    assert!(!missing.status.success());
+    ok(levh(home).args(["held", "admit", held["held_id"].as_str().unwrap()]));
+    let current = json(levh(home).args(["get", "--key", "deploy branch", "--json"]));
+    assert_eq!(current["content"], "The deploy branch for atlas is prod.", "{current}");
+    assert_eq!(current["key"], "deploy branch");
+
+    let bad = levh(home).args(["upsert", "k", "some text here", "--value", "{not json"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--value is not JSON"));
+    let secret = levh(home).args(["upsert", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "some text"]).output().unwrap();
+    let said = String::from_utf8_lossy(&secret.stderr);
+    assert!(said.contains("invalid key") && !said.contains("ghp_"), "{said}");
+
+    // Four writers, five rewrites each, of one key.
+    let writers: Vec<_> = (0..4u64)
+        .map(|w| {
+            let home = home.to_path_buf();
+            std::thread::spawn(move || {
+                for n in 0..5u64 {
+                    let text = crate::support::distinct_sentence(100 + w * 10 + n);
+                    let out = levh(&home).args(["upsert", "on call", &text, "--project", "ops", "--json"]).output().unwrap();
+                    let view: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                    assert_eq!(view["status"], "stored", "{view}");
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let store = rusqlite::Connection::open(home.join("levh.db")).unwrap();
+    let (current, retired): (i64, i64) = store
+        .query_row(
+            "SELECT sum(m.superseded_by IS NULL AND m.valid_to IS NULL), sum(m.superseded_by IS NOT NULL)
+               FROM memory_keys k JOIN memories m ON m.seq = k.memory_seq WHERE k.key = 'on call'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((current, retired), (1, 19), "one current, every other one retired");
+    let listed = json(levh(home).args(["list", "--project", "ops", "--json"]));
+    assert_eq!(listed["total"], 1, "{listed}");
+}

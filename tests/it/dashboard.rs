@@ -168,7 +168,7 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
     let home = home.path();
     let first = capture(home, MAIN);
     let first_id = first["memory_id"].as_str().unwrap().to_owned();
-    let (mut server, address) = serve(home, &[("LEVH_TOKEN", OPERATOR)]);
+    let (mut server, address) = serve(home, &[("LEVH_TOKEN", OPERATOR), ("LEVH_EMBEDDER", "hash")]);
     let base = format!("http://{address}");
     let shots = screenshots();
 
@@ -408,6 +408,29 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         assert_eq!(history[0], "reinforce dashboard", "{history}");
         assert_eq!(history[history.as_array().unwrap().len() - 1], "store cli", "{history}");
+        // An edit on the page goes through the gate, and the notice says what it decided
+        // (the page redraws after an applied edit: a message beside the form once went
+        // with it). Importance alone is admitted.
+        browser.client.execute("document.querySelector('main details summary').click()", vec![]).await.unwrap();
+        let importance = browser.client.find(Locator::Css("main form.edit input[name=importance]")).await.unwrap();
+        importance.clear().await.unwrap();
+        importance.send_keys("0.8").await.unwrap();
+        browser.click_button("Save through the gate").await;
+        let told = browser
+            .until("the gate's verdict, kept", "const n = document.getElementById('notice'); return !n.hidden && n.textContent")
+            .await;
+        assert!(told.as_str().unwrap().starts_with("Saved: the gate admitted the edit."), "{told}");
+        // A purge says what is left of the memory: nothing.
+        let doomed = capture(home, "The atlas canary runs in the eu-west pool on weekdays.");
+        let doomed = doomed["memory_id"].as_str().unwrap().to_owned();
+        page(&browser, &format!("{base}/memories/{doomed}"), "The atlas canary runs in the eu-west pool on weekdays.").await;
+        browser.click_button("Purge").await;
+        browser.client.accept_alert().await.unwrap();
+        let told = browser
+            .until("the purge's report", "const n = document.getElementById('notice'); return location.pathname === '/memories' && n.textContent.startsWith('Purged') && n.textContent")
+            .await;
+        assert!(told.as_str().unwrap().starts_with("Purged: no trace of its content is left in the store."), "{told}");
+        browser.assert_no_console_error("edit and purge on a memory's page").await;
 
         // A near-duplicate is held; the person admits it from the queue and it leaves it.
         let held = capture(home, PROD);
@@ -573,6 +596,49 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         assert!(circles.as_u64().unwrap() >= 5);
         browser.assert_no_console_error("/graph").await;
+        // The graph says which colour is which kind.
+        let legend = browser.until("the legend", "return [...document.querySelectorAll('ul.legend li')].map(li => li.textContent.trim()).join('|')").await;
+        assert!(legend.as_str().unwrap().contains("person") && legend.as_str().unwrap().contains("organization"), "{legend}");
+
+        // Each defect seen in the browser, checked where it was seen.
+        // Mail is listed by its subject, never by its headers.
+        page(&browser, &format!("{base}/memories?source=connector%3Aemail"), "Memories").await;
+        let titles = browser
+            .until("the mail listed", "const t = [...document.querySelectorAll('main tbody td:nth-child(2) a')].map(a => a.textContent); return t.length > 3 && t")
+            .await;
+        let titles: Vec<&str> = titles.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+        assert!(titles.contains(&"Climbing on Friday?") && titles.iter().all(|t| !t.starts_with("From:")), "{titles:?}");
+        // A synced mail's page: its fields and metadata in words, the file it was read from
+        // as named (not the sandbox's path), who it involves, no literal null.
+        browser
+            .client
+            .execute("[...document.querySelectorAll('main tbody a')].find(a => a.textContent === 'Climbing on Friday?').click()", vec![])
+            .await
+            .unwrap();
+        let text = browser
+            .until("the mail's page", "return document.querySelector('main h1')?.textContent === 'Climbing on Friday?' && document.querySelector('ul.involved') && document.querySelector('main').innerText")
+            .await;
+        let text = text.as_str().unwrap();
+        for wanted in ["Half-life", "Written by", "Read from", "deniz.mbox", "Lena Fischer <lena.fischer@outlook.com> (sender)", "Involves"] {
+            assert!(text.contains(wanted), "{wanted} missing from the mail's page:\n{text}");
+        }
+        for unwanted in ["/grant/", "stability_hours", "content_hash", "null", "store · cli"] {
+            assert!(!text.contains(unwanted), "{unwanted} on the mail's page:\n{text}");
+        }
+        // Organization and project pages print no literal null.
+        let organization = page(&browser, &format!("{base}/entities/acme-robotics.com"), "acme-robotics.com").await;
+        assert!(!organization.contains("null") && organization.contains("People"), "{organization}");
+        // Search offers the projects, kinds and sources that exist; Home's groups are links.
+        page(&browser, &format!("{base}/search"), "Search").await;
+        let kinds = browser.until("the kinds offered", "return [...document.querySelectorAll('select[name=kind] option')].map(o => o.value).join('|')").await;
+        assert!(kinds.as_str().unwrap().contains("|email"), "{kinds}");
+        page(&browser, &base, "Home").await;
+        let linked = browser.until("Home's groups as links", "return [...document.querySelectorAll('main .card a')].map(a => a.getAttribute('href')).filter(h => h.startsWith('/memories?'))").await;
+        assert!(linked.as_array().unwrap().iter().any(|h| h == "/memories?source=connector%3Aemail"), "{linked}");
+        // The timeline offers what is coming; a person's coming event is not their "last".
+        page(&browser, &format!("{base}/timeline"), "Timeline").await;
+        let ranges = browser.until("the ranges", "return [...document.querySelectorAll('select[name=range] option')].map(o => o.value).join('|')").await;
+        assert!(ranges.as_str().unwrap().contains("next week") && ranges.as_str().unwrap().contains("tomorrow"), "{ranges}");
 
         // Every page, at both widths: no console error, no sideways scroll, a screenshot.
         let pages = [
@@ -653,6 +719,11 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         // Settings: what doctor checks, a configuration per MCP client, and the tokens —
         // issued here (the secret shown once), revoked here.
         let text = page(&browser, &format!("{base}/settings"), "Settings").await;
+        // A client spawning levh from these configurations embeds as this server does.
+        let carried = browser
+            .until("the embedder in the MCP configurations", "return [...document.querySelectorAll('main details pre')].filter(p => p.textContent.includes('\"LEVH_EMBEDDER\": \"hash\"')).length")
+            .await;
+        assert_eq!(carried, 6, "every client's configuration carries the embedder");
         for wanted in ["journal", "wal", "Embedder", "hash-v1", "built-in H-score", "claude_code", "vscode", "/mcp"] {
             assert!(text.contains(wanted), "{wanted} missing from Settings:\n{text}");
         }

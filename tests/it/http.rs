@@ -1143,6 +1143,8 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "POST /api/memories",
         "POST /api/memories:batch",
         "POST /api/memories:move",
+        "POST /api/memories:upsert",
+        "GET /api/memories:get",
         "GET /api/memories",
         "GET /api/memories/{id}/entities",
         "GET /api/agents",

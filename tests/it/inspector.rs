@@ -289,3 +289,55 @@ fn setup_writes_a_client_config_the_inspector_starts_levh_from() {
         "the admin profile: {names:?}"
     );
 }
+
+/// Keyed memories through the official Python SDK, over stdio and over HTTP: one key
+/// upserted twice leaves one current memory and the first one superseded (read back with
+/// `as_of` at the time it held), a third identical upsert writes nothing, a JSON pointer
+/// reads into the current value, and a missing key is an error that names it.
+#[test]
+fn the_official_python_sdk_upserts_a_key_twice_and_reads_it_back_by_pointer_and_as_of() {
+    let Some(python) = python_sdk() else { return };
+    let check = |answer: &Value, home: &std::path::Path| {
+        let tools = answer["tools"].as_array().unwrap();
+        assert!(tools.iter().any(|t| t == "upsert_memory") && tools.iter().any(|t| t == "get_memory"), "{answer}");
+        let (first, second, again) = (&answer["first"], &answer["second"], &answer["again"]);
+        assert_eq!((first["error"].as_bool(), first["content"]["status"].as_str()), (Some(false), Some("stored")), "{answer}");
+        let first_id = first["content"]["memory"]["id"].as_str().unwrap();
+        assert_eq!(second["content"]["status"], "stored", "{answer}");
+        assert_eq!(second["content"]["replaced"], first_id, "{answer}");
+        let second_id = second["content"]["memory"]["id"].as_str().unwrap();
+        assert_eq!(again["content"]["status"], "unchanged", "{answer}");
+        assert_eq!(again["content"]["memory"]["id"], second_id, "{answer}");
+        assert_eq!(answer["current"]["content"]["id"], second_id, "{answer}");
+        assert_eq!(answer["current"]["content"]["value"], "us-east-2", "{answer}");
+        assert_eq!(answer["before"]["content"]["id"], first_id, "{answer}");
+        assert_eq!(answer["before"]["content"]["value"], 3, "{answer}");
+        assert_eq!(answer["missing"]["error"], true, "{answer}");
+        assert!(answer["missing"]["text"][0].as_str().unwrap().contains("no memory under key 'no such key'"), "{answer}");
+        assert_eq!(answer["listed"]["content"]["total"], 1, "one current memory: {answer}");
+        // The first one is kept, retired by the second: never overwritten.
+        let shown = crate::support::json(crate::support::levh(home).args(["show", first_id, "--json"]));
+        assert_eq!(shown["superseded_by"], second_id, "{shown}");
+        assert!(shown["valid_to"].is_string(), "{shown}");
+        assert_eq!(shown["content"], "Atlas deploys to the eu-west cluster with helm");
+    };
+    let run = |args: &[&std::ffi::OsStr]| -> Value {
+        let output = Command::new(&python)
+            .arg(repository_root().join("scripts/mcp-python-keyed.py"))
+            .args(args)
+            .output()
+            .expect("running the Python MCP client");
+        assert!(output.status.success(), "the Python client failed:\n{}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+    };
+    let home = tempfile::tempdir().unwrap();
+    let answer = run(&["stdio".as_ref(), levh_binary().as_os_str(), home.path().as_os_str()]);
+    check(&answer, home.path());
+
+    let home = tempfile::tempdir().unwrap();
+    let (mut server, address) = crate::support::serve(home.path(), &[("LEVH_EMBEDDER", "hash")]);
+    let answer = run(&["http".as_ref(), format!("http://{address}/mcp").as_ref()]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    check(&answer, home.path());
+}

@@ -164,16 +164,15 @@ fn id_of(value: &Value) -> MemoryId {
 const WORK_ONLY: &[&str] = &[
     "about_entity",
     "admit_memory",
-    "attach_file",
-    "list_attachments",
     "ask",
+    "attach_file",
     "briefing",
-    "list_conflicts",
-    "meeting_prep",
-    "memory_trust",
     "entity_graph",
     "evaluate_admission",
+    "get_memory",
+    "list_attachments",
     "list_commitments",
+    "list_conflicts",
     "list_decisions",
     "list_entities",
     "list_fading_memories",
@@ -182,6 +181,8 @@ const WORK_ONLY: &[&str] = &[
     "list_people",
     "list_projects",
     "list_sources",
+    "meeting_prep",
+    "memory_trust",
     "pin_memory",
     "reinforce_memory",
     "related_memories",
@@ -189,6 +190,7 @@ const WORK_ONLY: &[&str] = &[
     "store_memories",
     "timeline",
     "unpin_memory",
+    "upsert_memory",
 ];
 const ADMIN_ONLY: &[&str] = &[
     "audit_secrets",
@@ -253,7 +255,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 51);
+        assert_eq!(expected.len(), 53);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1037,7 +1039,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 32, "the default profile is work");
+        assert_eq!(tools.len(), 34, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1162,7 +1164,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 51);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 53);
 }
 
 #[test]

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use levh_core::{Levh, ListOrder, Memory, MemoryFilter, MemoryId, Page, Scope};
 
 use crate::requests::{
-    CurveQuery, FadingArgs, ListArgs, ListSort, MoveArgs, RelatedArgs, StoreArgs, StoreBatchArgs,
+    CurveQuery, FadingArgs, GetArgs, ListArgs, ListSort, MoveArgs, UpsertArgs, RelatedArgs, StoreArgs, StoreBatchArgs,
     UpdateBody, kind, limit, memory_id, time,
 };
 use crate::views::{
     BatchItemView, BatchView, CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList,
-    MemoryView, MovedView, NearestView, PurgeView, RelatedList, RelatedView, ScoreView, ShownMemory,
+    GotMemory, MemoryView, MovedView, NearestView, UpsertView, PurgeView, RelatedList, RelatedView, ScoreView, ShownMemory,
     UpdateView, VerdictKind,
 };
 use crate::{Error, Result};
@@ -461,6 +461,115 @@ pub fn reinforce(levh: &Levh, scope: &Scope, id: &str) -> Result<MemoryView> {
 pub fn set_pinned(levh: &Levh, scope: &Scope, id: &str, pinned: bool) -> Result<MemoryView> {
     change(levh, scope, id, |levh, scope, id| {
         levh.set_pinned(scope, id, pinned)
+    })
+}
+
+/// [`Operation::UpsertMemory`](crate::Operation::UpsertMemory).
+pub fn upsert(levh: &Levh, scope: &Scope, args: UpsertArgs) -> Result<UpsertView> {
+    let key = args.key.clone();
+    let outcome = levh.upsert(
+        scope,
+        levh_core::Upsert {
+            project: args.project,
+            key: args.key,
+            content: args.content,
+            value: args.value,
+            importance: args.importance,
+        },
+    )?;
+    let mut view = UpsertView {
+        status: String::new(),
+        key: key.trim().to_owned(),
+        memory: None,
+        replaced: None,
+        held_id: None,
+        reason: None,
+        nearest: None,
+        redactions: Vec::new(),
+    };
+    match outcome {
+        levh_core::Upserted::Stored {
+            memory,
+            replaced,
+            redactions,
+        } => {
+            view.status = "stored".into();
+            view.memory = Some(MemoryView::of(levh, &memory));
+            view.replaced = replaced.map(|id| id.to_string());
+            view.redactions = redactions.iter().map(|r| r.kind.clone()).collect();
+        }
+        levh_core::Upserted::Unchanged { memory } => {
+            view.status = "unchanged".into();
+            view.memory = Some(MemoryView::of(levh, &memory));
+        }
+        levh_core::Upserted::Held { held_id, reason } => {
+            view.status = "held".into();
+            view.held_id = Some(held_id.to_string());
+            view.reason = Some(reason);
+        }
+        levh_core::Upserted::Rejected { reason, nearest } => {
+            view.status = "rejected".into();
+            view.reason = Some(reason);
+            view.nearest = nearest.map(|n| n.id.to_string());
+        }
+    }
+    Ok(view)
+}
+
+/// [`Operation::GetMemory`](crate::Operation::GetMemory) by id or by key, with a JSON
+/// pointer into its value.
+pub fn get_by(levh: &Levh, scope: &Scope, args: GetArgs) -> Result<GotMemory> {
+    let (memory, key) = match (args.id.as_deref(), args.key.as_deref()) {
+        (Some(id), None) => {
+            if args.as_of.is_some() || args.project.is_some() {
+                return Err(Error::invalid(
+                    "invalid id: `project` and `as_of` go with `key`; an id names one memory",
+                ));
+            }
+            (levh.get(scope, memory_id("id", id)?)?, None)
+        }
+        (None, Some(key)) => {
+            let as_of = time("as_of", args.as_of.as_deref())?;
+            let found = levh.keyed_memory(scope, args.project.as_deref(), key, as_of)?;
+            let Some(memory) = found else {
+                return Err(Error::NotFound(format!(
+                    "no memory under key '{}'{}{} (`levh upsert` writes one) (nothing was changed)",
+                    key.trim().escape_debug(),
+                    args.project.as_deref().map(|p| format!(" in project '{}'", p.escape_debug())).unwrap_or_default(),
+                    if as_of.is_some() { " at that time" } else { "" },
+                )));
+            };
+            (memory, Some(key.trim().to_owned()))
+        }
+        _ => {
+            return Err(Error::invalid(
+                "invalid id: give either `id` or `key`",
+            ));
+        }
+    };
+    let whole = memory.metadata.get("value").cloned();
+    let value = match args.pointer.as_deref() {
+        None => whole,
+        Some(pointer) => {
+            if !(pointer.is_empty() || pointer.starts_with('/')) {
+                return Err(Error::invalid(format!(
+                    "invalid pointer: '{}' is not a JSON pointer (it starts with /, like /deploy/region)",
+                    pointer.escape_debug()
+                )));
+            }
+            let Some(found) = whole.as_ref().and_then(|v| v.pointer(pointer)) else {
+                return Err(Error::NotFound(format!(
+                    "the memory's value has nothing at '{}' (nothing was changed)",
+                    pointer.escape_debug()
+                )));
+            };
+            Some(found.clone())
+        }
+    };
+    Ok(GotMemory {
+        memory: MemoryView::of(levh, &memory),
+        key,
+        value,
     })
 }
 

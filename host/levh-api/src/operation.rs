@@ -32,6 +32,8 @@ pub enum Operation {
     UnpinMemory,
     /// Move memories to another project.
     MoveMemories,
+    /// Store a fact under a key, replacing the key's current memory.
+    UpsertMemory,
     /// Helpful (reinforces) or wrong (weakens).
     MemoryFeedback,
     /// Erase a memory and every trace of its content.
@@ -190,6 +192,7 @@ impl Operation {
         O::PinMemory,
         O::UnpinMemory,
         O::MoveMemories,
+        O::UpsertMemory,
         O::MemoryFeedback,
         O::PurgeMemory,
         O::RelatedMemories,
@@ -311,6 +314,7 @@ impl Operation {
             | O::PinMemory
             | O::UnpinMemory
             | O::MoveMemories
+            | O::UpsertMemory
             | O::MemoryFeedback
             | O::RecallMemory
             | O::RedactSecrets
@@ -351,6 +355,7 @@ impl Operation {
             O::StoreMemory => "store_memory",
             O::StoreMemories => "store_memories",
             O::MoveMemories => "move_memories",
+            O::UpsertMemory => "upsert_memory",
             O::ListMemories => "list_memories",
             O::GetMemory => "get_memory",
             O::UpdateMemory => "update_memory",

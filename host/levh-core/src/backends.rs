@@ -488,6 +488,37 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
     /// How many memories match the filter.
     fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError>;
 
+    /// The memories written under `key` in the filter's workspace and project (none: no
+    /// project) that the filter matches — with a read time, the one current then — newest
+    /// first, at most 50.
+    fn keyed(&self, filter: &MemoryFilter, key: &str) -> Result<Vec<Memory>, StoreError>;
+
+    /// Stores `record` as the current memory of `key` (in its workspace and project) in
+    /// place of `replaces`, retiring that one as superseded, with interference applied —
+    /// in one transaction, if and only if `replaces` is still the key's current memory
+    /// (`None`: the key has none yet). False when it is not: nothing was written.
+    fn store_keyed(
+        &self,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        key: &str,
+        replaces: Option<MemoryId>,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
+
+    /// Makes a stored memory the current one of `key`, retiring the one before it (a keyed
+    /// candidate a person admitted). False when the memory is not live.
+    fn adopt_key(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        key: &str,
+        memory: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
+
     /// The id of every memory the filter matches, in no order: what an order the store
     /// cannot index (retention, which moves with the clock) is intersected with. Ids only,
     /// from the indexes the filter uses: no content is read.

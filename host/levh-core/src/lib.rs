@@ -44,7 +44,7 @@ pub use engine::{
 };
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
-    HeldAdmission, Levh, MAX_BATCH, Moved, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
+    HeldAdmission, Levh, MAX_BATCH, MAX_KEY_VALUE_BYTES, Moved, Upsert, Upserted, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
     PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport,
     SecretFinding, SecretPlace, Stats,
 };

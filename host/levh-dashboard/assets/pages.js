@@ -1188,7 +1188,8 @@ export const pages = {
         h("div", { class: "card" }, h("div", { class: "count" }, e.memories), h("div", { class: "muted" }, "memories")),
         h("div", { class: "card" }, h("div", { class: "count" }, lastSeen(e.last_seen)), h("div", { class: "muted" }, e.last_seen && new Date(e.last_seen) > new Date() ? "coming up" : "last seen")),
         h("div", { class: "card" }, h("div", {}, e.channels.join(", ") || "—"), h("div", { class: "muted" }, "channels"))),
-      e.emails.length || e.handles.length ? h("p", {}, [...e.emails, ...e.handles].join(" · ")) : null);
+      // `append` prints a null as "null": only what there is.
+      ...(e.emails.length || e.handles.length ? [h("p", {}, [...e.emails, ...e.handles].join(" · "))] : []));
     if (about.memberships.length) {
       main.append(h("h2", {}, e.kind === "organization" ? "People" : "Organizations"),
         h("ul", { class: "grants" }, about.memberships.map((m) => h("li", {}, entityLink(m), h("span", { class: "muted" }, ` · ${m.memories} memories`)))));

@@ -29,6 +29,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("get_context", Profile::Minimal),
     ("get_memory_stats", Profile::Minimal),
     ("list_memories", Profile::Work),
+    ("get_memory", Profile::Work),
+    ("upsert_memory", Profile::Work),
     ("store_memories", Profile::Work),
     ("reinforce_memory", Profile::Work),
     ("pin_memory", Profile::Work),
@@ -146,7 +148,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 32, 47, 51]);
+        assert_eq!(sizes, vec![5, 34, 49, 53]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

@@ -25,6 +25,7 @@ mod events;
 mod exact_scan;
 mod health;
 mod held;
+mod keys;
 mod lease;
 mod lexical;
 mod lexicon;
@@ -124,6 +125,34 @@ impl Store for SqliteStore {
 
     fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError> {
         Ok(reads::count(self, filter)?)
+    }
+
+    fn keyed(&self, filter: &MemoryFilter, key: &str) -> Result<Vec<Memory>, StoreError> {
+        Ok(keys::keyed(self, filter, key)?)
+    }
+
+    fn store_keyed(
+        &self,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        key: &str,
+        replaces: Option<MemoryId>,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(keys::store_keyed(self, record, neighbours, interfere, key, replaces, actor)?)
+    }
+
+    fn adopt_key(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        key: &str,
+        memory: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(keys::adopt_key(self, workspace, project, key, memory, now, actor)?)
     }
 
     fn matching_ids(&self, filter: &MemoryFilter) -> Result<Vec<MemoryId>, StoreError> {

@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0015_attachments.sql"),
     include_str!("../migrations/0016_sessions_listed.sql"),
     include_str!("../migrations/0017_memories_listed.sql"),
+    include_str!("../migrations/0018_memory_keys.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

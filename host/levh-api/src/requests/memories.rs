@@ -131,6 +131,40 @@ impl<'de> Deserialize<'de> for ListSort {
     }
 }
 
+/// Arguments of upsert_memory: a fact under a key, rewritten in place.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpsertArgs {
+    /// The key ("build command", "owner of billing"): 1-200 printable characters, one
+    /// current memory per key and project.
+    pub key: String,
+    /// The text, as a person reads it (3..32000 characters; secrets are redacted).
+    pub content: String,
+    /// The project (default: none).
+    pub project: Option<String>,
+    /// A JSON value beside the text, for programs; read back by `pointer` (at most 16 KiB).
+    pub value: Option<serde_json::Value>,
+    /// Importance 0..1 (default 0.5).
+    pub importance: Option<f64>,
+}
+
+/// Arguments of get_memory: a memory by its id, or the memory under a key.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetArgs {
+    /// The memory's id (a UUID). Either this or `key`.
+    pub id: Option<String>,
+    /// The key a memory was upserted under. Either this or `id`.
+    pub key: Option<String>,
+    /// With `key`: the project (default: none).
+    pub project: Option<String>,
+    /// A JSON pointer into the memory's value (`/deploy/region`): the answer's `value` is
+    /// what it points to.
+    pub pointer: Option<String>,
+    /// With `key`: the memory that held then (RFC 3339, or a date), not the current one.
+    pub as_of: Option<String>,
+}
+
 /// Arguments of move_memories.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -127,6 +127,42 @@ pub struct MemoryList {
     pub total: Option<u64>,
 }
 
+/// What an upsert did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UpsertView {
+    /// `stored` (the key's new current memory), `unchanged` (it already said this),
+    /// `held` (for a person: it reads like another memory) or `rejected` (by the gate).
+    pub status: String,
+    /// The key.
+    pub key: String,
+    /// The key's current memory after the call (none when held or rejected).
+    pub memory: Option<MemoryView>,
+    /// The memory it replaced, now retired as superseded (kept for `as_of`).
+    pub replaced: Option<String>,
+    /// The held candidate, when held.
+    pub held_id: Option<String>,
+    /// Why it was held or rejected.
+    pub reason: Option<String>,
+    /// The memory that decided a rejection.
+    pub nearest: Option<String>,
+    /// Kinds of secrets replaced in it.
+    pub redactions: Vec<String>,
+}
+
+/// A memory read by id or key, with what a JSON pointer found in its value.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GotMemory {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: MemoryView,
+    /// With a key: the key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The memory's JSON value (with `pointer`, what it points to).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+}
+
 /// What a move did.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct MovedView {

@@ -370,7 +370,7 @@ impl Levh {
 
     /// Puts a prepared candidate in the held queue; `updates` names the memory it would
     /// change when it is an update.
-    fn hold(
+    pub(super) fn hold(
         &self,
         scope: &Scope,
         p: Prepared,

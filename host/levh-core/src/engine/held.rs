@@ -113,6 +113,7 @@ impl Levh {
             .and_then(|held| held.memory_id)
             .unwrap_or(memory_id);
         self.index_entities_of(&scope.workspace, &[memory_id]);
+        self.adopt_admitted_key(scope, &held, memory_id)?;
         Ok(HeldAdmission {
             held_id: id,
             memory_id,

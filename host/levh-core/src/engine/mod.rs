@@ -7,6 +7,7 @@ mod conflicts;
 mod consolidate;
 mod entities;
 mod held;
+mod keyed;
 mod memories;
 mod recall;
 mod review;
@@ -20,6 +21,7 @@ pub use consolidate::{
     SUMMARY_KIND, SUMMARY_SOURCE, SummaryWriter,
 };
 pub use entities::{REINDEX_BATCH, ReindexReport};
+pub use keyed::{MAX_KEY_VALUE_BYTES, Upsert, Upserted};
 pub use memories::Moved;
 pub use review::{ReviewItem, Reviewed};
 

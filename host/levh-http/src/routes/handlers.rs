@@ -112,6 +112,26 @@ pub(super) async fn create_memories(
     .map(Json)
 }
 
+pub(super) async fn upsert_memory(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<levh_api::requests::UpsertArgs>,
+) -> Result<Json<levh_api::views::UpsertView>, ApiError> {
+    run(&state, scope, move |levh, scope| memories::upsert(levh, scope, args))
+        .await
+        .map(Json)
+}
+
+pub(super) async fn get_memory_by(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::requests::GetArgs>,
+) -> Result<Json<levh_api::views::GotMemory>, ApiError> {
+    run(&state, scope, move |levh, scope| memories::get_by(levh, scope, args))
+        .await
+        .map(Json)
+}
+
 pub(super) async fn move_memories(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

@@ -219,6 +219,19 @@ pub(crate) fn api() -> Api {
             handlers::create_memories,
         )
         .route(
+            Route::new(M::POST, "/api/memories:upsert", O::UpsertMemory, "Store a fact under a key through the admission gate: it replaces the key's current memory (kept, superseded, for as_of); status stored, unchanged, held or rejected")
+                .body::<levh_api::requests::UpsertArgs>()
+                .ok::<levh_api::views::UpsertView>(200),
+            handlers::upsert_memory,
+        )
+        .route(
+            Route::new(M::GET, "/api/memories:get", O::GetMemory, "A memory by `id`, or the one under `key` (in `project`; with `as_of`, the one that held then); `pointer` reads into its JSON value")
+                .query::<levh_api::requests::GetArgs>()
+                .ok::<levh_api::views::GotMemory>(200)
+                .errors(&[400, 404]),
+            handlers::get_memory_by,
+        )
+        .route(
             Route::new(M::POST, "/api/memories:move", O::MoveMemories, "Move up to 1,000 live memories to a project (project absent or null: out of every project); ids that name no live memory are returned as missing")
                 .body::<MoveArgs>()
                 .ok::<MovedView>(200),

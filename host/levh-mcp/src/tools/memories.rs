@@ -2,12 +2,12 @@
 
 use levh_api::memories;
 use levh_api::requests::{
-    FadingArgs, FeedbackArgs, IdArgs, ImportanceArgs, ListArgs, RelatedArgs, StoreArgs,
-    StoreBatchArgs, UpdateArgs, UpdateBody,
+    FadingArgs, FeedbackArgs, GetArgs, IdArgs, ImportanceArgs, ListArgs, RelatedArgs, StoreArgs,
+    StoreBatchArgs, UpdateArgs, UpdateBody, UpsertArgs,
 };
 use levh_api::views::{
-    BatchView, CaptureView, Done, FadingList, MemoryList, MemoryView, PurgeView, RelatedList,
-    UpdateView,
+    BatchView, CaptureView, Done, FadingList, GotMemory, MemoryList, MemoryView, PurgeView,
+    RelatedList, UpdateView, UpsertView,
 };
 use rmcp::handler::server::wrapper::Json;
 use rmcp::{Peer, RoleServer, tool, tool_router};
@@ -116,6 +116,46 @@ impl LevhMcp {
         peer: Peer<RoleServer>,
     ) -> Result<Json<MemoryList>, String> {
         self.run(&peer, move |levh, scope| memories::list(levh, scope, args))
+            .await
+            .map(Json)
+    }
+
+    /// Write a fact under a key ("build command", "owner of billing") that you rewrite in
+    /// place: the key's current memory is replaced (the old one kept for `as_of`), an
+    /// unchanged value writes nothing. It passes the admission gate like any memory. An
+    /// optional JSON `value` travels beside the text, read back by pointer.
+    #[tool(annotations(
+        title = "Upsert a keyed memory",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn upsert_memory(
+        &self,
+        Parameters(args): Parameters<UpsertArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<UpsertView>, String> {
+        self.run(&peer, move |levh, scope| memories::upsert(levh, scope, args))
+            .await
+            .map(Json)
+    }
+
+    /// One memory by its id, or the memory under a key (the current one, or with `as_of`
+    /// the one that held then); `pointer` (`/deploy/region`) reads into its JSON value.
+    #[tool(annotations(
+        title = "Get a memory",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn get_memory(
+        &self,
+        Parameters(args): Parameters<GetArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<GotMemory>, String> {
+        self.run(&peer, move |levh, scope| memories::get_by(levh, scope, args))
             .await
             .map(Json)
     }

@@ -21,6 +21,7 @@ mod forget;
 mod held;
 mod hook;
 mod import;
+mod keyed;
 mod knowledge;
 mod list;
 mod mcp;
@@ -117,6 +118,10 @@ enum Command {
     List(list::Args),
     /// Move memories to another project (`--project P`), or out of every project.
     Move(move_memories::Args),
+    /// Write a fact under a key, replacing the key's current memory (kept for --as-of).
+    Upsert(keyed::UpsertCommand),
+    /// Read a memory by id, or by `--key` (with `--pointer` into its JSON value).
+    Get(keyed::GetCommand),
     /// Retire a memory from every read (kept for `--known-at` history).
     Forget(IdArgs),
     /// Pin a memory: it never fades and resists interference.
@@ -340,6 +345,8 @@ impl Cli {
             Command::Forget(args) => forget::run(&context, args.id.0, json),
             Command::Pin(args) => pin::run(&context, args.id.0, true, json),
             Command::Move(args) => move_memories::run(&context, args, json),
+            Command::Upsert(args) => keyed::upsert(&context, args, json),
+            Command::Get(args) => keyed::get(&context, args, json),
             Command::Unpin(args) => pin::run(&context, args.id.0, false, json),
             Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
             Command::Feedback(args) => feedback::run(&context, args, json),

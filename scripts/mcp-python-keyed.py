@@ -1,0 +1,62 @@
+"""Drives levh's keyed memories with the official MCP Python SDK, as an agent would.
+
+Usage: mcp-python-keyed.py stdio LEVH_BINARY LEVH_HOME
+       mcp-python-keyed.py http URL            (a `levh serve`'s /mcp endpoint)
+
+Upserts one key twice with different values (the second replaces the first), a third time
+unchanged, then reads it back: the current memory by key with a JSON pointer into its
+value, the first one by `as_of` at the time it held, and a missing key. Prints one JSON
+object with what the SDK returned (structured content, checked by the SDK against each
+tool's output schema, and whether each call was an error).
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+
+async def exercise(session: ClientSession) -> dict:
+    await session.initialize()
+    tools = await session.list_tools()
+
+    async def call(name: str, arguments: dict) -> dict:
+        result = await session.call_tool(name, arguments)
+        return {"error": result.is_error, "content": result.structured_content,
+                "text": [c.text for c in result.content if hasattr(c, "text")]}
+
+    key = {"key": "deploy target", "project": "atlas"}
+    first = await call("upsert_memory", {**key, "content": "Atlas deploys to the eu-west cluster with helm",
+                                         "value": {"deploy": {"region": "eu-west-1", "replicas": 3}}})
+    second = await call("upsert_memory", {**key, "content": "Atlas deploys to the us-east cluster with argo",
+                                          "value": {"deploy": {"region": "us-east-2", "replicas": 5}}})
+    again = await call("upsert_memory", {**key, "content": "Atlas deploys to the us-east cluster with argo",
+                                         "value": {"deploy": {"region": "us-east-2", "replicas": 5}}})
+    current = await call("get_memory", {**key, "pointer": "/deploy/region"})
+    held_then = first["content"]["memory"]["valid_from"] if first["content"] else None
+    before = await call("get_memory", {**key, "as_of": held_then, "pointer": "/deploy/replicas"})
+    missing = await call("get_memory", {"key": "no such key", "project": "atlas"})
+    listed = await call("list_memories", {"project": "atlas"})
+    return {"tools": [t.name for t in tools.tools], "first": first, "second": second, "again": again,
+            "current": current, "before": before, "missing": missing, "listed": listed}
+
+
+async def main(argv: list) -> None:
+    if argv[0] == "stdio":
+        server = StdioServerParameters(command=argv[1], args=["mcp", "stdio"],
+                                       env={"LEVH_HOME": argv[2], "LEVH_EMBEDDER": "hash"})
+        async with stdio_client(server) as (read, write):
+            async with ClientSession(read, write) as session:
+                print(json.dumps(await exercise(session)))
+    else:
+        async with streamable_http_client(argv[1]) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                print(json.dumps(await exercise(session)))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))
