@@ -290,12 +290,14 @@ fn setup_writes_a_client_config_the_inspector_starts_levh_from() {
     );
 }
 
-/// Keyed memories through the official Python SDK, over stdio and over HTTP: one key
-/// upserted twice leaves one current memory and the first one superseded (read back with
-/// `as_of` at the time it held), a third identical upsert writes nothing, a JSON pointer
-/// reads into the current value, and a missing key is an error that names it.
+/// An agent's working loop through the official Python SDK, over stdio and over HTTP.
+/// Keyed memories: one key upserted twice leaves one current memory and the first one
+/// superseded (read back with `as_of` at the time it held), a third identical upsert
+/// writes nothing, a JSON pointer reads into the current value, and a missing key is an
+/// error that names it. Mistakes: a recorded mistake applies to a paraphrased action (and
+/// is reinforced by it), and an unrelated action has "no known issue".
 #[test]
-fn the_official_python_sdk_upserts_a_key_twice_and_reads_it_back_by_pointer_and_as_of() {
+fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mistakes() {
     let Some(python) = python_sdk() else { return };
     let check = |answer: &Value, home: &std::path::Path| {
         let tools = answer["tools"].as_array().unwrap();
@@ -320,10 +322,21 @@ fn the_official_python_sdk_upserts_a_key_twice_and_reads_it_back_by_pointer_and_
         assert_eq!(shown["superseded_by"], second_id, "{shown}");
         assert!(shown["valid_to"].is_string(), "{shown}");
         assert_eq!(shown["content"], "Atlas deploys to the eu-west cluster with helm");
+        let mistake = answer["mistake"]["content"]["memory_id"].as_str().unwrap();
+        let paraphrased = &answer["paraphrased"]["content"];
+        assert_eq!(paraphrased["known_issues"], true, "{answer}");
+        assert_eq!(paraphrased["mistakes"][0]["id"], mistake, "{answer}");
+        assert_eq!(paraphrased["mistakes"][0]["avoid"], "snapshot the database before any migration");
+        let unrelated = &answer["unrelated"]["content"];
+        assert_eq!((unrelated["known_issues"].as_bool(), unrelated["summary"].as_str()), (Some(false), Some("no known issue")), "{answer}");
+        // The action that matched it reinforced it: it keeps while it keeps mattering.
+        let shown = crate::support::json(crate::support::levh(home).args(["show", mistake, "--json"]));
+        assert_eq!(shown["recall_count"], 1, "{shown}");
+        assert_eq!(shown["kind"], "mistake");
     };
     let run = |args: &[&std::ffi::OsStr]| -> Value {
         let output = Command::new(&python)
-            .arg(repository_root().join("scripts/mcp-python-keyed.py"))
+            .arg(repository_root().join("scripts/mcp-python-agent.py"))
             .args(args)
             .output()
             .expect("running the Python MCP client");

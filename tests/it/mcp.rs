@@ -167,6 +167,7 @@ const WORK_ONLY: &[&str] = &[
     "ask",
     "attach_file",
     "briefing",
+    "check_action",
     "entity_graph",
     "evaluate_admission",
     "get_memory",
@@ -184,6 +185,7 @@ const WORK_ONLY: &[&str] = &[
     "meeting_prep",
     "memory_trust",
     "pin_memory",
+    "record_mistake",
     "reinforce_memory",
     "related_memories",
     "set_importance",
@@ -255,7 +257,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 53);
+        assert_eq!(expected.len(), 55);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1039,7 +1041,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 34, "the default profile is work");
+        assert_eq!(tools.len(), 36, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1164,7 +1166,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 53);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 55);
 }
 
 #[test]

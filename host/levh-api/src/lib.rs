@@ -35,6 +35,7 @@ pub mod held;
 pub mod import;
 pub mod knowledge;
 pub mod memories;
+pub mod mistakes;
 mod operation;
 pub mod recall;
 pub mod requests;

@@ -34,6 +34,10 @@ pub enum Operation {
     MoveMemories,
     /// Store a fact under a key, replacing the key's current memory.
     UpsertMemory,
+    /// Record a mistake: what happened, why, how to avoid it.
+    RecordMistake,
+    /// The mistakes and pinned rules that apply to an action (reinforcing the mistakes).
+    CheckAction,
     /// Helpful (reinforces) or wrong (weakens).
     MemoryFeedback,
     /// Erase a memory and every trace of its content.
@@ -193,6 +197,8 @@ impl Operation {
         O::UnpinMemory,
         O::MoveMemories,
         O::UpsertMemory,
+        O::RecordMistake,
+        O::CheckAction,
         O::MemoryFeedback,
         O::PurgeMemory,
         O::RelatedMemories,
@@ -315,6 +321,8 @@ impl Operation {
             | O::UnpinMemory
             | O::MoveMemories
             | O::UpsertMemory
+            | O::RecordMistake
+            | O::CheckAction
             | O::MemoryFeedback
             | O::RecallMemory
             | O::RedactSecrets
@@ -356,6 +364,8 @@ impl Operation {
             O::StoreMemories => "store_memories",
             O::MoveMemories => "move_memories",
             O::UpsertMemory => "upsert_memory",
+            O::RecordMistake => "record_mistake",
+            O::CheckAction => "check_action",
             O::ListMemories => "list_memories",
             O::GetMemory => "get_memory",
             O::UpdateMemory => "update_memory",

@@ -247,22 +247,37 @@ pub fn same_words(a: &str, b: &str) -> bool {
 /// The gate's test, with a model, that a close candidate shares the facts of the memory
 /// it resembles and not only the tone ([`crate::gate::decide`]).
 pub fn content_agreement(a: &str, b: &str) -> f64 {
-    let stems = |text: &str| -> HashSet<String> {
-        let body = match attribution(text) {
-            Some(_) => text.split_once(':').map_or(text, |(_, rest)| rest),
-            None => text,
-        };
-        words(body)
-            .filter(|w| !QUERY_STOPWORDS.contains(&w.as_str()))
-            .map(|w| w.chars().take(5).collect())
-            .collect()
-    };
-    let (a, b) = (stems(a), stems(b));
+    let (a, b) = (content_stems(a), content_stems(b));
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
     let shared = a.intersection(&b).count();
     shared as f64 / (a.len() + b.len() - shared) as f64
+}
+
+/// The content words two texts share, each as its first five letters (as
+/// [`content_agreement`] counts them), sorted: what makes one text about the other
+/// ("migration" and "migrate" share `migra`).
+pub fn shared_content_stems(a: &str, b: &str) -> Vec<String> {
+    let mut shared: Vec<String> = content_stems(a)
+        .intersection(&content_stems(b))
+        .cloned()
+        .collect();
+    shared.sort_unstable();
+    shared
+}
+
+/// A text's content words cut to five letters: without [`QUERY_STOPWORDS`] or a
+/// `Speaker:` attribution.
+fn content_stems(text: &str) -> HashSet<String> {
+    let body = match attribution(text) {
+        Some(_) => text.split_once(':').map_or(text, |(_, rest)| rest),
+        None => text,
+    };
+    words(body)
+        .filter(|w| !QUERY_STOPWORDS.contains(&w.as_str()))
+        .map(|w| w.chars().take(5).collect())
+        .collect()
 }
 
 /// Jaccard similarity of the two texts' word sets, 0..=1. Two empty texts are identical.

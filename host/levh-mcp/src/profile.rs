@@ -31,6 +31,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("list_memories", Profile::Work),
     ("get_memory", Profile::Work),
     ("upsert_memory", Profile::Work),
+    ("record_mistake", Profile::Work),
+    ("check_action", Profile::Work),
     ("store_memories", Profile::Work),
     ("reinforce_memory", Profile::Work),
     ("pin_memory", Profile::Work),
@@ -148,7 +150,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 34, 49, 53]);
+        assert_eq!(sizes, vec![5, 36, 51, 55]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

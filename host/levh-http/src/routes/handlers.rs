@@ -88,14 +88,18 @@ pub(super) async fn create_memory(
         memories::store(levh, scope, args, source)
     })
     .await?;
-    let status = if view.memory_id.is_some() {
+    Ok((capture_status(&view), Json::<CaptureView>(view)).into_response())
+}
+
+/// 201 stored, 202 held for a person, 200 rejected.
+fn capture_status(view: &CaptureView) -> StatusCode {
+    if view.memory_id.is_some() {
         StatusCode::CREATED
     } else if view.held_id.is_some() {
         StatusCode::ACCEPTED
     } else {
         StatusCode::OK
-    };
-    Ok((status, Json::<CaptureView>(view)).into_response())
+    }
 }
 
 pub(super) async fn create_memories(
@@ -128,6 +132,47 @@ pub(super) async fn get_memory_by(
     Params(args): Params<levh_api::requests::GetArgs>,
 ) -> Result<Json<levh_api::views::GotMemory>, ApiError> {
     run(&state, scope, move |levh, scope| memories::get_by(levh, scope, args))
+        .await
+        .map(Json)
+}
+
+pub(super) async fn record_mistake(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    headers: HeaderMap,
+    Body(args): Body<levh_api::mistakes::MistakeArgs>,
+) -> Result<(StatusCode, Json<CaptureView>), ApiError> {
+    let source = client(&headers).unwrap_or_else(|| "http".to_owned());
+    let view = run(&state, scope, move |levh, scope| {
+        levh_api::mistakes::record(levh, scope, args, source)
+    })
+    .await?;
+    Ok((capture_status(&view), Json(view)))
+}
+
+pub(super) async fn list_mistakes(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<ListArgs>,
+) -> Result<Json<MemoryList>, ApiError> {
+    if args.kind.as_deref().is_some_and(|k| k != levh_api::mistakes::MISTAKE_KIND) {
+        return Err(levh_api::Error::invalid("invalid kind: mistakes are all of kind mistake").into());
+    }
+    let args = ListArgs {
+        kind: Some(levh_api::mistakes::MISTAKE_KIND.to_owned()),
+        ..args
+    };
+    run(&state, scope, move |levh, scope| memories::list(levh, scope, args))
+        .await
+        .map(Json)
+}
+
+pub(super) async fn check_action(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<levh_api::mistakes::CheckArgs>,
+) -> Result<Json<levh_api::mistakes::CheckView>, ApiError> {
+    run(&state, scope, move |levh, scope| levh_api::mistakes::check(levh, scope, args))
         .await
         .map(Json)
 }

@@ -232,6 +232,26 @@ pub(crate) fn api() -> Api {
             handlers::get_memory_by,
         )
         .route(
+            Route::new(M::POST, "/api/mistakes", O::RecordMistake, "Record a mistake (what happened, why, how to avoid it) as a memory of kind mistake, through the admission gate")
+                .body::<levh_api::mistakes::MistakeArgs>()
+                .ok::<CaptureView>(201)
+                .ok::<CaptureView>(202)
+                .ok::<CaptureView>(200),
+            handlers::record_mistake,
+        )
+        .route(
+            Route::new(M::GET, "/api/mistakes", O::ListMemories, "Recorded mistakes, newest first (the memory list of kind mistake: every filter and order of GET /api/memories)")
+                .query::<ListArgs>()
+                .ok::<MemoryList>(200),
+            handlers::list_mistakes,
+        )
+        .route(
+            Route::new(M::POST, "/api/check-action", O::CheckAction, "Before an action: the recorded mistakes and pinned rules that apply to it, ranked, or \"no known issue\"; each applying mistake is reinforced")
+                .body::<levh_api::mistakes::CheckArgs>()
+                .ok::<levh_api::mistakes::CheckView>(200),
+            handlers::check_action,
+        )
+        .route(
             Route::new(M::POST, "/api/memories:move", O::MoveMemories, "Move up to 1,000 live memories to a project (project absent or null: out of every project); ids that name no live memory are returned as missing")
                 .body::<MoveArgs>()
                 .ok::<MovedView>(200),

@@ -160,6 +160,47 @@ impl LevhMcp {
             .map(Json)
     }
 
+    /// Record a mistake — what happened, why, how to avoid it — so that `check_action`
+    /// warns before it happens again. Stored through the admission gate like any memory.
+    #[tool(annotations(
+        title = "Record a mistake",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn record_mistake(
+        &self,
+        Parameters(args): Parameters<levh_api::mistakes::MistakeArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<CaptureView>, String> {
+        let source = client_name(&peer).unwrap_or_else(|| "mcp".to_owned());
+        self.run(&peer, move |levh, scope| {
+            levh_api::mistakes::record(levh, scope, args, source)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Before you act: the recorded mistakes and pinned rules that apply to the action,
+    /// ranked, each with why it happened and how to avoid it — or "no known issue".
+    #[tool(annotations(
+        title = "Check an action",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn check_action(
+        &self,
+        Parameters(args): Parameters<levh_api::mistakes::CheckArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::mistakes::CheckView>, String> {
+        self.run(&peer, move |levh, scope| levh_api::mistakes::check(levh, scope, args))
+            .await
+            .map(Json)
+    }
+
     /// Reinforce a memory as if it had been recalled: "this still matters".
     #[tool(annotations(
         title = "Reinforce a memory",

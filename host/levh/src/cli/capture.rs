@@ -107,10 +107,16 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     let view = context.run(Operation::StoreMemory, |levh, scope| {
         memories::store(levh, scope, request, source)
     })?;
+    report(&view, json)
+}
+
+/// The gate's answer to a capture: JSON, or a line for people (with what it weakened and
+/// how a person decides a held one).
+pub fn report(view: &CaptureView, json: bool) -> Result<ExitCode> {
     if json {
-        output::json(&view)?;
+        output::json(view)?;
     } else {
-        output::line(describe(&view));
+        output::line(describe(view));
         for hit in &view.interference {
             output::line(format!(
                 "  weakened older memory {} (similarity {:.2}, stability now {:.1} h)",

@@ -25,6 +25,7 @@ mod keyed;
 mod knowledge;
 mod list;
 mod mcp;
+mod mistakes;
 mod models;
 mod move_memories;
 mod pin;
@@ -122,6 +123,10 @@ enum Command {
     Upsert(keyed::UpsertCommand),
     /// Read a memory by id, or by `--key` (with `--pointer` into its JSON value).
     Get(keyed::GetCommand),
+    /// Mistakes: `add WHAT [--why …] [--avoid …]`, or list them.
+    Mistakes(mistakes::Args),
+    /// Before an action: the mistakes and pinned rules that apply, or "no known issue".
+    CheckAction(mistakes::CheckCommand),
     /// Retire a memory from every read (kept for `--known-at` history).
     Forget(IdArgs),
     /// Pin a memory: it never fades and resists interference.
@@ -347,6 +352,8 @@ impl Cli {
             Command::Move(args) => move_memories::run(&context, args, json),
             Command::Upsert(args) => keyed::upsert(&context, args, json),
             Command::Get(args) => keyed::get(&context, args, json),
+            Command::Mistakes(args) => mistakes::run(&context, args, json),
+            Command::CheckAction(args) => mistakes::check(&context, args, json),
             Command::Unpin(args) => pin::run(&context, args.id.0, false, json),
             Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
             Command::Feedback(args) => feedback::run(&context, args, json),

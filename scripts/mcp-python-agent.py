@@ -1,13 +1,15 @@
-"""Drives levh's keyed memories with the official MCP Python SDK, as an agent would.
+"""Drives levh's tools for an agent's working loop with the official MCP Python SDK.
 
-Usage: mcp-python-keyed.py stdio LEVH_BINARY LEVH_HOME
-       mcp-python-keyed.py http URL            (a `levh serve`'s /mcp endpoint)
+Usage: mcp-python-agent.py stdio LEVH_BINARY LEVH_HOME
+       mcp-python-agent.py http URL            (a `levh serve`'s /mcp endpoint)
 
-Upserts one key twice with different values (the second replaces the first), a third time
-unchanged, then reads it back: the current memory by key with a JSON pointer into its
-value, the first one by `as_of` at the time it held, and a missing key. Prints one JSON
-object with what the SDK returned (structured content, checked by the SDK against each
-tool's output schema, and whether each call was an error).
+Keyed memories: upserts one key twice with different values (the second replaces the
+first), a third time unchanged, then reads it back — the current memory by key with a JSON
+pointer into its value, the first one by `as_of` at the time it held, and a missing key.
+Mistakes: records one, then checks a paraphrased action (the mistake applies) and an
+unrelated one (no known issue). Prints one JSON object with what the SDK returned
+(structured content, checked by the SDK against each tool's output schema, and whether
+each call was an error).
 """
 
 import asyncio
@@ -40,8 +42,15 @@ async def exercise(session: ClientSession) -> dict:
     before = await call("get_memory", {**key, "as_of": held_then, "pointer": "/deploy/replicas"})
     missing = await call("get_memory", {"key": "no such key", "project": "atlas"})
     listed = await call("list_memories", {"project": "atlas"})
+    mistake = await call("record_mistake", {
+        "what": "Ran the database migration on production without taking a backup first",
+        "why": "the runbook skipped the backup step",
+        "avoid": "snapshot the database before any migration", "tags": ["database"]})
+    paraphrased = await call("check_action", {"action": "migrate the prod database schema now"})
+    unrelated = await call("check_action", {"action": "order lunch for the team on Friday"})
     return {"tools": [t.name for t in tools.tools], "first": first, "second": second, "again": again,
-            "current": current, "before": before, "missing": missing, "listed": listed}
+            "current": current, "before": before, "missing": missing, "listed": listed,
+            "mistake": mistake, "paraphrased": paraphrased, "unrelated": unrelated}
 
 
 async def main(argv: list) -> None:
