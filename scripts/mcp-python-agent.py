@@ -7,7 +7,9 @@ Keyed memories: upserts one key twice with different values (the second replaces
 first), a third time unchanged, then reads it back — the current memory by key with a JSON
 pointer into its value, the first one by `as_of` at the time it held, and a missing key.
 Mistakes: records one, then checks a paraphrased action (the mistake applies) and an
-unrelated one (no known issue). Prints one JSON object with what the SDK returned
+unrelated one (no known issue). Checkpoints: writes one at the end of the first session;
+a second session (a new process over stdio, a new MCP session over HTTP) continues the
+task from it within a 300-token budget. Prints one JSON object with what the SDK returned
 (structured content, checked by the SDK against each tool's output schema, and whether
 each call was an error).
 """
@@ -48,9 +50,20 @@ async def exercise(session: ClientSession) -> dict:
         "avoid": "snapshot the database before any migration", "tags": ["database"]})
     paraphrased = await call("check_action", {"action": "migrate the prod database schema now"})
     unrelated = await call("check_action", {"action": "order lunch for the team on Friday"})
+    checkpoint = await call("checkpoint", {
+        "task": "atlas 2.0", "project": "atlas", "goal": "Ship atlas 2.0 to production",
+        "done": ["moved the deploy target to us-east"], "next": ["run the soak test"],
+        "questions": ["who signs off?"], "memories": [second["content"]["memory"]["id"]]})
     return {"tools": [t.name for t in tools.tools], "first": first, "second": second, "again": again,
             "current": current, "before": before, "missing": missing, "listed": listed,
-            "mistake": mistake, "paraphrased": paraphrased, "unrelated": unrelated}
+            "mistake": mistake, "paraphrased": paraphrased, "unrelated": unrelated,
+            "checkpoint": checkpoint}
+
+
+async def resume(session: ClientSession) -> dict:
+    await session.initialize()
+    result = await session.call_tool("continue_task", {"project": "atlas", "max_tokens": 300})
+    return {"error": result.is_error, "content": result.structured_content}
 
 
 async def main(argv: list) -> None:
@@ -59,12 +72,19 @@ async def main(argv: list) -> None:
                                        env={"LEVH_HOME": argv[2], "LEVH_EMBEDDER": "hash"})
         async with stdio_client(server) as (read, write):
             async with ClientSession(read, write) as session:
-                print(json.dumps(await exercise(session)))
+                answer = await exercise(session)
+        async with stdio_client(server) as (read, write):
+            async with ClientSession(read, write) as session:
+                answer["continued"] = await resume(session)
+        print(json.dumps(answer))
     else:
         async with streamable_http_client(argv[1]) as streams:
-            read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as session:
-                print(json.dumps(await exercise(session)))
+            async with ClientSession(streams[0], streams[1]) as session:
+                answer = await exercise(session)
+        async with streamable_http_client(argv[1]) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                answer["continued"] = await resume(session)
+        print(json.dumps(answer))
 
 
 if __name__ == "__main__":

@@ -1148,6 +1148,8 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "POST /api/mistakes",
         "GET /api/mistakes",
         "POST /api/check-action",
+        "POST /api/checkpoints",
+        "GET /api/continue",
         "GET /api/memories",
         "GET /api/memories/{id}/entities",
         "GET /api/agents",

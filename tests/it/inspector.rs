@@ -295,7 +295,9 @@ fn setup_writes_a_client_config_the_inspector_starts_levh_from() {
 /// superseded (read back with `as_of` at the time it held), a third identical upsert
 /// writes nothing, a JSON pointer reads into the current value, and a missing key is an
 /// error that names it. Mistakes: a recorded mistake applies to a paraphrased action (and
-/// is reinforced by it), and an unrelated action has "no known issue".
+/// is reinforced by it), and an unrelated action has "no known issue". Checkpoints: one
+/// written at the end of a session is what the next session's `continue_task` returns,
+/// within its budget, with what the task rests on.
 #[test]
 fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mistakes() {
     let Some(python) = python_sdk() else { return };
@@ -333,6 +335,15 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
         let shown = crate::support::json(crate::support::levh(home).args(["show", mistake, "--json"]));
         assert_eq!(shown["recall_count"], 1, "{shown}");
         assert_eq!(shown["kind"], "mistake");
+        assert_eq!(answer["checkpoint"]["content"]["status"], "stored", "{answer}");
+        let continued = &answer["continued"]["content"];
+        assert_eq!(answer["continued"]["error"], false, "{answer}");
+        assert_eq!(continued["checkpoint"]["memory_id"], answer["checkpoint"]["content"]["memory"]["id"], "{answer}");
+        assert_eq!(continued["checkpoint"]["next"], serde_json::json!(["run the soak test"]), "{answer}");
+        assert_eq!(continued["checkpoint"]["memories"][0]["id"], second_id, "{answer}");
+        let text = continued["text"].as_str().unwrap();
+        assert!(text.contains("Goal: Ship atlas 2.0 to production") && text.contains("who signs off?"), "{text}");
+        assert!(continued["tokens"].as_u64().unwrap() <= 300, "{continued}");
     };
     let run = |args: &[&std::ffi::OsStr]| -> Value {
         let output = Command::new(&python)

@@ -168,6 +168,8 @@ const WORK_ONLY: &[&str] = &[
     "attach_file",
     "briefing",
     "check_action",
+    "checkpoint",
+    "continue_task",
     "entity_graph",
     "evaluate_admission",
     "get_memory",
@@ -257,7 +259,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 55);
+        assert_eq!(expected.len(), 57);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1041,7 +1043,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 36, "the default profile is work");
+        assert_eq!(tools.len(), 38, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1166,7 +1168,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 55);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 57);
 }
 
 #[test]

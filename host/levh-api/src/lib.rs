@@ -24,6 +24,7 @@
 pub mod agents;
 pub mod ask;
 pub mod attachments;
+pub mod checkpoints;
 pub mod briefing;
 pub mod conflicts;
 pub mod connectors;

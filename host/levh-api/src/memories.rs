@@ -475,8 +475,14 @@ pub fn upsert(levh: &Levh, scope: &Scope, args: UpsertArgs) -> Result<UpsertView
             content: args.content,
             value: args.value,
             importance: args.importance,
+            kind: None,
         },
     )?;
+    Ok(upserted(levh, key, outcome))
+}
+
+/// The view of what an upsert under `key` did.
+pub(crate) fn upserted(levh: &Levh, key: String, outcome: levh_core::Upserted) -> UpsertView {
     let mut view = UpsertView {
         status: String::new(),
         key: key.trim().to_owned(),
@@ -513,7 +519,7 @@ pub fn upsert(levh: &Levh, scope: &Scope, args: UpsertArgs) -> Result<UpsertView
             view.nearest = nearest.map(|n| n.id.to_string());
         }
     }
-    Ok(view)
+    view
 }
 
 /// [`Operation::GetMemory`](crate::Operation::GetMemory) by id or by key, with a JSON

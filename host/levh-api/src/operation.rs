@@ -38,6 +38,10 @@ pub enum Operation {
     RecordMistake,
     /// The mistakes and pinned rules that apply to an action (reinforcing the mistakes).
     CheckAction,
+    /// Write where a task stands: goal, done, next, open questions.
+    Checkpoint,
+    /// Everything needed to resume a task, within a token budget.
+    ContinueTask,
     /// Helpful (reinforces) or wrong (weakens).
     MemoryFeedback,
     /// Erase a memory and every trace of its content.
@@ -199,6 +203,8 @@ impl Operation {
         O::UpsertMemory,
         O::RecordMistake,
         O::CheckAction,
+        O::Checkpoint,
+        O::ContinueTask,
         O::MemoryFeedback,
         O::PurgeMemory,
         O::RelatedMemories,
@@ -276,6 +282,7 @@ impl Operation {
             | O::RelatedMemories
             | O::MemoryHistory
             | O::ListAgents
+            | O::ContinueTask
             | O::ListFadingMemories
             | O::ForgettingCurve
             | O::ScoreBreakdown
@@ -323,6 +330,7 @@ impl Operation {
             | O::UpsertMemory
             | O::RecordMistake
             | O::CheckAction
+            | O::Checkpoint
             | O::MemoryFeedback
             | O::RecallMemory
             | O::RedactSecrets
@@ -366,6 +374,8 @@ impl Operation {
             O::UpsertMemory => "upsert_memory",
             O::RecordMistake => "record_mistake",
             O::CheckAction => "check_action",
+            O::Checkpoint => "checkpoint",
+            O::ContinueTask => "continue_task",
             O::ListMemories => "list_memories",
             O::GetMemory => "get_memory",
             O::UpdateMemory => "update_memory",

@@ -33,6 +33,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("upsert_memory", Profile::Work),
     ("record_mistake", Profile::Work),
     ("check_action", Profile::Work),
+    ("checkpoint", Profile::Work),
+    ("continue_task", Profile::Work),
     ("store_memories", Profile::Work),
     ("reinforce_memory", Profile::Work),
     ("pin_memory", Profile::Work),
@@ -150,7 +152,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 36, 51, 55]);
+        assert_eq!(sizes, vec![5, 38, 53, 57]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

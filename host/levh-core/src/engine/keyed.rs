@@ -24,6 +24,8 @@ pub struct Upsert {
     pub value: Option<serde_json::Value>,
     /// Importance 0..1 (default 0.5).
     pub importance: Option<f64>,
+    /// The kind (default `fact`; a task's checkpoint is a `checkpoint`).
+    pub kind: Option<Kind>,
 }
 
 /// What an upsert did.
@@ -107,7 +109,10 @@ impl Levh {
             let new = NewMemory {
                 content: upsert.content.clone(),
                 project: project.clone(),
-                kind: Some(Kind::new("fact").map_err(|e| Error::invalid("kind", e.to_string()))?),
+                kind: Some(match &upsert.kind {
+                    Some(kind) => kind.clone(),
+                    None => Kind::new("fact").map_err(|e| Error::invalid("kind", e.to_string()))?,
+                }),
                 importance: upsert.importance,
                 metadata: Some(metadata.clone()),
                 ..NewMemory::default()

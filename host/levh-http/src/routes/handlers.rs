@@ -136,6 +136,26 @@ pub(super) async fn get_memory_by(
         .map(Json)
 }
 
+pub(super) async fn checkpoint(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<levh_api::checkpoints::CheckpointArgs>,
+) -> Result<Json<levh_api::views::UpsertView>, ApiError> {
+    run(&state, scope, move |levh, scope| levh_api::checkpoints::checkpoint(levh, scope, args))
+        .await
+        .map(Json)
+}
+
+pub(super) async fn continue_task(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::checkpoints::ContinueArgs>,
+) -> Result<Json<levh_api::checkpoints::ContinueView>, ApiError> {
+    run(&state, scope, move |levh, scope| levh_api::checkpoints::resume(levh, scope, args))
+        .await
+        .map(Json)
+}
+
 pub(super) async fn record_mistake(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

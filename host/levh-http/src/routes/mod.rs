@@ -232,6 +232,18 @@ pub(crate) fn api() -> Api {
             handlers::get_memory_by,
         )
         .route(
+            Route::new(M::POST, "/api/checkpoints", O::Checkpoint, "Write where a task stands (goal, done, next, open questions, linked memories): the task's new current checkpoint, through the admission gate")
+                .body::<levh_api::checkpoints::CheckpointArgs>()
+                .ok::<levh_api::views::UpsertView>(200),
+            handlers::checkpoint,
+        )
+        .route(
+            Route::new(M::GET, "/api/continue", O::ContinueTask, "Resume a task: its latest checkpoint, what was stored and used since, the project's open commitments and decisions, as one text within max_tokens")
+                .query::<levh_api::checkpoints::ContinueArgs>()
+                .ok::<levh_api::checkpoints::ContinueView>(200),
+            handlers::continue_task,
+        )
+        .route(
             Route::new(M::POST, "/api/mistakes", O::RecordMistake, "Record a mistake (what happened, why, how to avoid it) as a memory of kind mistake, through the admission gate")
                 .body::<levh_api::mistakes::MistakeArgs>()
                 .ok::<CaptureView>(201)

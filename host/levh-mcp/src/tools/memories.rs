@@ -201,6 +201,47 @@ impl LevhMcp {
             .map(Json)
     }
 
+    /// Write down where a task stands — goal, what is done, what comes next, open
+    /// questions, the memories it rests on — before a session ends or the context is
+    /// compacted. One current checkpoint per task; the last one is kept for history.
+    #[tool(annotations(
+        title = "Checkpoint a task",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn checkpoint(
+        &self,
+        Parameters(args): Parameters<levh_api::checkpoints::CheckpointArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<UpsertView>, String> {
+        self.run(&peer, move |levh, scope| {
+            levh_api::checkpoints::checkpoint(levh, scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// Resume a task: its latest checkpoint, then what was stored and used since, the
+    /// project's open commitments and decisions — as one text within `max_tokens`.
+    #[tool(annotations(
+        title = "Continue a task",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn continue_task(
+        &self,
+        Parameters(args): Parameters<levh_api::checkpoints::ContinueArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::checkpoints::ContinueView>, String> {
+        self.run(&peer, move |levh, scope| levh_api::checkpoints::resume(levh, scope, args))
+            .await
+            .map(Json)
+    }
+
     /// Reinforce a memory as if it had been recalled: "this still matters".
     #[tool(annotations(
         title = "Reinforce a memory",

@@ -6,6 +6,7 @@ mod attach;
 mod backup;
 mod benchmark;
 mod capture;
+mod checkpoint;
 mod claude_code;
 mod connector;
 mod consolidate;
@@ -127,6 +128,10 @@ enum Command {
     Mistakes(mistakes::Args),
     /// Before an action: the mistakes and pinned rules that apply, or "no known issue".
     CheckAction(mistakes::CheckCommand),
+    /// Write where a task stands: goal, done, next, open questions.
+    Checkpoint(checkpoint::CheckpointCommand),
+    /// Resume a task: its latest checkpoint and what happened since, within a budget.
+    Continue(checkpoint::ContinueCommand),
     /// Retire a memory from every read (kept for `--known-at` history).
     Forget(IdArgs),
     /// Pin a memory: it never fades and resists interference.
@@ -354,6 +359,8 @@ impl Cli {
             Command::Get(args) => keyed::get(&context, args, json),
             Command::Mistakes(args) => mistakes::run(&context, args, json),
             Command::CheckAction(args) => mistakes::check(&context, args, json),
+            Command::Checkpoint(args) => checkpoint::checkpoint(&context, args, json),
+            Command::Continue(args) => checkpoint::resume(&context, args, json),
             Command::Unpin(args) => pin::run(&context, args.id.0, false, json),
             Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
             Command::Feedback(args) => feedback::run(&context, args, json),
