@@ -935,6 +935,7 @@ fn the_claude_code_hooks_merge_into_settings_and_work_as_the_client_runs_them() 
     assert_eq!(pre.len(), 2, "theirs and levh's, once: {merged}");
     assert_eq!(pre[0], theirs["hooks"]["PreCompact"][0]);
     assert_eq!(merged["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+    assert_eq!(merged["hooks"]["SessionEnd"].as_array().unwrap().len(), 1, "a checkpoint at the session's end too");
     let command = |event: &str| {
         merged["hooks"][event]
             .as_array()
@@ -1021,6 +1022,11 @@ fn the_claude_code_hooks_merge_into_settings_and_work_as_the_client_runs_them() 
     assert!(text.contains("Asked: Make the launch script retry the upload three times."));
     assert!(text.contains("- We decided to use exponential backoff for the retries."));
     assert!(text.contains("- I will add a test for the retry loop tomorrow."));
+    // And a checkpoint of the session: what the next one continues from.
+    let resumed = json(levh(home).args(["continue", "--project", "rocket", "--json"]));
+    assert_eq!(resumed["checkpoint"]["goal"], "Make the launch script retry the upload three times.", "{resumed}");
+    assert_eq!(resumed["checkpoint"]["memories"][0]["id"], summary["id"], "resting on the summary: {resumed}");
+    assert!(resumed["text"].as_str().unwrap().contains("I will add a test for the retry loop tomorrow."), "{resumed}");
     // A hook never breaks the session: no transcript, still exit 0.
     run("PreCompact", json!({"session_id": "x"}));
 

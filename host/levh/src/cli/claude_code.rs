@@ -21,7 +21,7 @@ use crate::output;
 const MARK: &str = "hook run";
 
 /// The hook entries levh adds, for the `levh` binary at `levh` and the home `home`.
-fn entries(levh: &Path, home: &Path) -> [(&'static str, &'static str, String); 2] {
+fn entries(levh: &Path, home: &Path) -> [(&'static str, &'static str, String); 3] {
     let command = |what: &str| {
         format!(
             "{} --home {} hook run {what}",
@@ -36,6 +36,7 @@ fn entries(levh: &Path, home: &Path) -> [(&'static str, &'static str, String); 2
             command("session-start"),
         ),
         ("PreCompact", "manual|auto", command("pre-compact")),
+        ("SessionEnd", "", command("session-end")),
     ]
 }
 
@@ -57,7 +58,7 @@ pub fn merged(mut settings: Value, add: Option<(&Path, &Path)>) -> Result<Value>
             })
         })
     };
-    for event in ["SessionStart", "PreCompact"] {
+    for event in ["SessionStart", "PreCompact", "SessionEnd"] {
         if let Some(Value::Array(list)) = hooks.get_mut(event) {
             list.retain(|entry| !ours(entry));
         }
@@ -75,7 +76,7 @@ pub fn merged(mut settings: Value, add: Option<(&Path, &Path)>) -> Result<Value>
         }
     }
     // Nothing left of levh's: no empty lists or `hooks` left behind.
-    for event in ["SessionStart", "PreCompact"] {
+    for event in ["SessionStart", "PreCompact", "SessionEnd"] {
         if hooks
             .get(event)
             .and_then(Value::as_array)
@@ -220,6 +221,10 @@ pub fn pre_compact(context: &Context) -> Result<()> {
     ) else {
         return Ok(()); // nothing was said yet: nothing to keep
     };
+    // The session's checkpoint, so that the next one (`levh continue`, MCP
+    // `continue_task`) resumes from what was asked, resting on the summary.
+    let goal = text.lines().find_map(|l| l.strip_prefix("Asked: ")).map(str::to_owned);
+    let checkpoint_project = project.clone();
     let outcome = context.run(Operation::StoreMemory, |levh, scope| {
         levh_api::memories::store(
             levh,
@@ -242,5 +247,20 @@ pub fn pre_compact(context: &Context) -> Result<()> {
         )
     })?;
     eprintln!("levh: session summary {:?}", outcome.verdict);
+    if let Some(goal) = goal {
+        // The summary holds what was decided and promised; the checkpoint points to it
+        // rather than repeat it (a repetition would read to the gate as a near-duplicate).
+        let args = levh_api::checkpoints::CheckpointArgs {
+            task: Some("Claude Code session".into()),
+            goal,
+            memories: outcome.memory_id.clone().into_iter().collect(),
+            project: checkpoint_project,
+            ..Default::default()
+        };
+        let written = context.run(Operation::Checkpoint, |levh, scope| {
+            levh_api::checkpoints::checkpoint(levh, scope, args)
+        })?;
+        eprintln!("levh: session checkpoint {}", written.status);
+    }
     Ok(())
 }

@@ -40,8 +40,10 @@ pub enum Command {
 pub enum HookRun {
     /// Print the session's context (pinned rules, the project's essentials).
     SessionStart,
-    /// Store one summary memory of the session's transcript.
+    /// Store one summary memory of the session's transcript, and checkpoint it.
     PreCompact,
+    /// At the session's end: the same summary and checkpoint.
+    SessionEnd,
 }
 
 impl Command {
@@ -128,7 +130,7 @@ pub fn run_hook(context: &crate::context::Context, what: HookRun) -> Result<Exit
     // A hook never breaks the client's session: what fails is said on stderr, exit 0.
     let done = match what {
         HookRun::SessionStart => super::claude_code::session_start(context),
-        HookRun::PreCompact => super::claude_code::pre_compact(context),
+        HookRun::PreCompact | HookRun::SessionEnd => super::claude_code::pre_compact(context),
     };
     if let Err(error) = done {
         eprintln!("levh hook: {error:#}");
