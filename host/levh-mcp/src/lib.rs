@@ -236,6 +236,34 @@ mod tests {
         }
     }
 
+    /// What each profile's `tools/list` costs an agent's context, snapshotted so that a
+    /// change in it is seen in review. A model is shown each tool's name, description and
+    /// input schema (the output schema is the client's, for checking results, and clients
+    /// do not pass it to the model): those bytes, tokens estimated at four bytes each
+    /// (English and JSON run 3.5-4.5 bytes a token in the common tokenizers), and a
+    /// ceiling per profile that fails the test when a change would blow it; beside them,
+    /// the whole `tools/list` answer as sent.
+    #[test]
+    fn tools_list_tokens_per_profile_stay_within_their_budget() {
+        let mut table = String::from("profile | tools | model-facing bytes | ~tokens | whole tools/list bytes\n");
+        for (profile, ceiling) in Profile::ALL.into_iter().zip([1_500, 8_500, 11_500, 13_000]) {
+            let tools: Vec<rmcp::model::Tool> = LevhMcp::all_tools()
+                .into_iter()
+                .filter(|tool| profile.includes(&tool.name))
+                .collect();
+            let whole = serde_json::to_string(&serde_json::json!({ "tools": tools })).unwrap().len();
+            let shown: Vec<serde_json::Value> = tools
+                .iter()
+                .map(|t| serde_json::json!({ "name": t.name, "description": t.description, "input_schema": t.input_schema }))
+                .collect();
+            let bytes = serde_json::to_string(&shown).unwrap().len();
+            let tokens = bytes.div_ceil(4);
+            assert!(tokens <= ceiling, "{profile:?}: ~{tokens} tokens, over {ceiling}");
+            table.push_str(&format!("{} | {} | {bytes} | {tokens} | {whole}\n", profile.as_str(), tools.len()));
+        }
+        insta::assert_snapshot!("tools_list_tokens", table);
+    }
+
     #[test]
     fn every_tool_has_a_band_and_every_band_entry_is_a_tool() {
         let mut declared: Vec<String> = LevhMcp::all_tools()
