@@ -9,7 +9,8 @@ pointer into its value, the first one by `as_of` at the time it held, and a miss
 Mistakes: records one, then checks a paraphrased action (the mistake applies) and an
 unrelated one (no known issue). Checkpoints: writes one at the end of the first session;
 a second session (a new process over stdio, a new MCP session over HTTP) continues the
-task from it within a 300-token budget. Prints one JSON object with what the SDK returned
+task from it within a 300-token budget. Goals: creates one with milestones, reaches one
+with a progress note, and lists it back. Prints one JSON object with what the SDK returned
 (structured content, checked by the SDK against each tool's output schema, and whether
 each call was an error).
 """
@@ -54,10 +55,16 @@ async def exercise(session: ClientSession) -> dict:
         "task": "atlas 2.0", "project": "atlas", "goal": "Ship atlas 2.0 to production",
         "done": ["moved the deploy target to us-east"], "next": ["run the soak test"],
         "questions": ["who signs off?"], "memories": [second["content"]["memory"]["id"]]})
+    goal = await call("create_goal", {"title": "Ship atlas 2.0", "project": "atlas",
+                                      "milestones": ["schema migrated", "soak test passed", "released"]})
+    progressed = await call("update_goal", {"goal": "Ship atlas 2.0", "project": "atlas",
+                                            "reached": ["schema migrated"],
+                                            "note": "the schema migration ran in four minutes without errors"})
+    goals = await call("list_goals", {"project": "atlas"})
     return {"tools": [t.name for t in tools.tools], "first": first, "second": second, "again": again,
             "current": current, "before": before, "missing": missing, "listed": listed,
             "mistake": mistake, "paraphrased": paraphrased, "unrelated": unrelated,
-            "checkpoint": checkpoint}
+            "checkpoint": checkpoint, "goal": goal, "progressed": progressed, "goals": goals}
 
 
 async def resume(session: ClientSession) -> dict:

@@ -297,7 +297,8 @@ fn setup_writes_a_client_config_the_inspector_starts_levh_from() {
 /// error that names it. Mistakes: a recorded mistake applies to a paraphrased action (and
 /// is reinforced by it), and an unrelated action has "no known issue". Checkpoints: one
 /// written at the end of a session is what the next session's `continue_task` returns,
-/// within its budget, with what the task rests on.
+/// within its budget, with what the task rests on. Goals: milestones and a progress note
+/// round-trip, and the active goal is part of what `continue_task` returns.
 #[test]
 fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mistakes() {
     let Some(python) = python_sdk() else { return };
@@ -344,6 +345,18 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
         let text = continued["text"].as_str().unwrap();
         assert!(text.contains("Goal: Ship atlas 2.0 to production") && text.contains("who signs off?"), "{text}");
         assert!(continued["tokens"].as_u64().unwrap() <= 300, "{continued}");
+        assert_eq!(answer["goal"]["content"]["write"]["status"], "stored", "{answer}");
+        let goals = &answer["goals"]["content"]["goals"];
+        assert_eq!(goals.as_array().unwrap().len(), 1, "{answer}");
+        assert_eq!(goals[0]["title"], "Ship atlas 2.0");
+        assert_eq!(goals[0]["status"], "active");
+        let milestones: Vec<(&str, bool)> = goals[0]["milestones"].as_array().unwrap().iter().map(|m| (m["name"].as_str().unwrap(), m["reached"].as_bool().unwrap())).collect();
+        assert_eq!(milestones, [("schema migrated", true), ("soak test passed", false), ("released", false)]);
+        let note = answer["progressed"]["content"]["note"].as_str().unwrap();
+        assert_eq!(goals[0]["log"], serde_json::json!([note]), "{answer}");
+        let noted = crate::support::json(crate::support::levh(home).args(["show", note, "--json"]));
+        assert_eq!(noted["kind"], "progress", "{noted}");
+        assert_eq!(continued["goals"][0]["title"], "Ship atlas 2.0", "{continued}");
     };
     let run = |args: &[&std::ffi::OsStr]| -> Value {
         let output = Command::new(&python)

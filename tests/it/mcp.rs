@@ -170,6 +170,7 @@ const WORK_ONLY: &[&str] = &[
     "check_action",
     "checkpoint",
     "continue_task",
+    "create_goal",
     "entity_graph",
     "evaluate_admission",
     "get_memory",
@@ -179,6 +180,7 @@ const WORK_ONLY: &[&str] = &[
     "list_decisions",
     "list_entities",
     "list_fading_memories",
+    "list_goals",
     "list_memories",
     "list_organizations",
     "list_people",
@@ -194,6 +196,7 @@ const WORK_ONLY: &[&str] = &[
     "store_memories",
     "timeline",
     "unpin_memory",
+    "update_goal",
     "upsert_memory",
 ];
 const ADMIN_ONLY: &[&str] = &[
@@ -259,7 +262,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 57);
+        assert_eq!(expected.len(), 60);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1043,7 +1046,7 @@ fn mcp_stdio_binary_stores_recalls_pins_and_serves_the_pinned_resource() {
         assert_eq!(info.server_info.as_ref().unwrap().name, "levh");
 
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 38, "the default profile is work");
+        assert_eq!(tools.len(), 41, "the default profile is work");
 
         let stored = ok(
             &client,
@@ -1168,7 +1171,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 57);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 60);
 }
 
 #[test]

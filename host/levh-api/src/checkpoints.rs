@@ -75,6 +75,8 @@ pub struct ContinueView {
     pub commitments: Vec<CommitmentView>,
     /// Decisions of the project, newest first.
     pub decisions: Vec<FoundDecisionView>,
+    /// The project's goals still active or blocked, with their milestones.
+    pub goals: Vec<crate::goals::GoalView>,
     /// The whole as one text, within the budget: what an agent reads.
     pub text: String,
     /// Its size in tokens (estimated: characters / 4).
@@ -245,7 +247,10 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
             Page { limit: 50, offset: 0 },
         )?)
     };
-    let not_checkpoint = |m: &&levh_core::Memory| m.kind.as_str() != CHECKPOINT_KIND;
+    // Checkpoints and goals are shown as such, not among the memories.
+    let not_checkpoint = |m: &&levh_core::Memory| {
+        m.kind.as_str() != CHECKPOINT_KIND && m.kind.as_str() != crate::goals::GOAL_KIND
+    };
     let stored: Vec<BriefView> = recent(ListOrder::Created)?
         .iter()
         .filter(not_checkpoint)
@@ -261,6 +266,15 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
     let knowledge = || KnowledgeArgs { project: project.clone(), limit: Some(20), ..KnowledgeArgs::default() };
     let commitments = crate::knowledge::commitments(levh, scope, knowledge())?.commitments;
     let decisions = crate::knowledge::decisions(levh, scope, KnowledgeArgs { limit: Some(10), ..knowledge() })?.decisions;
+    let goals: Vec<crate::goals::GoalView> = crate::goals::list(
+        levh,
+        scope,
+        crate::goals::GoalListArgs { project: project.clone(), status: None },
+    )?
+    .goals
+    .into_iter()
+    .filter(|g| g.status == "active" || g.status == "blocked")
+    .collect();
 
     // The text, in order, within the budget.
     let tokens = |text: &str| text.chars().count().div_ceil(4);
@@ -283,6 +297,11 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
         None => text.push_str("## No checkpoint yet: what happened in the last week\n"),
     }
     let mut sections: Vec<(&str, Vec<String>)> = vec![
+        ("Goals", goals.iter().map(|g| {
+            let reached = g.milestones.iter().filter(|m| m.reached).count();
+            let next = g.milestones.iter().find(|m| !m.reached).map(|m| format!("; next: {}", m.name)).unwrap_or_default();
+            format!("- {} ({}, {reached}/{} milestones{next})", g.title, g.status, g.milestones.len())
+        }).collect()),
         ("Open commitments", commitments.iter().map(|c| format!("- {}{}", c.sentence, c.due.as_ref().map(|d| format!(" (due {d})")).unwrap_or_default())).collect()),
         ("Decisions", decisions.iter().map(|d| format!("- {}", d.sentence)).collect()),
         ("Stored since", stored.iter().map(|m| format!("- [{}] {}", m.id, m.preview)).collect()),
@@ -316,6 +335,7 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
         used_since: used,
         commitments,
         decisions,
+        goals,
         tokens: tokens(&text),
         text,
         max_tokens,

@@ -32,6 +32,7 @@ pub mod consolidation;
 pub mod entities;
 mod error;
 pub mod export;
+pub mod goals;
 pub mod held;
 pub mod import;
 pub mod knowledge;

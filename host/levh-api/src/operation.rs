@@ -42,6 +42,12 @@ pub enum Operation {
     Checkpoint,
     /// Everything needed to resume a task, within a token budget.
     ContinueTask,
+    /// Set a goal with milestones.
+    CreateGoal,
+    /// Change a goal: status, milestones, a progress note.
+    UpdateGoal,
+    /// The goals.
+    ListGoals,
     /// Helpful (reinforces) or wrong (weakens).
     MemoryFeedback,
     /// Erase a memory and every trace of its content.
@@ -205,6 +211,9 @@ impl Operation {
         O::CheckAction,
         O::Checkpoint,
         O::ContinueTask,
+        O::CreateGoal,
+        O::UpdateGoal,
+        O::ListGoals,
         O::MemoryFeedback,
         O::PurgeMemory,
         O::RelatedMemories,
@@ -283,6 +292,7 @@ impl Operation {
             | O::MemoryHistory
             | O::ListAgents
             | O::ContinueTask
+            | O::ListGoals
             | O::ListFadingMemories
             | O::ForgettingCurve
             | O::ScoreBreakdown
@@ -331,6 +341,8 @@ impl Operation {
             | O::RecordMistake
             | O::CheckAction
             | O::Checkpoint
+            | O::CreateGoal
+            | O::UpdateGoal
             | O::MemoryFeedback
             | O::RecallMemory
             | O::RedactSecrets
@@ -376,6 +388,9 @@ impl Operation {
             O::CheckAction => "check_action",
             O::Checkpoint => "checkpoint",
             O::ContinueTask => "continue_task",
+            O::CreateGoal => "create_goal",
+            O::UpdateGoal => "update_goal",
+            O::ListGoals => "list_goals",
             O::ListMemories => "list_memories",
             O::GetMemory => "get_memory",
             O::UpdateMemory => "update_memory",

@@ -35,6 +35,9 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("check_action", Profile::Work),
     ("checkpoint", Profile::Work),
     ("continue_task", Profile::Work),
+    ("create_goal", Profile::Work),
+    ("update_goal", Profile::Work),
+    ("list_goals", Profile::Work),
     ("store_memories", Profile::Work),
     ("reinforce_memory", Profile::Work),
     ("pin_memory", Profile::Work),
@@ -152,7 +155,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 38, 53, 57]);
+        assert_eq!(sizes, vec![5, 41, 56, 60]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

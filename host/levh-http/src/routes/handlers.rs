@@ -156,6 +156,38 @@ pub(super) async fn continue_task(
         .map(Json)
 }
 
+pub(super) async fn create_goal(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Body(args): Body<levh_api::goals::GoalArgs>,
+) -> Result<Json<levh_api::goals::GoalChange>, ApiError> {
+    run(&state, scope, move |levh, scope| levh_api::goals::create(levh, scope, args))
+        .await
+        .map(Json)
+}
+
+pub(super) async fn update_goal(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    headers: HeaderMap,
+    Body(args): Body<levh_api::goals::GoalUpdateArgs>,
+) -> Result<Json<levh_api::goals::GoalChange>, ApiError> {
+    let source = client(&headers).unwrap_or_else(|| "http".to_owned());
+    run(&state, scope, move |levh, scope| levh_api::goals::update(levh, scope, args, source))
+        .await
+        .map(Json)
+}
+
+pub(super) async fn list_goals(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::goals::GoalListArgs>,
+) -> Result<Json<levh_api::goals::GoalList>, ApiError> {
+    run(&state, scope, move |levh, scope| levh_api::goals::list(levh, scope, args))
+        .await
+        .map(Json)
+}
+
 pub(super) async fn record_mistake(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

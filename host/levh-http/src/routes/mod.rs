@@ -244,6 +244,25 @@ pub(crate) fn api() -> Api {
             handlers::continue_task,
         )
         .route(
+            Route::new(M::POST, "/api/goals", O::CreateGoal, "Set a goal with milestones (one per title and project)")
+                .body::<levh_api::goals::GoalArgs>()
+                .ok::<levh_api::goals::GoalChange>(200),
+            handlers::create_goal,
+        )
+        .route(
+            Route::new(M::POST, "/api/goals:update", O::UpdateGoal, "Change a goal: status, milestones reached or added, a progress note (a memory of its own, linked from the goal's log)")
+                .body::<levh_api::goals::GoalUpdateArgs>()
+                .ok::<levh_api::goals::GoalChange>(200)
+                .errors(&[400, 404]),
+            handlers::update_goal,
+        )
+        .route(
+            Route::new(M::GET, "/api/goals", O::ListGoals, "The goals, most recently changed first")
+                .query::<levh_api::goals::GoalListArgs>()
+                .ok::<levh_api::goals::GoalList>(200),
+            handlers::list_goals,
+        )
+        .route(
             Route::new(M::POST, "/api/mistakes", O::RecordMistake, "Record a mistake (what happened, why, how to avoid it) as a memory of kind mistake, through the admission gate")
                 .body::<levh_api::mistakes::MistakeArgs>()
                 .ok::<CaptureView>(201)

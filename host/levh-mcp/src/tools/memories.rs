@@ -242,6 +242,62 @@ impl LevhMcp {
             .map(Json)
     }
 
+    /// Set a goal you will work towards over many sessions, with its milestones.
+    #[tool(annotations(
+        title = "Create a goal",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn create_goal(
+        &self,
+        Parameters(args): Parameters<levh_api::goals::GoalArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::goals::GoalChange>, String> {
+        self.run(&peer, move |levh, scope| levh_api::goals::create(levh, scope, args))
+            .await
+            .map(Json)
+    }
+
+    /// Change a goal: its status (active, blocked, done, dropped), milestones reached or
+    /// added, and a progress note (kept as a memory, linked from the goal's log).
+    #[tool(annotations(
+        title = "Update a goal",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = false,
+        open_world_hint = false
+    ))]
+    async fn update_goal(
+        &self,
+        Parameters(args): Parameters<levh_api::goals::GoalUpdateArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::goals::GoalChange>, String> {
+        let source = client_name(&peer).unwrap_or_else(|| "mcp".to_owned());
+        self.run(&peer, move |levh, scope| levh_api::goals::update(levh, scope, args, source))
+            .await
+            .map(Json)
+    }
+
+    /// The goals, most recently changed first, with milestones, status and progress log.
+    #[tool(annotations(
+        title = "List goals",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn list_goals(
+        &self,
+        Parameters(args): Parameters<levh_api::goals::GoalListArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::goals::GoalList>, String> {
+        self.run(&peer, move |levh, scope| levh_api::goals::list(levh, scope, args))
+            .await
+            .map(Json)
+    }
+
     /// Reinforce a memory as if it had been recalled: "this still matters".
     #[tool(annotations(
         title = "Reinforce a memory",

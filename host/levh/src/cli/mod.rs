@@ -19,6 +19,7 @@ mod export;
 mod fading;
 mod feedback;
 mod forget;
+mod goals;
 mod held;
 mod hook;
 mod import;
@@ -132,6 +133,8 @@ enum Command {
     Checkpoint(checkpoint::CheckpointCommand),
     /// Resume a task: its latest checkpoint and what happened since, within a budget.
     Continue(checkpoint::ContinueCommand),
+    /// Goals with milestones: list, `add TITLE --milestone …`, `update GOAL …`.
+    Goals(goals::Args),
     /// Retire a memory from every read (kept for `--known-at` history).
     Forget(IdArgs),
     /// Pin a memory: it never fades and resists interference.
@@ -361,6 +364,7 @@ impl Cli {
             Command::CheckAction(args) => mistakes::check(&context, args, json),
             Command::Checkpoint(args) => checkpoint::checkpoint(&context, args, json),
             Command::Continue(args) => checkpoint::resume(&context, args, json),
+            Command::Goals(args) => goals::run(&context, args, json),
             Command::Unpin(args) => pin::run(&context, args.id.0, false, json),
             Command::Reinforce(args) => reinforce::run(&context, args.id.0, json),
             Command::Feedback(args) => feedback::run(&context, args, json),
