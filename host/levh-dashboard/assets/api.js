@@ -2,6 +2,8 @@
 // sessionStorage: it is asked for once per tab and never put in a URL, except the
 // WebSocket's, which cannot carry a header.
 
+import { t } from "./i18n.js";
+
 const KEY = "levh-token";
 
 export class ApiError extends Error {
@@ -55,7 +57,7 @@ export async function call(method, path, body) {
     }
     return json;
   }
-  throw new ApiError(401, "a token is needed");
+  throw new ApiError(401, t("api.token.needed"));
 }
 
 export const get = (path) => call("GET", path);

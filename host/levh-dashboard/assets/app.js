@@ -2,7 +2,11 @@
 // and every page is a URL that survives one.
 
 import { get } from "./api.js";
+import { t, translate } from "./i18n.js";
 import { captureDialog, commandPalette, pages, setRole } from "./pages.js";
+
+// The shell's own words (the header, the dialogs) in the language, before anything is drawn.
+translate(document);
 
 const main = document.getElementById("main");
 let leave = null;
@@ -34,11 +38,11 @@ async function show() {
         // read-only until a reload).
         const again = document.createElement("button");
         again.className = "primary";
-        again.textContent = "Enter another token";
+        again.textContent = t("app.token.again");
         again.addEventListener("click", show);
         const box = document.createElement("p");
         box.className = "error";
-        box.append("The token was not accepted. ", again);
+        box.append(t("app.token.refused"), again);
         main.replaceChildren(box);
         again.focus();
         return;
@@ -63,7 +67,7 @@ async function show() {
     leave = (await pages[name](main, params, new URLSearchParams(location.search))) || null;
     // The tab names the page (a person with five levh tabs open tells them apart).
     const heading = main.querySelector("h1");
-    document.title = heading ? `${heading.textContent} — levh` : "levh";
+    document.title = heading ? t("app.title", { page: heading.textContent }) : "levh";
   } catch (error) {
     const box = document.createElement("p");
     box.className = "error";

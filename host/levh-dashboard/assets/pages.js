@@ -3,6 +3,7 @@
 // text, never as HTML.
 
 import { call, get, post, feedUrl } from "./api.js";
+import { t, tParts } from "./i18n.js";
 
 /// An element: `h("p", {class: "muted"}, "text", child, ...)`.
 function h(tag, attributes = {}, ...children) {
@@ -17,7 +18,7 @@ function h(tag, attributes = {}, ...children) {
   return element;
 }
 
-const percent = (x) => `${Math.round(x * 100)}%`;
+const percent = (x) => t("format.percent", { n: Math.round(x * 100) });
 const short = (text, n = 160) => (text.length > n ? `${text.slice(0, n)}…` : text);
 /// What a memory is called in a list: the title its source gave (a mail's subject, a
 /// page's name), else the subject line of a text that starts with mail headers, else its
@@ -29,7 +30,7 @@ function titleOf(m) {
   const header = /^(from|to|cc|bcc|date|subject|reply-to|message-id):\s/i;
   if (lines.length > 1 && header.test(lines[0])) {
     const subject = lines.find((l) => /^subject:\s/i.test(l));
-    if (subject) return subject.replace(/^subject:\s*/i, "") || "(no subject)";
+    if (subject) return subject.replace(/^subject:\s*/i, "") || t("memory.no_subject");
     const body = lines.find((l) => !header.test(l));
     if (body) return body;
   }
@@ -103,10 +104,10 @@ function copyable(value) {
   const button = h("button", {
     type: "button",
     async onclick() {
-      try { await navigator.clipboard.writeText(text); note.textContent = "copied"; }
-      catch { note.textContent = "select the text and copy it (the clipboard is not available here)"; }
+      try { await navigator.clipboard.writeText(text); note.textContent = t("copy.done"); }
+      catch { note.textContent = t("copy.unavailable"); }
     },
-  }, "Copy");
+  }, t("copy.button"));
   return h("div", { class: "copy" }, h("pre", { tabindex: 0 }, text), button, " ", note);
 }
 
@@ -134,7 +135,7 @@ function action(label, run, done, kind) {
         const said = await run();
         note.textContent = "";
         // A run may say what happened in its own words; otherwise the button's.
-        if (said !== false) notify(typeof said === "string" ? said : `${label.replace(/ \(.\)$/, "")}: done.`, "good");
+        if (said !== false) notify(typeof said === "string" ? said : t("action.done", { action: label.replace(/ \(.\)$/, "") }), "good");
         if (done) await done();
       } catch (error) {
         note.textContent = error.message;
@@ -171,7 +172,9 @@ const entityLink = (e) => e ? h("a", { href: `/${e.kind === "person" ? "people" 
 /// The day of an instant, in the browser's zone.
 const day = (at) => (at ? new Date(at).toLocaleDateString() : "—");
 /// The last time something happened with someone; a calendar's coming event is not "last".
-const lastSeen = (at) => (at && new Date(at) > new Date() ? `next ${day(at)}` : day(at));
+const lastSeen = (at) => (at && new Date(at) > new Date() ? t("people.next", { day: day(at) }) : day(at));
+/// A promise's due date, said to be overdue when it is.
+const dueDate = (c) => (c.due ? (c.overdue ? t("promise.overdue", { due: c.due }) : c.due) : "—");
 
 /// The graph as SVG: nodes on a circle (people, then the rest), lines as wide as their
 /// weight. Scales with its container through the viewBox, so it never scrolls sideways.
@@ -189,12 +192,12 @@ function graphDrawing(graph) {
     return [n.id, { x: middle + radius * Math.cos(angle), y: middle + radius * Math.sin(angle), angle }];
   }));
   const heaviest = Math.max(1, ...graph.edges.map((e) => e.weight));
-  const drawing = svg("svg", { viewBox: `0 0 ${size} ${size}`, role: "group", "aria-label": `Graph of ${nodes.length} entities`, class: "graph" });
+  const drawing = svg("svg", { viewBox: `0 0 ${size} ${size}`, role: "group", "aria-label": t("graph.drawing", { n: nodes.length }), class: "graph" });
   for (const edge of graph.edges) {
     const a = at.get(edge.from), b = at.get(edge.to);
     if (!a || !b) continue;
     drawing.append(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: "edge", "stroke-width": 0.5 + (4 * edge.weight) / heaviest },
-      svg("title", {}, `${edge.weight} shared`)));
+      svg("title", {}, t("graph.edge", { n: edge.weight }))));
   }
   for (const node of nodes) {
     const p = at.get(node.id);
@@ -202,15 +205,25 @@ function graphDrawing(graph) {
       svg("circle", { cx: p.x, cy: p.y, r: 4 + Math.min(10, Math.sqrt(node.memories) * 2), class: `node ${node.kind}` }),
       svg("text", { x: p.x + 14 * Math.cos(p.angle), y: p.y + 14 * Math.sin(p.angle) + 4, "text-anchor": Math.cos(p.angle) < -0.1 ? "end" : Math.cos(p.angle) > 0.1 ? "start" : "middle" },
         node.name.length > 22 ? `${node.name.slice(0, 21)}…` : node.name),
-      svg("title", {}, `${node.name} (${node.kind}) · ${node.memories} memories`));
+      svg("title", {}, t("graph.node", { name: node.name, kind: node.kind, n: node.memories })));
     drawing.append(link);
   }
   return h("div", { class: "card graph" }, drawing);
 }
 
-/// A sync report's counts, in words.
-const reportCounts = (r) => ["fetched", "admitted", "redacted", "updated", "unchanged", "held", "rejected", "failed", "skipped", "retired"]
-  .filter((k) => r[k]).map((k) => `${r[k]} ${k}`).join(", ") || "nothing fetched";
+/// A sync report's counts, in words (each one there is not zero).
+const reportCounts = (r) => [
+  r.fetched && t("connectors.count.fetched", { n: r.fetched }),
+  r.admitted && t("connectors.count.admitted", { n: r.admitted }),
+  r.redacted && t("connectors.count.redacted", { n: r.redacted }),
+  r.updated && t("connectors.count.updated", { n: r.updated }),
+  r.unchanged && t("connectors.count.unchanged", { n: r.unchanged }),
+  r.held && t("connectors.count.held", { n: r.held }),
+  r.rejected && t("connectors.count.rejected", { n: r.rejected }),
+  r.failed && t("connectors.count.failed", { n: r.failed }),
+  r.skipped && t("connectors.count.skipped", { n: r.skipped }),
+  r.retired && t("connectors.count.retired", { n: r.retired }),
+].filter(Boolean).join(", ") || t("connectors.count.none");
 
 /// What became of each item a run did not store (held, rejected, failed, skipped), and its
 /// error lines.
@@ -222,21 +235,21 @@ function outcomes(report) {
       h("td", {}, h("strong", {}, item.fate)),
       h("td", {}, h("code", {}, item.source_id)),
       h("td", { class: "terms" }, item.reason,
-        item.held_id ? [" — ", h("a", { href: "/held" }, "decide on Held")] : "",
-        item.nearest ? [" — like ", h("a", { href: `/memories/${encodeURIComponent(item.nearest)}` }, "this memory")] : "")))));
+        item.held_id ? tParts("connectors.outcome.link", { link: h("a", { href: "/held" }, t("connectors.outcome.held")) }) : "",
+        item.nearest ? tParts("connectors.outcome.like", { link: h("a", { href: `/memories/${encodeURIComponent(item.nearest)}` }, t("connectors.outcome.nearest")) }) : "")))));
   }
   const retired = report.retirements || [];
   if (retired.length) {
-    parts.push(h("table", { class: "outcomes", "aria-label": "Retired: gone from the source" }, retired.map((item) => h("tr", {},
-      h("td", {}, h("strong", {}, item.kept_pinned ? "kept (pinned)" : "retired")),
+    parts.push(h("table", { class: "outcomes", "aria-label": t("connectors.retired") }, retired.map((item) => h("tr", {},
+      h("td", {}, h("strong", {}, item.kept_pinned ? t("connectors.retired.kept") : t("connectors.retired.retired"))),
       h("td", {}, h("code", {}, item.source_id)),
       h("td", { class: "terms" }, item.reason,
-        item.memory_id ? [" — ", h("a", { href: `/memories/${encodeURIComponent(item.memory_id)}` }, "the retired memory")] : "",
-        item.kept_pinned ? [" — ", h("a", { href: `/memories/${encodeURIComponent(item.kept_pinned)}` }, "the pinned memory")] : "")))));
+        item.memory_id ? tParts("connectors.outcome.link", { link: h("a", { href: `/memories/${encodeURIComponent(item.memory_id)}` }, t("connectors.retired.memory")) }) : "",
+        item.kept_pinned ? tParts("connectors.outcome.link", { link: h("a", { href: `/memories/${encodeURIComponent(item.kept_pinned)}` }, t("connectors.retired.pinned")) }) : "")))));
   }
   const lines = (report.errors || []).filter((line) => !items.some((item) => line.includes(item.source_id)));
   if (lines.length) parts.push(h("ul", { class: "errors" }, lines.map((line) => h("li", {}, line))));
-  return parts.length ? parts : [h("p", { class: "muted" }, "Every item was stored or already known.")];
+  return parts.length ? parts : [h("p", { class: "muted" }, t("connectors.outcome.all_stored"))];
 }
 
 /// One connector: what it asks for, what it was granted (grant / revoke), and a sync form
@@ -252,25 +265,28 @@ function connectorCard(c) {
   const grants = h("div");
   const form = h("form", { class: "sync" });
   const report = h("div", { class: "report", role: "status" });
-  const asks = c.capabilities.map((cap) => cap.kind === "read-path" ? `read the path in ${cap.value}` : `reach the host in ${cap.value}`);
+  const asks = c.capabilities.map((cap) => cap.kind === "read-path" ? t("connectors.asks.path", { value: cap.value }) : t("connectors.asks.host", { value: cap.value }));
   card.append(h("h2", {}, id, h("span", { class: "muted" }, ` ${c.version} · ${c.origin}`)),
     h("p", {}, c.description),
-    h("p", { class: "muted" }, `Asks to ${asks.join("; ") || "nothing"}.`),
-    grants, h("details", {}, h("summary", {}, "Sync now…"), form, report));
+    h("p", { class: "muted" }, t("connectors.asks", { asks: asks.join("; ") || t("connectors.asks.nothing") })),
+    grants, h("details", {}, h("summary", {}, t("connectors.sync.open")), form, report));
 
   const wantsHosts = c.capabilities.some((cap) => cap.kind === "http-host");
   const wantsPaths = c.capabilities.some((cap) => cap.kind === "read-path");
+  // A grant's kind is the API's word ("directory" or "host"); the page says it in words.
+  const kindWord = (kind) => (kind === "directory" ? t("connectors.grants.directory") : t("connectors.grants.host"));
   const drawGrants = (help) => {
     const given = [...help.granted_paths.map((p) => ["directory", p]), ...help.granted_hosts.map((x) => ["host", x])];
     grants.replaceChildren(
-      given.length === 0 ? h("p", { class: "empty" }, "Nothing granted yet.") :
-        h("ul", { class: "grants" }, given.map(([kind, value]) => h("li", {}, `${kind} `, h("code", {}, value), " ",
-          isAdmin ? action("Revoke", async () => drawGrants(await post(`${base}/revoke`, { [kind]: value })), null, "danger") : null))));
+      given.length === 0 ? h("p", { class: "empty" }, t("connectors.grants.none")) :
+        h("ul", { class: "grants" }, given.map(([kind, value]) => h("li", {}, ...tParts("connectors.grants.item", { kind: kindWord(kind), value: h("code", {}, value) }), " ",
+          isAdmin ? action(t("connectors.grants.revoke"), async () => drawGrants(await post(`${base}/revoke`, { [kind]: value })), null, "danger") : null))));
     if (isAdmin && (wantsPaths || wantsHosts)) {
       const kind = wantsPaths ? "directory" : "host";
-      const input = h("input", { name: kind, placeholder: kind === "directory" ? "/absolute/path/to/a/directory" : "api.example.com", "aria-label": `${kind} to grant ${id}`, required: true });
+      const input = h("input", { name: kind, placeholder: kind === "directory" ? t("connectors.grant.directory.placeholder") : t("connectors.grant.host.placeholder"),
+        "aria-label": kind === "directory" ? t("connectors.grant.directory.label", { id }) : t("connectors.grant.host.label", { id }), required: true });
       const note = h("span", { class: "muted", role: "status" });
-      const add = h("form", { class: "search" }, input, h("button", {}, `Grant ${kind}`), note);
+      const add = h("form", { class: "search" }, input, h("button", {}, kind === "directory" ? t("connectors.grant.directory") : t("connectors.grant.host")), note);
       add.addEventListener("submit", async (event) => {
         event.preventDefault();
         try { drawGrants(await post(`${base}/grants`, { [kind]: input.value })); }
@@ -291,12 +307,12 @@ function connectorCard(c) {
           ? h("input", { ...attributes, type: "checkbox", checked: key.default_value === "true" || undefined })
           : h("input", { ...attributes, type: key.value_type === "integer" ? "number" : "text",
             list: key.value_type === "path" ? list : undefined,
-            placeholder: key.default_value || { path: "a granted path, or a file under one", "text-list": "comma-separated" }[key.value_type] || key.value_type });
-        return h("label", {}, h("span", {}, h("code", {}, key.name), key.required ? " (required)" : ""), field, h("span", { class: "terms" }, key.help));
+            placeholder: key.default_value || { path: t("connectors.config.path"), "text-list": t("connectors.config.list") }[key.value_type] || key.value_type });
+        return h("label", {}, h("span", {}, h("code", {}, key.name), key.required ? t("connectors.config.required") : ""), field, h("span", { class: "terms" }, key.help));
       }),
-      h("label", {}, "project ", h("input", { name: "project", placeholder: "optional" })),
-      h("label", {}, h("input", { name: "dry_run", type: "checkbox" }), " dry run (ask the gate, store nothing)"),
-      canWrite ? h("button", { class: "primary" }, "Sync") : null);
+      h("label", {}, `${t("connectors.sync.project")} `, h("input", { name: "project", placeholder: t("connectors.sync.project.placeholder") })),
+      h("label", {}, ...tParts("connectors.sync.dry_run", { field: h("input", { name: "dry_run", type: "checkbox" }) })),
+      canWrite ? h("button", { class: "primary" }, t("connectors.sync.button")) : null);
   };
 
   form.addEventListener("submit", async (event) => {
@@ -313,13 +329,13 @@ function connectorCard(c) {
     const button = form.querySelector("button");
     button.disabled = true;
     // The run's record is written after each page: read it while the sync runs.
-    const progress = h("p", { class: "muted" }, "syncing…");
+    const progress = h("p", { class: "muted" }, t("connectors.sync.running"));
     report.replaceChildren(progress);
     const started = Date.now();
     const timer = setInterval(async () => {
       const [run] = await get(`/api/connectors/sync-state?id=${encodeURIComponent(id)}&limit=1`).catch(() => []);
       if (run && run.status === "running" && Date.parse(run.started_at) >= started - 5000)
-        progress.textContent = run.pages ? `syncing… ${run.pages} pages so far: ${reportCounts(run)}` : "syncing… (reading the first page)";
+        progress.textContent = run.pages ? t("connectors.sync.progress", { pages: run.pages, counts: reportCounts(run) }) : t("connectors.sync.first_page");
     }, 500);
     try {
       const result = await post(`${base}/sync`, body);
@@ -345,56 +361,61 @@ export const pages = {
       get("/api/memories/held"),
       get("/api/connectors/sync-state"),
     ]);
-    main.append(h("h1", {}, "Home"));
+    main.append(h("h1", {}, t("home.title")));
     if (stats.total === 0) {
       main.append(h("div", { class: "card" },
-        h("p", {}, "No memories yet — capture one or run a connector."),
-        h("p", {}, h("code", {}, 'levh capture "The deploy branch is main"'), " in a terminal, a connector on the ",
-          h("a", { href: "/connectors" }, "Connectors"), " page, or an agent over MCP (configs on ",
-          h("a", { href: "/settings" }, "Settings"), ").")));
+        h("p", {}, t("home.empty")),
+        h("p", {}, ...tParts("home.empty.how", {
+          example: h("code", {}, t("home.empty.example")),
+          connectors: h("a", { href: "/connectors" }, t("home.empty.connectors")),
+          settings: h("a", { href: "/settings" }, t("home.empty.settings")),
+        }))));
     }
     main.append(h("div", { class: "grid" },
-      h("div", { class: "card" }, h("div", { class: "count" }, stats.total), h("a", { href: "/memories" }, "memories")),
-      h("div", { class: "card" }, h("div", { class: "count" }, stats.pinned), h("a", { href: "/memories?show=pinned" }, "pinned")),
-      h("div", { class: "card" }, h("div", { class: "count" }, stats.fading), h("a", { href: "/fading" }, "fading")),
-      h("div", { class: "card" }, h("div", { class: "count" }, held.held.length), h("a", { href: "/held" }, "held for review")),
-      h("div", { class: "card" }, h("div", { class: "count" }, percent(stats.average_retention)), "average retention"),
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.total), h("a", { href: "/memories" }, t("home.card.memories"))),
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.pinned), h("a", { href: "/memories?show=pinned" }, t("home.card.pinned"))),
+      h("div", { class: "card" }, h("div", { class: "count" }, stats.fading), h("a", { href: "/fading" }, t("home.card.fading"))),
+      h("div", { class: "card" }, h("div", { class: "count" }, held.held.length), h("a", { href: "/held" }, t("home.card.held"))),
+      h("div", { class: "card" }, h("div", { class: "count" }, percent(stats.average_retention)), t("home.card.retention")),
     ));
     // Retention now, per tenth: an HTML bar chart (it reads in light and dark, and a
     // screen reader gets the numbers from its label).
     const bins = stats.retention_histogram;
     const top = Math.max(1, ...bins);
-    const label = bins.map((n, i) => `${i * 10}–${i * 10 + 10}%: ${n}`).join(", ");
-    main.append(h("h2", {}, "Retention now"), h("div", { class: "card" },
-      h("div", { class: "bars", role: "img", "aria-label": `Memories by retention — ${label}` },
-        bins.map((n, i) => h("div", { class: "bar", title: `${n} memories at ${i * 10}–${i * 10 + 10}% retention` },
+    const label = bins.map((n, i) => t("home.retention.bin", { from: i * 10, to: i * 10 + 10, n })).join(", ");
+    main.append(h("h2", {}, t("home.retention.title")), h("div", { class: "card" },
+      h("div", { class: "bars", role: "img", "aria-label": t("home.retention.label", { bins: label }) },
+        bins.map((n, i) => h("div", { class: "bar", title: t("home.retention.bar", { n, from: i * 10, to: i * 10 + 10 }) },
           h("span", { class: "n" }, n || ""), sized(h("span", { class: "fill" }), (n / top) * 100)))),
-      h("div", { class: "bars axis", "aria-hidden": "true" }, bins.map((_, i) => h("span", {}, `${i * 10}%`)))));
+      h("div", { class: "bars axis", "aria-hidden": "true" }, bins.map((_, i) => h("span", {}, t("format.percent", { n: i * 10 }))))));
     // Each group a link to its memories.
     const counts = (title, map, filter) => h("div", { class: "card" }, h("h2", {}, title),
-      Object.keys(map).length === 0 ? empty("none") :
+      Object.keys(map).length === 0 ? empty(t("home.counts.none")) :
         h("table", {}, Object.entries(map).map(([k, v]) => h("tr", {},
           h("td", {}, h("a", { href: `/memories?${filter}=${encodeURIComponent(k)}` }, k)), h("td", {}, v)))));
     main.append(h("div", { class: "grid" },
-      counts("Projects", stats.by_project, "project"), counts("Sources", stats.by_source, "source"), counts("Kinds", stats.by_kind, "kind")));
-    main.append(h("h2", {}, "Fading"), fading.memories.length === 0 ? empty("Nothing is fading.") :
+      counts(t("home.counts.projects"), stats.by_project, "project"), counts(t("home.counts.sources"), stats.by_source, "source"),
+      counts(t("home.counts.kinds"), stats.by_kind, "kind")));
+    main.append(h("h2", {}, t("home.fading.title")), fading.memories.length === 0 ? empty(t("home.fading.none")) :
       h("ul", {}, fading.memories.map((m) => h("li", {}, memoryLink(m), " ", h("span", { class: "muted" }, percent(m.retention))))));
     const recent = runs.slice(0, 5);
-    main.append(h("h2", {}, "Recent syncs"), recent.length === 0 ? empty("No sync yet.") :
+    main.append(h("h2", {}, t("home.syncs.title")), recent.length === 0 ? empty(t("home.syncs.none")) :
       h("table", {}, recent.map((r) => h("tr", {}, h("td", {}, r.connector), h("td", {}, r.status),
-        h("td", {}, `${r.admitted} stored, ${r.held} held, ${r.failed} failed`), h("td", { class: "optional muted" }, r.started_at ? when(r.started_at) : "")))));
+        h("td", {}, t("home.syncs.counts", { stored: r.admitted, held: r.held, failed: r.failed })), h("td", { class: "optional muted" }, r.started_at ? when(r.started_at) : "")))));
   },
 
   feed(main) {
-    main.append(h("h1", {}, "Feed"), h("p", { class: "muted" }, "Every change in this workspace, as it happens."));
+    main.append(h("h1", {}, t("feed.title")), h("p", { class: "muted" }, t("feed.intro")));
     const list = h("ul", { class: "feed" });
-    const state = h("p", { class: "muted", role: "status" }, "connecting…");
+    const state = h("p", { class: "muted", role: "status" }, t("feed.connecting"));
     const kinds = ["", "store", "update", "importance", "recall-reinforce", "reinforce", "feedback", "pin", "unpin",
       "forget", "purge", "interfere", "supersede", "hold", "admit", "discard", "expire", "redact", "move", "review", "promote", "sync-run"];
     const surfaces = ["", "cli", "mcp", "http", "dashboard", "sync"];
-    const select = (name, values) => h("select", { name, "aria-label": name },
-      values.map((v) => h("option", { value: v }, v || `any ${name}`)));
-    const filters = h("form", { class: "search" }, select("kind", kinds), select("surface", surfaces));
+    // The options are the events' own words (kinds and surfaces as the log names them).
+    const select = (name, label, any, values) => h("select", { name, "aria-label": label },
+      values.map((v) => h("option", { value: v }, v || any)));
+    const filters = h("form", { class: "search" }, select("kind", t("feed.filter.kind"), t("feed.filter.kind.any"), kinds),
+      select("surface", t("feed.filter.surface"), t("feed.filter.surface.any"), surfaces));
     // Filtering hides rows rather than dropping events, so widening it again shows them.
     const apply = () => {
       const data = new FormData(filters);
@@ -414,10 +435,10 @@ export const pages = {
     const seen = new Set();
     const connect = () => {
       socket = new WebSocket(feedUrl());
-      socket.onopen = () => { state.textContent = "live"; delay = 500; };
+      socket.onopen = () => { state.textContent = t("feed.live"); delay = 500; };
       socket.onclose = () => {
         if (closed) return;
-        state.textContent = `disconnected — reconnecting in ${Math.round(delay / 1000) || 1} s…`;
+        state.textContent = t("feed.disconnected", { seconds: Math.round(delay / 1000) || 1 });
         setTimeout(() => { if (!closed) connect(); }, delay);
         delay = Math.min(delay * 2, 10000);
       };
@@ -466,79 +487,84 @@ export const pages = {
   // of the one before: as cheap as the first at any size), with the count that matches,
   // and actions on a selection of rows.
   async memories(main, _, query) {
-    main.append(h("h1", {}, "Memories"));
-    if (query.get("forgotten")) main.append(h("p", { class: "muted", role: "status" }, "Forgotten: it is no longer recalled, and kept for history until purged."));
+    main.append(h("h1", {}, t("memories.title")));
+    if (query.get("forgotten")) main.append(h("p", { class: "muted", role: "status" }, t("memories.forgotten")));
     const [stats, people] = await Promise.all([get("/api/stats"), get("/api/people?limit=200").catch(() => ({ people: [] }))]);
     // The values that exist, with how many memories hold each: a filter offers them
     // rather than a free-text box that finds nothing on a typo.
     const choose = (name, label, counts) => h("label", {}, `${label} `, h("select", { name },
-      h("option", { value: "" }, "any"),
+      h("option", { value: "" }, t("memories.filter.any")),
       Object.entries(counts).map(([value, n]) => h("option", { value, selected: query.get(name) === value || undefined }, `${value} (${n})`))));
     const option = (name, value, text) => h("option", { value, selected: (query.get(name) || "") === value || undefined }, text);
-    const form = h("form", { class: "filters", "aria-label": "Filters" },
-      choose("project", "Project", stats.by_project),
-      choose("kind", "Kind", stats.by_kind),
-      choose("source", "Source", stats.by_source),
-      h("label", {}, "Show ", h("select", { name: "show" },
-        option("show", "", "live"), option("show", "pinned", "pinned"), option("show", "fading", "fading"),
-        option("show", "forgotten", "forgotten"), option("show", "held", "held for review"))),
-      h("label", {}, "About ", h("input", { name: "about", list: "memories-people", value: query.get("about") || "", placeholder: "a person or organization", size: 18 })),
+    const form = h("form", { class: "filters", "aria-label": t("memories.filters") },
+      choose("project", t("memories.filter.project"), stats.by_project),
+      choose("kind", t("memories.filter.kind"), stats.by_kind),
+      choose("source", t("memories.filter.source"), stats.by_source),
+      h("label", {}, `${t("memories.filter.show")} `, h("select", { name: "show" },
+        option("show", "", t("memories.show.live")), option("show", "pinned", t("memories.show.pinned")), option("show", "fading", t("memories.show.fading")),
+        option("show", "forgotten", t("memories.show.forgotten")), option("show", "held", t("memories.show.held")))),
+      h("label", {}, `${t("memories.filter.about")} `, h("input", { name: "about", list: "memories-people", value: query.get("about") || "", placeholder: t("memories.filter.about.placeholder"), size: 18 })),
       h("datalist", { id: "memories-people" }, people.people.map((p) => h("option", { value: p.name }))),
-      h("label", {}, "From ", h("input", { name: "from", type: "date", value: query.get("from") || "" })),
-      h("label", {}, "To ", h("input", { name: "to", type: "date", value: query.get("to") || "" })),
-      h("label", {}, "Sort ", h("select", { name: "sort" },
-        option("sort", "", "newest"), option("sort", "importance", "most important"),
-        option("sort", "recalled", "last recalled"), option("sort", "retention", "weakest first"))),
-      h("button", { class: "primary" }, "Filter"));
+      h("label", {}, `${t("memories.filter.from")} `, h("input", { name: "from", type: "date", value: query.get("from") || "" })),
+      h("label", {}, `${t("memories.filter.to")} `, h("input", { name: "to", type: "date", value: query.get("to") || "" })),
+      h("label", {}, `${t("memories.filter.sort")} `, h("select", { name: "sort" },
+        option("sort", "", t("memories.sort.newest")), option("sort", "importance", t("memories.sort.importance")),
+        option("sort", "recalled", t("memories.sort.recalled")), option("sort", "retention", t("memories.sort.retention")))),
+      h("button", { class: "primary" }, t("memories.filter.button")));
     const count = h("p", { class: "muted", role: "status", id: "memories-count" });
     const list = h("tbody");
-    const more = h("button", { type: "button" }, "More");
-    const all = h("input", { type: "checkbox", "aria-label": "Select every memory shown" });
-    const head = h("thead", {}, h("tr", {}, h("th", {}, all), h("th", {}, "memory"), h("th", {}, "project"),
-      h("th", { class: "optional" }, "kind"), h("th", {}, "retention"), h("th", { class: "optional" }, "importance"),
-      h("th", { class: "optional" }, "created"), h("th", { class: "optional" }, "last recalled")));
+    const more = h("button", { type: "button" }, t("memories.more"));
+    const all = h("input", { type: "checkbox", "aria-label": t("memories.select_all") });
+    const head = h("thead", {}, h("tr", {}, h("th", {}, all), h("th", {}, t("memories.column.memory")), h("th", {}, t("memories.column.project")),
+      h("th", { class: "optional" }, t("memories.column.kind")), h("th", {}, t("memories.column.retention")), h("th", { class: "optional" }, t("memories.column.importance")),
+      h("th", { class: "optional" }, t("memories.column.created")), h("th", { class: "optional" }, t("memories.column.recalled"))));
     // The rows shown, by id: what a selection's actions and export act on.
     const shown = new Map();
     const selected = () => [...list.querySelectorAll("input[type=checkbox]:checked")].map((box) => box.value);
-    const selection = h("div", { class: "actions selection", role: "group", "aria-label": "Selected memories" });
+    const selection = h("div", { class: "actions selection", role: "group", "aria-label": t("memories.selection") });
     const note = h("span", { role: "status", class: "muted" });
-    const target = h("input", { list: "memories-projects", "aria-label": "Project to move to", placeholder: "project", size: 12 });
+    const target = h("input", { list: "memories-projects", "aria-label": t("memories.move.target"), placeholder: t("memories.move.target.placeholder"), size: 12 });
     const drawSelection = () => {
       const n = selected().length;
       all.checked = n > 0 && n === list.querySelectorAll("input[type=checkbox]").length;
       for (const button of selection.querySelectorAll("button")) button.disabled = n === 0;
-      note.textContent = n ? `${n} selected` : "";
+      note.textContent = n ? t("memories.selected", { n }) : "";
     };
-    const each = async (run, done) => {
+    // `said(n)` words what was done to all n; `said(n, of, error)` to n of them, and the
+    // first error.
+    const each = async (run, said) => {
       const ids = selected();
       const failed = [];
       for (const id of ids) await run(id).catch((error) => failed.push(error.message));
-      notify(failed.length ? `${done} ${ids.length - failed.length} of ${ids.length}; ${failed[0]}` : `${done} ${ids.length}.`, failed.length ? "error" : "good");
+      notify(failed.length ? said(ids.length - failed.length, ids.length, failed[0]) : said(ids.length), failed.length ? "error" : "good");
       await reload();
     };
     if (canWrite) {
       selection.append(
-        h("button", { type: "button", onclick: () => each((id) => post(`/api/memories/${encodeURIComponent(id)}/pin`), "Pinned") }, "Pin"),
+        h("button", { type: "button", onclick: () => each((id) => post(`/api/memories/${encodeURIComponent(id)}/pin`),
+          (n, of, error) => (of === undefined ? t("memories.pinned", { n }) : t("memories.pinned.partly", { n, of, error }))) }, t("memories.pin")),
         h("button", { type: "button", class: "danger", onclick: () => {
           const n = selected().length;
-          if (confirm(`Forget ${n} ${n === 1 ? "memory" : "memories"}? They will no longer be recalled (kept for history until purged).`)) each((id) => call("DELETE", `/api/memories/${encodeURIComponent(id)}`), "Forgot");
-        } }, "Forget"),
+          if (confirm(t("memories.confirm.forget", { n }))) each((id) => call("DELETE", `/api/memories/${encodeURIComponent(id)}`),
+            (n, of, error) => (of === undefined ? t("memories.forgot", { n }) : t("memories.forgot.partly", { n, of, error })));
+        } }, t("memories.forget")),
         h("span", {}, target, " ", h("button", { type: "button", onclick: async () => {
           try {
             const moved = await post("/api/memories:move", { ids: selected(), project: target.value.trim() || null });
-            notify(`Moved ${moved.moved.length} ${moved.project ? `to ${moved.project}` : "out of every project"}.`, "good");
+            notify(moved.project ? t("memories.moved.to", { n: moved.moved.length, project: moved.project }) : t("memories.moved.out", { n: moved.moved.length }), "good");
             await reload();
           } catch (error) { notify(error.message, "error"); }
-        } }, "Move to project")),
+        } }, t("memories.move"))),
         h("datalist", { id: "memories-projects" }, Object.keys(stats.by_project).map((p) => h("option", { value: p }))));
     }
     selection.append(h("button", { type: "button", onclick: () => {
       // What `levh import` reads back: one memory a line, as the export writes it.
       const lines = selected().map((id) => JSON.stringify(shown.get(id))).join("\n") + "\n";
-      const link = h("a", { href: URL.createObjectURL(new Blob([lines], { type: "application/x-ndjson" })), download: "levh-memories.jsonl" });
+      const file = "levh-memories.jsonl";
+      const link = h("a", { href: URL.createObjectURL(new Blob([lines], { type: "application/x-ndjson" })), download: file });
       document.body.append(link); link.click(); link.remove();
-      notify(`Exported ${selected().length} to levh-memories.jsonl.`, "good");
-    } }, "Export selection"), note);
+      notify(t("memories.exported", { n: selected().length, file }), "good");
+    } }, t("memories.export")), note);
     main.append(form, count, selection, h("table", { class: "memories" }, head, list), more);
     all.addEventListener("change", () => {
       for (const box of list.querySelectorAll("input[type=checkbox]")) box.checked = all.checked;
@@ -572,24 +598,24 @@ export const pages = {
     const row = (m) => {
       shown.set(m.id, m);
       return h("tr", {},
-        h("td", {}, h("input", { type: "checkbox", value: m.id, "aria-label": `Select: ${short(m.content, 60)}` })),
-        h("td", {}, memoryLink(m), m.pinned ? h("span", { class: "muted" }, " · pinned") : null),
+        h("td", {}, h("input", { type: "checkbox", value: m.id, "aria-label": t("memories.row.select", { memory: short(m.content, 60) }) })),
+        h("td", {}, memoryLink(m), m.pinned ? h("span", { class: "muted" }, t("memories.row.pinned")) : null),
         h("td", {}, m.project ? h("a", { href: `/memories?project=${encodeURIComponent(m.project)}` }, m.project) : "—"),
         h("td", { class: "optional" }, m.kind), h("td", {}, percent(m.retention)),
         h("td", { class: "optional" }, m.importance.toFixed(2)),
         h("td", { class: "optional muted" }, day(m.created_at)),
-        h("td", { class: "optional muted" }, m.last_recalled_at ? day(m.last_recalled_at) : "never"));
+        h("td", { class: "optional muted" }, m.last_recalled_at ? day(m.last_recalled_at) : t("memories.row.never")));
     };
     const held = async () => {
       // Held candidates are not memories yet: shown here, decided on the Held page.
       const waiting = await get("/api/memories/held");
       list.replaceChildren(...waiting.held.map((c) => h("tr", {}, h("td", {}),
         h("td", {}, h("a", { href: "/held" }, short(c.content)), h("div", { class: "terms" }, c.reason || "")),
-        h("td", {}, c.project || "—"), h("td", { class: "optional" }, c.source), h("td", {}, "held"),
+        h("td", {}, c.project || "—"), h("td", { class: "optional" }, c.source), h("td", {}, t("memories.row.held")),
         h("td", { class: "optional" }), h("td", { class: "optional muted" }, day(c.created_at)), h("td", { class: "optional" }))));
       selection.hidden = true;
       more.hidden = true;
-      count.textContent = waiting.held.length === 0 ? "Nothing is held for review." : `${waiting.held.length} held for review — decide on the Held page.`;
+      count.textContent = waiting.held.length === 0 ? t("memories.held.none") : t("memories.held.count", { n: waiting.held.length });
     };
     const load = async () => {
       const keep = filters();
@@ -604,7 +630,7 @@ export const pages = {
       if (page.memories.length > 0) after = page.memories[page.memories.length - 1].id;
       more.hidden = page.memories.length < 50;
       const n = list.children.length;
-      count.textContent = n === 0 ? "No memories match." : total !== null && total > n ? `${n} of ${total} shown` : `${n} ${n === 1 ? "memory" : "memories"}`;
+      count.textContent = n === 0 ? t("memories.count.none") : total !== null && total > n ? t("memories.count.of", { n, total }) : t("memories.count", { n });
       drawSelection();
     };
     const reload = async () => {
@@ -634,21 +660,21 @@ export const pages = {
   },
 
   async search(main, _, query) {
-    main.append(h("h1", {}, "Search"));
+    main.append(h("h1", {}, t("search.title")));
     const stats = await get("/api/stats");
     // The values that exist, not free text that finds nothing on a typo.
-    const choose = (name, label, counts) => h("select", { name, "aria-label": label },
-      h("option", { value: "" }, `any ${name}`),
+    const choose = (name, label, any, counts) => h("select", { name, "aria-label": label },
+      h("option", { value: "" }, any),
       Object.keys(counts).map((value) => h("option", { value, selected: query.get(name) === value || undefined }, value)));
     const form = h("form", { class: "search", role: "search" },
-      h("input", { name: "query", type: "search", placeholder: "What do you want to find?", value: query.get("q") || "", "aria-label": "Query", required: true }),
-      choose("project", "Project", stats.by_project),
-      choose("kind", "Kind", stats.by_kind),
-      choose("source", "Source", stats.by_source),
-      h("label", { class: "muted" }, "as of ", h("input", { name: "as_of", type: "datetime-local", value: query.get("as_of") || "", title: "What was true then (world time)" })),
-      h("label", { class: "muted" }, "known at ", h("input", { name: "known_at", type: "datetime-local", value: query.get("known_at") || "", title: "What levh knew then" })),
-      h("button", { class: "primary", value: "search" }, "Search"),
-      h("button", { value: "recall", title: "Recall reinforces what it returns" }, "Recall"));
+      h("input", { name: "query", type: "search", placeholder: t("search.query.placeholder"), value: query.get("q") || "", "aria-label": t("search.query"), required: true }),
+      choose("project", t("search.filter.project"), t("search.filter.project.any"), stats.by_project),
+      choose("kind", t("search.filter.kind"), t("search.filter.kind.any"), stats.by_kind),
+      choose("source", t("search.filter.source"), t("search.filter.source.any"), stats.by_source),
+      h("label", { class: "muted" }, `${t("search.as_of")} `, h("input", { name: "as_of", type: "datetime-local", value: query.get("as_of") || "", title: t("search.as_of.title") })),
+      h("label", { class: "muted" }, `${t("search.known_at")} `, h("input", { name: "known_at", type: "datetime-local", value: query.get("known_at") || "", title: t("search.known_at.title") })),
+      h("button", { class: "primary", value: "search" }, t("search.search")),
+      h("button", { value: "recall", title: t("search.recall.title") }, t("search.recall")));
     const results = h("div");
     main.append(form, results);
     const run = async (mode) => {
@@ -658,8 +684,9 @@ export const pages = {
       // datetime-local is the person's local time; the API wants an instant.
       for (const key of ["as_of", "known_at"]) if (data.get(key)) body[key] = new Date(data.get(key)).toISOString();
       const answer = await post(mode === "recall" ? "/api/recall" : "/api/search", body);
-      results.replaceChildren(answer.results.length === 0 ? empty("Nothing matches.") :
-        h("table", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "memory"), h("th", {}, "relevance"), h("th", { class: "optional" }, "why")),
+      results.replaceChildren(answer.results.length === 0 ? empty(t("search.none")) :
+        h("table", {}, h("tr", {}, h("th", {}, t("search.column.rank")), h("th", {}, t("search.column.memory")), h("th", {}, t("search.column.relevance")),
+          h("th", { class: "optional" }, t("search.column.why"))),
           // A hit is the memory's fields with what ranked it beside them. The H-score
           // ranks (lower first), which reads backwards as a score: the rank and the
           // relevance (higher is closer) are shown, the H-score among the reasons.
@@ -667,9 +694,9 @@ export const pages = {
             h("td", {}, String(n + 1)),
             h("td", {}, memoryLink(hit)),
             h("td", {}, percent(hit.relevance)),
-            h("td", { class: "optional terms" },
-              `cosine ${hit.similarity.toFixed(2)}, lexical ${hit.lexical.toFixed(2)} · retention ${percent(hit.retention)} · importance ${hit.importance} · H-score ${hit.score.toFixed(3)} (lower ranks first)`)))));
-      if (mode === "recall" && answer.reinforced.length) results.prepend(h("p", { class: "muted" }, `Reinforced ${answer.reinforced.length} memories.`));
+            h("td", { class: "optional terms" }, t("search.why", { cosine: hit.similarity.toFixed(2), lexical: hit.lexical.toFixed(2),
+              retention: percent(hit.retention), importance: hit.importance, score: hit.score.toFixed(3) }))))));
+      if (mode === "recall" && answer.reinforced.length) results.prepend(h("p", { class: "muted" }, t("search.reinforced", { n: answer.reinforced.length })));
     };
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -693,82 +720,85 @@ export const pages = {
       main.replaceChildren(h("h1", {}, short(titleOf(memory), 80)));
       main.append(h("p", { class: "content card" }, memory.content));
       main.append(h("div", { class: "actions" },
-        action("Reinforce", () => post(`${path}/reinforce`), draw, "primary"),
-        action("Helpful", () => post(`${path}/feedback`, { helpful: true }), draw),
-        action("Wrong", () => post(`${path}/feedback`, { helpful: false }), draw),
-        memory.pinned ? action("Unpin", () => post(`${path}/unpin`), draw) : action("Pin", () => post(`${path}/pin`), draw),
+        action(t("memory.reinforce"), () => post(`${path}/reinforce`), draw, "primary"),
+        action(t("memory.helpful"), () => post(`${path}/feedback`, { helpful: true }), draw),
+        action(t("memory.wrong"), () => post(`${path}/feedback`, { helpful: false }), draw),
+        memory.pinned ? action(t("memory.unpin"), () => post(`${path}/unpin`), draw) : action(t("memory.pin"), () => post(`${path}/pin`), draw),
         // A forgotten memory has no page to redraw: the list, saying what happened.
-        action("Forget", async () => {
-          if (!confirm("Forget this memory? It will no longer be recalled.")) return false;
+        action(t("memory.forget"), async () => {
+          if (!confirm(t("memory.confirm.forget"))) return false;
           await call("DELETE", path);
           history.pushState({}, "", "/memories?forgotten=1");
           window.dispatchEvent(new PopStateEvent("popstate"));
-          return `Forgotten: “${short(memory.content, 60)}” is no longer recalled, and kept for history until purged.`;
+          return t("memory.forgotten", { memory: short(memory.content, 60) });
         }, null, "danger"),
         // A purge says what it erased and where the content can still be found: the
         // report goes with the person to the list, in the notice.
-        action("Purge", async () => {
-          if (!confirm("Purge this memory? Its content and every trace of it are erased; this cannot be undone.")) return false;
+        action(t("memory.purge"), async () => {
+          if (!confirm(t("memory.confirm.purge"))) return false;
           const report = await post(`${path}/purge`);
           history.pushState({}, "", "/memories");
           window.dispatchEvent(new PopStateEvent("popstate"));
-          const held = report.held_removed ? ` ${report.held_removed} held ${report.held_removed === 1 ? "copy" : "copies"} erased too.` : "";
+          const held = report.held_removed ? t("memory.purged.held", { n: report.held_removed }) : "";
           return report.residue.length === 0
-            ? `Purged: no trace of its content is left in the store.${held}`
-            : `Purged, but its content can still be found in: ${report.residue.join("; ")}.${held}`;
+            ? t("memory.purged", { held })
+            : t("memory.purged.residue", { places: report.residue.join("; "), held });
         }, null, "danger")));
       if (canWrite) {
         // An edit goes through the gate like a capture: the answer says what it decided.
         const verdict = h("p", { class: "muted", role: "status" });
         const editor = h("form", { class: "edit" },
-          h("label", {}, "Content", h("textarea", { name: "content", rows: 4 }, memory.content)),
-          h("label", {}, "Importance ", h("input", { name: "importance", type: "number", min: 0, max: 1, step: 0.05, value: memory.importance })),
-          h("button", { class: "primary" }, "Save through the gate"), verdict);
+          h("label", {}, t("memory.edit.content"), h("textarea", { name: "content", rows: 4 }, memory.content)),
+          h("label", {}, `${t("memory.edit.importance")} `, h("input", { name: "importance", type: "number", min: 0, max: 1, step: 0.05, value: memory.importance })),
+          h("button", { class: "primary" }, t("memory.edit.save")), verdict);
         editor.addEventListener("submit", async (event) => {
           event.preventDefault();
           const data = new FormData(editor);
           const body = {};
           if (data.get("content") !== memory.content) body.content = data.get("content");
           if (Number(data.get("importance")) !== memory.importance) body.importance = Number(data.get("importance"));
-          if (Object.keys(body).length === 0) { verdict.textContent = "Nothing changed."; return; }
+          if (Object.keys(body).length === 0) { verdict.textContent = t("memory.edit.unchanged"); return; }
           try {
             const answer = await call("PATCH", path, body);
             // The gate's verdict in words, kept in the notice: an applied edit redraws
             // the page, which would take a message beside the form with it.
             const why = answer.reason ? ` ${answer.reason}` : "";
             const words = {
-              admit: "Saved: the gate admitted the edit.",
-              redact: `Saved with ${answer.redactions.join(", ") || "secrets"} redacted.`,
-              review: `Held for review: a person decides on the Held page.${why}`,
-              reject: `Not saved: the gate rejected the edit.${why}`,
-            }[answer.verdict] || `${answer.verdict}.${why}`;
+              admit: t("memory.edit.admit"),
+              redact: t("memory.edit.redact", { redactions: answer.redactions.join(", ") || t("memory.edit.secrets") }),
+              review: t("memory.edit.review", { why }),
+              reject: t("memory.edit.reject", { why }),
+            }[answer.verdict] || t("memory.edit.other", { verdict: answer.verdict, why });
             verdict.className = answer.applied ? "muted" : "warning";
             verdict.textContent = words;
             notify(words, answer.applied ? "good" : "error");
             if (answer.applied) await draw();
           } catch (error) { verdict.className = "error"; verdict.textContent = error.message; }
         });
-        main.append(h("details", {}, h("summary", {}, "Edit"), editor));
+        main.append(h("details", {}, h("summary", {}, t("memory.edit")), editor));
       }
       // Its fields in words (the API's names are for programs), times in local time;
       // what only a developer reads (hashes, the vector, the workspace) folded away.
-      const hours = (x) => (x >= 48 ? `${(x / 24).toFixed(1)} days` : `${x.toFixed(1)} hours`);
-      const yes = (x) => (x ? "yes" : "no");
+      const hours = (x) => (x >= 48 ? t("memory.days", { n: (x / 24).toFixed(1) }) : t("memory.hours", { n: x.toFixed(1) }));
+      const yes = (x) => (x ? t("memory.yes") : t("memory.no"));
       const projectLink = (p) => h("a", { href: `/memories?project=${encodeURIComponent(p)}` }, p);
+      const admission = memory.admission;
       const fields = [
-        ["Project", memory.project ? projectLink(memory.project) : "none"],
-        ["Kind", memory.kind], ["Written by", memory.source],
-        ["Importance", memory.importance.toFixed(2)], ["Pinned", yes(memory.pinned)],
-        ["Retention now", `${(memory.retention * 100).toFixed(1)}%`],
-        ["Half-life", h("span", { title: `${memory.stability_hours} hours` }, hours(memory.stability_hours))],
-        ["Fading", yes(memory.fading)], ["Fades below the threshold", memory.fades_at ? when(memory.fades_at) : "never (pinned)"],
-        ["Recalled", `${memory.recall_count} ${memory.recall_count === 1 ? "time" : "times"}`],
-        ["Last recalled", memory.last_recalled_at ? when(memory.last_recalled_at) : "never"],
-        ["Stored", when(memory.created_at)], ["Holds from", when(memory.valid_from)],
-        ["Held until", memory.valid_to ? when(memory.valid_to) : "still holds"],
-        memory.superseded_by ? ["Replaced by", h("a", { href: `/memories/${encodeURIComponent(memory.superseded_by)}` }, "the newer memory")] : null,
-        ["Admitted", `${memory.admission.verdict} by ${memory.admission.decided_by}${memory.admission.reasons.length ? ` — ${memory.admission.reasons.join("; ")}` : ""}`],
-        memory.session_id ? ["Session", h("a", { href: "/sessions" }, memory.session_id.slice(0, 8))] : null,
+        [t("memory.field.project"), memory.project ? projectLink(memory.project) : t("memory.none")],
+        [t("memory.field.kind"), memory.kind], [t("memory.field.source"), memory.source],
+        [t("memory.field.importance"), memory.importance.toFixed(2)], [t("memory.field.pinned"), yes(memory.pinned)],
+        [t("memory.field.retention"), t("format.percent", { n: (memory.retention * 100).toFixed(1) })],
+        [t("memory.field.half_life"), h("span", { title: t("memory.hours", { n: memory.stability_hours }) }, hours(memory.stability_hours))],
+        [t("memory.field.fading"), yes(memory.fading)], [t("memory.field.fades_at"), memory.fades_at ? when(memory.fades_at) : t("memory.fades_never")],
+        [t("memory.field.recalled"), t("memory.recalled", { n: memory.recall_count })],
+        [t("memory.field.last_recalled"), memory.last_recalled_at ? when(memory.last_recalled_at) : t("memory.never")],
+        [t("memory.field.stored"), when(memory.created_at)], [t("memory.field.valid_from"), when(memory.valid_from)],
+        [t("memory.field.valid_to"), memory.valid_to ? when(memory.valid_to) : t("memory.still_holds")],
+        memory.superseded_by ? [t("memory.field.replaced_by"), h("a", { href: `/memories/${encodeURIComponent(memory.superseded_by)}` }, t("memory.newer"))] : null,
+        [t("memory.field.admitted"), admission.reasons.length
+          ? t("memory.admitted.reasons", { verdict: admission.verdict, by: admission.decided_by, reasons: admission.reasons.join("; ") })
+          : t("memory.admitted", { verdict: admission.verdict, by: admission.decided_by })],
+        memory.session_id ? [t("memory.field.session"), h("a", { href: "/sessions" }, memory.session_id.slice(0, 8))] : null,
       ].filter(Boolean);
       main.append(h("table", { class: "fields" }, fields.map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, value)))));
       // Metadata as words: its keys as labels, no empty values; a file the connector read
@@ -787,57 +817,58 @@ export const pages = {
           const parts = Object.entries(value).map(([k, v]) => [k, words(v)]).filter(([, w]) => w !== null).map(([k, w]) => `${k}: ${w}`);
           return parts.length ? parts.join(", ") : null;
         }
-        if (typeof value === "boolean") return value ? "yes" : "no";
+        if (typeof value === "boolean") return yes(value);
         return String(value);
       };
       const technical = new Set(["source_id", "content_hash"]);
       const meta = Object.entries(memory.metadata || {}).filter(([key, value]) => !technical.has(key) && words(value) !== null);
       if (meta.length > 0) {
-        main.append(h("h2", {}, "Details"), h("table", { class: "fields" }, meta.map(([key, value]) => h("tr", {}, h("th", {}, key === "source_uri" ? "Read from" : label(key)),
+        main.append(h("h2", {}, t("memory.details")), h("table", { class: "fields" }, meta.map(([key, value]) => h("tr", {}, h("th", {}, key === "source_uri" ? t("memory.details.read_from") : label(key)),
           h("td", {}, key === "source_uri" && /^(https?|file):/.test(value) ? h("a", { href: value }, value.replace(/^file:/, "")) : words(value))))));
       }
-      main.append(h("details", {}, h("summary", {}, "Technical details"), h("table", { class: "fields" },
-        [["Id", memory.id], ["Workspace", memory.workspace], ["Content hash", memory.content_hash],
-          ["Source id", (memory.metadata || {}).source_id], ["Embedding", memory.embedding_model ? `${memory.embedding_model} (${memory.embedding_dimension} dimensions)` : "none"],
-          ["Recall frequency", memory.frequency.toFixed(3)]]
+      main.append(h("details", {}, h("summary", {}, t("memory.technical")), h("table", { class: "fields" },
+        [[t("memory.technical.id"), memory.id], [t("memory.technical.workspace"), memory.workspace], [t("memory.technical.content_hash"), memory.content_hash],
+          [t("memory.technical.source_id"), (memory.metadata || {}).source_id],
+          [t("memory.technical.embedding"), memory.embedding_model ? t("memory.technical.embedding.model", { model: memory.embedding_model, n: memory.embedding_dimension }) : t("memory.none")],
+          [t("memory.technical.frequency"), memory.frequency.toFixed(3)]]
           .filter(([, v]) => v !== undefined && v !== null).map(([name, value]) => h("tr", {}, h("th", {}, name), h("td", {}, h("code", {}, String(value))))))));
       // Who and what it involves, each a link to its page.
       const involved = await get(`${path}/entities`).catch(() => ({ entities: [] }));
       if (involved.entities.length > 0) {
-        main.append(h("h2", {}, "Involves"), h("ul", { class: "involved" }, involved.entities.map((e) =>
+        main.append(h("h2", {}, t("memory.involves")), h("ul", { class: "involved" }, involved.entities.map((e) =>
           h("li", {}, entityLink(e), h("span", { class: "muted" }, ` — ${e.kind}${e.roles.length ? `, ${e.roles.join(", ")}` : ""}`)))));
       }
       // How far it can be believed, factor by factor (ranking is separate).
       const trust = await get(`${path}/trust`).catch((error) => ({ error }));
-      main.append(h("h2", {}, "Trust"), trust.error ? h("p", { class: "error" }, trust.error.message) :
+      main.append(h("h2", {}, t("memory.trust")), trust.error ? h("p", { class: "error" }, trust.error.message) :
         h("div", { class: "card trust" },
           h("p", {}, h("strong", {}, `${trust.value.toFixed(2)} (${trust.label})`)),
           h("table", { class: "factors" }, trust.factors.map((f) => h("tr", {},
             h("td", {}, `${f.effect >= 0 ? "+" : ""}${f.effect.toFixed(2)}`), h("th", {}, f.factor), h("td", {}, f.why))))));
-      const plot = h("div", { class: "card", "aria-label": "Forgetting curve" });
-      main.append(h("h2", {}, "Forgetting curve (30 days)"), plot);
-      chart(plot, { name: "day", values: curve.points.map((p) => p.day) }, { name: "retention", values: curve.points.map((p) => p.retention) });
+      const plot = h("div", { class: "card", "aria-label": t("memory.curve") });
+      main.append(h("h2", {}, t("memory.curve.title")), plot);
+      chart(plot, { name: t("memory.curve.day"), values: curve.points.map((p) => p.day) }, { name: t("memory.curve.retention"), values: curve.points.map((p) => p.retention) });
       // A consolidation's summary lists what it replaced, and can be undone.
       const members = await get(`${path}/consolidated`).catch(() => ({ memories: [] }));
       if (members.memories.length > 0) {
-        main.append(h("h2", {}, "Consolidated from"),
+        main.append(h("h2", {}, t("memory.consolidated")),
           h("ul", {}, members.memories.map((m) => h("li", {}, memoryLink(m)))));
         if (canWrite) main.append(h("div", { class: "actions" },
           // The summary is forgotten by the undo: go to its first member, live again.
-          action("Undo consolidation", () => post(`/api/consolidations/${encodeURIComponent(id)}/undo`), () => {
+          action(t("memory.consolidated.undo"), () => post(`/api/consolidations/${encodeURIComponent(id)}/undo`), () => {
             history.pushState({}, "", `/memories/${encodeURIComponent(members.memories[0].id)}`);
             window.dispatchEvent(new PopStateEvent("popstate"));
           })));
       }
       const files = await get(`${path}/attachments`).catch(() => ({ attachments: [] }));
       if (files.attachments.length > 0) {
-        main.append(h("h2", {}, "Attachments"), h("ul", {}, files.attachments.map((a) =>
-          h("li", {}, h("a", { href: `/memories/${encodeURIComponent(a.memory_id)}` }, a.name), ` — ${a.media_type}, ${a.bytes} bytes`))));
+        main.append(h("h2", {}, t("memory.attachments")), h("ul", {}, files.attachments.map((a) =>
+          h("li", {}, h("a", { href: `/memories/${encodeURIComponent(a.memory_id)}` }, a.name), t("memory.attachment", { type: a.media_type, bytes: a.bytes })))));
       }
-      main.append(h("h2", {}, "Related"), related.error ? h("p", { class: "error" }, related.error.message) :
-        related.related.length === 0 ? empty("Nothing close.") :
+      main.append(h("h2", {}, t("memory.related")), related.error ? h("p", { class: "error" }, related.error.message) :
+        related.related.length === 0 ? empty(t("memory.related.none")) :
         h("ul", {}, related.related.map((m) => h("li", {}, memoryLink(m)))));
-      main.append(h("h2", {}, "History"), events.error ? h("p", { class: "error" }, events.error.message) :
+      main.append(h("h2", {}, t("memory.history")), events.error ? h("p", { class: "error" }, events.error.message) :
         h("table", { class: "history" }, events.events.map((e) => h("tr", {},
           h("td", { class: "optional muted" }, when(e.at)),
           h("td", {}, h("strong", {}, e.kind)),
@@ -850,13 +881,14 @@ export const pages = {
   // Every fading memory, weakest first, a page at a time (keyset: the list's own
   // cursor), each with the review decisions; Forget asks first, as the memory page does.
   async fading(main) {
-    main.append(h("h1", {}, "Fading"),
-      h("p", { class: "muted" }, "Every memory below the fading threshold, weakest first. ", h("a", { href: "/review" }, "Review"), " goes through the ones not put off, one at a time."));
+    main.append(h("h1", {}, t("fading.title")),
+      h("p", { class: "muted" }, ...tParts("fading.intro", { review: h("a", { href: "/review" }, t("fading.intro.review")) })));
     const count = h("p", { class: "muted", role: "status" });
     const rows = h("tbody");
-    const more = h("button", { type: "button" }, "More");
+    const more = h("button", { type: "button" }, t("fading.more"));
     main.append(count, h("table", { class: "fading" },
-      h("thead", {}, h("tr", {}, h("th", {}, "memory"), h("th", {}, "retention"), h("th", { class: "optional" }, "project"), h("th", {}, "decide"))), rows));
+      h("thead", {}, h("tr", {}, h("th", {}, t("fading.column.memory")), h("th", {}, t("fading.column.retention")),
+        h("th", { class: "optional" }, t("fading.column.project")), h("th", {}, t("fading.column.decide")))), rows));
     let after = null;
     let total = 0;
     const load = async () => {
@@ -868,14 +900,14 @@ export const pages = {
         rows.append(h("tr", {}, h("td", {}, memoryLink(m)), h("td", {}, percent(m.retention)),
           h("td", { class: "optional" }, m.project || "—"),
           h("td", {}, h("div", { class: "actions" },
-            action("Keep", () => decide("keep"), reload),
-            action("Reinforce", () => decide("reinforce"), reload, "primary"),
-            action("Weaken", () => decide("weaken"), reload),
-            action("Pin", () => decide("pin"), reload),
-            action("Forget", async () => {
-              if (!confirm("Forget this memory? It will no longer be recalled (kept for history until purged).")) return false;
+            action(t("fading.keep"), () => decide("keep"), reload),
+            action(t("fading.reinforce"), () => decide("reinforce"), reload, "primary"),
+            action(t("fading.weaken"), () => decide("weaken"), reload),
+            action(t("fading.pin"), () => decide("pin"), reload),
+            action(t("fading.forget"), async () => {
+              if (!confirm(t("fading.confirm.forget"))) return false;
               await decide("forget");
-              return `Forgotten: “${short(m.content, 60)}”.`;
+              return t("fading.forgotten", { memory: short(m.content, 60) });
             }, reload, "danger")))));
       }
       if (page.memories.length > 0) after = page.memories[page.memories.length - 1].id;
@@ -883,7 +915,7 @@ export const pages = {
       if (page.memories.length < 50) more.remove();
       else if (!more.isConnected) main.append(more);
       const n = rows.children.length;
-      count.textContent = total === 0 ? "Nothing is fading." : n < total ? `${n} of ${total} fading shown` : `${total} fading`;
+      count.textContent = total === 0 ? t("fading.none") : n < total ? t("fading.count.of", { n, total }) : t("fading.count", { n: total });
     };
     const reload = async () => { rows.replaceChildren(); after = null; await load(); };
     more.addEventListener("click", () => load().catch((error) => { count.className = "error"; count.textContent = error.message; }));
@@ -893,8 +925,8 @@ export const pages = {
   // Spaced repetition: the fading memories not put off, one at a time, each decision
   // recorded in its history; keys k r w p s f act on the one shown.
   async review(main) {
-    main.append(h("h1", {}, "Review"),
-      h("p", { class: "muted" }, "Fading memories, weakest first. Keep shows one again after 1, 2, 4, 8… days; snooze puts it off; reinforce and pin make it stay; forget retires it (kept for history)."));
+    main.append(h("h1", {}, t("review.title")),
+      h("p", { class: "muted" }, t("review.intro")));
     const box = h("div");
     const status = h("p", { role: "status", class: "muted" });
     main.append(status, box);
@@ -903,25 +935,28 @@ export const pages = {
     const draw = async () => {
       const queue = await get("/api/review?limit=50");
       current = queue.memories[0] || null;
-      if (!current) { box.replaceChildren(empty(decided ? `Done: ${decided} reviewed, nothing else is due.` : "Nothing to review: no memory is fading.")); return; }
+      if (!current) { box.replaceChildren(empty(decided ? t("review.done", { n: decided }) : t("review.none"))); return; }
       const m = current.memory;
-      const days = h("input", { type: "number", min: "1", max: "3650", value: "7", "aria-label": "Snooze days", class: "days" });
+      const days = h("input", { type: "number", min: "1", max: "3650", value: "7", "aria-label": t("review.snooze.days"), class: "days" });
       const decide = (decision, extra = {}) => async () => {
         const done = await post(`/api/memories/${encodeURIComponent(m.id)}/review`, { decision, ...extra });
         decided += 1;
-        status.textContent = `${decision}: ${done.decision === "forget" ? "forgotten" : `next review ${when(done.next_review)}`}`;
+        status.textContent = done.decision === "forget" ? t("review.status.forgotten", { decision }) : t("review.status.next", { decision, when: when(done.next_review) });
       };
       box.replaceChildren(h("div", { class: "card review" },
-        h("p", { class: "muted" }, `${queue.memories.length}${queue.memories.length === 50 ? "+" : ""} to review · retention ${percent(m.retention)} · importance ${m.importance.toFixed(2)} · ${current.reviews ? `reviewed ${current.reviews}×` : "never reviewed"}`),
+        h("p", { class: "muted" }, t("review.card", {
+          count: `${queue.memories.length}${queue.memories.length === 50 ? "+" : ""}`, retention: percent(m.retention), importance: m.importance.toFixed(2),
+          reviews: current.reviews ? t("review.card.reviewed", { n: current.reviews }) : t("review.card.never") })),
         h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, m.content)),
-        h("p", { class: "terms" }, [m.project, m.kind, m.source, `created ${when(m.created_at)}`].filter(Boolean).join(" · ")),
+        h("p", { class: "terms" }, [m.project, m.kind, m.source, t("review.created", { when: when(m.created_at) })].filter(Boolean).join(" · ")),
+        // The keys (k r w p s f) press these buttons by their place, not their labels.
         h("div", { class: "actions" },
-          action("Keep (k)", decide("keep"), draw, "primary"),
-          action("Reinforce (r)", decide("reinforce"), draw),
-          action("Weaken (w)", decide("weaken"), draw),
-          action("Pin (p)", decide("pin"), draw),
-          h("span", {}, days, action("Snooze (s)", () => decide("snooze", { days: Number(days.value) })(), draw)),
-          action("Forget (f)", decide("forget"), draw, "danger"))));
+          action(t("review.keep"), decide("keep"), draw, "primary"),
+          action(t("review.reinforce"), decide("reinforce"), draw),
+          action(t("review.weaken"), decide("weaken"), draw),
+          action(t("review.pin"), decide("pin"), draw),
+          h("span", {}, days, action(t("review.snooze"), () => decide("snooze", { days: Number(days.value) })(), draw)),
+          action(t("review.forget"), decide("forget"), draw, "danger"))));
       box.querySelector("button")?.focus();
     };
     const keys = { k: 0, r: 1, w: 2, p: 3, s: 4, f: 5 };
@@ -940,10 +975,9 @@ export const pages = {
   async held(main) {
     const draw = async () => {
       const held = await get("/api/memories/held");
-      main.replaceChildren(h("h1", {}, "Held for review"));
-      if (held.held.length === 0) { main.append(empty("Nothing waits for a decision.")); return; }
-      main.append(h("p", { class: "muted" }, "Each of these came close to a memory you already have, so a person decides. ",
-        "Admit keeps both; Admit as replacement stores it and retires the memory it resembles; an edit held for review is applied or discarded; Discard lets it go."));
+      main.replaceChildren(h("h1", {}, t("held.title")));
+      if (held.held.length === 0) { main.append(empty(t("held.none"))); return; }
+      main.append(h("p", { class: "muted" }, t("held.intro")));
       // A held update is compared with the memory it would change; any other candidate
       // with the memory it resembles.
       const other = (c) => c.updates || (c.nearest && c.nearest.id);
@@ -953,20 +987,21 @@ export const pages = {
         const path = `/api/memories/held/${encodeURIComponent(candidate.id)}`;
         const near = neighbours[n];
         const update = Boolean(candidate.updates);
-        const heading = update ? "Would change " : "Resembles ";
-        const closeness = candidate.nearest ? ` (${candidate.nearest.measure} similarity ${candidate.nearest.similarity.toFixed(2)})` : "";
+        const closeness = candidate.nearest ? t("held.closeness", { measure: candidate.nearest.measure, similarity: candidate.nearest.similarity.toFixed(2) }) : "";
+        // "Would change <the memory> (…)" over the memory it compares with.
+        const memory = near && h("a", { href: `/memories/${encodeURIComponent(near.id)}` }, short(near.content, 60));
+        const heading = !near ? [] : update ? tParts("held.would_change", { memory, closeness }) : tParts("held.resembles", { memory, closeness });
         main.append(h("div", { class: "card" },
           near ? null : h("p", { class: "content" }, candidate.content),
           h("p", { class: "muted" }, candidate.reason),
           near ? h("div", { class: "pair" },
-            h("div", {}, h("h2", {}, update ? "Held edit" : "Held candidate"), h("p", { class: "content" }, candidate.content)),
-            h("div", {}, h("h2", {}, heading, h("a", { href: `/memories/${encodeURIComponent(near.id)}` }, short(near.content, 60)), closeness),
-              h("p", { class: "content" }, near.content)),
-            h("div", { class: "diff" }, h("h2", {}, "What changes"), h("p", { class: "content" }, wordDiff(near.content, candidate.content)))) : null,
+            h("div", {}, h("h2", {}, update ? t("held.edit") : t("held.candidate")), h("p", { class: "content" }, candidate.content)),
+            h("div", {}, h("h2", {}, ...heading), h("p", { class: "content" }, near.content)),
+            h("div", { class: "diff" }, h("h2", {}, t("held.changes")), h("p", { class: "content" }, wordDiff(near.content, candidate.content)))) : null,
           h("div", { class: "actions" },
-            action(update ? "Apply the edit" : "Admit", () => post(`${path}/admit`, {}), draw, "primary"),
-            candidate.nearest && !update ? action("Admit as replacement", () => post(`${path}/admit`, { supersede: true }), draw) : null,
-            action("Discard", () => post(`${path}/discard`), draw, "danger"))));
+            action(update ? t("held.apply") : t("held.admit"), () => post(`${path}/admit`, {}), draw, "primary"),
+            candidate.nearest && !update ? action(t("held.replace"), () => post(`${path}/admit`, { supersede: true }), draw) : null,
+            action(t("held.discard"), () => post(`${path}/discard`), draw, "danger"))));
       });
     };
     await draw();
@@ -974,34 +1009,33 @@ export const pages = {
 
   async decisions(main) {
     const [decided, promised] = await Promise.all([get("/api/decisions?limit=100"), get("/api/commitments?limit=100")]);
-    main.append(h("h1", {}, "Decisions"),
-      h("p", { class: "muted" }, "What the memories say was decided, and what their writers promised — read from their text ",
-        "(\"we decided…\", \"karar verdik\", \"I'll send it by Friday\", \"yarın göndereceğim\")."));
+    main.append(h("h1", {}, t("decisions.title")),
+      h("p", { class: "muted" }, t("decisions.intro")));
     const where = (x) => [x.source, x.project].filter(Boolean).join(" · ");
-    main.append(h("h2", {}, "Decided"), decided.decisions.length === 0 ? empty("No decision found yet.") :
+    main.append(h("h2", {}, t("decisions.decided")), decided.decisions.length === 0 ? empty(t("decisions.none")) :
       h("table", { class: "decisions" }, decided.decisions.map((d) => h("tr", {},
         h("td", { class: "optional muted" }, when(d.at)),
         h("td", {}, h("a", { href: `/memories/${encodeURIComponent(d.memory_id)}` }, d.sentence)),
         h("td", { class: "optional terms" }, [where(d), d.people.join(", ")].filter(Boolean).join(" — "))))));
-    main.append(h("p", {}, `${promised.commitments.length}${promised.commitments.length === 100 ? "+" : ""} open promises are on `, h("a", { href: "/commitments" }, "Commitments"), "."));
+    main.append(h("p", {}, ...tParts("decisions.promises", { n: `${promised.commitments.length}${promised.commitments.length === 100 ? "+" : ""}`,
+      commitments: h("a", { href: "/commitments" }, t("decisions.promises.link")) })));
   },
 
   // Every promise the memories make: who made it (you, or the speaker or sender the
   // memory names), when it is due, where; filtered by project and by whom, open or done.
   async commitments(main, _, query) {
-    main.append(h("h1", {}, "Commitments"),
-      h("p", { class: "muted" }, "Promises read from the memories' text (\"I'll send it by Friday\", \"yarın göndereceğim\"), ",
-        "each by who made it: a transcript's speaker or a mail's sender, or you when you (or your agent) wrote it."));
+    main.append(h("h1", {}, t("commitments.title")),
+      h("p", { class: "muted" }, t("commitments.intro")));
     // Read once (open and done), then filtered here: the choices offered are the people
     // and projects the promises have.
     const found = await get("/api/commitments?include_done=true&limit=1000");
     const values = (pick) => [...new Set(found.commitments.map(pick).filter(Boolean))].sort();
     const pick = (name, label, options) => h("label", {}, `${label} `, h("select", { name }, options.map(([value, text]) =>
       h("option", { value, selected: (query.get(name) || "") === value || undefined }, text))));
-    const form = h("form", { class: "filters", "aria-label": "Filters" },
-      pick("project", "Project", [["", "any"], ...values((c) => c.project).map((p) => [p, p])]),
-      pick("by", "By", [["", "anyone"], ["you", "you"], ...values((c) => c.by).map((p) => [p, p])]),
-      pick("show", "Show", [["", "open"], ["done", "done"], ["all", "open and done"]]));
+    const form = h("form", { class: "filters", "aria-label": t("commitments.filters") },
+      pick("project", t("commitments.filter.project"), [["", t("commitments.filter.project.any")], ...values((c) => c.project).map((p) => [p, p])]),
+      pick("by", t("commitments.filter.by"), [["", t("commitments.filter.by.anyone")], ["you", t("commitments.filter.by.you")], ...values((c) => c.by).map((p) => [p, p])]),
+      pick("show", t("commitments.filter.show"), [["", t("commitments.show.open")], ["done", t("commitments.show.done")], ["all", t("commitments.show.all")]]));
     const box = h("div");
     main.append(form, box);
     const draw = () => {
@@ -1012,25 +1046,27 @@ export const pages = {
       const shown = found.commitments.filter((c) => (!project || c.project === project)
         && (!by || (by === "you" ? !c.by : c.by === by))
         && (show === "all" || (show === "done" ? c.done : !c.done)));
-      box.replaceChildren(h("p", { class: "muted", role: "status" }, `${shown.length} ${shown.length === 1 ? "promise" : "promises"}${found.commitments.length === 1000 ? " (of the first 1,000)" : ""}. Due dates in ${found.time_zone}.`),
-        shown.length === 0 ? empty("No promise matches.") :
+      box.replaceChildren(h("p", { class: "muted", role: "status" }, t("commitments.count", { n: shown.length,
+        capped: found.commitments.length === 1000 ? t("commitments.count.capped") : "", zone: found.time_zone })),
+        shown.length === 0 ? empty(t("commitments.none")) :
         h("table", { class: "commitments" },
-          h("thead", {}, h("tr", {}, h("th", {}, "due"), h("th", {}, "promise"), h("th", {}, "by"), h("th", { class: "optional" }, "project"),
-            h("th", { class: "optional" }, "written"), h("th", {}, h("span", { class: "visually-hidden" }, "action")))),
+          h("thead", {}, h("tr", {}, h("th", {}, t("commitments.column.due")), h("th", {}, t("commitments.column.promise")), h("th", {}, t("commitments.column.by")),
+            h("th", { class: "optional" }, t("commitments.column.project")), h("th", { class: "optional" }, t("commitments.column.written")),
+            h("th", {}, h("span", { class: "visually-hidden" }, t("commitments.column.action"))))),
           h("tbody", {}, shown.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
-            h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
+            h("td", {}, dueDate(c)),
             h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence),
-              c.people.length ? h("div", { class: "terms" }, `with ${c.people.join(", ")}`) : null),
-            h("td", {}, c.by || "you"),
+              c.people.length ? h("div", { class: "terms" }, t("commitments.with", { people: c.people.join(", ") })) : null),
+            h("td", {}, c.by || t("promise.you")),
             h("td", { class: "optional" }, c.project || "—"),
             h("td", { class: "optional muted" }, day(c.written_at)),
-            h("td", {}, c.done ? h("span", { class: "muted" }, `done ${day(c.done_at)}`)
-              : action("Done", async () => {
+            h("td", {}, c.done ? h("span", { class: "muted" }, t("commitments.done_on", { day: day(c.done_at) }))
+              : action(t("commitments.done"), async () => {
                 await post(`/api/commitments/${encodeURIComponent(c.id)}/done`);
                 c.done = true;
                 c.done_at = new Date().toISOString();
                 c.overdue = false;
-                return `Marked done: “${short(c.sentence, 60)}”`;
+                return t("commitments.marked_done", { promise: short(c.sentence, 60) });
               }, draw)))))));
     };
     form.addEventListener("change", draw);
@@ -1038,15 +1074,15 @@ export const pages = {
   },
 
   async ask(main, _, query) {
-    main.append(h("h1", {}, "Ask"),
-      h("p", { class: "muted" }, "An answer from your memories, citing each memory it used. Asking reinforces nothing."));
+    main.append(h("h1", {}, t("ask.title")),
+      h("p", { class: "muted" }, t("ask.intro")));
     const form = h("form", { class: "search", role: "search" },
-      h("label", {}, "Question ", h("input", { name: "question", type: "search", value: query.get("q") || "", required: true, size: 60 })),
-      h("button", { class: "primary" }, "Ask"));
+      h("label", {}, `${t("ask.question")} `, h("input", { name: "question", type: "search", value: query.get("q") || "", required: true, size: 60 })),
+      h("button", { class: "primary" }, t("ask.ask")));
     const answer = h("div", { "aria-live": "polite" });
     main.append(form, answer);
     const draw = async (question) => {
-      answer.replaceChildren(h("p", { class: "muted" }, "Looking…"));
+      answer.replaceChildren(h("p", { class: "muted" }, t("ask.looking")));
       try {
         const a = await post("/api/ask", { question });
         const cite = (c) => h("li", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence || c.memory_id),
@@ -1054,10 +1090,10 @@ export const pages = {
         // `replaceChildren` takes nodes only: the parts, flattened, without the absent ones.
         answer.replaceChildren(...[
           a.mode === "model" ? h("p", { class: "content card" }, a.answer) : null,
-          a.citations.length === 0 ? empty("No memory answers this.") : null,
-          a.mode === "model" ? [h("h2", {}, "Cited"), h("ul", {}, a.citations.map(cite))]
-            : a.groups.map((g) => [h("h2", {}, g.entity || "Other memories"), h("ul", {}, g.citations.map(cite))]),
-          a.dropped_citations.length ? h("p", { class: "error" }, `Removed citations of memories not in the evidence: ${a.dropped_citations.join(", ")}`) : null,
+          a.citations.length === 0 ? empty(t("ask.none")) : null,
+          a.mode === "model" ? [h("h2", {}, t("ask.cited")), h("ul", {}, a.citations.map(cite))]
+            : a.groups.map((g) => [h("h2", {}, g.entity || t("ask.other")), h("ul", {}, g.citations.map(cite))]),
+          a.dropped_citations.length ? h("p", { class: "error" }, t("ask.dropped", { ids: a.dropped_citations.join(", ") })) : null,
           a.warnings.map((w) => h("p", { class: "error" }, w)),
         ].flat(2).filter(Boolean));
       } catch (error) {
@@ -1077,8 +1113,8 @@ export const pages = {
     const date = query.get("date");
     const b = await get(`/api/briefing${date ? `?date=${encodeURIComponent(date)}` : ""}`);
     const form = h("form", { class: "search" },
-      h("label", {}, "Day ", h("input", { name: "date", type: "date", value: b.date })),
-      h("button", {}, "Show"));
+      h("label", {}, `${t("briefing.day")} `, h("input", { name: "date", type: "date", value: b.date })),
+      h("button", {}, t("briefing.show")));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       history.pushState({}, "", `/briefing?date=${encodeURIComponent(new FormData(form).get("date"))}`);
@@ -1086,15 +1122,16 @@ export const pages = {
     });
     const link = (id, text) => h("a", { href: `/memories/${encodeURIComponent(id)}` }, text);
     const list = (title, items, none, item) => [h("h2", {}, title), items.length === 0 ? empty(none) : h("ul", {}, items.map((x) => h("li", {}, item(x))))];
-    main.append(h("h1", {}, `Briefing for ${b.date}`), h("p", { class: "muted" }, `Times in ${b.time_zone}.`), form,
-      ...list("Events", b.events, "No event on this day.", (e) => [`${e.local_time} `, link(e.memory_id, e.title),
+    main.append(h("h1", {}, t("briefing.title", { date: b.date })), h("p", { class: "muted" }, t("briefing.zone", { zone: b.time_zone })), form,
+      ...list(t("briefing.events"), b.events, t("briefing.events.none"), (e) => [`${e.local_time} `, link(e.memory_id, e.title),
         e.location ? ` — ${e.location}` : "", e.attendees.length ? h("span", { class: "muted" }, ` (${e.attendees.join(", ")})`) : "",
-        " ", h("a", { href: `/meeting-prep?event=${encodeURIComponent(e.memory_id)}` }, "prepare")]),
-      ...list("Due (yours)", b.due, "Nothing due.", (c) => [`${c.due}${c.overdue ? " (overdue)" : ""} `, link(c.memory_id, c.sentence)]),
-      ...list("Owed to you", b.owed_to_me, "Nothing owed.", (c) => [`${c.due} ${c.by}: `, link(c.memory_id, c.sentence)]),
-      ...list("Decisions (last 7 days)", b.decisions, "No decision.", (d) => [`${d.at.slice(0, 10)} `, link(d.memory_id, d.sentence)]),
-      ...list("People today", b.people, "Nobody.", (p) => [p.name, p.last_discussed ? [" — last: ", link(p.last_discussed.memory_id, p.last_discussed.line), ` (${p.last_discussed.day})`] : ""]),
-      ...list("Important and fading", b.fading, "Nothing important is fading.", (m) => link(m.memory_id, m.line)));
+        " ", h("a", { href: `/meeting-prep?event=${encodeURIComponent(e.memory_id)}` }, t("briefing.events.prepare"))]),
+      ...list(t("briefing.due"), b.due, t("briefing.due.none"), (c) => [`${c.overdue ? t("promise.overdue", { due: c.due }) : c.due} `, link(c.memory_id, c.sentence)]),
+      ...list(t("briefing.owed"), b.owed_to_me, t("briefing.owed.none"), (c) => [`${c.due} ${c.by}: `, link(c.memory_id, c.sentence)]),
+      ...list(t("briefing.decisions"), b.decisions, t("briefing.decisions.none"), (d) => [`${d.at.slice(0, 10)} `, link(d.memory_id, d.sentence)]),
+      ...list(t("briefing.people"), b.people, t("briefing.people.none"), (p) => [p.name, p.last_discussed
+        ? tParts("briefing.people.last", { memory: link(p.last_discussed.memory_id, p.last_discussed.line), day: p.last_discussed.day }) : ""]),
+      ...list(t("briefing.fading"), b.fading, t("briefing.fading.none"), (m) => link(m.memory_id, m.line)));
   },
 
   async "meeting-prep"(main, _, query) {
@@ -1104,7 +1141,7 @@ export const pages = {
       const coming = await get(`/api/timeline?range=${encodeURIComponent("next 30 days")}&kind=event&limit=50`);
       const next = coming.days.flatMap((d) => d.memories).find((m) => new Date(m.at) >= new Date());
       if (!next) {
-        main.append(h("h1", {}, "Meeting prep"), empty("No event in the coming 30 days. Open one from the Briefing or the Timeline."));
+        main.append(h("h1", {}, t("meeting_prep.title")), empty(t("meeting_prep.none")));
         return;
       }
       event = next.memory_id;
@@ -1112,58 +1149,59 @@ export const pages = {
     const prep = await get(`/api/meeting-prep?event=${encodeURIComponent(event)}`);
     const link = (id, text) => h("a", { href: `/memories/${encodeURIComponent(id)}` }, text);
     const e = prep.event;
-    main.append(h("h1", {}, `Meeting prep: ${e.title}`),
+    main.append(h("h1", {}, t("meeting_prep.title.event", { title: e.title })),
       h("p", { class: "muted" }, [when(e.start), e.location].filter(Boolean).join(" — ")));
     for (const a of prep.attendees) {
       main.append(h("h2", {}, a.name),
-        a.last_discussed.length === 0 ? empty("Nothing before this meeting.") :
+        a.last_discussed.length === 0 ? empty(t("meeting_prep.nothing_before")) :
           h("ul", {}, a.last_discussed.map((m) => h("li", {}, `${m.day} `, link(m.memory_id, m.line)))));
       if (a.commitments.length) {
-        main.append(h("ul", { class: "commitments" }, a.commitments.map((c) => h("li", {}, "Open: ", link(c.memory_id, c.sentence)))));
+        main.append(h("ul", { class: "commitments" }, a.commitments.map((c) => h("li", {}, ...tParts("meeting_prep.open", { promise: link(c.memory_id, c.sentence) })))));
       }
     }
-    main.append(h("h2", {}, "Decisions"), prep.decisions.length === 0 ? empty("No related decision.") :
+    main.append(h("h2", {}, t("meeting_prep.decisions")), prep.decisions.length === 0 ? empty(t("meeting_prep.decisions.none")) :
       h("ul", {}, prep.decisions.map((d) => h("li", {}, `${d.at.slice(0, 10)} `, link(d.memory_id, d.sentence)))));
-    main.append(h("h2", {}, "Earlier meetings"), prep.previous.length === 0 ? empty("None.") :
+    main.append(h("h2", {}, t("meeting_prep.earlier")), prep.previous.length === 0 ? empty(t("meeting_prep.earlier.none")) :
       h("ul", {}, prep.previous.map((m) => h("li", {}, link(m.memory_id, m.day)))));
   },
 
   async conflicts(main) {
-    main.append(h("h1", {}, "Conflicts"),
-      h("p", { class: "muted" }, "Pairs of memories that may disagree — a different value, a negation, opposite words, another name in the same role. Resolving never deletes: a superseded memory is kept for history."));
+    main.append(h("h1", {}, t("conflicts.title")),
+      h("p", { class: "muted" }, t("conflicts.intro")));
     const box = h("div");
-    main.append(h("div", { class: "actions" }, action("Look for conflicts", () => post("/api/conflicts/detect", {}), () => draw())), box);
+    main.append(h("div", { class: "actions" }, action(t("conflicts.detect"), () => post("/api/conflicts/detect", {}), () => draw())), box);
     const draw = async () => {
       const list = await get("/api/conflicts");
       const resolve = (c, body) => post(`/api/conflicts/${encodeURIComponent(c.id)}/resolve`, body);
-      box.replaceChildren(list.conflicts.length === 0 ? empty("No open conflict.") : h("div", {}, list.conflicts.map((c) =>
+      box.replaceChildren(list.conflicts.length === 0 ? empty(t("conflicts.none")) : h("div", {}, list.conflicts.map((c) =>
         h("div", { class: "card" },
-          h("p", { class: "muted" }, `${c.kind} — found ${when(c.found_at)}`),
+          h("p", { class: "muted" }, t("conflicts.found", { kind: c.kind, when: when(c.found_at) })),
           h("div", { class: "pair" },
-            h("div", {}, h("h2", {}, "Older"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.older)}` }, c.older_content))),
-            h("div", {}, h("h2", {}, "Newer"), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.newer)}` }, c.newer_content)))),
+            h("div", {}, h("h2", {}, t("conflicts.older")), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.older)}` }, c.older_content))),
+            h("div", {}, h("h2", {}, t("conflicts.newer")), h("p", { class: "content" }, h("a", { href: `/memories/${encodeURIComponent(c.newer)}` }, c.newer_content)))),
           h("div", { class: "actions" },
-            action("Keep the newer", () => resolve(c, { resolution: "supersede", retire: c.older }), draw, "primary"),
-            action("Keep the older", () => resolve(c, { resolution: "supersede", retire: c.newer }), draw),
-            action("Keep both", () => resolve(c, { resolution: "keep_both" }), draw),
-            action("Not a conflict", () => resolve(c, { resolution: "not_a_conflict" }), draw))))));
+            action(t("conflicts.keep_newer"), () => resolve(c, { resolution: "supersede", retire: c.older }), draw, "primary"),
+            action(t("conflicts.keep_older"), () => resolve(c, { resolution: "supersede", retire: c.newer }), draw),
+            action(t("conflicts.keep_both"), () => resolve(c, { resolution: "keep_both" }), draw),
+            action(t("conflicts.not_a_conflict"), () => resolve(c, { resolution: "not_a_conflict" }), draw))))));
     };
     await draw();
   },
 
   async people(main, _, query) {
-    main.append(h("h1", {}, "People"),
-      h("p", { class: "muted" }, "Everyone the memories are about — attendees, senders, speakers, authors, names and addresses in the text — one per person across sources."));
+    main.append(h("h1", {}, t("people.title")),
+      h("p", { class: "muted" }, t("people.intro")));
     const form = h("form", { class: "search", role: "search" },
-      h("input", { name: "name", type: "search", placeholder: "name, address or @handle", value: query.get("name") || "", "aria-label": "Name" }),
-      h("button", { class: "primary" }, "Find"));
+      h("input", { name: "name", type: "search", placeholder: t("people.name.placeholder"), value: query.get("name") || "", "aria-label": t("people.name") }),
+      h("button", { class: "primary" }, t("people.find")));
     const list = h("div");
     main.append(form, list);
     const draw = async () => {
       const name = new FormData(form).get("name");
       const people = await get(`/api/people?limit=200${name ? `&name=${encodeURIComponent(name)}` : ""}`);
-      list.replaceChildren(people.people.length === 0 ? empty("No people yet: they come from synced mail, calendars and meetings, and from addresses in memories.") :
-        h("table", { class: "people" }, h("tr", {}, h("th", {}, "person"), h("th", {}, "memories"), h("th", {}, "last"), h("th", { class: "optional" }, "channels"), h("th", { class: "optional" }, "organizations")),
+      list.replaceChildren(people.people.length === 0 ? empty(t("people.none")) :
+        h("table", { class: "people" }, h("tr", {}, h("th", {}, t("people.column.person")), h("th", {}, t("people.column.memories")), h("th", {}, t("people.column.last")),
+          h("th", { class: "optional" }, t("people.column.channels")), h("th", { class: "optional" }, t("people.column.organizations"))),
           people.people.map((p) => h("tr", {},
             h("td", {}, entityLink(p), p.emails.length ? h("div", { class: "terms" }, p.emails.join(", ")) : null),
             h("td", {}, p.memories),
@@ -1185,30 +1223,32 @@ export const pages = {
     const e = about.entity;
     main.append(h("h1", {}, e.name), h("p", { class: "muted" }, e.kind),
       h("div", { class: "grid" },
-        h("div", { class: "card" }, h("div", { class: "count" }, e.memories), h("div", { class: "muted" }, "memories")),
-        h("div", { class: "card" }, h("div", { class: "count" }, lastSeen(e.last_seen)), h("div", { class: "muted" }, e.last_seen && new Date(e.last_seen) > new Date() ? "coming up" : "last seen")),
-        h("div", { class: "card" }, h("div", {}, e.channels.join(", ") || "—"), h("div", { class: "muted" }, "channels"))),
+        h("div", { class: "card" }, h("div", { class: "count" }, e.memories), h("div", { class: "muted" }, t("entity.memories"))),
+        h("div", { class: "card" }, h("div", { class: "count" }, lastSeen(e.last_seen)),
+          h("div", { class: "muted" }, e.last_seen && new Date(e.last_seen) > new Date() ? t("entity.coming_up") : t("entity.last_seen"))),
+        h("div", { class: "card" }, h("div", {}, e.channels.join(", ") || "—"), h("div", { class: "muted" }, t("entity.channels")))),
       // `append` prints a null as "null": only what there is.
       ...(e.emails.length || e.handles.length ? [h("p", {}, [...e.emails, ...e.handles].join(" · "))] : []));
     if (about.memberships.length) {
-      main.append(h("h2", {}, e.kind === "organization" ? "People" : "Organizations"),
-        h("ul", { class: "grants" }, about.memberships.map((m) => h("li", {}, entityLink(m), h("span", { class: "muted" }, ` · ${m.memories} memories`)))));
+      main.append(h("h2", {}, e.kind === "organization" ? t("entity.people") : t("entity.organizations")),
+        h("ul", { class: "grants" }, about.memberships.map((m) => h("li", {}, entityLink(m), h("span", { class: "muted" }, t("entity.membership", { n: m.memories }))))));
     }
     if (about.related.length) {
-      main.append(h("h2", {}, "Appears with"),
-        h("ul", { class: "grants" }, about.related.slice(0, 20).map((r) => h("li", {}, entityLink(r.entity), h("span", { class: "muted" }, ` · ${r.entity.kind} · ${r.shared} shared`)))));
+      main.append(h("h2", {}, t("entity.related")),
+        h("ul", { class: "grants" }, about.related.slice(0, 20).map((r) => h("li", {}, entityLink(r.entity), h("span", { class: "muted" }, t("entity.related.shared", { kind: r.entity.kind, n: r.shared }))))));
     }
     if (about.open_commitments.length) {
       // Promises made in memories this entity appears in — by whoever made them: the
       // "by" column says whose each is (theirs, yours, or someone else's).
-      main.append(h("h2", {}, "Open promises in these memories"),
-        h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "due"), h("th", {}, "promise"), h("th", {}, "by"))),
+      main.append(h("h2", {}, t("entity.promises")),
+        h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("entity.promises.column.due")), h("th", {}, t("entity.promises.column.promise")),
+          h("th", {}, t("entity.promises.column.by")))),
           h("tbody", {}, about.open_commitments.map((c) => h("tr", { class: c.overdue ? "overdue" : undefined },
-            h("td", {}, c.due ? `${c.due}${c.overdue ? " (overdue)" : ""}` : "—"),
+            h("td", {}, dueDate(c)),
             h("td", {}, h("a", { href: `/memories/${encodeURIComponent(c.memory_id)}` }, c.sentence)),
-            h("td", {}, c.by || "you"))))));
+            h("td", {}, c.by || t("promise.you")))))));
     }
-    main.append(h("h2", {}, "Memories"), about.memories.length === 0 ? empty("No memory.") :
+    main.append(h("h2", {}, t("entity.memories.title")), about.memories.length === 0 ? empty(t("entity.memories.none")) :
       h("table", {}, about.memories.map((m) => h("tr", {},
         h("td", { class: "muted" }, when(m.at)),
         h("td", {}, h("a", { href: `/memories/${encodeURIComponent(m.memory_id)}` }, m.preview)),
@@ -1219,11 +1259,11 @@ export const pages = {
   // changed, and when — from the event log (ids and kinds, never content or queries).
   async agents(main, _, query) {
     const days = query.get("days") || "30";
-    main.append(h("h1", {}, "Agents"),
-      h("p", { class: "muted" }, "Which agents, tools and people wrote and read the memories, from the event log. ",
-        "An agent's MCP client is named by the client itself; a connector by its name."));
-    const form = h("form", { class: "filters", "aria-label": "Period" },
-      h("label", {}, "Period ", h("select", { name: "days" }, [["1", "the last day"], ["7", "the last 7 days"], ["30", "the last 30 days"], ["90", "the last 90 days"], ["366", "the last year"]]
+    main.append(h("h1", {}, t("agents.title")),
+      h("p", { class: "muted" }, t("agents.intro")));
+    const form = h("form", { class: "filters", "aria-label": t("agents.period") },
+      h("label", {}, `${t("agents.period")} `, h("select", { name: "days" }, [["1", t("agents.period.day")], ["7", t("agents.period.week")],
+        ["30", t("agents.period.month")], ["90", t("agents.period.quarter")], ["366", t("agents.period.year")]]
         .map(([value, text]) => h("option", { value, selected: value === days || undefined }, text)))));
     const box = h("div");
     main.append(form, box);
@@ -1231,15 +1271,17 @@ export const pages = {
       const chosen = new FormData(form).get("days");
       history.replaceState({}, "", `/agents?days=${chosen}`);
       const found = await get(`/api/agents?days=${chosen}`);
-      const surfaces = { mcp: "MCP", http: "REST", cli: "terminal", dashboard: "dashboard", sync: "connector" };
+      const surfaces = { mcp: t("agents.surface.mcp"), http: t("agents.surface.http"), cli: t("agents.surface.cli"),
+        dashboard: t("agents.surface.dashboard"), sync: t("agents.surface.sync") };
       box.replaceChildren(...[
-        found.cut_short ? h("p", { class: "warning" }, "Only the newest 200,000 events of the log were read: earlier activity in this period is left out.") : null,
-        found.agents.length === 0 ? empty("Nobody used the memory in this period.") :
+        found.cut_short ? h("p", { class: "warning" }, t("agents.cut_short")) : null,
+        found.agents.length === 0 ? empty(t("agents.none")) :
           h("table", { class: "agents" },
-            h("thead", {}, h("tr", {}, h("th", {}, "who"), h("th", {}, "wrote"), h("th", {}, "recalled"), h("th", {}, "other changes"),
-              h("th", { class: "optional" }, "first"), h("th", {}, "last"))),
+            h("thead", {}, h("tr", {}, h("th", {}, t("agents.column.who")), h("th", {}, t("agents.column.wrote")), h("th", {}, t("agents.column.recalled")),
+              h("th", {}, t("agents.column.changed")), h("th", { class: "optional" }, t("agents.column.first")), h("th", {}, t("agents.column.last")))),
             h("tbody", {}, found.agents.map((a) => h("tr", {},
-              h("td", {}, h("strong", {}, a.client || surfaces[a.surface] || a.surface), h("div", { class: "terms" }, `through ${surfaces[a.surface] || a.surface}`)),
+              h("td", {}, h("strong", {}, a.client || surfaces[a.surface] || a.surface),
+                h("div", { class: "terms" }, t("agents.through", { surface: surfaces[a.surface] || a.surface }))),
               h("td", {}, a.wrote), h("td", {}, a.recalled),
               h("td", { title: Object.entries(a.kinds).map(([k, n]) => `${k} ${n}`).join(", ") }, a.changed),
               h("td", { class: "optional muted" }, when(a.first_at)), h("td", {}, when(a.last_at))))))].filter(Boolean));
@@ -1251,27 +1293,26 @@ export const pages = {
   // Agents' working sessions, newest first: when, which project and client, how many
   // memories each stored; an open one can be ended or summarised from here.
   async sessions(main) {
-    main.append(h("h1", {}, "Sessions"),
-      h("p", { class: "muted" }, "A session groups what an agent stored in one conversation or run (",
-        h("code", {}, "create_session"), " over MCP, ", h("code", {}, "levh session start"), ")."));
+    main.append(h("h1", {}, t("sessions.title")),
+      h("p", { class: "muted" }, ...tParts("sessions.intro", { tool: h("code", {}, "create_session"), command: h("code", {}, "levh session start") })));
     const list = h("tbody");
     const status = h("p", { class: "muted", role: "status" });
-    const more = h("button", {}, "More");
-    main.append(h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "started"), h("th", {}, "project"),
-      h("th", { class: "optional" }, "client"), h("th", {}, "memories"), h("th", {}, "state"))), list), status, more);
+    const more = h("button", {}, t("sessions.more"));
+    main.append(h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("sessions.column.started")), h("th", {}, t("sessions.column.project")),
+      h("th", { class: "optional" }, t("sessions.column.client")), h("th", {}, t("sessions.column.memories")), h("th", {}, t("sessions.column.state")))), list), status, more);
     let before = null;
     const row = (s) => {
       const state = h("td", {});
       const path = `/api/sessions/${encodeURIComponent(s.session_id)}`;
       const drawState = (session) => {
-        state.replaceChildren(session.ended_at ? `ended ${when(session.ended_at)}` : "open");
+        state.replaceChildren(session.ended_at ? t("sessions.ended", { when: when(session.ended_at) }) : t("sessions.open"));
         let ended = null;
         let summary = null;
         // A viewer gets no buttons (action() gives null for them).
-        const end = session.ended_at ? null : action("End", async () => { ended = await post(`${path}/end`); },
+        const end = session.ended_at ? null : action(t("sessions.end"), async () => { ended = await post(`${path}/end`); },
           () => drawState({ ...session, ...ended }));
-        const summarize = action("Summarize", async () => { summary = await post(`${path}/summarize`); },
-          () => said.replaceChildren(summary.text ? "summarised into a memory" : "nothing stored: no summary"));
+        const summarize = action(t("sessions.summarize"), async () => { summary = await post(`${path}/summarize`); },
+          () => said.replaceChildren(summary.text ? t("sessions.summarized") : t("sessions.summarized.nothing")));
         const said = h("span", { class: "muted", role: "status" });
         for (const part of [end, summarize]) if (part) state.append(" ", part);
         state.append(" ", said);
@@ -1287,7 +1328,7 @@ export const pages = {
       for (const s of page.sessions) list.append(row(s));
       if (page.sessions.length > 0) before = page.sessions[page.sessions.length - 1].started_at;
       more.hidden = page.sessions.length < 50;
-      status.textContent = list.children.length === 0 ? "No session yet." : `${list.children.length} shown`;
+      status.textContent = list.children.length === 0 ? t("sessions.none") : t("sessions.shown", { n: list.children.length });
     };
     more.addEventListener("click", () => load().catch((error) => { status.className = "error"; status.textContent = error.message; }));
     await load();
@@ -1297,51 +1338,57 @@ export const pages = {
   // happened in it lately, its open promises.
   async projects(main) {
     const [list, promised] = await Promise.all([get("/api/projects"), get("/api/commitments?limit=200")]);
-    main.append(h("h1", {}, "Projects"));
+    main.append(h("h1", {}, t("projects.title")));
     const open = new Map();
     for (const c of promised.commitments) if (c.project) open.set(c.project, (open.get(c.project) || 0) + 1);
     const named = list.projects.filter((p) => p.name);
-    main.append(named.length === 0 ? empty("No project yet: a memory's project is set when it is captured (--project, or an agent's session).") :
-      h("table", {}, h("tr", {}, h("th", {}, "project"), h("th", {}, "memories"), h("th", {}, "open promises"), h("th", { class: "optional" }, "look")),
+    main.append(named.length === 0 ? empty(t("projects.none")) :
+      h("table", {}, h("tr", {}, h("th", {}, t("projects.column.project")), h("th", {}, t("projects.column.memories")), h("th", {}, t("projects.column.promises")),
+        h("th", { class: "optional" }, t("projects.column.look"))),
         named.map((p) => h("tr", {},
           h("td", {}, h("a", { href: `/memories?project=${encodeURIComponent(p.name)}` }, p.name)),
           h("td", {}, p.memories),
           h("td", {}, open.get(p.name) || 0),
           h("td", { class: "optional" },
-            h("a", { href: `/timeline?range=${encodeURIComponent("last 30 days")}&project=${encodeURIComponent(p.name)}` }, "timeline"), " · ",
-            h("a", { href: `/search?project=${encodeURIComponent(p.name)}` }, "search"))))));
+            h("a", { href: `/timeline?range=${encodeURIComponent("last 30 days")}&project=${encodeURIComponent(p.name)}` }, t("projects.timeline")), " · ",
+            h("a", { href: `/search?project=${encodeURIComponent(p.name)}` }, t("projects.search")))))));
   },
 
   async organizations(main) {
     const list = await get("/api/organizations?limit=200");
-    main.append(h("h1", {}, "Organizations"),
-      h("p", { class: "muted" }, "The people rolled up by their work e-mail domain (personal providers such as gmail.com are left out)."),
-      list.organizations.length === 0 ? empty("No organization yet: they come from work e-mail addresses.") :
-      h("table", {}, h("tr", {}, h("th", {}, "organization"), h("th", {}, "memories"), h("th", {}, "last contact"), h("th", { class: "optional" }, "people")),
+    main.append(h("h1", {}, t("organizations.title")),
+      h("p", { class: "muted" }, t("organizations.intro")),
+      list.organizations.length === 0 ? empty(t("organizations.none")) :
+      h("table", {}, h("tr", {}, h("th", {}, t("organizations.column.organization")), h("th", {}, t("organizations.column.memories")),
+        h("th", {}, t("organizations.column.last")), h("th", { class: "optional" }, t("organizations.column.people"))),
         list.organizations.map((o) => h("tr", {},
           h("td", {}, entityLink(o)),
           h("td", {}, o.memories),
           h("td", {}, day(o.last_seen)),
           // The most frequent few; the organization's page lists them all.
           h("td", { class: "optional" }, o.people.slice(0, 8).flatMap((p, i) => i === 0 ? [entityLink(p)] : [", ", entityLink(p)]),
-            o.people.length > 8 ? [", ", h("a", { href: `/entities/${encodeURIComponent(o.id)}` }, `and ${o.people.length - 8} more`)] : null)))));
+            o.people.length > 8 ? [", ", h("a", { href: `/entities/${encodeURIComponent(o.id)}` }, t("organizations.more", { n: o.people.length - 8 }))] : null)))));
   },
 
   async timeline(main, _, query) {
-    main.append(h("h1", {}, "Timeline"));
-    // What is coming (a calendar's events, due dates) as well as what happened.
-    const ranges = ["today", "tomorrow", "this week", "next week", "next 30 days", "last week", "this month", "next month", "last month", "last 30 days"];
+    main.append(h("h1", {}, t("timeline.title")));
+    // What is coming (a calendar's events, due dates) as well as what happened: each range
+    // the API's words (the value) and the person's (the text).
+    const ranges = [["today", t("timeline.range.today")], ["tomorrow", t("timeline.range.tomorrow")], ["this week", t("timeline.range.this_week")],
+      ["next week", t("timeline.range.next_week")], ["next 30 days", t("timeline.range.next_30_days")], ["last week", t("timeline.range.last_week")],
+      ["this month", t("timeline.range.this_month")], ["next month", t("timeline.range.next_month")], ["last month", t("timeline.range.last_month")],
+      ["last 30 days", t("timeline.range.last_30_days")]];
     const chosen = query.get("range") || (query.get("from") ? "" : "this week");
     const form = h("form", { class: "search" },
-      h("label", { class: "muted" }, "range ", h("select", { name: "range" },
-        h("option", { value: "" }, "from – to"),
-        ranges.map((r) => h("option", { value: r, selected: r === chosen }, r)))),
-      h("label", { class: "muted" }, "from ", h("input", { name: "from", type: "date", value: query.get("from") || "" })),
-      h("label", { class: "muted" }, "to ", h("input", { name: "to", type: "date", value: query.get("to") || "" })),
-      h("input", { name: "person", placeholder: "person", value: query.get("person") || "", "aria-label": "Person" }),
-      h("input", { name: "project", placeholder: "project", value: query.get("project") || "", "aria-label": "Project" }),
-      h("input", { name: "kind", placeholder: "kind", value: query.get("kind") || "", "aria-label": "Kind" }),
-      h("button", { class: "primary" }, "Show"));
+      h("label", { class: "muted" }, `${t("timeline.range")} `, h("select", { name: "range" },
+        h("option", { value: "" }, t("timeline.range.dates")),
+        ranges.map(([r, text]) => h("option", { value: r, selected: r === chosen }, text)))),
+      h("label", { class: "muted" }, `${t("timeline.from")} `, h("input", { name: "from", type: "date", value: query.get("from") || "" })),
+      h("label", { class: "muted" }, `${t("timeline.to")} `, h("input", { name: "to", type: "date", value: query.get("to") || "" })),
+      h("input", { name: "person", placeholder: t("timeline.person.placeholder"), value: query.get("person") || "", "aria-label": t("timeline.person") }),
+      h("input", { name: "project", placeholder: t("timeline.project.placeholder"), value: query.get("project") || "", "aria-label": t("timeline.project") }),
+      h("input", { name: "kind", placeholder: t("timeline.kind.placeholder"), value: query.get("kind") || "", "aria-label": t("timeline.kind") }),
+      h("button", { class: "primary" }, t("timeline.show")));
     const days = h("div");
     main.append(form, days);
     const draw = async () => {
@@ -1354,15 +1401,15 @@ export const pages = {
       try {
         const view = await get(`/api/timeline?${keep}`);
         // replaceChildren takes nodes only: no arrays, no nulls.
-        days.replaceChildren(...[h("p", { class: "muted" }, `${view.from} – ${view.to}, days in ${view.time_zone}.`),
-          view.days.length === 0 ? empty("Nothing happened in these days, as far as the memories know.") : null,
+        days.replaceChildren(...[h("p", { class: "muted" }, t("timeline.days", { from: view.from, to: view.to, zone: view.time_zone })),
+          view.days.length === 0 ? empty(t("timeline.none")) : null,
           view.days.map((d) => h("section", { class: "day" },
             h("h2", {}, `${d.weekday} ${d.day}`),
             h("table", {}, d.memories.map((m) => h("tr", {},
               h("td", { class: "muted" }, m.time),
               h("td", {}, h("a", { href: `/memories/${encodeURIComponent(m.memory_id)}` }, m.preview)),
               h("td", { class: "optional terms" }, [m.kind, m.people.join(", ")].filter(Boolean).join(" · "))))))),
-          view.truncated ? h("p", { class: "warning" }, "More memories fell in these days than are shown.") : null].flat().filter(Boolean));
+          view.truncated ? h("p", { class: "warning" }, t("timeline.truncated")) : null].flat().filter(Boolean));
       } catch (error) {
         days.replaceChildren(h("p", { class: "error" }, error.message));
       }
@@ -1374,18 +1421,20 @@ export const pages = {
   async graph(main, _, query) {
     const kind = query.get("kind") || "";
     const graph = await get(`/api/graph?limit=40${kind ? `&kind=${encodeURIComponent(kind)}` : ""}`);
-    main.append(h("h1", {}, "Graph"),
-      h("p", { class: "muted" }, "Entities with the most memories; a line joins two that share memories, thicker for more."),
+    // The kinds are the entities' own words; "" is every kind.
+    const every = t("graph.kind.all");
+    main.append(h("h1", {}, t("graph.title")),
+      h("p", { class: "muted" }, t("graph.intro")),
       h("p", {}, ["", "person", "organization", "project", "event", "document", "task"].flatMap((k, i) => [
-        i ? " · " : "", k === kind ? h("strong", {}, k || "all") : h("a", { href: k ? `/graph?kind=${k}` : "/graph" }, k || "all")])));
-    if (graph.nodes.length === 0) return main.append(empty("No entities yet."));
+        i ? " · " : "", k === kind ? h("strong", {}, k || every) : h("a", { href: k ? `/graph?kind=${k}` : "/graph" }, k || every)])));
+    if (graph.nodes.length === 0) return main.append(empty(t("graph.none")));
     // Which colour is which kind: each kind its own, said in words beside a swatch.
     const kinds = [...new Set(graph.nodes.map((n) => n.kind))].sort();
-    main.append(h("ul", { class: "legend", "aria-label": "Legend" }, kinds.map((k) =>
+    main.append(h("ul", { class: "legend", "aria-label": t("graph.legend") }, kinds.map((k) =>
       h("li", {}, h("span", { class: `swatch ${k}`, "aria-hidden": "true" }), ` ${k}`))));
     main.append(graphDrawing(graph));
     const name = (id) => graph.nodes.find((n) => n.id === id);
-    main.append(h("h2", {}, "Shared memories"), graph.edges.length === 0 ? empty("No two share a memory yet.") :
+    main.append(h("h2", {}, t("graph.shared")), graph.edges.length === 0 ? empty(t("graph.shared.none")) :
       h("table", {}, graph.edges.slice(0, 60).map((edge) => h("tr", {},
         h("td", {}, entityLink(name(edge.from))), h("td", {}, entityLink(name(edge.to))), h("td", {}, edge.weight)))));
   },
@@ -1393,14 +1442,13 @@ export const pages = {
   async connectors(main) {
     // The first listing after a start loads (and on a new machine compiles) every
     // connector component: the page says so instead of staying blank.
-    const loading = h("p", { class: "muted", role: "status" }, "Loading the connectors…");
-    main.append(h("h1", {}, "Connectors"),
-      h("p", { class: "muted" }, "A connector reads only what a person granted it: a directory on this machine, or a host. ",
-        "A sync goes through the admission gate like any capture."), loading);
+    const loading = h("p", { class: "muted", role: "status" }, t("connectors.loading"));
+    main.append(h("h1", {}, t("connectors.title")),
+      h("p", { class: "muted" }, t("connectors.intro")), loading);
     const [list, runs] = await Promise.all([get("/api/connectors"), get("/api/connectors/sync-state?limit=20")]);
     loading.remove();
     for (const c of list.connectors) main.append(connectorCard(c));
-    main.append(h("h2", {}, "Sync history"), runs.length === 0 ? empty("No sync yet.") :
+    main.append(h("h2", {}, t("connectors.history")), runs.length === 0 ? empty(t("connectors.history.none")) :
       h("div", {}, runs.map((r) => h("details", { class: "run" },
         h("summary", {}, h("strong", {}, r.connector), ` ${r.status} · ${reportCounts(r)}`,
           h("span", { class: "muted" }, ` · ${r.started_at ? when(r.started_at) : ""}`)),
@@ -1412,60 +1460,61 @@ export const pages = {
     const { store, embedder, scorer, mcp } = settings;
     const row = (name, ...value) => h("tr", {}, h("th", {}, name), h("td", {}, ...value));
     const check = (ok) => h("span", { class: ok ? "good" : "bad" }, ok ? "✓ " : "✗ ");
-    main.append(h("h1", {}, "Settings"),
-      h("p", { class: "muted" }, `levh ${settings.version} · workspace ${settings.workspace} · you are ${settings.role}`));
-    main.append(h("h2", {}, "Store"), h("table", {},
-      row("file", store.path),
-      row("schema", check(store.schema_version === store.latest_schema_version),
-        `version ${store.schema_version} (this levh writes ${store.latest_schema_version})`),
-      row("journal", check(store.journal_mode.toLowerCase() === "wal"), store.journal_mode),
-      row("full-text index", check(store.full_text_in_step), store.full_text_in_step ? "in step with memories" : "out of step: run levh doctor")));
-    main.append(h("h2", {}, "Embedder"), h("table", {},
-      row("mode", embedder.mode, embedder.automatic ? h("span", { class: "muted" }, " (default; LEVH_EMBEDDER chooses another)") : ""),
-      row("model", embedder.model),
-      row("vectors", embedder.dimension ? `${embedder.dimension} dimensions` : "dimension known after the first embed",
-        embedder.semantic ? ", semantic" : ", lexical fallback, not semantic")),
+    main.append(h("h1", {}, t("settings.title")),
+      h("p", { class: "muted" }, t("settings.about", { version: settings.version, workspace: settings.workspace, role: settings.role })));
+    main.append(h("h2", {}, t("settings.store")), h("table", {},
+      row(t("settings.store.file"), store.path),
+      row(t("settings.store.schema"), check(store.schema_version === store.latest_schema_version),
+        t("settings.store.schema.version", { version: store.schema_version, latest: store.latest_schema_version })),
+      row(t("settings.store.journal"), check(store.journal_mode.toLowerCase() === "wal"), store.journal_mode),
+      row(t("settings.store.full_text"), check(store.full_text_in_step), store.full_text_in_step ? t("settings.store.full_text.in_step") : t("settings.store.full_text.out_of_step"))));
+    main.append(h("h2", {}, t("settings.embedder")), h("table", {},
+      row(t("settings.embedder.mode"), embedder.mode, embedder.automatic ? h("span", { class: "muted" }, t("settings.embedder.mode.default")) : ""),
+      row(t("settings.embedder.model"), embedder.model),
+      row(t("settings.embedder.vectors"), embedder.dimension ? t("settings.embedder.dimensions", { n: embedder.dimension }) : t("settings.embedder.dimensions.unknown"),
+        embedder.semantic ? t("settings.embedder.semantic") : t("settings.embedder.lexical"))),
       ...warnings(embedder.warning));
-    main.append(h("h2", {}, "Ranking"), h("p", {}, scorer.active
-      ? ["Recall is ranked by the scorer component ", h("strong", {}, scorer.active), "."]
-      : "Recall is ranked by the built-in H-score (levh scorer use ID installs another)."),
+    main.append(h("h2", {}, t("settings.ranking")), h("p", {}, scorer.active
+      ? tParts("settings.ranking.component", { scorer: h("strong", {}, scorer.active) })
+      : t("settings.ranking.builtin")),
       ...warnings(scorer.warning));
 
-    main.append(h("h2", {}, "Connect an agent"),
-      h("p", {}, "Over HTTP, an MCP client connects to ", h("code", {}, `${location.origin}${mcp.http_path}`),
-        ` (tool profile ${mcp.profile})`, sessionStorage.getItem("levh-token") ? ", sending a token as Authorization: Bearer." : "."),
+    const mcpUrl = h("code", {}, `${location.origin}${mcp.http_path}`);
+    main.append(h("h2", {}, t("settings.agent")),
+      h("p", {}, ...(sessionStorage.getItem("levh-token")
+        ? tParts("settings.agent.http.token", { url: mcpUrl, profile: mcp.profile }) : tParts("settings.agent.http", { url: mcpUrl, profile: mcp.profile }))),
       copyable({ mcpServers: { levh: { type: "http", url: `${location.origin}${mcp.http_path}` } } }),
-      h("p", {}, "Or a client spawns levh itself over stdio — paste its configuration:"));
+      h("p", {}, t("settings.agent.stdio")));
     for (const client of mcp.clients) {
       main.append(h("details", {}, h("summary", {}, h("strong", {}, client.client), h("span", { class: "muted" }, ` — ${client.file}`)),
         copyable(client.config)));
     }
 
-    main.append(h("h2", {}, "Tokens"));
+    main.append(h("h2", {}, t("settings.tokens")));
     if (!isAdmin) {
-      main.append(h("p", { class: "muted" }, "An admin of this workspace issues and revokes its tokens."));
+      main.append(h("p", { class: "muted" }, t("settings.tokens.admin_only")));
       return;
     }
     const list = h("div");
     const issued = h("div", { role: "status" });
     const drawTokens = async () => {
       const { tokens } = await get("/api/tokens");
-      list.replaceChildren(tokens.length === 0 ? empty("No token yet: without LEVH_TOKEN, this server trusts the local person.") :
-        h("table", { class: "tokens" }, h("tr", {}, h("th", {}, "id"), h("th", {}, "role"), h("th", {}, "label"),
-          h("th", { class: "optional" }, "issued"), h("th", {}, "")),
-          tokens.map((t) => h("tr", { class: t.revoked_at ? "muted" : undefined },
-            h("td", {}, h("code", {}, t.id)), h("td", {}, t.role), h("td", {}, t.label || ""),
-            h("td", { class: "optional" }, when(t.created_at)),
-            h("td", {}, t.revoked_at ? `revoked ${when(t.revoked_at)}` :
-              action("Revoke", async () => {
-                if (confirm(`Revoke ${t.id}${t.label ? ` (${t.label})` : ""}? Clients using it are refused at once.`))
-                  await call("DELETE", `/api/tokens/${encodeURIComponent(t.id)}`);
+      list.replaceChildren(tokens.length === 0 ? empty(t("settings.tokens.none")) :
+        h("table", { class: "tokens" }, h("tr", {}, h("th", {}, t("settings.tokens.column.id")), h("th", {}, t("settings.tokens.column.role")),
+          h("th", {}, t("settings.tokens.column.label")), h("th", { class: "optional" }, t("settings.tokens.column.issued")), h("th", {}, "")),
+          tokens.map((token) => h("tr", { class: token.revoked_at ? "muted" : undefined },
+            h("td", {}, h("code", {}, token.id)), h("td", {}, token.role), h("td", {}, token.label || ""),
+            h("td", { class: "optional" }, when(token.created_at)),
+            h("td", {}, token.revoked_at ? t("settings.tokens.revoked", { when: when(token.revoked_at) }) :
+              action(t("settings.tokens.revoke"), async () => {
+                if (confirm(token.label ? t("settings.tokens.confirm.revoke.label", { id: token.id, label: token.label }) : t("settings.tokens.confirm.revoke", { id: token.id })))
+                  await call("DELETE", `/api/tokens/${encodeURIComponent(token.id)}`);
               }, drawTokens, "danger"))))));
     };
     const form = h("form", { class: "search" },
-      h("select", { name: "role", "aria-label": "Role" }, ["viewer", "editor", "admin"].map((r) => h("option", { value: r }, r))),
-      h("input", { name: "label", placeholder: "what it is for", "aria-label": "Label", maxlength: 200 }),
-      h("button", { class: "primary" }, "Create token"));
+      h("select", { name: "role", "aria-label": t("settings.tokens.role") }, ["viewer", "editor", "admin"].map((r) => h("option", { value: r }, r))),
+      h("input", { name: "label", placeholder: t("settings.tokens.label.placeholder"), "aria-label": t("settings.tokens.label"), maxlength: 200 }),
+      h("button", { class: "primary" }, t("settings.tokens.create")));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const data = new FormData(form);
@@ -1473,7 +1522,7 @@ export const pages = {
         const token = await post("/api/tokens", { role: data.get("role"), label: data.get("label") || null });
         // The one time the secret exists outside the client that will hold it.
         issued.replaceChildren(h("div", { class: "card" },
-          h("p", {}, `Token ${token.id} (${token.role}) — copy the secret now; it is not shown again:`),
+          h("p", {}, t("settings.tokens.issued", { id: token.id, role: token.role })),
           copyable(token.secret)));
         form.reset();
         await drawTokens();
@@ -1484,7 +1533,7 @@ export const pages = {
   },
 
   missing(main, { path }) {
-    main.append(h("h1", {}, "No such page"), h("p", {}, `${path} is not a page of the dashboard. `, h("a", { href: "/" }, "Home")));
+    main.append(h("h1", {}, t("missing.title")), h("p", {}, ...tParts("missing.text", { path, home: h("a", { href: "/" }, t("missing.home")) })));
   },
 };
 
@@ -1521,10 +1570,10 @@ export function captureDialog() {
       const answer = await post("/api/memories", body);
       const link = (id, text) => h("a", { href: `/memories/${encodeURIComponent(id)}` }, text);
       const told = {
-        admit: () => ["Stored. ", link(answer.memory_id, "Open it")],
-        redact: () => [`Stored with ${answer.redactions.join(", ")} redacted. `, link(answer.memory_id, "Open it")],
-        review: () => [`Held for a person's review: ${answer.reason || "close to another memory"}. `, h("a", { href: "/held" }, "Held queue")],
-        reject: () => [`Not stored: ${answer.reason}. `, answer.nearest ? link(answer.nearest.id, "The memory it duplicates") : null],
+        admit: () => tParts("capture.stored", { link: link(answer.memory_id, t("capture.open")) }),
+        redact: () => tParts("capture.redacted", { redactions: answer.redactions.join(", "), link: link(answer.memory_id, t("capture.open")) }),
+        review: () => tParts("capture.held", { reason: answer.reason || t("capture.held.reason"), link: h("a", { href: "/held" }, t("capture.held.link")) }),
+        reject: () => tParts("capture.rejected", { reason: answer.reason, link: answer.nearest ? link(answer.nearest.id, t("capture.rejected.duplicate")) : "" }),
       }[answer.verdict] || (() => [answer.verdict]);
       verdict.className = answer.verdict === "reject" ? "warning" : "muted";
       verdict.replaceChildren(...told().filter(Boolean));
@@ -1548,7 +1597,8 @@ export function commandPalette() {
   let items = [];
   let chosen = 0;
   let asked = 0;
-  const pagesOf = () => [...document.querySelectorAll("nav a")].map((a) => ({ label: `Go to ${a.textContent}`, kind: "page", href: a.getAttribute("href") }));
+  // `kind` is what the list says an item is, in words.
+  const pagesOf = () => [...document.querySelectorAll("nav a")].map((a) => ({ label: t("palette.go", { page: a.textContent }), kind: t("palette.kind.page"), href: a.getAttribute("href") }));
   const render = () => {
     list.replaceChildren(...items.map((item, n) => h("li", {
       role: "option", id: `palette-${n}`, "aria-selected": n === chosen ? "true" : "false",
@@ -1567,7 +1617,7 @@ export function commandPalette() {
   };
   const update = async () => {
     const text = input.value.trim().toLowerCase();
-    const fixed = [...pagesOf(), ...(canWrite ? [{ label: "Capture a memory", kind: "command", run: () => document.getElementById("capture-open").click() }] : [])];
+    const fixed = [...pagesOf(), ...(canWrite ? [{ label: t("palette.capture"), kind: t("palette.kind.command"), run: () => document.getElementById("capture-open").click() }] : [])];
     items = fixed.filter((item) => !text || item.label.toLowerCase().includes(text));
     chosen = 0;
     render();
@@ -1580,8 +1630,8 @@ export function commandPalette() {
     if (mine !== asked) return; // a newer keystroke's answer will come
     items = [
       ...items,
-      ...found.results.map((m) => ({ label: short(m.content, 90), kind: "memory", href: `/memories/${encodeURIComponent(m.id)}` })),
-      ...people.people.map((p) => ({ label: p.name, kind: "person", href: `/people/${encodeURIComponent(p.id)}` })),
+      ...found.results.map((m) => ({ label: short(m.content, 90), kind: t("palette.kind.memory"), href: `/memories/${encodeURIComponent(m.id)}` })),
+      ...people.people.map((p) => ({ label: p.name, kind: t("palette.kind.person"), href: `/people/${encodeURIComponent(p.id)}` })),
     ];
     render();
   };

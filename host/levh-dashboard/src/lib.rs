@@ -15,6 +15,11 @@
 //! `/conflicts`, `/memories`, `/projects`, `/sessions`, `/agents`, `/connectors`, `/settings`): the server answers each with the same shell and the
 //! client draws the page the path names, so bookmarks and reloads work.
 //!
+//! Every word the pages show is a message in a catalogue, one ES module per language
+//! (`assets/strings/en.js`, complete), looked up by key through `assets/i18n.js`: a
+//! translation is one file (i18n.js says how to add it). A test below holds the keys the
+//! scripts and the shell use and the keys the English catalogue defines to the same set.
+//!
 //! The files hold no data, so they are served without a token (the page asks for one when
 //! the API answers 401); the Host/Origin guard of `levh-http` still applies to them.
 
@@ -44,6 +49,9 @@ const ASSETS: &[Asset] = &[
     asset!("app.js", "text/javascript; charset=utf-8"),
     asset!("api.js", "text/javascript; charset=utf-8"),
     asset!("pages.js", "text/javascript; charset=utf-8"),
+    asset!("i18n.js", "text/javascript; charset=utf-8"),
+    // The words, one catalogue per language (i18n.js says how to add one).
+    asset!("strings/en.js", "text/javascript; charset=utf-8"),
     asset!("style.css", "text/css; charset=utf-8"),
     asset!(
         "vendor/uplot/uPlot.iife.min.js",
@@ -171,5 +179,114 @@ mod tests {
                 "{path} is named but not embedded"
             );
         }
+    }
+
+    /// The text of an embedded file.
+    fn embedded(path: &str) -> &'static str {
+        let asset = ASSETS
+            .iter()
+            .find(|a| a.path == path)
+            .unwrap_or_else(|| panic!("{path} is not embedded"));
+        std::str::from_utf8(asset.bytes).unwrap()
+    }
+
+    /// Every message key the dashboard uses is in the English catalogue, and every key the
+    /// catalogue defines is used: a page never shows a bare key, and a translator never
+    /// translates a message nobody sees. Used: `t("key"…)` and `tParts("key"…)` in the
+    /// scripts (always a literal key, so this test sees them all), `data-i18n="key"` and
+    /// `data-i18n-attr="attribute:key;…"` in the shell. Defined: the lines
+    /// `  "key": …` of strings/en.js (its format, described at its top).
+    #[test]
+    fn every_message_key_used_is_in_the_english_catalogue_and_every_one_there_is_used() {
+        use std::collections::BTreeSet;
+
+        let mut used = BTreeSet::new();
+        let scripts = ASSETS.iter().filter(|a| {
+            a.path.ends_with(".js")
+                && !a.path.starts_with("vendor/")
+                && !a.path.starts_with("strings/")
+                && a.path != "i18n.js"
+        });
+        for asset in scripts {
+            let text = std::str::from_utf8(asset.bytes).unwrap();
+            for call in ["t(", "tParts("] {
+                let mut from = 0;
+                while let Some(found) = text[from..].find(call) {
+                    let at = from + found;
+                    from = at + call.len();
+                    // `t(` inside a longer name (`split(`, `get(`) is another function.
+                    let before = text[..at].chars().next_back();
+                    if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+                        continue;
+                    }
+                    let rest = &text[from..];
+                    let key = rest
+                        .strip_prefix('"')
+                        .and_then(|quoted| quoted.split_once('"'))
+                        .map(|(key, _)| key)
+                        .unwrap_or_else(|| {
+                            let line = text[..at].matches('\n').count() + 1;
+                            panic!("{}:{line}: {call}…) without a literal \"key\"", asset.path)
+                        });
+                    used.insert(key.to_owned());
+                }
+            }
+        }
+        for piece in SHELL.split("data-i18n=\"").skip(1) {
+            let (key, _) = piece.split_once('"').unwrap();
+            used.insert(key.to_owned());
+        }
+        for piece in SHELL.split("data-i18n-attr=\"").skip(1) {
+            let (pairs, _) = piece.split_once('"').unwrap();
+            for pair in pairs.split(';') {
+                let (_, key) = pair
+                    .split_once(':')
+                    .unwrap_or_else(|| panic!("data-i18n-attr pair without a colon: {pair}"));
+                used.insert(key.trim().to_owned());
+            }
+        }
+        assert!(used.len() > 100, "only {} keys found in use", used.len());
+
+        let mut defined = BTreeSet::new();
+        let mut inside = false;
+        for (n, line) in embedded("strings/en.js").lines().enumerate() {
+            if line == "export default {" {
+                inside = true;
+            } else if line == "};" {
+                inside = false;
+            } else if inside {
+                let entry = line.trim();
+                if entry.is_empty() || entry.starts_with("//") {
+                    continue;
+                }
+                let (key, _) = line
+                    .strip_prefix("  \"")
+                    .and_then(|rest| rest.split_once("\": "))
+                    .unwrap_or_else(|| {
+                        panic!("strings/en.js:{}: not a `  \"key\": …` line: {line}", n + 1)
+                    });
+                assert!(
+                    line.ends_with(',') && !key.contains(char::is_whitespace),
+                    "strings/en.js:{}: one message a line, ending with a comma: {line}",
+                    n + 1
+                );
+                assert!(
+                    defined.insert(key.to_owned()),
+                    "strings/en.js:{}: {key} is defined twice",
+                    n + 1
+                );
+            }
+        }
+
+        let missing: Vec<_> = used.difference(&defined).collect();
+        assert!(
+            missing.is_empty(),
+            "used but not in strings/en.js: {missing:?}"
+        );
+        let unused: Vec<_> = defined.difference(&used).collect();
+        assert!(
+            unused.is_empty(),
+            "in strings/en.js but never used: {unused:?}"
+        );
     }
 }
