@@ -12,7 +12,8 @@ function h(tag, attributes = {}, ...children) {
     if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
     else if (value !== undefined && value !== null && value !== false) element.setAttribute(key, value);
   }
-  for (const child of children.flat()) {
+  // Nested lists of children at any depth (a message with a link inside is a list).
+  for (const child of children.flat(Infinity)) {
     if (child !== null && child !== undefined) element.append(child instanceof Node ? child : String(child));
   }
   return element;
@@ -1278,13 +1279,13 @@ export const pages = {
         found.agents.length === 0 ? empty(t("agents.none")) :
           h("table", { class: "agents" },
             h("thead", {}, h("tr", {}, h("th", {}, t("agents.column.who")), h("th", {}, t("agents.column.wrote")), h("th", {}, t("agents.column.recalled")),
-              h("th", {}, t("agents.column.changed")), h("th", { class: "optional" }, t("agents.column.first")), h("th", {}, t("agents.column.last")))),
+              h("th", { class: "optional" }, t("agents.column.changed")), h("th", { class: "optional" }, t("agents.column.first")), h("th", {}, t("agents.column.last")))),
             h("tbody", {}, found.agents.map((a) => h("tr", {},
               h("td", {}, h("strong", {}, a.client || surfaces[a.surface] || a.surface),
                 h("div", { class: "terms" }, t("agents.through", { surface: surfaces[a.surface] || a.surface }))),
               h("td", {}, a.wrote), h("td", {}, a.recalled),
-              h("td", { title: Object.entries(a.kinds).map(([k, n]) => `${k} ${n}`).join(", ") }, a.changed),
-              h("td", { class: "optional muted" }, when(a.first_at)), h("td", {}, when(a.last_at))))))].filter(Boolean));
+              h("td", { class: "optional", title: Object.entries(a.kinds).map(([k, n]) => `${k} ${n}`).join(", ") }, a.changed),
+              h("td", { class: "optional muted" }, when(a.first_at)), h("td", {}, day(a.last_at), h("div", { class: "terms" }, new Date(a.last_at).toLocaleTimeString()))))))].filter(Boolean));
     };
     form.addEventListener("change", () => draw().catch((error) => box.replaceChildren(h("p", { class: "error" }, error.message))));
     await draw();
