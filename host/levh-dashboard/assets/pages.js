@@ -490,6 +490,30 @@ export const pages = {
   async memories(main, _, query) {
     main.append(h("h1", {}, t("memories.title")));
     if (query.get("forgotten")) main.append(h("p", { class: "muted", role: "status" }, t("memories.forgotten")));
+    // The page's filters (as its address has them) as the API's parameters (a date is the
+    // person's local day).
+    const params = (keep) => {
+      const api = new URLSearchParams();
+      for (const key of ["project", "kind", "source", "sort"]) if (keep.get(key)) api.set(key, keep.get(key));
+      const show = keep.get("show");
+      if (show === "pinned") api.set("pinned", "true");
+      if (show === "fading") api.set("fading", "true");
+      if (show === "forgotten") api.set("forgotten", "true");
+      if (keep.get("about")) api.set("entity", keep.get("about"));
+      if (keep.get("from")) api.set("created_after", new Date(`${keep.get("from")}T00:00`).toISOString());
+      if (keep.get("to")) {
+        const end = new Date(`${keep.get("to")}T00:00`);
+        end.setDate(end.getDate() + 1);
+        api.set("created_before", end.toISOString());
+      }
+      return api;
+    };
+    // The first page is asked for at once, beside the values the filters offer: on a large
+    // store it is on screen one round trip sooner.
+    const firstParams = params(query);
+    firstParams.set("limit", "50");
+    let first = query.get("show") === "held" ? null : get(`/api/memories?${firstParams}`);
+    first?.catch(() => {});
     const [stats, people] = await Promise.all([get("/api/stats"), get("/api/people?limit=200").catch(() => ({ people: [] }))]);
     // The values that exist, with how many memories hold each: a filter offers them
     // rather than a free-text box that finds nothing on a typo.
@@ -579,23 +603,6 @@ export const pages = {
       for (const [key, value] of new FormData(form)) if (value) keep.set(key, value);
       return keep;
     };
-    // The page's filters as the API's parameters (a date is the person's local day).
-    const params = (keep) => {
-      const api = new URLSearchParams();
-      for (const key of ["project", "kind", "source", "sort"]) if (keep.get(key)) api.set(key, keep.get(key));
-      const show = keep.get("show");
-      if (show === "pinned") api.set("pinned", "true");
-      if (show === "fading") api.set("fading", "true");
-      if (show === "forgotten") api.set("forgotten", "true");
-      if (keep.get("about")) api.set("entity", keep.get("about"));
-      if (keep.get("from")) api.set("created_after", new Date(`${keep.get("from")}T00:00`).toISOString());
-      if (keep.get("to")) {
-        const end = new Date(`${keep.get("to")}T00:00`);
-        end.setDate(end.getDate() + 1);
-        api.set("created_before", end.toISOString());
-      }
-      return api;
-    };
     const row = (m) => {
       shown.set(m.id, m);
       return h("tr", {},
@@ -625,7 +632,10 @@ export const pages = {
       const api = params(keep);
       api.set("limit", "50");
       if (after) api.set("after", after);
-      const page = await get(`/api/memories?${api}`);
+      // The page asked for at the start, when the filters still say what it asked.
+      const early = first && api.toString() === firstParams.toString() ? first : null;
+      first = null;
+      const page = await (early || get(`/api/memories?${api}`));
       if (page.total !== undefined) total = page.total;
       list.append(...page.memories.map(row));
       if (page.memories.length > 0) after = page.memories[page.memories.length - 1].id;
