@@ -233,6 +233,15 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         assert!(chart.as_str().unwrap().contains("90–100%: 1") && chart.as_str().unwrap().contains("0–10%: 0"), "{chart}");
 
+        let ctrl_k = || {
+            use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+            use fantoccini::key::Key;
+            KeyActions::new("palette".into())
+                .then(KeyAction::Down { value: char::from(Key::Control) })
+                .then(KeyAction::Down { value: 'k' })
+                .then(KeyAction::Up { value: 'k' })
+                .then(KeyAction::Up { value: char::from(Key::Control) })
+        };
         // Quick capture from any page, by its key: the gate's verdict in place, with a
         // link; the same text again is refused naming the memory it duplicates. The
         // memory list shows what was captured, newest first.
@@ -254,11 +263,61 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .until("a duplicate refused, naming it", "const s = document.querySelector('#capture [role=status]'); return s.textContent.startsWith('Not stored: duplicate of') && !!s.querySelector('a')")
             .await;
         browser.client.find(Locator::Css("#capture button[value=cancel]")).await.unwrap().click().await.unwrap();
+        // Capture from the command palette, by the keyboard alone, with the gate's other
+        // verdicts said in place: a near copy held for a person (a link to the queue), a
+        // secret redacted (what kind). The form has the fields a memory has, validity too.
+        let palette_capture = || async {
+            browser.client.perform_actions(ctrl_k()).await.unwrap();
+            browser.until("the palette", "return document.getElementById('palette').open").await;
+            browser.client.active_element().await.unwrap().send_keys("capture").await.unwrap();
+            browser
+                .until("Capture offered", "return document.querySelector('#palette [aria-selected=true]')?.textContent.includes('Capture')")
+                .await;
+            browser.press(Key::Enter).await;
+            browser.until("the capture form, from the palette", "return document.getElementById('capture').open").await;
+            assert_eq!(browser.focused().await, "TEXTAREA");
+        };
+        let submit_typed = |text: &'static str| async move {
+            let browser = &browser;
+            browser.client.active_element().await.unwrap().send_keys(text).await.unwrap();
+            // Tab to the Capture button (Close comes first), then Enter.
+            for _ in 0..20 {
+                browser.press(Key::Tab).await;
+                if browser.focused().await == "BUTTON \"Capture\"" {
+                    break;
+                }
+            }
+            assert_eq!(browser.focused().await, "BUTTON \"Capture\"");
+            browser.press(Key::Enter).await;
+        };
+        palette_capture().await;
+        let fields = browser
+            .client
+            .execute("return [...document.querySelectorAll('#capture [name]')].map(e => e.name).join(',')", vec![])
+            .await
+            .unwrap();
+        assert_eq!(fields, "content,project,importance,pin,valid_from,valid_to");
+        submit_typed("The release train leaves every second Tuesday at nine.").await;
+        browser
+            .until("held, in place", "const s = document.querySelector('#capture [role=status]'); return s.textContent.startsWith(\"Held for a person's review\") && s.querySelector('a[href=\"/held\"]')")
+            .await;
+        // Let go of it here, so the queue later holds only what the walk puts there.
+        let waiting = crate::support::json(crate::support::levh(home).args(["held", "list", "--json"]));
+        let waiting = waiting["held"][0]["id"].as_str().unwrap().to_owned();
+        crate::support::ok(crate::support::levh(home).args(["held", "discard", &waiting]));
+        browser.client.find(Locator::Css("#capture textarea")).await.unwrap().click().await.unwrap();
+        submit_typed("The atlas deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789 for the CI runner.").await;
+        let redacted = browser
+            .until("redacted, in place", "const s = document.querySelector('#capture [role=status]'); return s.textContent.startsWith('Stored with') && s.textContent")
+            .await;
+        assert!(redacted.as_str().unwrap().contains("redacted"), "{redacted}");
+        browser.press(Key::Escape).await;
         page(&browser, &format!("{base}/memories"), "Memories").await;
         let listed = browser
-            .until("the memory list", "const rows = document.querySelectorAll('main tbody tr'); return rows.length >= 2 && rows[0].textContent")
+            .until("the memory list", "const rows = document.querySelectorAll('main tbody tr'); return rows.length >= 3 && [...rows].slice(0, 2).map(r => r.textContent)")
             .await;
-        assert!(listed.as_str().unwrap().contains("release train"), "newest first: {listed}");
+        assert!(listed[0].as_str().unwrap().contains("deploy token"), "newest first: {listed}");
+        assert!(listed[1].as_str().unwrap().contains("release train"), "newest first: {listed}");
         browser.assert_no_console_error("capture and the memory list").await;
         // Forget from its page says it succeeded (it once reported a failure: the page it
         // redrew was gone) and lands on the list.
@@ -272,15 +331,6 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser.assert_no_console_error("forget from a memory's page").await;
         // The command palette, by the keyboard alone: Ctrl-K, a page by name, Enter; then a
         // memory found by its words.
-        let ctrl_k = || {
-            use fantoccini::actions::{InputSource, KeyAction, KeyActions};
-            use fantoccini::key::Key;
-            KeyActions::new("palette".into())
-                .then(KeyAction::Down { value: char::from(Key::Control) })
-                .then(KeyAction::Down { value: 'k' })
-                .then(KeyAction::Up { value: 'k' })
-                .then(KeyAction::Up { value: char::from(Key::Control) })
-        };
         browser.client.perform_actions(ctrl_k()).await.unwrap();
         browser.until("the palette", "return document.getElementById('palette').open").await;
         browser.client.active_element().await.unwrap().send_keys("fading").await.unwrap();

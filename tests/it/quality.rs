@@ -23,7 +23,7 @@ fn assert_store_untouched(home: &Path) {
     let listed = json(levh(home).args(["list", "--json"]));
     assert_eq!(
         listed,
-        json!({"memories": []}),
+        json!({"memories": [], "total": 0}),
         "a harness wrote to the user's store"
     );
 }

@@ -1577,6 +1577,8 @@ export function captureDialog() {
     if (data.get("project")) body.project = data.get("project");
     if (data.get("importance")) body.importance = Number(data.get("importance"));
     if (data.get("pin")) body.pin = true;
+    // datetime-local is the person's local time; the API wants an instant.
+    for (const key of ["valid_from", "valid_to"]) if (data.get(key)) body[key] = new Date(data.get(key)).toISOString();
     try {
       const answer = await post("/api/memories", body);
       const link = (id, text) => h("a", { href: `/memories/${encodeURIComponent(id)}` }, text);
@@ -1634,13 +1636,17 @@ export function commandPalette() {
     render();
     if (text.length < 2) return;
     const mine = ++asked;
-    const [found, people] = await Promise.all([
+    const [found, people, stats] = await Promise.all([
       post("/api/search", { query: input.value.trim(), limit: 5 }).catch(() => ({ results: [] })),
       get(`/api/people?limit=5&name=${encodeURIComponent(input.value.trim())}`).catch(() => ({ people: [] })),
+      get("/api/stats").catch(() => ({ by_project: {} })),
     ]);
     if (mine !== asked) return; // a newer keystroke's answer will come
+    // Projects by name: each opens its memories.
+    const projects = Object.keys(stats.by_project).filter((p) => p.toLowerCase().includes(text)).slice(0, 5);
     items = [
       ...items,
+      ...projects.map((p) => ({ label: p, kind: t("palette.kind.project"), href: `/memories?project=${encodeURIComponent(p)}` })),
       ...found.results.map((m) => ({ label: short(m.content, 90), kind: t("palette.kind.memory"), href: `/memories/${encodeURIComponent(m.id)}` })),
       ...people.people.map((p) => ({ label: p.name, kind: t("palette.kind.person"), href: `/people/${encodeURIComponent(p.id)}` })),
     ];

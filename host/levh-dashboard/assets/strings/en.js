@@ -68,6 +68,8 @@ export default {
   "capture.project": "Project {field}",
   "capture.importance": "Importance {field}",
   "capture.pin": "{field} Pin (never fades)",
+  "capture.valid_from": "Holds from {field}",
+  "capture.valid_to": "Holds until {field}",
   "capture.close": "Close",
   "capture.submit": "Capture",
   "capture.stored": "Stored. {link}",
@@ -81,13 +83,14 @@ export default {
 
   // The command palette (Ctrl-K).
   "palette.label": "Command palette",
-  "palette.input": "Go to a page, a memory or a person",
-  "palette.input.placeholder": "Go to… (pages, memories, people)",
+  "palette.input": "Go to a page, a memory, a person or a project",
+  "palette.input.placeholder": "Go to… (pages, memories, people, projects)",
   "palette.go": "Go to {page}",
   "palette.capture": "Capture a memory",
   "palette.kind.page": "page",
   "palette.kind.command": "command",
   "palette.kind.memory": "memory",
+  "palette.kind.project": "project",
   "palette.kind.person": "person",
 
   // Home.
