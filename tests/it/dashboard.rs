@@ -156,6 +156,42 @@ async fn accessibility(browser: &Browser, path: &str, theme: &str, found: &mut V
     }
 }
 
+/// Ctrl-K, as a person presses it.
+fn ctrl_k() -> fantoccini::actions::KeyActions {
+    use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+    KeyActions::new("palette".into())
+        .then(KeyAction::Down { value: char::from(Key::Control) })
+        .then(KeyAction::Down { value: 'k' })
+        .then(KeyAction::Up { value: 'k' })
+        .then(KeyAction::Up { value: char::from(Key::Control) })
+}
+
+/// The capture form opened from the command palette, by the keyboard alone.
+async fn capture_from_palette(browser: &Browser) {
+    browser.client.perform_actions(ctrl_k()).await.unwrap();
+    browser.until("the palette", "return document.getElementById('palette').open").await;
+    browser.client.active_element().await.unwrap().send_keys("capture").await.unwrap();
+    browser
+        .until("Capture offered", "return document.querySelector('#palette [aria-selected=true]')?.textContent.includes('Capture')")
+        .await;
+    browser.press(Key::Enter).await;
+    browser.until("the capture form, from the palette", "return document.getElementById('capture').open").await;
+    assert_eq!(browser.focused().await, "TEXTAREA");
+}
+
+/// Types `text` where the focus is (the form's Content), then Tab to Capture and Enter.
+async fn submit_by_keyboard(browser: &Browser, text: &str) {
+    browser.client.active_element().await.unwrap().send_keys(text).await.unwrap();
+    for _ in 0..20 {
+        browser.press(Key::Tab).await;
+        if browser.focused().await == "BUTTON \"Capture\"" {
+            break;
+        }
+    }
+    assert_eq!(browser.focused().await, "BUTTON \"Capture\"");
+    browser.press(Key::Enter).await;
+}
+
 /// One broad walk through the dashboard in a real headless Chromium against a real
 /// `levh serve` that wants a token, with a second `levh` process writing beside it: the
 /// token prompt; the live feed; a search's breakdown; reinforce on a memory's page; a held
@@ -233,15 +269,6 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .await;
         assert!(chart.as_str().unwrap().contains("90–100%: 1") && chart.as_str().unwrap().contains("0–10%: 0"), "{chart}");
 
-        let ctrl_k = || {
-            use fantoccini::actions::{InputSource, KeyAction, KeyActions};
-            use fantoccini::key::Key;
-            KeyActions::new("palette".into())
-                .then(KeyAction::Down { value: char::from(Key::Control) })
-                .then(KeyAction::Down { value: 'k' })
-                .then(KeyAction::Up { value: 'k' })
-                .then(KeyAction::Up { value: char::from(Key::Control) })
-        };
         // Quick capture from any page, by its key: the gate's verdict in place, with a
         // link; the same text again is refused naming the memory it duplicates. The
         // memory list shows what was captured, newest first.
@@ -266,38 +293,14 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         // Capture from the command palette, by the keyboard alone, with the gate's other
         // verdicts said in place: a near copy held for a person (a link to the queue), a
         // secret redacted (what kind). The form has the fields a memory has, validity too.
-        let palette_capture = || async {
-            browser.client.perform_actions(ctrl_k()).await.unwrap();
-            browser.until("the palette", "return document.getElementById('palette').open").await;
-            browser.client.active_element().await.unwrap().send_keys("capture").await.unwrap();
-            browser
-                .until("Capture offered", "return document.querySelector('#palette [aria-selected=true]')?.textContent.includes('Capture')")
-                .await;
-            browser.press(Key::Enter).await;
-            browser.until("the capture form, from the palette", "return document.getElementById('capture').open").await;
-            assert_eq!(browser.focused().await, "TEXTAREA");
-        };
-        let submit_typed = |text: &'static str| async move {
-            let browser = &browser;
-            browser.client.active_element().await.unwrap().send_keys(text).await.unwrap();
-            // Tab to the Capture button (Close comes first), then Enter.
-            for _ in 0..20 {
-                browser.press(Key::Tab).await;
-                if browser.focused().await == "BUTTON \"Capture\"" {
-                    break;
-                }
-            }
-            assert_eq!(browser.focused().await, "BUTTON \"Capture\"");
-            browser.press(Key::Enter).await;
-        };
-        palette_capture().await;
+        capture_from_palette(&browser).await;
         let fields = browser
             .client
             .execute("return [...document.querySelectorAll('#capture [name]')].map(e => e.name).join(',')", vec![])
             .await
             .unwrap();
         assert_eq!(fields, "content,project,importance,pin,valid_from,valid_to");
-        submit_typed("The release train leaves every second Tuesday at nine.").await;
+        submit_by_keyboard(&browser, "The release train leaves every second Tuesday at nine.").await;
         browser
             .until("held, in place", "const s = document.querySelector('#capture [role=status]'); return s.textContent.startsWith(\"Held for a person's review\") && s.querySelector('a[href=\"/held\"]')")
             .await;
@@ -306,7 +309,7 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         let waiting = waiting["held"][0]["id"].as_str().unwrap().to_owned();
         crate::support::ok(crate::support::levh(home).args(["held", "discard", &waiting]));
         browser.client.find(Locator::Css("#capture textarea")).await.unwrap().click().await.unwrap();
-        submit_typed("The atlas deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789 for the CI runner.").await;
+        submit_by_keyboard(&browser, "The atlas deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789 for the CI runner.").await;
         let redacted = browser
             .until("redacted, in place", "const s = document.querySelector('#capture [role=status]'); return s.textContent.startsWith('Stored with') && s.textContent")
             .await;
