@@ -1210,6 +1210,13 @@ fn in_a_real_browser_ten_thousand_memories_are_listed_filtered_paged_and_acted_o
             .await
             .as_f64()
             .unwrap();
+        // Where the first page's time goes: each request of the page, by its own timing.
+        let requests = browser
+            .client
+            .execute("return performance.getEntriesByType('resource').filter(r => r.name.includes('/api/') || r.name.includes('/assets/')).map(r => [new URL(r.name).pathname + new URL(r.name).search, Math.round(r.startTime), Math.round(r.duration)])", vec![])
+            .await
+            .unwrap();
+        eprintln!("first page's requests [path, start ms, duration ms]: {requests}");
         let newest = browser.until("the newest row", "return document.querySelector('main tbody tr td:nth-child(2)')?.textContent").await;
         assert!(newest.as_str().unwrap().starts_with("Lunch with grace"), "newest first: {newest}");
         // A filter change: a project chosen from the values that exist (with counts).
