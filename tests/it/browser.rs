@@ -271,8 +271,8 @@ impl Browser {
     /// failure under `LEVH_REQUIRE_TEST_ASSETS`) when axe-core is not installed where
     /// `.ci/run` puts it (`.cache/axe`, from the npm registry).
     pub async fn axe_violations(&self) -> Option<Vec<String>> {
-        let script = crate::support::repository_root()
-            .join(".cache/axe/node_modules/axe-core/axe.min.js");
+        let script =
+            crate::support::repository_root().join(".cache/axe/node_modules/axe-core/axe.min.js");
         let Ok(axe) = std::fs::read_to_string(&script) else {
             crate::support::skip(&format!(
                 "accessibility checks: no {} (`npm install --prefix .cache/axe axe-core@4.14.1`, as .ci/run does)",

@@ -935,7 +935,11 @@ fn the_claude_code_hooks_merge_into_settings_and_work_as_the_client_runs_them() 
     assert_eq!(pre.len(), 2, "theirs and levh's, once: {merged}");
     assert_eq!(pre[0], theirs["hooks"]["PreCompact"][0]);
     assert_eq!(merged["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
-    assert_eq!(merged["hooks"]["SessionEnd"].as_array().unwrap().len(), 1, "a checkpoint at the session's end too");
+    assert_eq!(
+        merged["hooks"]["SessionEnd"].as_array().unwrap().len(),
+        1,
+        "a checkpoint at the session's end too"
+    );
     let command = |event: &str| {
         merged["hooks"][event]
             .as_array()
@@ -1024,9 +1028,21 @@ fn the_claude_code_hooks_merge_into_settings_and_work_as_the_client_runs_them() 
     assert!(text.contains("- I will add a test for the retry loop tomorrow."));
     // And a checkpoint of the session: what the next one continues from.
     let resumed = json(levh(home).args(["continue", "--project", "rocket", "--json"]));
-    assert_eq!(resumed["checkpoint"]["goal"], "Make the launch script retry the upload three times.", "{resumed}");
-    assert_eq!(resumed["checkpoint"]["memories"][0]["id"], summary["id"], "resting on the summary: {resumed}");
-    assert!(resumed["text"].as_str().unwrap().contains("I will add a test for the retry loop tomorrow."), "{resumed}");
+    assert_eq!(
+        resumed["checkpoint"]["goal"], "Make the launch script retry the upload three times.",
+        "{resumed}"
+    );
+    assert_eq!(
+        resumed["checkpoint"]["memories"][0]["id"], summary["id"],
+        "resting on the summary: {resumed}"
+    );
+    assert!(
+        resumed["text"]
+            .as_str()
+            .unwrap()
+            .contains("I will add a test for the retry loop tomorrow."),
+        "{resumed}"
+    );
     // A hook never breaks the session: no transcript, still exit 0.
     run("PreCompact", json!({"session_id": "x"}));
 
@@ -1199,7 +1215,11 @@ fn the_memory_list_sorts_filters_and_pages_and_memories_move_between_projects() 
         assert_eq!(stored["verdict"], "admit", "{stored}");
         ids.push(stored["memory_id"].as_str().unwrap().to_owned());
     }
-    json(levh(home).args(["capture", "Lunch with grace@example.org about the harbor lease.", "--json"]));
+    json(levh(home).args([
+        "capture",
+        "Lunch with grace@example.org about the harbor lease.",
+        "--json",
+    ]));
     let (mut server, address) = crate::support::serve(home, &[]);
     let base = format!("http://{address}/api/memories");
     let get = |query: &str| -> serde_json::Value {
@@ -1207,26 +1227,47 @@ fn the_memory_list_sorts_filters_and_pages_and_memories_move_between_projects() 
         serde_json::from_str(&response.into_body().read_to_string().unwrap()).unwrap()
     };
     // Every order, read five at a time: each memory once, in the order's sequence.
-    for (sort, key) in [("created", "created_at"), ("importance", "importance"), ("recalled", "last_recalled_at"), ("retention", "retention")] {
+    for (sort, key) in [
+        ("created", "created_at"),
+        ("importance", "importance"),
+        ("recalled", "last_recalled_at"),
+        ("retention", "retention"),
+    ] {
         let mut seen: Vec<serde_json::Value> = Vec::new();
         let mut after: Option<String> = None;
         loop {
-            let page = get(&format!("sort={sort}&limit=5{}", after.as_ref().map(|a| format!("&after={a}")).unwrap_or_default()));
+            let page = get(&format!(
+                "sort={sort}&limit=5{}",
+                after
+                    .as_ref()
+                    .map(|a| format!("&after={a}"))
+                    .unwrap_or_default()
+            ));
             if after.is_none() {
                 assert_eq!(page["total"], 25, "{sort}: {page}");
             } else {
-                assert!(page.get("total").is_none(), "later pages do not count again");
+                assert!(
+                    page.get("total").is_none(),
+                    "later pages do not count again"
+                );
             }
             let memories = page["memories"].as_array().unwrap().clone();
-            after = memories.last().map(|m| m["id"].as_str().unwrap().to_owned());
+            after = memories
+                .last()
+                .map(|m| m["id"].as_str().unwrap().to_owned());
             let short = memories.len() < 5;
             seen.extend(memories);
             if short {
                 break;
             }
         }
-        let unique: std::collections::HashSet<&str> = seen.iter().map(|m| m["id"].as_str().unwrap()).collect();
-        assert_eq!((seen.len(), unique.len()), (25, 25), "{sort}: a memory twice or missing");
+        let unique: std::collections::HashSet<&str> =
+            seen.iter().map(|m| m["id"].as_str().unwrap()).collect();
+        assert_eq!(
+            (seen.len(), unique.len()),
+            (25, 25),
+            "{sort}: a memory twice or missing"
+        );
         let values: Vec<&serde_json::Value> = seen.iter().map(|m| &m[key]).collect();
         let in_order = values.windows(2).all(|w| match (sort, w[0], w[1]) {
             // Each value is read as its page is served: a memory equal to the one before
@@ -1243,13 +1284,38 @@ fn the_memory_list_sorts_filters_and_pages_and_memories_move_between_projects() 
     assert_eq!(fading["total"], 12, "{fading}");
     assert_eq!(get("fading=true&project=even")["total"], 6);
     assert_eq!(get("created_before=2026-01-01&limit=50")["total"], 12);
-    assert_eq!(get("created_after=2026-01-01&project=odd&limit=50")["total"], 6);
+    assert_eq!(
+        get("created_after=2026-01-01&project=odd&limit=50")["total"],
+        6
+    );
     let grace = get("entity=grace@example.org");
     assert_eq!(grace["total"], 1, "{grace}");
-    assert!(grace["memories"][0]["content"].as_str().unwrap().contains("harbor lease"));
-    for (query, named) in [("sort=oldest", "invalid sort: 'oldest'"), ("forgotten=true&sort=retention", "invalid forgotten"), ("entity=nobody-at-all", "no entity 'nobody-at-all'")] {
-        let response = ureq::get(&format!("{base}?{query}")).config().http_status_as_error(false).build().call().unwrap();
-        assert_eq!(response.status(), if query.starts_with("entity") { 404 } else { 400 }, "{query}");
+    assert!(
+        grace["memories"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("harbor lease")
+    );
+    for (query, named) in [
+        ("sort=oldest", "invalid sort: 'oldest'"),
+        ("forgotten=true&sort=retention", "invalid forgotten"),
+        ("entity=nobody-at-all", "no entity 'nobody-at-all'"),
+    ] {
+        let response = ureq::get(&format!("{base}?{query}"))
+            .config()
+            .http_status_as_error(false)
+            .build()
+            .call()
+            .unwrap();
+        assert_eq!(
+            response.status(),
+            if query.starts_with("entity") {
+                404
+            } else {
+                400
+            },
+            "{query}"
+        );
         let body = response.into_body().read_to_string().unwrap();
         assert!(body.contains(named), "{query}: {body}");
     }
@@ -1258,19 +1324,45 @@ fn the_memory_list_sorts_filters_and_pages_and_memories_move_between_projects() 
 
     // Move two to a new project; a third id that is not a memory is named, and fails.
     let missing = "01a24eb3-945d-7e4f-9ea2-05771e33a823";
-    let out = levh(home).args(["move", &ids[0], &ids[1], missing, "--project", "archive", "--json"]).output().unwrap();
+    let out = levh(home)
+        .args([
+            "move",
+            &ids[0],
+            &ids[1],
+            missing,
+            "--project",
+            "archive",
+            "--json",
+        ])
+        .output()
+        .unwrap();
     assert!(!out.status.success(), "a missing id is a failure");
     let moved: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(moved["moved"], serde_json::json!([ids[0], ids[1]]), "{moved}");
+    assert_eq!(
+        moved["moved"],
+        serde_json::json!([ids[0], ids[1]]),
+        "{moved}"
+    );
     assert_eq!(moved["missing"], serde_json::json!([missing]), "{moved}");
     let archived = json(levh(home).args(["list", "--project", "archive", "--json"]));
     assert_eq!(archived["total"], 2, "{archived}");
     let history = json(levh(home).args(["show", &ids[0], "--history", "--json"]));
     assert!(history.to_string().contains("\"move\""), "{history}");
-    let secret = levh(home).args(["move", &ids[2], "--project", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"]).output().unwrap();
+    let secret = levh(home)
+        .args([
+            "move",
+            &ids[2],
+            "--project",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        ])
+        .output()
+        .unwrap();
     assert!(!secret.status.success());
     let said = String::from_utf8_lossy(&secret.stderr);
-    assert!(said.contains("holds a secret") && !said.contains("ghp_"), "{said}");
+    assert!(
+        said.contains("holds a secret") && !said.contains("ghp_"),
+        "{said}"
+    );
     // Out of every project again; the forgotten filter.
     ok(levh(home).args(["move", &ids[0], "--no-project"]));
     ok(levh(home).args(["forget", &ids[1]]));
@@ -1289,24 +1381,48 @@ fn keyed_memories_are_held_like_any_capture_and_one_stays_current_under_concurre
     let home = home.path();
     json(levh(home).args(["capture", "The deploy branch for atlas is main.", "--json"]));
     let held = levh(home)
-        .args(["upsert", "deploy branch", "The deploy branch for atlas is prod.", "--json"])
+        .args([
+            "upsert",
+            "deploy branch",
+            "The deploy branch for atlas is prod.",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(!held.status.success(), "a held upsert is not a write yet");
     let held: serde_json::Value = serde_json::from_slice(&held.stdout).unwrap();
     assert_eq!(held["status"], "held", "{held}");
-    let missing = levh(home).args(["get", "--key", "deploy branch"]).output().unwrap();
+    let missing = levh(home)
+        .args(["get", "--key", "deploy branch"])
+        .output()
+        .unwrap();
     assert!(!missing.status.success());
     ok(levh(home).args(["held", "admit", held["held_id"].as_str().unwrap()]));
     let current = json(levh(home).args(["get", "--key", "deploy branch", "--json"]));
-    assert_eq!(current["content"], "The deploy branch for atlas is prod.", "{current}");
+    assert_eq!(
+        current["content"], "The deploy branch for atlas is prod.",
+        "{current}"
+    );
     assert_eq!(current["key"], "deploy branch");
 
-    let bad = levh(home).args(["upsert", "k", "some text here", "--value", "{not json"]).output().unwrap();
+    let bad = levh(home)
+        .args(["upsert", "k", "some text here", "--value", "{not json"])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--value is not JSON"));
-    let secret = levh(home).args(["upsert", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "some text"]).output().unwrap();
+    let secret = levh(home)
+        .args([
+            "upsert",
+            "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "some text",
+        ])
+        .output()
+        .unwrap();
     let said = String::from_utf8_lossy(&secret.stderr);
-    assert!(said.contains("invalid key") && !said.contains("ghp_"), "{said}");
+    assert!(
+        said.contains("invalid key") && !said.contains("ghp_"),
+        "{said}"
+    );
 
     // Four writers, five rewrites each, of one key.
     let writers: Vec<_> = (0..4u64)
@@ -1315,7 +1431,10 @@ fn keyed_memories_are_held_like_any_capture_and_one_stays_current_under_concurre
             std::thread::spawn(move || {
                 for n in 0..5u64 {
                     let text = crate::support::distinct_sentence(100 + w * 10 + n);
-                    let out = levh(&home).args(["upsert", "on call", &text, "--project", "ops", "--json"]).output().unwrap();
+                    let out = levh(&home)
+                        .args(["upsert", "on call", &text, "--project", "ops", "--json"])
+                        .output()
+                        .unwrap();
                     let view: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
                     assert_eq!(view["status"], "stored", "{view}");
                 }
@@ -1334,7 +1453,11 @@ fn keyed_memories_are_held_like_any_capture_and_one_stays_current_under_concurre
             |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .unwrap();
-    assert_eq!((current, retired), (1, 19), "one current, every other one retired");
+    assert_eq!(
+        (current, retired),
+        (1, 19),
+        "one current, every other one retired"
+    );
     let listed = json(levh(home).args(["list", "--project", "ops", "--json"]));
     assert_eq!(listed["total"], 1, "{listed}");
 }

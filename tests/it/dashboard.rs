@@ -152,7 +152,11 @@ async fn page_starting(browser: &Browser, url: &str, prefix: &str) -> String {
 /// axe-core's violations on the page, as a list to report (none when axe is missing).
 async fn accessibility(browser: &Browser, path: &str, theme: &str, found: &mut Vec<String>) {
     if let Some(violations) = browser.axe_violations().await {
-        found.extend(violations.into_iter().map(|v| format!("{path} ({theme}): {v}")));
+        found.extend(
+            violations
+                .into_iter()
+                .map(|v| format!("{path} ({theme}): {v}")),
+        );
     }
 }
 
@@ -160,28 +164,56 @@ async fn accessibility(browser: &Browser, path: &str, theme: &str, found: &mut V
 fn ctrl_k() -> fantoccini::actions::KeyActions {
     use fantoccini::actions::{InputSource, KeyAction, KeyActions};
     KeyActions::new("palette".into())
-        .then(KeyAction::Down { value: char::from(Key::Control) })
+        .then(KeyAction::Down {
+            value: char::from(Key::Control),
+        })
         .then(KeyAction::Down { value: 'k' })
         .then(KeyAction::Up { value: 'k' })
-        .then(KeyAction::Up { value: char::from(Key::Control) })
+        .then(KeyAction::Up {
+            value: char::from(Key::Control),
+        })
 }
 
 /// The capture form opened from the command palette, by the keyboard alone.
 async fn capture_from_palette(browser: &Browser) {
     browser.client.perform_actions(ctrl_k()).await.unwrap();
-    browser.until("the palette", "return document.getElementById('palette').open").await;
-    browser.client.active_element().await.unwrap().send_keys("capture").await.unwrap();
+    browser
+        .until(
+            "the palette",
+            "return document.getElementById('palette').open",
+        )
+        .await;
+    browser
+        .client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("capture")
+        .await
+        .unwrap();
     browser
         .until("Capture offered", "return document.querySelector('#palette [aria-selected=true]')?.textContent.includes('Capture')")
         .await;
     browser.press(Key::Enter).await;
-    browser.until("the capture form, from the palette", "return document.getElementById('capture').open").await;
+    browser
+        .until(
+            "the capture form, from the palette",
+            "return document.getElementById('capture').open",
+        )
+        .await;
     assert_eq!(browser.focused().await, "TEXTAREA");
 }
 
 /// Types `text` where the focus is (the form's Content), then Tab to Capture and Enter.
 async fn submit_by_keyboard(browser: &Browser, text: &str) {
-    browser.client.active_element().await.unwrap().send_keys(text).await.unwrap();
+    browser
+        .client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
     for _ in 0..20 {
         browser.press(Key::Tab).await;
         if browser.focused().await == "BUTTON \"Capture\"" {
@@ -1115,17 +1147,28 @@ fn seed_memories(home: &std::path::Path, n: usize) -> Vec<levh_core::MemoryId> {
     };
     let store = levh_store::SqliteStore::open(&home.join("levh.db")).unwrap();
     let now = jiff::Timestamp::now();
-    let words = ["amber", "birch", "cedar", "dune", "ember", "fjord", "glade", "harbor", "islet", "jasper", "kelp", "lagoon"];
+    let words = [
+        "amber", "birch", "cedar", "dune", "ember", "fjord", "glade", "harbor", "islet", "jasper",
+        "kelp", "lagoon",
+    ];
     let kinds = ["note", "decision", "fact", "event"];
     let writes: Vec<BatchWrite> = (0..n)
         .map(|i| {
             // Spread over the past (a year ago for every tenth), a microsecond apart so
             // that the newest-first order is the reverse of writing.
-            let age = if i % 10 == 0 { 365 * 24 * 3600 } else { (n - i) as i64 };
-            let at = now - jiff::SignedDuration::from_secs(age) + jiff::SignedDuration::from_micros(i as i64);
+            let age = if i % 10 == 0 {
+                365 * 24 * 3600
+            } else {
+                (n - i) as i64
+            };
+            let at = now - jiff::SignedDuration::from_secs(age)
+                + jiff::SignedDuration::from_micros(i as i64);
             let content = format!(
                 "Item {i}: the {} {} report for project {} lists ticket {}.",
-                words[i % 12], words[(i / 12) % 12], i % 10, 1000 + i
+                words[i % 12],
+                words[(i / 12) % 12],
+                i % 10,
+                1000 + i
             );
             BatchWrite::Memory {
                 record: NewMemoryRecord {
@@ -1194,7 +1237,10 @@ fn in_a_real_browser_ten_thousand_memories_are_listed_filtered_paged_and_acted_o
     let home = home.path();
     seed_memories(home, 10_000);
     // One memory about a person, through the gate (the entity index is the gate's).
-    let grace = capture(home, "Lunch with grace@example.org about the harbor lease renewal.");
+    let grace = capture(
+        home,
+        "Lunch with grace@example.org about the harbor lease renewal.",
+    );
     let grace = grace["memory_id"].as_str().unwrap().to_owned();
     let (mut server, address) = serve(home, &[]);
     let base = format!("http://{address}");
@@ -1330,7 +1376,9 @@ fn in_a_real_browser_ten_thousand_memories_are_listed_filtered_paged_and_acted_o
     if let Some((first, filtered)) = measured {
         // Reported, not judged here: speed is judged by benchmarks beside a baseline, not
         // by a timed test on a shared machine (README: the dashboard's figures).
-        let report = format!("{{\"memories\": 10001, \"first_page_ms\": {first:.0}, \"filter_change_ms\": {filtered:.0}}}\n");
+        let report = format!(
+            "{{\"memories\": 10001, \"first_page_ms\": {first:.0}, \"filter_change_ms\": {filtered:.0}}}\n"
+        );
         std::fs::create_dir_all(shots.clone()).unwrap();
         std::fs::write(shots.join("memory-list-timing.json"), &report).unwrap();
         eprintln!("memory list at 10k: {report}");

@@ -304,9 +304,19 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
     let Some(python) = python_sdk() else { return };
     let check = |answer: &Value, home: &std::path::Path| {
         let tools = answer["tools"].as_array().unwrap();
-        assert!(tools.iter().any(|t| t == "upsert_memory") && tools.iter().any(|t| t == "get_memory"), "{answer}");
+        assert!(
+            tools.iter().any(|t| t == "upsert_memory") && tools.iter().any(|t| t == "get_memory"),
+            "{answer}"
+        );
         let (first, second, again) = (&answer["first"], &answer["second"], &answer["again"]);
-        assert_eq!((first["error"].as_bool(), first["content"]["status"].as_str()), (Some(false), Some("stored")), "{answer}");
+        assert_eq!(
+            (
+                first["error"].as_bool(),
+                first["content"]["status"].as_str()
+            ),
+            (Some(false), Some("stored")),
+            "{answer}"
+        );
         let first_id = first["content"]["memory"]["id"].as_str().unwrap();
         assert_eq!(second["content"]["status"], "stored", "{answer}");
         assert_eq!(second["content"]["replaced"], first_id, "{answer}");
@@ -314,49 +324,110 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
         assert_eq!(again["content"]["status"], "unchanged", "{answer}");
         assert_eq!(again["content"]["memory"]["id"], second_id, "{answer}");
         assert_eq!(answer["current"]["content"]["id"], second_id, "{answer}");
-        assert_eq!(answer["current"]["content"]["value"], "us-east-2", "{answer}");
+        assert_eq!(
+            answer["current"]["content"]["value"], "us-east-2",
+            "{answer}"
+        );
         assert_eq!(answer["before"]["content"]["id"], first_id, "{answer}");
         assert_eq!(answer["before"]["content"]["value"], 3, "{answer}");
         assert_eq!(answer["missing"]["error"], true, "{answer}");
-        assert!(answer["missing"]["text"][0].as_str().unwrap().contains("no memory under key 'no such key'"), "{answer}");
-        assert_eq!(answer["listed"]["content"]["total"], 1, "one current memory: {answer}");
+        assert!(
+            answer["missing"]["text"][0]
+                .as_str()
+                .unwrap()
+                .contains("no memory under key 'no such key'"),
+            "{answer}"
+        );
+        assert_eq!(
+            answer["listed"]["content"]["total"], 1,
+            "one current memory: {answer}"
+        );
         // The first one is kept, retired by the second: never overwritten.
-        let shown = crate::support::json(crate::support::levh(home).args(["show", first_id, "--json"]));
+        let shown =
+            crate::support::json(crate::support::levh(home).args(["show", first_id, "--json"]));
         assert_eq!(shown["superseded_by"], second_id, "{shown}");
         assert!(shown["valid_to"].is_string(), "{shown}");
-        assert_eq!(shown["content"], "Atlas deploys to the eu-west cluster with helm");
+        assert_eq!(
+            shown["content"],
+            "Atlas deploys to the eu-west cluster with helm"
+        );
         let mistake = answer["mistake"]["content"]["memory_id"].as_str().unwrap();
         let paraphrased = &answer["paraphrased"]["content"];
         assert_eq!(paraphrased["known_issues"], true, "{answer}");
         assert_eq!(paraphrased["mistakes"][0]["id"], mistake, "{answer}");
-        assert_eq!(paraphrased["mistakes"][0]["avoid"], "snapshot the database before any migration");
+        assert_eq!(
+            paraphrased["mistakes"][0]["avoid"],
+            "snapshot the database before any migration"
+        );
         let unrelated = &answer["unrelated"]["content"];
-        assert_eq!((unrelated["known_issues"].as_bool(), unrelated["summary"].as_str()), (Some(false), Some("no known issue")), "{answer}");
+        assert_eq!(
+            (
+                unrelated["known_issues"].as_bool(),
+                unrelated["summary"].as_str()
+            ),
+            (Some(false), Some("no known issue")),
+            "{answer}"
+        );
         // The action that matched it reinforced it: it keeps while it keeps mattering.
-        let shown = crate::support::json(crate::support::levh(home).args(["show", mistake, "--json"]));
+        let shown =
+            crate::support::json(crate::support::levh(home).args(["show", mistake, "--json"]));
         assert_eq!(shown["recall_count"], 1, "{shown}");
         assert_eq!(shown["kind"], "mistake");
-        assert_eq!(answer["checkpoint"]["content"]["status"], "stored", "{answer}");
+        assert_eq!(
+            answer["checkpoint"]["content"]["status"], "stored",
+            "{answer}"
+        );
         let continued = &answer["continued"]["content"];
         assert_eq!(answer["continued"]["error"], false, "{answer}");
-        assert_eq!(continued["checkpoint"]["memory_id"], answer["checkpoint"]["content"]["memory"]["id"], "{answer}");
-        assert_eq!(continued["checkpoint"]["next"], serde_json::json!(["run the soak test"]), "{answer}");
-        assert_eq!(continued["checkpoint"]["memories"][0]["id"], second_id, "{answer}");
+        assert_eq!(
+            continued["checkpoint"]["memory_id"], answer["checkpoint"]["content"]["memory"]["id"],
+            "{answer}"
+        );
+        assert_eq!(
+            continued["checkpoint"]["next"],
+            serde_json::json!(["run the soak test"]),
+            "{answer}"
+        );
+        assert_eq!(
+            continued["checkpoint"]["memories"][0]["id"], second_id,
+            "{answer}"
+        );
         let text = continued["text"].as_str().unwrap();
-        assert!(text.contains("Goal: Ship atlas 2.0 to production") && text.contains("who signs off?"), "{text}");
+        assert!(
+            text.contains("Goal: Ship atlas 2.0 to production") && text.contains("who signs off?"),
+            "{text}"
+        );
         assert!(continued["tokens"].as_u64().unwrap() <= 300, "{continued}");
-        assert_eq!(answer["goal"]["content"]["write"]["status"], "stored", "{answer}");
+        assert_eq!(
+            answer["goal"]["content"]["write"]["status"], "stored",
+            "{answer}"
+        );
         let goals = &answer["goals"]["content"]["goals"];
         assert_eq!(goals.as_array().unwrap().len(), 1, "{answer}");
         assert_eq!(goals[0]["title"], "Ship atlas 2.0");
         assert_eq!(goals[0]["status"], "active");
-        let milestones: Vec<(&str, bool)> = goals[0]["milestones"].as_array().unwrap().iter().map(|m| (m["name"].as_str().unwrap(), m["reached"].as_bool().unwrap())).collect();
-        assert_eq!(milestones, [("schema migrated", true), ("soak test passed", false), ("released", false)]);
+        let milestones: Vec<(&str, bool)> = goals[0]["milestones"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["name"].as_str().unwrap(), m["reached"].as_bool().unwrap()))
+            .collect();
+        assert_eq!(
+            milestones,
+            [
+                ("schema migrated", true),
+                ("soak test passed", false),
+                ("released", false)
+            ]
+        );
         let note = answer["progressed"]["content"]["note"].as_str().unwrap();
         assert_eq!(goals[0]["log"], serde_json::json!([note]), "{answer}");
         let noted = crate::support::json(crate::support::levh(home).args(["show", note, "--json"]));
         assert_eq!(noted["kind"], "progress", "{noted}");
-        assert_eq!(continued["goals"][0]["title"], "Ship atlas 2.0", "{continued}");
+        assert_eq!(
+            continued["goals"][0]["title"], "Ship atlas 2.0",
+            "{continued}"
+        );
     };
     let run = |args: &[&std::ffi::OsStr]| -> Value {
         let output = Command::new(&python)
@@ -364,11 +435,20 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
             .args(args)
             .output()
             .expect("running the Python MCP client");
-        assert!(output.status.success(), "the Python client failed:\n{}", String::from_utf8_lossy(&output.stderr));
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+        assert!(
+            output.status.success(),
+            "the Python client failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
     };
     let home = tempfile::tempdir().unwrap();
-    let answer = run(&["stdio".as_ref(), levh_binary().as_os_str(), home.path().as_os_str()]);
+    let answer = run(&[
+        "stdio".as_ref(),
+        levh_binary().as_os_str(),
+        home.path().as_os_str(),
+    ]);
     check(&answer, home.path());
 
     let home = tempfile::tempdir().unwrap();

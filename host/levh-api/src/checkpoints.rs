@@ -135,7 +135,10 @@ fn key_of(task: &str) -> String {
 }
 
 fn task_name(task: Option<&str>) -> Result<String> {
-    let task = task.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(DEFAULT_TASK);
+    let task = task
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .unwrap_or(DEFAULT_TASK);
     if task.chars().count() > 150 {
         return Err(Error::invalid("invalid task: at most 150 characters"));
     }
@@ -150,7 +153,11 @@ pub fn checkpoint(levh: &Levh, scope: &Scope, args: CheckpointArgs) -> Result<Up
         return Err(Error::invalid("invalid goal: say what the task is for"));
     }
     let clean = |items: Vec<String>| -> Vec<String> {
-        items.into_iter().map(|i| i.trim().to_owned()).filter(|i| !i.is_empty()).collect()
+        items
+            .into_iter()
+            .map(|i| i.trim().to_owned())
+            .filter(|i| !i.is_empty())
+            .collect()
     };
     let (done, next, questions) = (clean(args.done), clean(args.next), clean(args.questions));
     // Linked memories must exist: a checkpoint resting on a typo would resume on nothing.
@@ -161,7 +168,11 @@ pub fn checkpoint(levh: &Levh, scope: &Scope, args: CheckpointArgs) -> Result<Up
         linked.push(id.to_string());
     }
     let mut content = format!("Checkpoint of {task}\nGoal: {goal}");
-    for (title, items) in [("Done", &done), ("Next", &next), ("Open questions", &questions)] {
+    for (title, items) in [
+        ("Done", &done),
+        ("Next", &next),
+        ("Open questions", &questions),
+    ] {
         if !items.is_empty() {
             content.push_str(&format!("\n{title}:"));
             for item in items {
@@ -195,23 +206,35 @@ pub fn checkpoint(levh: &Levh, scope: &Scope, args: CheckpointArgs) -> Result<Up
 pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<ContinueView> {
     let max_tokens = args.max_tokens.unwrap_or(2000);
     if !(200..=20_000).contains(&max_tokens) {
-        return Err(Error::invalid(format!("invalid max_tokens: {max_tokens} is outside 200..20000")));
+        return Err(Error::invalid(format!(
+            "invalid max_tokens: {max_tokens} is outside 200..20000"
+        )));
     }
     let project = args.project.clone();
     let now = levh.now();
     let found = match args.task.as_deref() {
-        Some(task) => levh.keyed_memory(scope, project.as_deref(), &key_of(&task_name(Some(task))?), None)?,
+        Some(task) => levh.keyed_memory(
+            scope,
+            project.as_deref(),
+            &key_of(&task_name(Some(task))?),
+            None,
+        )?,
         None => levh
             .list(
                 scope,
                 MemoryFilter {
                     project: project.clone(),
-                    kind: Some(Kind::new(CHECKPOINT_KIND).map_err(|e| Error::invalid(e.to_string()))?),
+                    kind: Some(
+                        Kind::new(CHECKPOINT_KIND).map_err(|e| Error::invalid(e.to_string()))?,
+                    ),
                     order: ListOrder::Created,
                     ..MemoryFilter::default()
                 }
                 .read_at(None, now),
-                Page { limit: 1, offset: 0 },
+                Page {
+                    limit: 1,
+                    offset: 0,
+                },
             )?
             .into_iter()
             .next(),
@@ -225,9 +248,19 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
         Some(memory) => {
             let value = memory.metadata.get("value").cloned().unwrap_or_default();
             let list = |key: &str| -> Vec<String> {
-                value[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()).unwrap_or_default()
+                value[key]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default()
             };
-            let linked: Vec<levh_core::MemoryId> = list("memories").iter().filter_map(|id| id.parse().ok()).collect();
+            let linked: Vec<levh_core::MemoryId> = list("memories")
+                .iter()
+                .filter_map(|id| id.parse().ok())
+                .collect();
             Some(CheckpointView {
                 memory_id: memory.id.to_string(),
                 at: memory.state.created_at.to_string(),
@@ -236,15 +269,27 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
                 done: list("done"),
                 next: list("next"),
                 questions: list("questions"),
-                memories: linked.iter().filter_map(|id| levh.get(scope, *id).ok()).map(|m| brief(&m)).collect(),
+                memories: linked
+                    .iter()
+                    .filter_map(|id| levh.get(scope, *id).ok())
+                    .map(|m| brief(&m))
+                    .collect(),
             })
         }
     };
     let recent = |order: ListOrder| -> Result<Vec<levh_core::Memory>> {
         Ok(levh.list(
             scope,
-            MemoryFilter { project: project.clone(), order, ..MemoryFilter::default() }.read_at(None, now),
-            Page { limit: 50, offset: 0 },
+            MemoryFilter {
+                project: project.clone(),
+                order,
+                ..MemoryFilter::default()
+            }
+            .read_at(None, now),
+            Page {
+                limit: 50,
+                offset: 0,
+            },
         )?)
     };
     // Checkpoints and goals are shown as such, not among the memories.
@@ -263,13 +308,28 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
         .filter(|m| m.state.last_recalled_at.is_some_and(|at| at > since))
         .map(brief)
         .collect();
-    let knowledge = || KnowledgeArgs { project: project.clone(), limit: Some(20), ..KnowledgeArgs::default() };
+    let knowledge = || KnowledgeArgs {
+        project: project.clone(),
+        limit: Some(20),
+        ..KnowledgeArgs::default()
+    };
     let commitments = crate::knowledge::commitments(levh, scope, knowledge())?.commitments;
-    let decisions = crate::knowledge::decisions(levh, scope, KnowledgeArgs { limit: Some(10), ..knowledge() })?.decisions;
+    let decisions = crate::knowledge::decisions(
+        levh,
+        scope,
+        KnowledgeArgs {
+            limit: Some(10),
+            ..knowledge()
+        },
+    )?
+    .decisions;
     let goals: Vec<crate::goals::GoalView> = crate::goals::list(
         levh,
         scope,
-        crate::goals::GoalListArgs { project: project.clone(), status: None },
+        crate::goals::GoalListArgs {
+            project: project.clone(),
+            status: None,
+        },
     )?
     .goals
     .into_iter()
@@ -281,8 +341,15 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
     let mut text = String::new();
     match &checkpoint {
         Some(c) => {
-            text.push_str(&format!("## Checkpoint of {} ({})\nGoal: {}\n", c.task, c.at, c.goal));
-            for (title, items) in [("Done", &c.done), ("Next", &c.next), ("Open questions", &c.questions)] {
+            text.push_str(&format!(
+                "## Checkpoint of {} ({})\nGoal: {}\n",
+                c.task, c.at, c.goal
+            ));
+            for (title, items) in [
+                ("Done", &c.done),
+                ("Next", &c.next),
+                ("Open questions", &c.questions),
+            ] {
                 if !items.is_empty() {
                     text.push_str(&format!("{title}:\n"));
                     for item in items {
@@ -297,15 +364,63 @@ pub fn resume(levh: &Levh, scope: &Scope, args: ContinueArgs) -> Result<Continue
         None => text.push_str("## No checkpoint yet: what happened in the last week\n"),
     }
     let mut sections: Vec<(&str, Vec<String>)> = vec![
-        ("Goals", goals.iter().map(|g| {
-            let reached = g.milestones.iter().filter(|m| m.reached).count();
-            let next = g.milestones.iter().find(|m| !m.reached).map(|m| format!("; next: {}", m.name)).unwrap_or_default();
-            format!("- {} ({}, {reached}/{} milestones{next})", g.title, g.status, g.milestones.len())
-        }).collect()),
-        ("Open commitments", commitments.iter().map(|c| format!("- {}{}", c.sentence, c.due.as_ref().map(|d| format!(" (due {d})")).unwrap_or_default())).collect()),
-        ("Decisions", decisions.iter().map(|d| format!("- {}", d.sentence)).collect()),
-        ("Stored since", stored.iter().map(|m| format!("- [{}] {}", m.id, m.preview)).collect()),
-        ("Used since", used.iter().map(|m| format!("- [{}] {}", m.id, m.preview)).collect()),
+        (
+            "Goals",
+            goals
+                .iter()
+                .map(|g| {
+                    let reached = g.milestones.iter().filter(|m| m.reached).count();
+                    let next = g
+                        .milestones
+                        .iter()
+                        .find(|m| !m.reached)
+                        .map(|m| format!("; next: {}", m.name))
+                        .unwrap_or_default();
+                    format!(
+                        "- {} ({}, {reached}/{} milestones{next})",
+                        g.title,
+                        g.status,
+                        g.milestones.len()
+                    )
+                })
+                .collect(),
+        ),
+        (
+            "Open commitments",
+            commitments
+                .iter()
+                .map(|c| {
+                    format!(
+                        "- {}{}",
+                        c.sentence,
+                        c.due
+                            .as_ref()
+                            .map(|d| format!(" (due {d})"))
+                            .unwrap_or_default()
+                    )
+                })
+                .collect(),
+        ),
+        (
+            "Decisions",
+            decisions
+                .iter()
+                .map(|d| format!("- {}", d.sentence))
+                .collect(),
+        ),
+        (
+            "Stored since",
+            stored
+                .iter()
+                .map(|m| format!("- [{}] {}", m.id, m.preview))
+                .collect(),
+        ),
+        (
+            "Used since",
+            used.iter()
+                .map(|m| format!("- [{}] {}", m.id, m.preview))
+                .collect(),
+        ),
     ];
     let mut omitted = 0;
     for (title, lines) in sections.drain(..) {

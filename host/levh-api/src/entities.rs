@@ -10,8 +10,8 @@ use crate::requests::{
 };
 use crate::views::{
     AboutView, EdgeView, EntityList, EntityMemoryView, EntityView, GraphView, MemoryEntities,
-    MemoryEntityView, OrganizationList,
-    OrganizationView, PeopleList, PersonView, ReindexView, RelatedEntityView,
+    MemoryEntityView, OrganizationList, OrganizationView, PeopleList, PersonView, ReindexView,
+    RelatedEntityView,
 };
 use crate::{Error, Result};
 

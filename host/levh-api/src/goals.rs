@@ -126,7 +126,11 @@ fn title_of(text: &str) -> Result<String> {
 fn render(goal: &GoalView) -> String {
     let mut text = format!("Goal: {} ({})", goal.title, goal.status);
     for m in &goal.milestones {
-        text.push_str(&format!("\n[{}] {}", if m.reached { "x" } else { " " }, m.name));
+        text.push_str(&format!(
+            "\n[{}] {}",
+            if m.reached { "x" } else { " " },
+            m.name
+        ));
     }
     text
 }
@@ -161,8 +165,16 @@ fn write(levh: &Levh, scope: &Scope, goal: &GoalView) -> Result<UpsertView> {
     Ok(crate::memories::upserted(levh, key, outcome))
 }
 
-fn current(levh: &Levh, scope: &Scope, project: Option<&str>, title: &str) -> Result<Option<GoalView>> {
-    Ok(levh.keyed_memory(scope, project, &key_of(title), None)?.as_ref().and_then(parse))
+fn current(
+    levh: &Levh,
+    scope: &Scope,
+    project: Option<&str>,
+    title: &str,
+) -> Result<Option<GoalView>> {
+    Ok(levh
+        .keyed_memory(scope, project, &key_of(title), None)?
+        .as_ref()
+        .and_then(parse))
 }
 
 /// [`Operation::CreateGoal`](crate::Operation::CreateGoal).
@@ -182,7 +194,10 @@ pub fn create(levh: &Levh, scope: &Scope, args: GoalArgs) -> Result<GoalChange> 
             .iter()
             .map(|m| m.trim())
             .filter(|m| !m.is_empty())
-            .map(|name| MilestoneView { name: name.to_owned(), reached: false })
+            .map(|name| MilestoneView {
+                name: name.to_owned(),
+                reached: false,
+            })
             .collect(),
         log: Vec::new(),
         project: args.project,
@@ -193,20 +208,39 @@ pub fn create(levh: &Levh, scope: &Scope, args: GoalArgs) -> Result<GoalChange> 
     finish(levh, scope, &goal, written, None)
 }
 
-fn finish(levh: &Levh, scope: &Scope, goal: &GoalView, write: UpsertView, note: Option<String>) -> Result<GoalChange> {
-    let now = current(levh, scope, goal.project.as_deref(), &goal.title)?.unwrap_or_else(|| goal.clone());
-    Ok(GoalChange { goal: now, write, note })
+fn finish(
+    levh: &Levh,
+    scope: &Scope,
+    goal: &GoalView,
+    write: UpsertView,
+    note: Option<String>,
+) -> Result<GoalChange> {
+    let now =
+        current(levh, scope, goal.project.as_deref(), &goal.title)?.unwrap_or_else(|| goal.clone());
+    Ok(GoalChange {
+        goal: now,
+        write,
+        note,
+    })
 }
 
 /// [`Operation::UpdateGoal`](crate::Operation::UpdateGoal): status, milestones reached or
 /// added, and a progress note (a memory of its own, linked from the goal's log).
-pub fn update(levh: &Levh, scope: &Scope, args: GoalUpdateArgs, source: String) -> Result<GoalChange> {
+pub fn update(
+    levh: &Levh,
+    scope: &Scope,
+    args: GoalUpdateArgs,
+    source: String,
+) -> Result<GoalChange> {
     let title = title_of(&args.goal)?;
     let Some(mut goal) = current(levh, scope, args.project.as_deref(), &title)? else {
         return Err(Error::NotFound(format!(
             "no goal '{}'{} (`create_goal` makes one) (nothing was changed)",
             title.escape_debug(),
-            args.project.as_deref().map(|p| format!(" in project '{}'", p.escape_debug())).unwrap_or_default()
+            args.project
+                .as_deref()
+                .map(|p| format!(" in project '{}'", p.escape_debug()))
+                .unwrap_or_default()
         )));
     };
     if let Some(status) = args.status.as_deref().map(str::trim) {
@@ -219,7 +253,11 @@ pub fn update(levh: &Levh, scope: &Scope, args: GoalUpdateArgs, source: String) 
         goal.status = status.to_owned();
     }
     for reached in &args.reached {
-        let Some(milestone) = goal.milestones.iter_mut().find(|m| m.name.eq_ignore_ascii_case(reached.trim())) else {
+        let Some(milestone) = goal
+            .milestones
+            .iter_mut()
+            .find(|m| m.name.eq_ignore_ascii_case(reached.trim()))
+        else {
             return Err(Error::invalid(format!(
                 "invalid reached: the goal has no milestone '{}'",
                 reached.trim().escape_debug()
@@ -227,13 +265,30 @@ pub fn update(levh: &Levh, scope: &Scope, args: GoalUpdateArgs, source: String) 
         };
         milestone.reached = true;
     }
-    for name in args.add_milestones.iter().map(|m| m.trim()).filter(|m| !m.is_empty()) {
-        if !goal.milestones.iter().any(|m| m.name.eq_ignore_ascii_case(name)) {
-            goal.milestones.push(MilestoneView { name: name.to_owned(), reached: false });
+    for name in args
+        .add_milestones
+        .iter()
+        .map(|m| m.trim())
+        .filter(|m| !m.is_empty())
+    {
+        if !goal
+            .milestones
+            .iter()
+            .any(|m| m.name.eq_ignore_ascii_case(name))
+        {
+            goal.milestones.push(MilestoneView {
+                name: name.to_owned(),
+                reached: false,
+            });
         }
     }
     let mut note_id = None;
-    if let Some(note) = args.note.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+    if let Some(note) = args
+        .note
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
         let stored = crate::memories::store(
             levh,
             scope,
@@ -288,7 +343,10 @@ pub fn list(levh: &Levh, scope: &Scope, args: GoalListArgs) -> Result<GoalList> 
             ..MemoryFilter::default()
         }
         .read_at(None, levh.now()),
-        Page { limit: 200, offset: 0 },
+        Page {
+            limit: 200,
+            offset: 0,
+        },
     )?;
     Ok(GoalList {
         goals: memories

@@ -24,8 +24,8 @@
 pub mod agents;
 pub mod ask;
 pub mod attachments;
-pub mod checkpoints;
 pub mod briefing;
+pub mod checkpoints;
 pub mod conflicts;
 pub mod connectors;
 pub mod consolidation;

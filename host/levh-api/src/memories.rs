@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use levh_core::{Levh, ListOrder, Memory, MemoryFilter, MemoryId, Page, Scope};
 
 use crate::requests::{
-    CurveQuery, FadingArgs, GetArgs, ListArgs, ListSort, MoveArgs, UpsertArgs, RelatedArgs, StoreArgs, StoreBatchArgs,
-    UpdateBody, kind, limit, memory_id, time,
+    CurveQuery, FadingArgs, GetArgs, ListArgs, ListSort, MoveArgs, RelatedArgs, StoreArgs,
+    StoreBatchArgs, UpdateBody, UpsertArgs, kind, limit, memory_id, time,
 };
 use crate::views::{
-    BatchItemView, BatchView, CaptureView, CurvePointView, CurveView, Done, FadingList, MemoryList,
-    GotMemory, MemoryView, MovedView, NearestView, UpsertView, PurgeView, RelatedList, RelatedView, ScoreView, ShownMemory,
-    UpdateView, VerdictKind,
+    BatchItemView, BatchView, CaptureView, CurvePointView, CurveView, Done, FadingList, GotMemory,
+    MemoryList, MemoryView, MovedView, NearestView, PurgeView, RelatedList, RelatedView, ScoreView,
+    ShownMemory, UpdateView, UpsertView, VerdictKind,
 };
 use crate::{Error, Result};
 
@@ -541,16 +541,17 @@ pub fn get_by(levh: &Levh, scope: &Scope, args: GetArgs) -> Result<GotMemory> {
                 return Err(Error::NotFound(format!(
                     "no memory under key '{}'{}{} (`levh upsert` writes one) (nothing was changed)",
                     key.trim().escape_debug(),
-                    args.project.as_deref().map(|p| format!(" in project '{}'", p.escape_debug())).unwrap_or_default(),
+                    args.project
+                        .as_deref()
+                        .map(|p| format!(" in project '{}'", p.escape_debug()))
+                        .unwrap_or_default(),
                     if as_of.is_some() { " at that time" } else { "" },
                 )));
             };
             (memory, Some(key.trim().to_owned()))
         }
         _ => {
-            return Err(Error::invalid(
-                "invalid id: give either `id` or `key`",
-            ));
+            return Err(Error::invalid("invalid id: give either `id` or `key`"));
         }
     };
     let whole = memory.metadata.get("value").cloned();

@@ -84,13 +84,23 @@ pub struct AppliesView {
 /// [`Operation::RecordMistake`](crate::Operation::RecordMistake): a memory of kind
 /// `mistake` through the gate, its text holding what happened, why and how to avoid it (so
 /// recall finds it by any of them), and each part in its metadata.
-pub fn record(levh: &Levh, scope: &Scope, args: MistakeArgs, source: String) -> Result<CaptureView> {
+pub fn record(
+    levh: &Levh,
+    scope: &Scope,
+    args: MistakeArgs,
+    source: String,
+) -> Result<CaptureView> {
     let what = args.what.trim();
     if what.is_empty() {
         return Err(Error::invalid("invalid what: say what happened"));
     }
     let mut content = what.to_owned();
-    let part = |text: &Option<String>| text.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
+    let part = |text: &Option<String>| {
+        text.as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+    };
     let (why, avoid) = (part(&args.why), part(&args.avoid));
     if let Some(why) = &why {
         content.push_str(&format!("\nWhy: {why}"));
@@ -98,7 +108,12 @@ pub fn record(levh: &Levh, scope: &Scope, args: MistakeArgs, source: String) -> 
     if let Some(avoid) = &avoid {
         content.push_str(&format!("\nAvoid: {avoid}"));
     }
-    let tags: Vec<String> = args.tags.iter().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
+    let tags: Vec<String> = args
+        .tags
+        .iter()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .collect();
     memories::store(
         levh,
         scope,
@@ -112,7 +127,9 @@ pub fn record(levh: &Levh, scope: &Scope, args: MistakeArgs, source: String) -> 
             valid_from: None,
             valid_to: None,
             session_id: None,
-            metadata: Some(serde_json::json!({ "what": what, "why": why, "avoid": avoid, "tags": tags })),
+            metadata: Some(
+                serde_json::json!({ "what": what, "why": why, "avoid": avoid, "tags": tags }),
+            ),
             prior: None,
         },
         source,
@@ -126,11 +143,15 @@ pub fn record(levh: &Levh, scope: &Scope, args: MistakeArgs, source: String) -> 
 pub fn check(levh: &Levh, scope: &Scope, args: CheckArgs) -> Result<CheckView> {
     let action = args.action.trim().to_owned();
     if action.is_empty() {
-        return Err(Error::invalid("invalid action: say what you are about to do"));
+        return Err(Error::invalid(
+            "invalid action: say what you are about to do",
+        ));
     }
     let limit = args.limit.unwrap_or(5);
     if !(1..=20).contains(&limit) {
-        return Err(Error::invalid(format!("invalid limit: {limit} is outside 1..20")));
+        return Err(Error::invalid(format!(
+            "invalid limit: {limit} is outside 1..20"
+        )));
     }
     let semantic = levh.embedder().is_semantic();
     let applies = |hit: &levh_core::RecallHit| -> Option<AppliesView> {
@@ -139,7 +160,13 @@ pub fn check(levh: &Levh, scope: &Scope, args: CheckArgs) -> Result<CheckView> {
         if shared.is_empty() && !(semantic && similarity >= 0.55) {
             return None;
         }
-        let meta = |key: &str| hit.memory.metadata.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+        let meta = |key: &str| {
+            hit.memory
+                .metadata
+                .get(key)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
         Some(AppliesView {
             id: hit.memory.id.to_string(),
             content: hit.memory.content.clone(),

@@ -30,10 +30,10 @@ mod time;
 
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
-    Activity, ActivityRow, AnswerModel, BatchWrite, ComparedText, EmbedError, Embedder, HeldClose, HeldField, ListOrder,
-    LoggedEvent, MemoryFilter, MemorySummary, Page, PlacedText, PurgeReport, RankingRow, ServerStore,
-    StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText, SyncedPage,
-    TextPlace, VectorIndex,
+    Activity, ActivityRow, AnswerModel, BatchWrite, ComparedText, EmbedError, Embedder, HeldClose,
+    HeldField, ListOrder, LoggedEvent, MemoryFilter, MemorySummary, Page, PlacedText, PurgeReport,
+    RankingRow, ServerStore, StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth,
+    StoredText, SyncedPage, TextPlace, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{
@@ -44,9 +44,9 @@ pub use engine::{
 };
 pub use engine::{
     CaptureOutcome, CurvePoint, DEFAULT_IMPORTANCE, Evaluation, FadingMemory, H_SCORE,
-    HeldAdmission, Levh, MAX_BATCH, MAX_KEY_VALUE_BYTES, Moved, Upsert, Upserted, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, PREVIEW_CHARS, Parts,
-    PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest, ReindexReport,
-    SecretFinding, SecretPlace, Stats,
+    HeldAdmission, Levh, MAX_BATCH, MAX_KEY_VALUE_BYTES, MAX_QUERY_CHARS, MAX_RECALL_LIMIT, Moved,
+    PREVIEW_CHARS, Parts, PersonSettings, REINDEX_BATCH, RecallHit, RecallOutput, RecallRequest,
+    ReindexReport, SecretFinding, SecretPlace, Stats, Upsert, Upserted,
 };
 pub use error::{Error, Result};
 pub use gate::{GateConfig, Measure, Nearest, Redaction, Verdict};

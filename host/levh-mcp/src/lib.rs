@@ -245,21 +245,32 @@ mod tests {
     /// the whole `tools/list` answer as sent.
     #[test]
     fn tools_list_tokens_per_profile_stay_within_their_budget() {
-        let mut table = String::from("profile | tools | model-facing bytes | ~tokens | whole tools/list bytes\n");
+        let mut table = String::from(
+            "profile | tools | model-facing bytes | ~tokens | whole tools/list bytes\n",
+        );
         for (profile, ceiling) in Profile::ALL.into_iter().zip([1_500, 8_500, 11_500, 13_000]) {
             let tools: Vec<rmcp::model::Tool> = LevhMcp::all_tools()
                 .into_iter()
                 .filter(|tool| profile.includes(&tool.name))
                 .collect();
-            let whole = serde_json::to_string(&serde_json::json!({ "tools": tools })).unwrap().len();
+            let whole = serde_json::to_string(&serde_json::json!({ "tools": tools }))
+                .unwrap()
+                .len();
             let shown: Vec<serde_json::Value> = tools
                 .iter()
                 .map(|t| serde_json::json!({ "name": t.name, "description": t.description, "input_schema": t.input_schema }))
                 .collect();
             let bytes = serde_json::to_string(&shown).unwrap().len();
             let tokens = bytes.div_ceil(4);
-            assert!(tokens <= ceiling, "{profile:?}: ~{tokens} tokens, over {ceiling}");
-            table.push_str(&format!("{} | {} | {bytes} | {tokens} | {whole}\n", profile.as_str(), tools.len()));
+            assert!(
+                tokens <= ceiling,
+                "{profile:?}: ~{tokens} tokens, over {ceiling}"
+            );
+            table.push_str(&format!(
+                "{} | {} | {bytes} | {tokens} | {whole}\n",
+                profile.as_str(),
+                tools.len()
+            ));
         }
         insta::assert_snapshot!("tools_list_tokens", table);
     }

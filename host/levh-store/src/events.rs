@@ -2,8 +2,8 @@
 //! transaction, and a `levh serve` process tails it by sequence number for the live feed.
 
 use levh_core::{
-    Activity, ActivityRow, Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Principal, Role, ServerStore, StoreError,
-    Timestamp, TokenInfo, Workspace,
+    Activity, ActivityRow, Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Principal, Role,
+    ServerStore, StoreError, Timestamp, TokenInfo, Workspace,
 };
 use rusqlite::{Connection, params};
 
@@ -39,7 +39,9 @@ impl SqliteStore {
     ) -> Result<Activity, SqliteStoreError> {
         let connection = self.read();
         let newest: i64 =
-            connection.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| row.get(0))?;
+            connection.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| {
+                row.get(0)
+            })?;
         // A range of the primary key: the newest rows, however long the log.
         let from = newest.saturating_sub(i64::try_from(scan_at_most).unwrap_or(i64::MAX));
         let mut statement = connection.prepare_cached(

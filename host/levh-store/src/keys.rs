@@ -3,7 +3,9 @@
 //! transaction that first checks the current one is still the one the caller replaced
 //! (compare-and-set: two agents rewriting one key at once never leave two current).
 
-use levh_core::{Actor, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Timestamp, Workspace};
+use levh_core::{
+    Actor, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Timestamp, Workspace,
+};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::json;
 
@@ -71,7 +73,15 @@ fn adopt(
         params![memory.to_string(), workspace.as_str(), project, key],
     )?;
     if let Some(old) = replaces {
-        writes::supersede(tx, workspace, old, memory, now, actor, json!({ "by": memory, "key": true }))?;
+        writes::supersede(
+            tx,
+            workspace,
+            old,
+            memory,
+            now,
+            actor,
+            json!({ "by": memory, "key": true }),
+        )?;
     }
     Ok(())
 }
@@ -97,7 +107,16 @@ pub(crate) fn store_keyed(
         }
         writes::insert_memory(tx, record, None, actor)?;
         writes::apply_interference(tx, record, neighbours, interfere, actor)?;
-        adopt(tx, &m.workspace, &project, key, m.id, replaces, m.state.created_at, actor)?;
+        adopt(
+            tx,
+            &m.workspace,
+            &project,
+            key,
+            m.id,
+            replaces,
+            m.state.created_at,
+            actor,
+        )?;
         Ok(true)
     })
 }

@@ -140,7 +140,9 @@ impl Store for SqliteStore {
         replaces: Option<MemoryId>,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        Ok(keys::store_keyed(self, record, neighbours, interfere, key, replaces, actor)?)
+        Ok(keys::store_keyed(
+            self, record, neighbours, interfere, key, replaces, actor,
+        )?)
     }
 
     fn adopt_key(
@@ -152,7 +154,9 @@ impl Store for SqliteStore {
         now: Timestamp,
         actor: &Actor,
     ) -> Result<bool, StoreError> {
-        Ok(keys::adopt_key(self, workspace, project, key, memory, now, actor)?)
+        Ok(keys::adopt_key(
+            self, workspace, project, key, memory, now, actor,
+        )?)
     }
 
     fn matching_ids(&self, filter: &MemoryFilter) -> Result<Vec<MemoryId>, StoreError> {

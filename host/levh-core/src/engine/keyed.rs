@@ -191,7 +191,12 @@ impl Levh {
     }
 
     /// A keyed candidate a person admitted becomes its key's current memory.
-    pub(super) fn adopt_admitted_key(&self, scope: &Scope, held: &HeldCandidate, memory: MemoryId) -> Result<()> {
+    pub(super) fn adopt_admitted_key(
+        &self,
+        scope: &Scope,
+        held: &HeldCandidate,
+        memory: MemoryId,
+    ) -> Result<()> {
         if let Some(key) = held.metadata.get("key").and_then(|k| k.as_str()) {
             self.store.adopt_key(
                 &scope.workspace,

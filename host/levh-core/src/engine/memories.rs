@@ -198,8 +198,7 @@ impl Levh {
             &mut |id, state| {
                 if filter.pinned.is_some_and(|pinned| pinned != state.pinned)
                     || allowed.as_ref().is_some_and(|ids| !ids.contains(&id))
-                    || fading_only
-                        && (state.pinned || model::retention(state, now) >= threshold)
+                    || fading_only && (state.pinned || model::retention(state, now) >= threshold)
                 {
                     return;
                 }

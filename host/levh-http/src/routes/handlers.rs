@@ -11,9 +11,9 @@ use levh_api::requests::{
 };
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
-    HeldListArgs, HistoryQuery, ListArgs, MoveArgs, ProjectArgs, RecallArgs, RelatedArgs, RelatedQuery,
-    ScoreQuery, SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs, TokenBody,
-    UpdateBody, held_id,
+    HeldListArgs, HistoryQuery, ListArgs, MoveArgs, ProjectArgs, RecallArgs, RelatedArgs,
+    RelatedQuery, ScoreQuery, SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs,
+    TokenBody, UpdateBody, held_id,
 };
 use levh_api::views::{
     AboutView, CommitmentView, EntityList, EntityView, GraphView, OrganizationList, PeopleList,
@@ -121,9 +121,11 @@ pub(super) async fn upsert_memory(
     CallerScope(scope): CallerScope,
     Body(args): Body<levh_api::requests::UpsertArgs>,
 ) -> Result<Json<levh_api::views::UpsertView>, ApiError> {
-    run(&state, scope, move |levh, scope| memories::upsert(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        memories::upsert(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn get_memory_by(
@@ -131,9 +133,11 @@ pub(super) async fn get_memory_by(
     CallerScope(scope): CallerScope,
     Params(args): Params<levh_api::requests::GetArgs>,
 ) -> Result<Json<levh_api::views::GotMemory>, ApiError> {
-    run(&state, scope, move |levh, scope| memories::get_by(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        memories::get_by(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn checkpoint(
@@ -141,9 +145,11 @@ pub(super) async fn checkpoint(
     CallerScope(scope): CallerScope,
     Body(args): Body<levh_api::checkpoints::CheckpointArgs>,
 ) -> Result<Json<levh_api::views::UpsertView>, ApiError> {
-    run(&state, scope, move |levh, scope| levh_api::checkpoints::checkpoint(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        levh_api::checkpoints::checkpoint(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn continue_task(
@@ -151,9 +157,11 @@ pub(super) async fn continue_task(
     CallerScope(scope): CallerScope,
     Params(args): Params<levh_api::checkpoints::ContinueArgs>,
 ) -> Result<Json<levh_api::checkpoints::ContinueView>, ApiError> {
-    run(&state, scope, move |levh, scope| levh_api::checkpoints::resume(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        levh_api::checkpoints::resume(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn create_goal(
@@ -161,9 +169,11 @@ pub(super) async fn create_goal(
     CallerScope(scope): CallerScope,
     Body(args): Body<levh_api::goals::GoalArgs>,
 ) -> Result<Json<levh_api::goals::GoalChange>, ApiError> {
-    run(&state, scope, move |levh, scope| levh_api::goals::create(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        levh_api::goals::create(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn update_goal(
@@ -173,9 +183,11 @@ pub(super) async fn update_goal(
     Body(args): Body<levh_api::goals::GoalUpdateArgs>,
 ) -> Result<Json<levh_api::goals::GoalChange>, ApiError> {
     let source = client(&headers).unwrap_or_else(|| "http".to_owned());
-    run(&state, scope, move |levh, scope| levh_api::goals::update(levh, scope, args, source))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        levh_api::goals::update(levh, scope, args, source)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn list_goals(
@@ -183,9 +195,11 @@ pub(super) async fn list_goals(
     CallerScope(scope): CallerScope,
     Params(args): Params<levh_api::goals::GoalListArgs>,
 ) -> Result<Json<levh_api::goals::GoalList>, ApiError> {
-    run(&state, scope, move |levh, scope| levh_api::goals::list(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        levh_api::goals::list(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn record_mistake(
@@ -207,16 +221,24 @@ pub(super) async fn list_mistakes(
     CallerScope(scope): CallerScope,
     Params(args): Params<ListArgs>,
 ) -> Result<Json<MemoryList>, ApiError> {
-    if args.kind.as_deref().is_some_and(|k| k != levh_api::mistakes::MISTAKE_KIND) {
-        return Err(levh_api::Error::invalid("invalid kind: mistakes are all of kind mistake").into());
+    if args
+        .kind
+        .as_deref()
+        .is_some_and(|k| k != levh_api::mistakes::MISTAKE_KIND)
+    {
+        return Err(
+            levh_api::Error::invalid("invalid kind: mistakes are all of kind mistake").into(),
+        );
     }
     let args = ListArgs {
         kind: Some(levh_api::mistakes::MISTAKE_KIND.to_owned()),
         ..args
     };
-    run(&state, scope, move |levh, scope| memories::list(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        memories::list(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn check_action(
@@ -224,9 +246,11 @@ pub(super) async fn check_action(
     CallerScope(scope): CallerScope,
     Body(args): Body<levh_api::mistakes::CheckArgs>,
 ) -> Result<Json<levh_api::mistakes::CheckView>, ApiError> {
-    run(&state, scope, move |levh, scope| levh_api::mistakes::check(levh, scope, args))
-        .await
-        .map(Json)
+    run(&state, scope, move |levh, scope| {
+        levh_api::mistakes::check(levh, scope, args)
+    })
+    .await
+    .map(Json)
 }
 
 pub(super) async fn move_memories(

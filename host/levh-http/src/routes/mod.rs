@@ -14,8 +14,9 @@ use axum::routing::{MethodFilter, on};
 use levh_api::Operation;
 use levh_api::requests::{
     AdmitBody, ContextArgs, CurveQuery, EvaluateArgs, FadingArgs, FeedbackBody, GrantBody,
-    HeldListArgs, HistoryQuery, ListArgs, MoveArgs, ProjectArgs, RecallArgs, RelatedQuery, ScoreQuery,
-    SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs, TokenBody, UpdateBody,
+    HeldListArgs, HistoryQuery, ListArgs, MoveArgs, ProjectArgs, RecallArgs, RelatedQuery,
+    ScoreQuery, SessionBody, StoreArgs, StoreBatchArgs, SyncBody, SyncStatusArgs, TokenBody,
+    UpdateBody,
 };
 use levh_api::requests::{
     EntityListArgs, EntityPageArgs, GraphArgs, KnowledgeArgs, MergeArgs, ReindexArgs, TimelineArgs,

@@ -136,9 +136,11 @@ impl LevhMcp {
         Parameters(args): Parameters<UpsertArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<Json<UpsertView>, String> {
-        self.run(&peer, move |levh, scope| memories::upsert(levh, scope, args))
-            .await
-            .map(Json)
+        self.run(&peer, move |levh, scope| {
+            memories::upsert(levh, scope, args)
+        })
+        .await
+        .map(Json)
     }
 
     /// One memory by its id, or the memory under a key (the current one, or with `as_of`
@@ -155,9 +157,11 @@ impl LevhMcp {
         Parameters(args): Parameters<GetArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<Json<GotMemory>, String> {
-        self.run(&peer, move |levh, scope| memories::get_by(levh, scope, args))
-            .await
-            .map(Json)
+        self.run(&peer, move |levh, scope| {
+            memories::get_by(levh, scope, args)
+        })
+        .await
+        .map(Json)
     }
 
     /// Record a mistake — what happened, why, how to avoid it — so that `check_action`
@@ -196,9 +200,11 @@ impl LevhMcp {
         Parameters(args): Parameters<levh_api::mistakes::CheckArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<Json<levh_api::mistakes::CheckView>, String> {
-        self.run(&peer, move |levh, scope| levh_api::mistakes::check(levh, scope, args))
-            .await
-            .map(Json)
+        self.run(&peer, move |levh, scope| {
+            levh_api::mistakes::check(levh, scope, args)
+        })
+        .await
+        .map(Json)
     }
 
     /// Write down where a task stands — goal, what is done, what comes next, open
@@ -237,9 +243,11 @@ impl LevhMcp {
         Parameters(args): Parameters<levh_api::checkpoints::ContinueArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<Json<levh_api::checkpoints::ContinueView>, String> {
-        self.run(&peer, move |levh, scope| levh_api::checkpoints::resume(levh, scope, args))
-            .await
-            .map(Json)
+        self.run(&peer, move |levh, scope| {
+            levh_api::checkpoints::resume(levh, scope, args)
+        })
+        .await
+        .map(Json)
     }
 
     /// Set a goal you will work towards over many sessions, with its milestones.
@@ -255,9 +263,11 @@ impl LevhMcp {
         Parameters(args): Parameters<levh_api::goals::GoalArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<Json<levh_api::goals::GoalChange>, String> {
-        self.run(&peer, move |levh, scope| levh_api::goals::create(levh, scope, args))
-            .await
-            .map(Json)
+        self.run(&peer, move |levh, scope| {
+            levh_api::goals::create(levh, scope, args)
+        })
+        .await
+        .map(Json)
     }
 
     /// Change a goal: its status (active, blocked, done, dropped), milestones reached or
@@ -275,9 +285,11 @@ impl LevhMcp {
         peer: Peer<RoleServer>,
     ) -> Result<Json<levh_api::goals::GoalChange>, String> {
         let source = client_name(&peer).unwrap_or_else(|| "mcp".to_owned());
-        self.run(&peer, move |levh, scope| levh_api::goals::update(levh, scope, args, source))
-            .await
-            .map(Json)
+        self.run(&peer, move |levh, scope| {
+            levh_api::goals::update(levh, scope, args, source)
+        })
+        .await
+        .map(Json)
     }
 
     /// The goals, most recently changed first, with milestones, status and progress log.
@@ -293,9 +305,11 @@ impl LevhMcp {
         Parameters(args): Parameters<levh_api::goals::GoalListArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<Json<levh_api::goals::GoalList>, String> {
-        self.run(&peer, move |levh, scope| levh_api::goals::list(levh, scope, args))
-            .await
-            .map(Json)
+        self.run(&peer, move |levh, scope| {
+            levh_api::goals::list(levh, scope, args)
+        })
+        .await
+        .map(Json)
     }
 
     /// Reinforce a memory as if it had been recalled: "this still matters".

@@ -85,7 +85,11 @@ pub fn resume(context: &Context, args: ContinueCommand, json: bool) -> Result<Ex
         checkpoints::resume(
             levh,
             scope,
-            ContinueArgs { task: args.task, project: args.project, max_tokens: args.max_tokens },
+            ContinueArgs {
+                task: args.task,
+                project: args.project,
+                max_tokens: args.max_tokens,
+            },
         )
     })?;
     if json {
@@ -93,7 +97,10 @@ pub fn resume(context: &Context, args: ContinueCommand, json: bool) -> Result<Ex
     } else {
         output::line(view.text.trim_end());
         if view.omitted > 0 {
-            output::line(format!("({} more left out to stay within {} tokens)", view.omitted, view.max_tokens));
+            output::line(format!(
+                "({} more left out to stay within {} tokens)",
+                view.omitted, view.max_tokens
+            ));
         }
     }
     Ok(ExitCode::SUCCESS)

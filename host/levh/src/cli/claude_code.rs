@@ -223,7 +223,10 @@ pub fn pre_compact(context: &Context) -> Result<()> {
     };
     // The session's checkpoint, so that the next one (`levh continue`, MCP
     // `continue_task`) resumes from what was asked, resting on the summary.
-    let goal = text.lines().find_map(|l| l.strip_prefix("Asked: ")).map(str::to_owned);
+    let goal = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Asked: "))
+        .map(str::to_owned);
     let checkpoint_project = project.clone();
     let outcome = context.run(Operation::StoreMemory, |levh, scope| {
         levh_api::memories::store(

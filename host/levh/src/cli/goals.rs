@@ -64,7 +64,11 @@ fn show(goal: &GoalView) {
         goal.log.len()
     ));
     for m in &goal.milestones {
-        output::line(format!("  [{}] {}", if m.reached { "x" } else { " " }, m.name));
+        output::line(format!(
+            "  [{}] {}",
+            if m.reached { "x" } else { " " },
+            m.name
+        ));
     }
 }
 
@@ -76,7 +80,14 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                 _ => None,
             };
             let list = context.run(Operation::ListGoals, |levh, scope| {
-                goals::list(levh, scope, GoalListArgs { project: args.project, status })
+                goals::list(
+                    levh,
+                    scope,
+                    GoalListArgs {
+                        project: args.project,
+                        status,
+                    },
+                )
             })?;
             if json {
                 output::json(&list)?;
@@ -87,38 +98,58 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             }
             return Ok(ExitCode::SUCCESS);
         }
-        Some(Command::Add { title, milestones }) => context.run(Operation::CreateGoal, |levh, scope| {
-            goals::create(levh, scope, GoalArgs { title, milestones, project: args.project })
-        })?,
-        Some(Command::Update { goal, status, reached, milestones, note }) => {
-            context.run(Operation::UpdateGoal, |levh, scope| {
-                goals::update(
+        Some(Command::Add { title, milestones }) => {
+            context.run(Operation::CreateGoal, |levh, scope| {
+                goals::create(
                     levh,
                     scope,
-                    GoalUpdateArgs {
-                        goal,
+                    GoalArgs {
+                        title,
+                        milestones,
                         project: args.project,
-                        status,
-                        reached,
-                        add_milestones: milestones,
-                        note,
                     },
-                    "cli".to_owned(),
                 )
             })?
         }
+        Some(Command::Update {
+            goal,
+            status,
+            reached,
+            milestones,
+            note,
+        }) => context.run(Operation::UpdateGoal, |levh, scope| {
+            goals::update(
+                levh,
+                scope,
+                GoalUpdateArgs {
+                    goal,
+                    project: args.project,
+                    status,
+                    reached,
+                    add_milestones: milestones,
+                    note,
+                },
+                "cli".to_owned(),
+            )
+        })?,
     };
     if json {
         output::json(&change)?;
     } else {
         show(&change.goal);
         if change.write.status != "stored" && change.write.status != "unchanged" {
-            output::line(format!("the goal was {}: {}", change.write.status, change.write.reason.as_deref().unwrap_or("")));
+            output::line(format!(
+                "the goal was {}: {}",
+                change.write.status,
+                change.write.reason.as_deref().unwrap_or("")
+            ));
         }
     }
-    Ok(if matches!(change.write.status.as_str(), "stored" | "unchanged") {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(
+        if matches!(change.write.status.as_str(), "stored" | "unchanged") {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+    )
 }

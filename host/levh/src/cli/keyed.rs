@@ -72,7 +72,9 @@ pub fn upsert(context: &Context, args: UpsertCommand, json: bool) -> Result<Exit
         let id = view.memory.as_ref().map(|m| m.id.as_str()).unwrap_or("-");
         match view.status.as_str() {
             "stored" => match &view.replaced {
-                Some(old) => output::line(format!("stored {id} under '{}', replacing {old}", view.key)),
+                Some(old) => {
+                    output::line(format!("stored {id} under '{}', replacing {old}", view.key))
+                }
                 None => output::line(format!("stored {id} under '{}'", view.key)),
             },
             "unchanged" => output::line(format!("unchanged: {id} already says this")),
@@ -81,7 +83,10 @@ pub fn upsert(context: &Context, args: UpsertCommand, json: bool) -> Result<Exit
                 view.held_id.as_deref().unwrap_or("-"),
                 view.reason.as_deref().unwrap_or("")
             )),
-            _ => output::line(format!("rejected: {}", view.reason.as_deref().unwrap_or(""))),
+            _ => output::line(format!(
+                "rejected: {}",
+                view.reason.as_deref().unwrap_or("")
+            )),
         }
     }
     // A write that did not happen is a failure a script should see.

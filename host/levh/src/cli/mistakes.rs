@@ -54,12 +54,23 @@ pub struct CheckCommand {
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
     match args.command {
-        Some(Command::Add { what, why, avoid, tags }) => {
+        Some(Command::Add {
+            what,
+            why,
+            avoid,
+            tags,
+        }) => {
             let view = context.run(Operation::RecordMistake, |levh, scope| {
                 mistakes::record(
                     levh,
                     scope,
-                    MistakeArgs { what, why, avoid, project: args.project, tags },
+                    MistakeArgs {
+                        what,
+                        why,
+                        avoid,
+                        project: args.project,
+                        tags,
+                    },
                     "cli".to_owned(),
                 )
             })?;
@@ -104,7 +115,11 @@ pub fn check(context: &Context, args: CheckCommand, json: bool) -> Result<ExitCo
         mistakes::check(
             levh,
             scope,
-            CheckArgs { action: args.action, project: args.project, limit: args.limit },
+            CheckArgs {
+                action: args.action,
+                project: args.project,
+                limit: args.limit,
+            },
         )
     })?;
     if json {
@@ -114,7 +129,11 @@ pub fn check(context: &Context, args: CheckCommand, json: bool) -> Result<ExitCo
     output::line(&view.summary);
     for (title, items) in [("mistake", &view.mistakes), ("rule", &view.rules)] {
         for item in items {
-            output::line(format!("- {title} {}: {}", item.id, output::preview(&item.content)));
+            output::line(format!(
+                "- {title} {}: {}",
+                item.id,
+                output::preview(&item.content)
+            ));
             if let Some(avoid) = &item.avoid {
                 output::line(format!("  avoid: {avoid}"));
             }

@@ -15,7 +15,12 @@ pub struct Args {
     #[arg(required = true, num_args = 1..=1000)]
     ids: Vec<String>,
     /// The project to move them to.
-    #[arg(long, short, conflicts_with = "no_project", required_unless_present = "no_project")]
+    #[arg(
+        long,
+        short,
+        conflicts_with = "no_project",
+        required_unless_present = "no_project"
+    )]
     project: Option<String>,
     /// Out of every project.
     #[arg(long)]
