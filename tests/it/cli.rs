@@ -1274,8 +1274,14 @@ fn the_memory_list_sorts_filters_and_pages_and_memories_move_between_projects() 
             // in retention (stored at the same instant) reads a hair lower a moment later.
             ("retention", a, b) => a.as_f64().unwrap() <= b.as_f64().unwrap() * (1.0 + 1e-6) + 1e-9,
             ("importance", a, b) => a.as_f64() >= b.as_f64(),
-            // RFC 3339 in UTC orders as text; never recalled (null) last.
-            (_, a, b) => b.is_null() || a.as_str() >= b.as_str(),
+            // Compared as instants (their text has as many fraction digits as needed,
+            // so it does not order as they do); never recalled (null) last.
+            (_, a, b) => {
+                let at = |v: &serde_json::Value| {
+                    v.as_str().map(|t| t.parse::<jiff::Timestamp>().unwrap())
+                };
+                b.is_null() || at(a) >= at(b)
+            }
         });
         assert!(in_order, "{sort} out of order: {values:?}");
     }

@@ -72,19 +72,25 @@ pub fn list(
     let activity = store
         .activity(&scope.workspace, since, SCAN_AT_MOST)
         .map_err(Error::internal)?;
-    let mut agents: BTreeMap<(String, Option<String>), AgentView> = BTreeMap::new();
+    // Times kept as instants until the end: their text (RFC 3339 with as many fraction
+    // digits as needed) does not order as they do.
+    type Span = (levh_core::Timestamp, levh_core::Timestamp);
+    let mut agents: BTreeMap<(String, Option<String>), (AgentView, Span)> = BTreeMap::new();
     for row in activity.rows {
-        let agent = agents
+        let (agent, span) = agents
             .entry((row.surface.clone(), row.client.clone()))
-            .or_insert_with(|| AgentView {
-                surface: row.surface.clone(),
-                client: row.client.clone(),
-                wrote: 0,
-                recalled: 0,
-                changed: 0,
-                kinds: BTreeMap::new(),
-                first_at: row.first.to_string(),
-                last_at: row.last.to_string(),
+            .or_insert_with(|| {
+                let view = AgentView {
+                    surface: row.surface.clone(),
+                    client: row.client.clone(),
+                    wrote: 0,
+                    recalled: 0,
+                    changed: 0,
+                    kinds: BTreeMap::new(),
+                    first_at: String::new(),
+                    last_at: String::new(),
+                };
+                (view, (row.first, row.last))
             });
         match row.kind.as_str() {
             "store" | "update" => agent.wrote += row.count,
@@ -92,17 +98,19 @@ pub fn list(
             _ => agent.changed += row.count,
         }
         *agent.kinds.entry(row.kind).or_default() += row.count;
-        // RFC 3339 in UTC compares as text.
-        let (first, last) = (row.first.to_string(), row.last.to_string());
-        if first < agent.first_at {
-            agent.first_at = first;
-        }
-        if last > agent.last_at {
-            agent.last_at = last;
-        }
+        span.0 = span.0.min(row.first);
+        span.1 = span.1.max(row.last);
     }
-    let mut agents: Vec<AgentView> = agents.into_values().collect();
-    agents.sort_by(|a, b| b.last_at.cmp(&a.last_at));
+    let mut agents: Vec<(AgentView, Span)> = agents.into_values().collect();
+    agents.sort_by(|a, b| b.1.1.cmp(&a.1.1));
+    let agents = agents
+        .into_iter()
+        .map(|(mut agent, (first, last))| {
+            agent.first_at = first.to_string();
+            agent.last_at = last.to_string();
+            agent
+        })
+        .collect();
     Ok(AgentsView {
         since: since.to_string(),
         cut_short: activity.cut_short,

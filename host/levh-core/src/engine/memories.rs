@@ -111,9 +111,10 @@ impl Levh {
         }
         // The knowledge graph's project entities follow the memories' projects.
         self.index_entities_of(&scope.workspace, &moved);
+        let found: std::collections::HashSet<&MemoryId> = moved.iter().collect();
         let missing = ids
             .iter()
-            .filter(|id| !moved.contains(id))
+            .filter(|id| !found.contains(id))
             .copied()
             .collect();
         Ok(Moved { moved, missing })
