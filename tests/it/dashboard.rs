@@ -500,6 +500,8 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         let importance = browser.client.find(Locator::Css("main form.edit input[name=importance]")).await.unwrap();
         importance.clear().await.unwrap();
         importance.send_keys("0.8").await.unwrap();
+        // The Reinforce's notice dismissed first, as a person would: the next one is the edit's.
+        browser.client.find(Locator::Css("#notice button")).await.unwrap().click().await.unwrap();
         browser.click_button("Save through the gate").await;
         let told = browser
             .until("the gate's verdict, kept", "const n = document.getElementById('notice'); return !n.hidden && n.textContent")
@@ -612,6 +614,12 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             .until("the columns", "return [...document.querySelectorAll('table.commitments th')].map(th => th.textContent).join('|')")
             .await;
         assert_eq!(head, "due|promise|by|project|written|action");
+        // Any earlier notice dismissed first: the next one is the Done's.
+        browser
+            .client
+            .execute("document.getElementById('notice').hidden = true", vec![])
+            .await
+            .unwrap();
         browser
             .client
             .execute(
