@@ -10,7 +10,10 @@ Mistakes: records one, then checks a paraphrased action (the mistake applies) an
 unrelated one (no known issue). Checkpoints: writes one at the end of the first session;
 a second session (a new process over stdio, a new MCP session over HTTP) continues the
 task from it within a 300-token budget. Goals: creates one with milestones, reaches one
-with a progress note, and lists it back. Prints one JSON object with what the SDK returned
+with a progress note, and lists it back. Reports: a third session, whose client calls
+itself `report-probe`, stores two notes, makes three recalls (one finds nothing), marks
+one answer helpful and one unhelpful, then asks for the recall and usage reports of its
+own client (the full profile). Prints one JSON object with what the SDK returned
 (structured content, checked by the SDK against each tool's output schema, and whether
 each call was an error).
 """
@@ -20,6 +23,7 @@ import json
 import sys
 
 from mcp import ClientSession, StdioServerParameters
+from mcp.types import Implementation
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -73,6 +77,31 @@ async def resume(session: ClientSession) -> dict:
     return {"error": result.is_error, "content": result.structured_content}
 
 
+PROBE = Implementation(name="report-probe", version="1.0")
+
+
+async def probe(session: ClientSession) -> dict:
+    await session.initialize()
+
+    async def call(name: str, arguments: dict) -> dict:
+        result = await session.call_tool(name, arguments)
+        return {"error": result.is_error, "content": result.structured_content,
+                "text": [c.text for c in result.content if hasattr(c, "text")]}
+
+    texts = ["The probe team's offsite is in Lisbon in May, at the riverside hotel",
+             "The probe billing export runs nightly at 02:00 UTC into the finance bucket"]
+    stored = [await call("store_memory", {"content": text, "project": "probe"}) for text in texts]
+    offsite = await call("recall_memory", {"query": "Lisbon offsite", "project": "probe"})
+    nothing = await call("search_memory", {"query": "zxqvw plorthk"})
+    billing = await call("recall_memory", {"query": "billing export nightly", "project": "probe"})
+    helpful = await call("memory_feedback", {"id": offsite["content"]["results"][0]["id"], "helpful": True})
+    unhelpful = await call("memory_feedback", {"id": billing["content"]["results"][0]["id"], "helpful": False})
+    recalls = await call("report_recalls", {"client": "report-probe"})
+    usage = await call("report_usage", {"client": "report-probe"})
+    return {"texts": texts, "stored": stored, "offsite": offsite, "nothing": nothing, "billing": billing,
+            "helpful": helpful, "unhelpful": unhelpful, "recalls": recalls, "usage": usage}
+
+
 async def main(argv: list) -> None:
     if argv[0] == "stdio":
         server = StdioServerParameters(command=argv[1], args=["mcp", "stdio"],
@@ -83,6 +112,11 @@ async def main(argv: list) -> None:
         async with stdio_client(server) as (read, write):
             async with ClientSession(read, write) as session:
                 answer["continued"] = await resume(session)
+        full = StdioServerParameters(command=argv[1], args=["mcp", "stdio", "--profile", "full"],
+                                     env={"LEVH_HOME": argv[2], "LEVH_EMBEDDER": "hash"})
+        async with stdio_client(full) as (read, write):
+            async with ClientSession(read, write, client_info=PROBE) as session:
+                answer["probe"] = await probe(session)
         print(json.dumps(answer))
     else:
         async with streamable_http_client(argv[1]) as streams:
@@ -91,6 +125,9 @@ async def main(argv: list) -> None:
         async with streamable_http_client(argv[1]) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 answer["continued"] = await resume(session)
+        async with streamable_http_client(argv[1]) as streams:
+            async with ClientSession(streams[0], streams[1], client_info=PROBE) as session:
+                answer["probe"] = await probe(session)
         print(json.dumps(answer))
 
 

@@ -1030,6 +1030,116 @@ fn serve_feed_receives_a_write_from_a_separate_capture_process() {
     assert!(status.success(), "{status:?}");
 }
 
+/// Presence over the live feed: an agent's `levh mcp stdio` (another process) that
+/// connects is announced on a `levh serve`'s feed and listed by `GET /api/presence` as
+/// connected, with its client and project; one killed without a word is listed as gone
+/// (its process is), and one that closes says it ended.
+#[test]
+fn serve_presence_shows_mcp_stdio_sessions_connected_killed_and_closed() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut server, address) = serve(home.path());
+    let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
+    let presence = || -> Value {
+        agent
+            .get(format!("http://{address}/api/presence"))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_json()
+            .unwrap()
+    };
+    let session_of = |view: &Value, client: &str| -> Option<Value> {
+        view["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["client"] == client)
+            .cloned()
+    };
+    // Presence is written off the agent's request path: wait until it shows.
+    let until = |what: &dyn Fn(&Value) -> bool| -> Value {
+        let start = std::time::Instant::now();
+        loop {
+            let view = presence();
+            if what(&view) {
+                return view;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "presence never showed it: {view}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    runtime().block_on(async {
+        let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{address}/api/ws"))
+            .await
+            .unwrap();
+        let (cursor, _cursor_process) =
+            crate::mcp::spawn_stdio_with(home.path(), "cursor", &[]).await;
+        let (claude, mut claude_process) =
+            crate::mcp::spawn_stdio_with(home.path(), "claude-code", &[]).await;
+        let started: Value =
+            serde_json::from_str(&futures_like::next_text(&mut socket).await).unwrap();
+        assert_eq!(started["kind"], "session-start", "{started}");
+        assert_eq!(started["surface"], "mcp", "{started}");
+        let recalled = cursor
+            .call_tool(
+                levh_mcp::rmcp::model::CallToolRequestParams::new("recall_memory")
+                    .with_arguments(
+                        json!({"query": "release train", "project": "atlas"})
+                            .as_object()
+                            .unwrap()
+                            .clone(),
+                    ),
+            )
+            .await
+            .unwrap();
+        assert_ne!(recalled.is_error, Some(true), "{recalled:?}");
+        let view = until(&|view| {
+            session_of(view, "cursor").is_some_and(|s| s["project"] == "atlas")
+                && session_of(view, "claude-code").is_some()
+        });
+        assert_eq!(view["connected"], 2, "{view}");
+        let cursor_now = session_of(&view, "cursor").unwrap();
+        assert_eq!(
+            (
+                cursor_now["connected"].as_bool(),
+                cursor_now["transport"].as_str(),
+                cursor_now["calls"].as_u64()
+            ),
+            (Some(true), Some("stdio"), Some(1)),
+            "{cursor_now}"
+        );
+        // Killed: no word from it, its process is gone.
+        claude_process.start_kill().unwrap();
+        claude_process.wait().await.unwrap();
+        drop(claude);
+        let view = until(&|view| {
+            session_of(view, "claude-code").is_some_and(|s| s["connected"] == false)
+        });
+        assert_eq!(view["connected"], 1, "{view}");
+        assert!(session_of(&view, "claude-code").unwrap()["ended_at"].is_string());
+        // Closed: it says it ended, and the feed says so too.
+        cursor.cancel().await.unwrap();
+        let view = until(&|view| {
+            session_of(view, "cursor").is_some_and(|s| s["connected"] == false)
+        });
+        assert_eq!(view["connected"], 0, "{view}");
+        let ended = loop {
+            let event: Value =
+                serde_json::from_str(&futures_like::next_text(&mut socket).await).unwrap();
+            if event["kind"] == "session-end" {
+                break event;
+            }
+        };
+        assert_eq!(ended["client"], "cursor", "{ended}");
+        assert_eq!(ended["detail"]["calls"], 1, "{ended}");
+    });
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
 fn wait_with_deadline(
     child: &mut std::process::Child,
     deadline: Duration,
@@ -1156,6 +1266,9 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/memories",
         "GET /api/memories/{id}/entities",
         "GET /api/agents",
+        "GET /api/reports/recalls",
+        "GET /api/reports/usage",
+        "GET /api/presence",
         "GET /api/memories/fading",
         "GET /api/memories/{id}",
         "PATCH /api/memories/{id}",

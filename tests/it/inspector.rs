@@ -428,6 +428,7 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
             continued["goals"][0]["title"], "Ship atlas 2.0",
             "{continued}"
         );
+        check_reports(&answer["probe"], home);
     };
     let run = |args: &[&std::ffi::OsStr]| -> Value {
         let output = Command::new(&python)
@@ -450,11 +451,135 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
         home.path().as_os_str(),
     ]);
     check(&answer, home.path());
+    check_presence(
+        &crate::support::json(
+            crate::support::levh(home.path()).args(["report", "sessions", "--json"]),
+        ),
+        "stdio",
+    );
 
     let home = tempfile::tempdir().unwrap();
-    let (mut server, address) = crate::support::serve(home.path(), &[("LEVH_EMBEDDER", "hash")]);
+    let (mut server, address) = crate::support::serve(
+        home.path(),
+        &[("LEVH_EMBEDDER", "hash"), ("LEVH_MCP_PROFILE", "full")],
+    );
     let answer = run(&["http".as_ref(), format!("http://{address}/mcp").as_ref()]);
+    // The probe's HTTP session closed (the SDK ends it on exit): presence says so while
+    // the server that served it still runs.
+    let sessions = crate::support::json(
+        crate::support::levh(home.path()).args(["report", "sessions", "--json"]),
+    );
     server.kill().unwrap();
     server.wait().unwrap();
     check(&answer, home.path());
+    check_presence(&sessions, "http");
+}
+
+/// The probe session's reports count exactly what it did: two notes stored, three recalls
+/// (one found nothing), one answer marked helpful and one unhelpful; the same from the CLI.
+fn check_reports(probe: &Value, home: &std::path::Path) {
+    for call in ["offsite", "nothing", "billing", "helpful", "unhelpful", "recalls", "usage"] {
+        assert_eq!(probe[call]["error"], false, "{call}: {probe}");
+    }
+    let returned = |call: &str| -> Vec<String> {
+        probe[call]["content"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (offsite, billing) = (returned("offsite"), returned("billing"));
+    assert!(returned("nothing").is_empty(), "{probe}");
+    assert!(!offsite.is_empty() && !billing.is_empty(), "{probe}");
+    let tokens = probe["offsite"]["content"]["tokens"].as_u64().unwrap()
+        + probe["billing"]["content"]["tokens"].as_u64().unwrap();
+    let report = &probe["recalls"]["content"];
+    assert_eq!(
+        report["totals"],
+        serde_json::json!({
+            "recalls": 3, "found_nothing": 1, "returned": offsite.len() + billing.len(),
+            "used": 1, "unhelpful": 1, "tokens": tokens,
+        }),
+        "{report}"
+    );
+    assert_eq!(report["queries_logged"], false, "{report}");
+    let recalls = report["recalls"].as_array().unwrap();
+    // Newest first: billing, nothing, offsite; no query text, only its length.
+    let operations: Vec<(&str, &str, u64)> = recalls
+        .iter()
+        .map(|r| {
+            assert!(r.get("query").is_none(), "{r}");
+            (
+                r["operation"].as_str().unwrap(),
+                r["project"].as_str().unwrap_or("-"),
+                r["words"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        operations,
+        [("recall", "probe", 3), ("search", "-", 2), ("recall", "probe", 2)]
+    );
+    assert_eq!(recalls[0]["returned"], serde_json::json!(billing));
+    assert_eq!(recalls[0]["unhelpful"], serde_json::json!([billing[0]]));
+    assert_eq!(recalls[2]["used"], serde_json::json!([offsite[0]]));
+    assert_eq!(report["found_nothing"][0]["operation"], "search");
+    assert!(recalls.iter().all(|r| r["client"] == "report-probe"));
+
+    let usage = &probe["usage"]["content"]["totals"];
+    for stored in probe["stored"].as_array().unwrap() {
+        assert_eq!(stored["content"]["verdict"], "admit", "{probe}");
+    }
+    let bytes: usize = probe["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|text| text.as_str().unwrap().len())
+        .sum();
+    let returned_bytes: u64 = report["recalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["returned"].as_array().unwrap().clone())
+        .map(|id| {
+            let shown = crate::support::json(
+                crate::support::levh(home).args(["show", id.as_str().unwrap(), "--json"]),
+            );
+            shown["content"].as_str().unwrap().len() as u64
+        })
+        .sum();
+    assert_eq!(
+        *usage,
+        serde_json::json!({
+            "stored": 2, "stored_bytes": bytes, "updated": 0, "recalls": 3,
+            "returned": offsite.len() + billing.len(), "returned_tokens": tokens,
+            "returned_bytes": returned_bytes,
+        }),
+        "{probe}"
+    );
+    // The CLI reads the same report (the log is shared by every process).
+    let cli = crate::support::json(crate::support::levh(home).args([
+        "report",
+        "recalls",
+        "--client",
+        "report-probe",
+        "--json",
+    ]));
+    assert_eq!(cli["totals"], report["totals"], "{cli}");
+}
+
+/// The probe's session is listed, ended, with its client, project and tool calls.
+fn check_presence(sessions: &Value, transport: &str) {
+    let probe = sessions["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["client"] == "report-probe")
+        .unwrap_or_else(|| panic!("no report-probe session: {sessions}"));
+    assert_eq!(probe["transport"], transport, "{probe}");
+    assert_eq!(probe["connected"], false, "{probe}");
+    assert!(probe["ended_at"].is_string(), "{probe}");
+    assert_eq!(probe["project"], "probe", "{probe}");
+    assert_eq!(probe["calls"], 9, "{probe}");
 }

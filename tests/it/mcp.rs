@@ -220,6 +220,8 @@ const FULL_ONLY: &[&str] = &[
     "connector_sync_status",
     "get_connector_help",
     "list_connectors",
+    "report_recalls",
+    "report_usage",
     "sync_connector",
 ];
 
@@ -262,7 +264,7 @@ fn mcp_tools_list_per_profile_matches_the_snapshot() {
             }
             client.cancel().await.unwrap();
         }
-        assert_eq!(expected.len(), 60);
+        assert_eq!(expected.len(), 62);
         // The hints are true: a search changes nothing, a purge destroys.
         let tools = LevhMcp::all_tools();
         let hint = |name: &str| {
@@ -1171,7 +1173,7 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
     assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
-    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 60);
+    assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 62);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Who used the memory: each surface and client (an agent's MCP client name, `cli`, the
 //! dashboard, a connector) with what it wrote, recalled and changed, and when — read from
-//! the append-only event log, which holds ids and kinds, never content or queries.
+//! the append-only event log, which holds ids and kinds, never content (nor queries,
+//! unless the operator opted in: see [`crate::reports`]).
 
 use std::collections::BTreeMap;
 
@@ -95,6 +96,8 @@ pub fn list(
         match row.kind.as_str() {
             "store" | "update" => agent.wrote += row.count,
             "recall-reinforce" => agent.recalled += row.count,
+            // Questions asked and sessions opened change nothing: counted among the kinds.
+            "recall" | "session-start" | "session-end" => {}
             _ => agent.changed += row.count,
         }
         *agent.kinds.entry(row.kind).or_default() += row.count;

@@ -79,6 +79,7 @@ pub fn ask(
             ..RecallRequest::new(question.clone())
         },
     )?;
+    levh.log_recall(scope, "ask", &question, args.project.as_deref(), &output);
     let named = people_named(levh, scope, &question)?;
     // A memory of a person the question names first; otherwise the recall's order.
     let mut ranked: Vec<&Memory> = output.hits.iter().map(|h| &h.memory).collect();

@@ -40,6 +40,7 @@ pub mod memories;
 pub mod mistakes;
 mod operation;
 pub mod recall;
+pub mod reports;
 pub mod requests;
 pub mod review;
 pub mod secrets;

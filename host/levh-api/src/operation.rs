@@ -58,6 +58,12 @@ pub enum Operation {
     MemoryHistory,
     /// Who used the memory: each surface and client, from the event log.
     ListAgents,
+    /// What was recalled and what was done with it, from the event log.
+    ReportRecalls,
+    /// What each token and client stored and recalled, per day.
+    ReportUsage,
+    /// The MCP sessions connected now.
+    ListPresence,
     /// Memories below the fading threshold.
     ListFadingMemories,
     /// Predicted retention for the coming days.
@@ -219,6 +225,9 @@ impl Operation {
         O::RelatedMemories,
         O::MemoryHistory,
         O::ListAgents,
+        O::ReportRecalls,
+        O::ReportUsage,
+        O::ListPresence,
         O::ListFadingMemories,
         O::ForgettingCurve,
         O::ScoreBreakdown,
@@ -291,6 +300,9 @@ impl Operation {
             | O::RelatedMemories
             | O::MemoryHistory
             | O::ListAgents
+            | O::ReportRecalls
+            | O::ReportUsage
+            | O::ListPresence
             | O::ContinueTask
             | O::ListGoals
             | O::ListFadingMemories
@@ -404,6 +416,9 @@ impl Operation {
             O::RelatedMemories => "related_memories",
             O::MemoryHistory => "memory_history",
             O::ListAgents => "list_agents",
+            O::ReportRecalls => "report_recalls",
+            O::ReportUsage => "report_usage",
+            O::ListPresence => "list_presence",
             O::ListFadingMemories => "list_fading_memories",
             O::ForgettingCurve => "forgetting_curve",
             O::ScoreBreakdown => "score_breakdown",

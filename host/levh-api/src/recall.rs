@@ -20,6 +20,14 @@ pub fn recall(levh: &Levh, scope: &Scope, args: RecallArgs, reinforce: bool) -> 
     };
     let request = args.into_request(reinforce)?;
     let output = levh.recall(scope, &request)?;
+    let operation = if reinforce { "recall" } else { "search" };
+    levh.log_recall(
+        scope,
+        operation,
+        &request.query,
+        request.project.as_deref(),
+        &output,
+    );
     Ok(RecallView::new(&output, levh, shape))
 }
 

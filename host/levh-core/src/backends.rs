@@ -683,6 +683,17 @@ pub trait Store: crate::entities::EntityStore + Send + Sync + fmt::Debug {
         limit: usize,
     ) -> Result<Vec<MemoryId>, StoreError>;
 
+    /// Appends an event that changes no memory — a recall's answer (`recall`) — with its
+    /// content-free `detail`.
+    fn log_event(
+        &self,
+        workspace: &Workspace,
+        kind: EventKind,
+        actor: &Actor,
+        at: Timestamp,
+        detail: &serde_json::Value,
+    ) -> Result<(), StoreError>;
+
     /// Records a held candidate (and a `hold` event).
     fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError>;
 
@@ -1057,6 +1068,69 @@ pub struct LoggedEvent {
     pub detail: serde_json::Value,
 }
 
+/// Stored and recalled per day, token, surface, client and kind ([`ServerStore::usage`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Usage {
+    /// One row per day, token, surface, client and kind.
+    pub rows: Vec<UsageRow>,
+    /// Whether older events within the time asked for were left unread.
+    pub cut_short: bool,
+}
+
+/// One row of [`Usage`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageRow {
+    /// The day, UTC (`YYYY-MM-DD`).
+    pub day: String,
+    /// The token (its id) behind the events (`local` for the CLI); `None` for MCP over
+    /// stdio.
+    pub principal: Option<String>,
+    /// `mcp`, `http`, `cli`, `dashboard`, `sync`.
+    pub surface: String,
+    /// The client, when known.
+    pub client: Option<String>,
+    /// `store`, `update` or `recall`.
+    pub kind: String,
+    /// Events.
+    pub count: u64,
+    /// Tokens of context the recalls returned (estimated as levh packs them).
+    pub tokens: u64,
+    /// Bytes stored (`store`) or returned (`recall`).
+    pub bytes: u64,
+    /// Memories the recalls returned.
+    pub returned: u64,
+}
+
+/// An MCP session, as presence lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Presence {
+    /// levh's id for the session (random; not the transport's session id).
+    pub id: String,
+    /// The workspace it works in.
+    pub workspace: Workspace,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The name the client gave in `initialize`.
+    pub client: Option<String>,
+    /// The token behind it (HTTP).
+    pub principal: Option<String>,
+    /// The project of its latest call that named one.
+    pub project: Option<String>,
+    /// The process serving it, and the machine's name: a session whose process is gone
+    /// ended without saying so.
+    pub pid: u32,
+    /// The machine's name, with [`Self::pid`].
+    pub host: String,
+    /// When it began.
+    pub started_at: Timestamp,
+    /// Its latest call.
+    pub last_seen_at: Timestamp,
+    /// When it ended, if it did.
+    pub ended_at: Option<Timestamp>,
+    /// Tool calls made.
+    pub calls: u64,
+}
+
 /// The event log read by who did what ([`ServerStore::activity`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Activity {
@@ -1117,6 +1191,42 @@ pub trait ServerStore: Send + Sync + fmt::Debug {
         since: Timestamp,
         scan_at_most: usize,
     ) -> Result<Activity, StoreError>;
+
+    /// The workspace's events of `kinds` since `since`, oldest first, each with the token
+    /// (principal) behind it, from the newest `scan_at_most` events of the log; true when
+    /// that bound left older ones of the time out.
+    fn events_of_kinds(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        kinds: &[EventKind],
+        scan_at_most: usize,
+    ) -> Result<(Vec<(LoggedEvent, Option<String>)>, bool), StoreError>;
+
+    /// What each token and client stored and recalled per day (UTC) since `since`: one row
+    /// per day, token, surface, client and kind (`store`, `update`, `recall`), with the
+    /// bytes and tokens the events counted; bounded like [`Self::activity`].
+    fn usage(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
+    ) -> Result<Usage, StoreError>;
+
+    /// Records an MCP session that began (or an activity of one: the same id again moves
+    /// its last activity and project).
+    fn touch_presence(&self, presence: &Presence) -> Result<(), StoreError>;
+
+    /// Marks an MCP session ended.
+    fn end_presence(&self, id: &str, at: Timestamp) -> Result<(), StoreError>;
+
+    /// The workspace's MCP sessions that have not ended, or ended after `ended_after`,
+    /// most recently active first (at most 500).
+    fn presences(
+        &self,
+        workspace: &Workspace,
+        ended_after: Timestamp,
+    ) -> Result<Vec<Presence>, StoreError>;
 
     /// Issues a token bound to `workspace` with `role`; its secret exists only in the
     /// answer.

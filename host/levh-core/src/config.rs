@@ -110,6 +110,10 @@ pub struct RecallConfig {
     pub min_similarity: Option<f64>,
     /// How lexical and semantic evidence are fused.
     pub fusion: crate::rank::FusionConfig,
+    /// Whether the event log keeps each recall's query text (secrets redacted) for the
+    /// recall report (`LEVH_LOG_QUERIES`, off: the log stays content-free and the report
+    /// counts queries without saying what they were).
+    pub log_queries: bool,
 }
 
 /// The floor for a language model's cosine. MiniLM scores true paraphrases low — "where
@@ -136,6 +140,7 @@ impl Default for RecallConfig {
             candidates: 100,
             min_similarity: None,
             fusion: crate::rank::FusionConfig::default(),
+            log_queries: false,
         }
     }
 }
@@ -374,6 +379,19 @@ impl Config {
                 &mut floor,
             )?;
             config.recall.min_similarity = Some(floor);
+        }
+        if let Some(raw) = lookup("LEVH_LOG_QUERIES") {
+            config.recall.log_queries = match raw.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" | "" => false,
+                _ => {
+                    return Err(ConfigError {
+                        key: "LEVH_LOG_QUERIES".into(),
+                        value: raw.clone(),
+                        message: "expected 1/true/yes/on or 0/false/no/off".into(),
+                    });
+                }
+            };
         }
         let f = &mut config.recall.fusion;
         if let Some(raw) = lookup("LEVH_FUSION") {

@@ -30,7 +30,7 @@ mod time;
 
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
 pub use backends::{
-    Activity, ActivityRow, AnswerModel, BatchWrite, ComparedText, EmbedError, Embedder, HeldClose,
+    Activity, ActivityRow, Presence, Usage, UsageRow, AnswerModel, BatchWrite, ComparedText, EmbedError, Embedder, HeldClose,
     HeldField, ListOrder, LoggedEvent, MemoryFilter, MemorySummary, Page, PlacedText, PurgeReport,
     RankingRow, ServerStore, StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth,
     StoredText, SyncedPage, TextPlace, VectorIndex,

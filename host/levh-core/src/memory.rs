@@ -412,6 +412,13 @@ pub enum EventKind {
     Promote,
     /// A person moved a memory to another project (or out of every project).
     Move,
+    /// A recall or search answered: what it returned (ids, tokens, bytes), its query only
+    /// when the operator opted in (`LEVH_LOG_QUERIES`).
+    Recall,
+    /// An MCP client connected (its name, transport and process).
+    SessionStart,
+    /// An MCP client's session ended.
+    SessionEnd,
 }
 
 impl EventKind {
@@ -444,6 +451,9 @@ impl EventKind {
             Self::Restore => "restore",
             Self::Promote => "promote",
             Self::Move => "move",
+            Self::Recall => "recall",
+            Self::SessionStart => "session-start",
+            Self::SessionEnd => "session-end",
         }
     }
 }

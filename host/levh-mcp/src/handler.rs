@@ -12,7 +12,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::LevhMcp;
@@ -98,6 +98,15 @@ impl ServerHandler for LevhMcp {
         ))
     }
 
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let caller = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<levh_core::Principal>())
+            .cloned();
+        self.note_presence(caller.as_ref(), &context.peer, None, false);
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -135,6 +144,15 @@ impl ServerHandler for LevhMcp {
                 .into());
             }
         }
+        let project = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("project"))
+            .and_then(|p| p.as_str())
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| levh_core::gate::secrets::redact(p).0);
+        self.note_presence(caller.as_ref(), &context.peer, project, true);
         let span = tracing::info_span!("tool", name = %request.name);
         crate::as_caller(caller, tracing::Instrument::instrument(async move {
             if let Some(band) = crate::Profile::of_tool(&request.name)

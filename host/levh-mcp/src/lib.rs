@@ -15,6 +15,7 @@
 
 mod arguments;
 mod handler;
+mod presence;
 mod profile;
 pub mod sessions;
 pub mod stdio;
@@ -42,6 +43,9 @@ pub struct LevhMcp {
     pub(crate) connectors: Option<Arc<dyn Connectors>>,
     /// The event log, for what a memory's history decides (its trust).
     pub(crate) events: Option<Arc<dyn levh_core::ServerStore>>,
+    /// This session's presence (with the event log): one per session, shared by the
+    /// clones of its server, ended when the last is dropped.
+    pub(crate) presence: Option<Arc<presence::PresenceSlot>>,
     pub(crate) tool_router: rmcp::handler::server::router::tool::ToolRouter<Self>,
 }
 
@@ -73,6 +77,7 @@ impl LevhMcp {
             needs_caller: false,
             connectors: None,
             events: None,
+            presence: None,
             tool_router: Self::tool_router(),
         }
     }
@@ -92,10 +97,39 @@ impl LevhMcp {
         self
     }
 
-    /// Adds the event log (`memory_trust` reads a memory's review history from it).
+    /// Adds the event log (`memory_trust` reads a memory's review history from it, the
+    /// reports read it) and with it presence: this session is listed as connected while
+    /// it lasts.
     pub fn with_event_log(mut self, events: Arc<dyn levh_core::ServerStore>) -> Self {
+        let transport = if self.needs_caller { "http" } else { "stdio" };
+        self.presence = Some(Arc::new(presence::PresenceSlot::new(
+            events.clone(),
+            self.levh.clone(),
+            transport,
+        )));
         self.events = Some(events);
         self
+    }
+
+    /// Notes this session's activity for presence (see [`presence`]).
+    pub(crate) fn note_presence(
+        &self,
+        caller: Option<&Principal>,
+        peer: &rmcp::Peer<rmcp::RoleServer>,
+        project: Option<String>,
+        call: bool,
+    ) {
+        let Some(slot) = &self.presence else { return };
+        let scope = match caller {
+            Some(caller) => caller.scope(Surface::Mcp, tools::client_name(peer)),
+            None if self.needs_caller => return,
+            None => {
+                let mut scope = self.scope.clone();
+                scope.actor.client = tools::client_name(peer);
+                scope
+            }
+        };
+        slot.touch(&scope, project, call);
     }
 
     /// The profile in force.

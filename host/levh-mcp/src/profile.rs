@@ -60,6 +60,8 @@ pub const TOOL_BANDS: &[(&str, Profile)] = &[
     ("meeting_prep", Profile::Work),
     ("list_conflicts", Profile::Work),
     ("memory_trust", Profile::Work),
+    ("report_recalls", Profile::Full),
+    ("report_usage", Profile::Full),
     ("evaluate_admission", Profile::Work),
     ("admit_memory", Profile::Work),
     ("attach_file", Profile::Work),
@@ -155,7 +157,7 @@ mod tests {
     #[test]
     fn profiles_are_cumulative_and_sized_as_documented() {
         let sizes: Vec<usize> = Profile::ALL.iter().map(|p| p.tools().len()).collect();
-        assert_eq!(sizes, vec![5, 41, 56, 60]);
+        assert_eq!(sizes, vec![5, 41, 56, 62]);
         for pair in Profile::ALL.windows(2) {
             let (small, large) = (pair[0].tools(), pair[1].tools());
             assert!(small.iter().all(|tool| large.contains(tool)));

@@ -2,8 +2,8 @@
 //! transaction, and a `levh serve` process tails it by sequence number for the live feed.
 
 use levh_core::{
-    Activity, ActivityRow, Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Principal, Role,
-    ServerStore, StoreError, Timestamp, TokenInfo, Workspace,
+    Activity, ActivityRow, Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Presence,
+    Principal, Role, ServerStore, StoreError, Timestamp, TokenInfo, Usage, UsageRow, Workspace,
 };
 use rusqlite::{Connection, params};
 
@@ -81,6 +81,211 @@ impl SqliteStore {
             })
             .collect();
         Ok(Activity { rows, cut_short })
+    }
+
+    /// The first sequence number of the newest `scan_at_most` events, and whether events
+    /// older than it still fall at or after `since` (the bound cut the read short).
+    fn scan_window(
+        connection: &Connection,
+        since: Timestamp,
+        scan_at_most: usize,
+    ) -> Result<(i64, bool), SqliteStoreError> {
+        let newest: i64 =
+            connection.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| {
+                row.get(0)
+            })?;
+        let from = newest.saturating_sub(i64::try_from(scan_at_most).unwrap_or(i64::MAX));
+        let cut_short = from > 0
+            && connection.query_row(
+                "SELECT EXISTS (SELECT 1 FROM events WHERE seq = ?1 AND at >= ?2)",
+                params![from, micros(since)],
+                |row| row.get::<_, bool>(0),
+            )?;
+        Ok((from, cut_short))
+    }
+
+    /// The workspace's events of `kinds` since `since` with their principal, oldest first,
+    /// among the newest `scan_at_most` of the log.
+    pub fn events_of_kinds(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        kinds: &[EventKind],
+        scan_at_most: usize,
+    ) -> Result<(Vec<(LoggedEvent, Option<String>)>, bool), SqliteStoreError> {
+        let connection = self.read();
+        let (from, cut_short) = Self::scan_window(&connection, since, scan_at_most)?;
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        let mut statement = connection.prepare_cached(
+            "SELECT seq, at, kind, workspace, memory_id, surface, client, role, detail, principal
+               FROM events
+              WHERE seq > ?1 AND workspace = ?2 AND at >= ?3
+                AND kind IN (SELECT value FROM json_each(?4))
+              ORDER BY seq",
+        )?;
+        let rows = statement.query_map(
+            params![
+                from,
+                workspace.as_str(),
+                micros(since),
+                serde_json::to_string(&kinds).map_err(|e| SqliteStoreError::Corrupt(e.to_string()))?
+            ],
+            |row| Ok((read_row(row)?, row.get::<_, Option<String>>(9)?)),
+        )?;
+        let events = rows
+            .map(|row| {
+                let (row, principal) = row?;
+                Ok((logged_event(row)?, principal))
+            })
+            .collect::<Result<Vec<_>, SqliteStoreError>>()?;
+        Ok((events, cut_short))
+    }
+
+    /// Stored and recalled per day (UTC), token, surface, client and kind since `since`,
+    /// among the newest `scan_at_most` events of the log.
+    pub fn usage(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
+    ) -> Result<Usage, SqliteStoreError> {
+        let connection = self.read();
+        let (from, cut_short) = Self::scan_window(&connection, since, scan_at_most)?;
+        let mut statement = connection.prepare_cached(
+            "SELECT date(at / 1000000, 'unixepoch'), principal, surface, client, kind, count(*),
+                    sum(coalesce(json_extract(detail, '$.tokens'), 0)),
+                    sum(coalesce(json_extract(detail, '$.bytes'), 0)),
+                    sum(coalesce(json_array_length(detail, '$.returned'), 0))
+               FROM events
+              WHERE seq > ?1 AND workspace = ?2 AND at >= ?3
+                AND kind IN ('store', 'update', 'recall')
+              GROUP BY 1, 2, 3, 4, 5
+              ORDER BY 1, 2, 3, 4, 5",
+        )?;
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        let rows = statement
+            .query_map(params![from, workspace.as_str(), micros(since)], |row| {
+                Ok(UsageRow {
+                    day: row.get(0)?,
+                    principal: row.get(1)?,
+                    surface: row.get(2)?,
+                    client: row.get(3)?,
+                    kind: row.get(4)?,
+                    count: count(row.get(5)?),
+                    tokens: count(row.get(6)?),
+                    bytes: count(row.get(7)?),
+                    returned: count(row.get(8)?),
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Usage { rows, cut_short })
+    }
+
+    /// Records a session's beginning or latest activity (an upsert by id).
+    pub fn touch_presence(&self, p: &Presence) -> Result<(), SqliteStoreError> {
+        self.write(|tx| {
+            let fresh = tx.prepare_cached(
+                "INSERT INTO presence (id, workspace, transport, client, principal, project, pid,
+                                       host, started_at, last_seen_at, calls)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 ON CONFLICT (id) DO UPDATE SET last_seen_at = excluded.last_seen_at,
+                     project = coalesce(excluded.project, project), calls = excluded.calls,
+                     client = coalesce(excluded.client, client)
+                 RETURNING last_seen_at = started_at",
+            )?
+            .query_row(
+                params![
+                    p.id,
+                    p.workspace.as_str(),
+                    p.transport,
+                    p.client,
+                    p.principal,
+                    p.project,
+                    p.pid,
+                    p.host,
+                    micros(p.started_at),
+                    micros(p.last_seen_at),
+                    i64::try_from(p.calls).unwrap_or(i64::MAX),
+                ],
+                |row| row.get::<_, bool>(0),
+            )?;
+            if fresh {
+                // Ended sessions are kept a week for the dashboard, then dropped.
+                let week_ago = micros(p.started_at) - 7 * 24 * 3_600 * 1_000_000;
+                tx.prepare_cached(
+                    "DELETE FROM presence WHERE ended_at IS NOT NULL AND ended_at < ?1",
+                )?
+                .execute(params![week_ago])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Marks a session ended.
+    pub fn end_presence(&self, id: &str, at: Timestamp) -> Result<(), SqliteStoreError> {
+        self.write(|tx| {
+            tx.prepare_cached(
+                "UPDATE presence SET ended_at = ?2 WHERE id = ?1 AND ended_at IS NULL",
+            )?
+            .execute(params![id, micros(at)])?;
+            Ok(())
+        })
+    }
+
+    /// The workspace's sessions not ended or ended after `ended_after`, latest first.
+    pub fn presences(
+        &self,
+        workspace: &Workspace,
+        ended_after: Timestamp,
+    ) -> Result<Vec<Presence>, SqliteStoreError> {
+        let connection = self.read();
+        let mut statement = connection.prepare_cached(
+            "SELECT id, workspace, transport, client, principal, project, pid, host, started_at,
+                    last_seen_at, ended_at, calls
+               FROM presence
+              WHERE workspace = ?1 AND (ended_at IS NULL OR ended_at > ?2)
+              ORDER BY last_seen_at DESC LIMIT 500",
+        )?;
+        let rows = statement
+            .query_map(params![workspace.as_str(), micros(ended_after)], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                    row.get::<_, Option<String>>(5)?,
+                    row.get::<_, i64>(6)?,
+                    row.get::<_, String>(7)?,
+                    row.get::<_, i64>(8)?,
+                    row.get::<_, i64>(9)?,
+                    row.get::<_, Option<i64>>(10)?,
+                    row.get::<_, i64>(11)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter()
+            .map(
+                |(id, space, transport, client, principal, project, pid, host, started, seen, ended, calls)| {
+                    Ok(Presence {
+                        workspace: Workspace::new(&space).map_err(|_| {
+                            SqliteStoreError::Corrupt(format!("presence {id}: workspace"))
+                        })?,
+                        id,
+                        transport,
+                        client,
+                        principal,
+                        project,
+                        pid: u32::try_from(pid).unwrap_or(0),
+                        host,
+                        started_at: crate::rows::from_micros(started),
+                        last_seen_at: crate::rows::from_micros(seen),
+                        ended_at: ended.map(crate::rows::from_micros),
+                        calls: u64::try_from(calls).unwrap_or(0),
+                    })
+                },
+            )
+            .collect()
     }
 
     /// Events after `seq`, oldest first, at most `limit`.
@@ -201,6 +406,47 @@ impl ServerStore for SqliteStore {
         limit: usize,
     ) -> Result<Vec<LoggedEvent>, StoreError> {
         Ok(SqliteStore::memory_events(self, workspace, id, limit)?)
+    }
+
+    fn events_of_kinds(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        kinds: &[EventKind],
+        scan_at_most: usize,
+    ) -> Result<(Vec<(LoggedEvent, Option<String>)>, bool), StoreError> {
+        Ok(SqliteStore::events_of_kinds(
+            self,
+            workspace,
+            since,
+            kinds,
+            scan_at_most,
+        )?)
+    }
+
+    fn usage(
+        &self,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
+    ) -> Result<Usage, StoreError> {
+        Ok(SqliteStore::usage(self, workspace, since, scan_at_most)?)
+    }
+
+    fn touch_presence(&self, presence: &Presence) -> Result<(), StoreError> {
+        Ok(SqliteStore::touch_presence(self, presence)?)
+    }
+
+    fn end_presence(&self, id: &str, at: Timestamp) -> Result<(), StoreError> {
+        Ok(SqliteStore::end_presence(self, id, at)?)
+    }
+
+    fn presences(
+        &self,
+        workspace: &Workspace,
+        ended_after: Timestamp,
+    ) -> Result<Vec<Presence>, StoreError> {
+        Ok(SqliteStore::presences(self, workspace, ended_after)?)
     }
 
     fn issue_token(

@@ -341,6 +341,20 @@ impl Store for SqliteStore {
         Ok(reads::near_duplicates(self, filter, keys, limit)?)
     }
 
+    fn log_event(
+        &self,
+        workspace: &Workspace,
+        kind: EventKind,
+        actor: &Actor,
+        at: Timestamp,
+        detail: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        Ok(self.write(|tx| {
+            events::log_event(tx, at, kind, workspace, None, actor, detail.clone())
+                .map_err(SqliteStoreError::from)
+        })?)
+    }
+
     fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError> {
         Ok(self.write(|tx| held::insert(tx, held, actor))?)
     }

@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0016_sessions_listed.sql"),
     include_str!("../migrations/0017_memories_listed.sql"),
     include_str!("../migrations/0018_memory_keys.sql"),
+    include_str!("../migrations/0019_presence.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -247,9 +247,10 @@ pub(crate) fn insert_memory_without_keys(
         tx.prepare_cached("UPDATE memories SET forgotten_at = ?2 WHERE seq = ?1")?
             .execute(params![seq, micros(at)])?;
     }
+    // Its size, for usage by client and day (`levh report usage`): a count, not content.
     let detail = match held {
-        Some(held) => json!({ "held_id": held }),
-        None => json!({}),
+        Some(held) => json!({ "held_id": held, "bytes": m.content.len() }),
+        None => json!({ "bytes": m.content.len() }),
     };
     log_event(
         tx,
@@ -433,11 +434,16 @@ pub(crate) fn update_states(
             continue;
         }
         write_state(tx, id, &state, now)?;
-        let detail = json!({
+        let mut detail = json!({
             "stability_hours": state.stability_hours,
             "recall_count": state.recall_count,
             "pinned": state.pinned,
         });
+        if event == EventKind::Feedback {
+            // Helpful feedback reinforces (one more recall), unhelpful weakens: said plainly
+            // for the recall report and a memory's trust.
+            detail["helpful"] = json!(state.recall_count > memory.state.recall_count);
+        }
         log_event(tx, now, event, workspace, Some(id), actor, detail)?;
         memory.state = state;
         updated.push(memory);

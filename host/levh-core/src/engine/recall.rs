@@ -132,6 +132,59 @@ impl Levh {
         })
     }
 
+    /// Logs what a recall answered (a `recall` event): the operation that asked, the ids
+    /// returned in rank order, the tokens and bytes of their content, the project — and
+    /// the query itself, secrets redacted, only when the operator opted in
+    /// ([`crate::RecallConfig::log_queries`]); otherwise its length in words. The recall
+    /// has answered either way: a log that cannot be written is reported, not fatal.
+    pub fn log_recall(
+        &self,
+        scope: &Scope,
+        operation: &str,
+        query: &str,
+        project: Option<&str>,
+        output: &RecallOutput,
+    ) {
+        let returned: Vec<String> = output
+            .hits
+            .iter()
+            .map(|hit| hit.memory.id.to_string())
+            .collect();
+        let bytes: usize = output.hits.iter().map(|hit| hit.memory.content.len()).sum();
+        let mut detail = serde_json::json!({
+            "operation": operation,
+            "returned": returned,
+            "tokens": output.tokens,
+            "bytes": bytes,
+            "candidates": output.candidates,
+            "project": project,
+            "words": query.split_whitespace().count(),
+        });
+        if self.config.recall.log_queries {
+            detail["query"] = gate::secrets::redact(query).0.into();
+        }
+        if let Err(error) = self.log_event(scope, EventKind::Recall, &detail) {
+            tracing::warn!(%error, "the recall was answered but not logged");
+        }
+    }
+
+    /// Appends an event that changes no memory (a recall's answer, an MCP session's start
+    /// or end) to the log, now, with its content-free `detail`.
+    pub fn log_event(
+        &self,
+        scope: &Scope,
+        kind: EventKind,
+        detail: &serde_json::Value,
+    ) -> Result<()> {
+        Ok(self.store.log_event(
+            &scope.workspace,
+            kind,
+            &scope.actor,
+            self.clock.now(),
+            detail,
+        )?)
+    }
+
     /// Every candidate of a query — the lexical top `pool` ∪ the vector top `pool` whose
     /// cosine reaches `floor` — with its fused relevance and H-score, unsorted. Only what
     /// ranking needs is read of each ([`crate::RankingRow`]).

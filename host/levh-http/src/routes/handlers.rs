@@ -822,6 +822,44 @@ pub(super) async fn list_agents(
     .map(Json)
 }
 
+pub(super) async fn report_recalls(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::reports::ReportArgs>,
+) -> Result<Json<levh_api::reports::RecallReportView>, ApiError> {
+    let server = state.server.clone();
+    run(&state, scope, move |levh, scope| {
+        levh_api::reports::recalls(levh, server.as_ref(), scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn report_usage(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    Params(args): Params<levh_api::reports::ReportArgs>,
+) -> Result<Json<levh_api::reports::UsageView>, ApiError> {
+    let server = state.server.clone();
+    run(&state, scope, move |levh, scope| {
+        levh_api::reports::usage(levh, server.as_ref(), scope, args)
+    })
+    .await
+    .map(Json)
+}
+
+pub(super) async fn list_presence(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+) -> Result<Json<levh_api::reports::PresenceView>, ApiError> {
+    let server = state.server.clone();
+    run(&state, scope, move |levh, scope| {
+        levh_api::reports::presence(levh, server.as_ref(), scope)
+    })
+    .await
+    .map(Json)
+}
+
 pub(super) async fn get_settings(
     State(state): State<AppState>,
     Extension(principal): Caller,

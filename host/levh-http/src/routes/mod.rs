@@ -493,6 +493,25 @@ pub(crate) fn api() -> Api {
             handlers::list_agents,
         )
         .route(
+            Route::new(M::GET, "/api/reports/recalls", O::ReportRecalls, "What was asked and what was done with the answers since `since` (default 7 days): each recall, search and ask with the ids it returned, its tokens, which were then used (helpful, reinforced, pinned) or marked unhelpful, and the recalls that found nothing; filtered by `token` id or `client`. Query text only when the operator set LEVH_LOG_QUERIES")
+                .query::<levh_api::reports::ReportArgs>()
+                .ok::<levh_api::reports::RecallReportView>(200)
+                .errors(&[400]),
+            handlers::report_recalls,
+        )
+        .route(
+            Route::new(M::GET, "/api/reports/usage", O::ReportUsage, "What each token and client stored and recalled per day (UTC) since `since` (default 7 days): memories and bytes stored, recalls, memories, tokens and bytes returned")
+                .query::<levh_api::reports::ReportArgs>()
+                .ok::<levh_api::reports::UsageView>(200)
+                .errors(&[400]),
+            handlers::report_usage,
+        )
+        .route(
+            Route::new(M::GET, "/api/presence", O::ListPresence, "The MCP sessions connected now (over stdio from any process on this store, or HTTP) with their client, token, project and last activity, and those that ended in the last day; the live feed announces each start and end (`session-start`, `session-end`)")
+                .ok::<levh_api::reports::PresenceView>(200),
+            handlers::list_presence,
+        )
+        .route(
             Route::new(M::GET, "/api/memories/{id}/entities", O::GetMemory, "The people, organizations, projects and other entities a memory involves, each with its parts in it (sender, attendee, mentioned, ...); people first")
                 .ok::<levh_api::views::MemoryEntities>(200)
                 .errors(&[400, 404]),

@@ -134,6 +134,57 @@ impl LevhMcp {
         .map(Json)
     }
 
+    /// What was recalled and what was done with it, from the event log: each recall,
+    /// search and ask since `since` (default 7 days) with the ids it returned, its tokens,
+    /// which were then used or marked unhelpful, and the recalls that found nothing.
+    /// Query text only when the operator turned query logging on.
+    #[tool(annotations(
+        title = "Recall report",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn report_recalls(
+        &self,
+        Parameters(args): Parameters<levh_api::reports::ReportArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::reports::RecallReportView>, String> {
+        let Some(events) = self.events.clone() else {
+            return Err("report_recalls reads the event log, which this MCP server was started without (nothing was changed)".into());
+        };
+        self.run(&peer, move |levh, scope| {
+            levh_api::reports::recalls(levh, events.as_ref(), scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
+    /// What each token and client stored and recalled per day (UTC) since `since`
+    /// (default 7 days): memories and bytes stored, recalls, and the memories, tokens and
+    /// bytes they returned.
+    #[tool(annotations(
+        title = "Usage report",
+        read_only_hint = true,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn report_usage(
+        &self,
+        Parameters(args): Parameters<levh_api::reports::ReportArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<Json<levh_api::reports::UsageView>, String> {
+        let Some(events) = self.events.clone() else {
+            return Err("report_usage reads the event log, which this MCP server was started without (nothing was changed)".into());
+        };
+        self.run(&peer, move |levh, scope| {
+            levh_api::reports::usage(levh, events.as_ref(), scope, args)
+        })
+        .await
+        .map(Json)
+    }
+
     /// The review queue: fading memories waiting for a person's decision, weakest first,
     /// each with how often it was reviewed; those a decision put off are left out until
     /// they are due.

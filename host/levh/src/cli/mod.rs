@@ -35,6 +35,7 @@ mod purge;
 mod recall;
 mod reembed;
 mod reinforce;
+mod report;
 mod review;
 pub mod scorer;
 mod secrets;
@@ -135,6 +136,9 @@ enum Command {
     Continue(checkpoint::ContinueCommand),
     /// Goals with milestones: list, `add TITLE --milestone …`, `update GOAL …`.
     Goals(goals::Args),
+    /// Reports from the event log: `recalls` (what was asked, returned, used), `usage`
+    /// (per day, token and client), `sessions` (MCP clients connected now).
+    Report(report::Args),
     /// Retire a memory from every read (kept for `--known-at` history).
     Forget(IdArgs),
     /// Pin a memory: it never fades and resists interference.
@@ -361,6 +365,7 @@ impl Cli {
             Command::Upsert(args) => keyed::upsert(&context, args, json),
             Command::Get(args) => keyed::get(&context, args, json),
             Command::Mistakes(args) => mistakes::run(&context, args, json),
+            Command::Report(args) => report::run(&context, args, json),
             Command::CheckAction(args) => mistakes::check(&context, args, json),
             Command::Checkpoint(args) => checkpoint::checkpoint(&context, args, json),
             Command::Continue(args) => checkpoint::resume(&context, args, json),
