@@ -415,9 +415,9 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         browser
             .until("the search page by keyboard", "return document.querySelector('main h1')?.textContent === 'Search'")
             .await;
-        // Past the other nineteen links of the navigation (Memories … Settings) and the
+        // Past the other twenty links of the navigation (Memories … Settings) and the
         // Capture button.
-        for _ in 0..21 {
+        for _ in 0..22 {
             browser.press(Key::Tab).await;
         }
         assert_eq!(browser.focused().await, "INPUT", "past the navigation, the query field");
@@ -752,6 +752,7 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
             ("projects", "/projects".to_owned(), "Projects"),
             ("sessions", "/sessions".to_owned(), "Sessions"),
             ("agents", "/agents".to_owned(), "Agents"),
+            ("work", "/work".to_owned(), "Goals, checkpoints and mistakes"),
             ("review", "/review".to_owned(), "Review"),
             ("ask", "/ask".to_owned(), "Ask"),
             ("briefing", "/briefing".to_owned(), "Briefing for"),
@@ -1478,4 +1479,201 @@ fn in_a_real_browser_the_feed_survives_a_restart_and_a_held_edit_is_applied_by_k
     });
     server.kill().unwrap();
     server.wait().unwrap();
+}
+
+/// An agent's working loop as a person follows it, in a real Chromium against a real
+/// `levh serve`: the Agents page lists an MCP client connected from another process and
+/// shows it ended when it closes, without a reload (the live feed); usage by day and the
+/// recall report count what was done; the Goals page reaches a milestone, sets a status
+/// and adds a progress note; a checkpoint shows what the next session reads; an action
+/// is checked against a recorded mistake (and an unrelated one finds none); a mistake is
+/// recorded from the form. No console error and no accessibility violation on either.
+#[test]
+fn in_a_real_browser_an_agents_goals_checkpoints_mistakes_and_presence_are_followed_and_changed() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let levh =
+        |args: &[&str]| crate::support::json(crate::support::levh(home).args(args).arg("--json"));
+    levh(&[
+        "goals",
+        "add",
+        "Ship atlas 2.0",
+        "--project",
+        "atlas",
+        "--milestone",
+        "schema migrated",
+        "--milestone",
+        "soak test passed",
+        "--milestone",
+        "released",
+    ]);
+    levh(&[
+        "checkpoint",
+        "--project",
+        "atlas",
+        "--task",
+        "atlas 2.0",
+        "--goal",
+        "Ship atlas 2.0 to production",
+        "--done",
+        "moved the deploy target to us-east",
+        "--next",
+        "run the soak test",
+        "--question",
+        "who signs off?",
+    ]);
+    let mistake = levh(&[
+        "mistakes",
+        "add",
+        "Ran the database migration on production without taking a backup first",
+        "--why",
+        "the runbook skipped the backup step",
+        "--avoid",
+        "snapshot the database before any migration",
+        "--project",
+        "atlas",
+    ]);
+    let mistake = mistake["memory_id"].as_str().unwrap().to_owned();
+    let recalled = levh(&["recall", "database migration backup"]);
+    let first = recalled["results"][0]["id"].as_str().unwrap().to_owned();
+    levh(&["feedback", &first, "--helpful"]);
+    let (mut server, address) = serve(home, &[]);
+    let base = format!("http://{address}");
+    crate::support::runtime().block_on(async {
+        let Some(browser) = Browser::start(1280).await else {
+            return;
+        };
+        // An agent connects from its own process and works on atlas.
+        let (cursor, _process) = crate::mcp::spawn_stdio_with(home, "cursor", &[]).await;
+        let called = cursor
+            .call_tool(
+                levh_mcp::rmcp::model::CallToolRequestParams::new("recall_memory").with_arguments(
+                    serde_json::json!({ "query": "soak test", "project": "atlas" }).as_object().unwrap().clone(),
+                ),
+            )
+            .await
+            .unwrap();
+        assert_ne!(called.is_error, Some(true), "{called:?}");
+        page(&browser, &format!("{base}/agents"), "Agents").await;
+        let row = "[...document.querySelectorAll('table.presence tbody tr')].find(r => r.textContent.includes('cursor'))";
+        browser
+            .until("cursor connected, on atlas", &format!("const r = {row}; return r && r.textContent.includes('connected') && r.textContent.includes('atlas')"))
+            .await;
+        browser.until("the usage table", "return document.querySelector('table.usage tfoot')").await;
+        let usage = browser.text("table.usage").await;
+        assert!(usage.contains("terminal") && usage.contains("cursor"), "{usage}");
+        let summary = browser.text("main h2 ~ div [role=status]").await;
+        let report = browser
+            .until("the recall report", "return [...document.querySelectorAll('main [role=status]')].map(e => e.textContent).find(t => t.includes('found nothing'))")
+            .await;
+        let report = report.as_str().unwrap().to_owned();
+        assert!(report.starts_with("2 recalls:") && report.contains("1 then used"), "{report} / {summary}");
+        assert!(browser.text("main").await.contains("Queries are not kept"));
+        let mut violations = Vec::new();
+        accessibility(&browser, "/agents with a session", "light", &mut violations).await;
+        let shots = screenshots().join("agents-work");
+        browser.screenshot(&shots, "agents").await;
+        // It closes: the page says so by itself, from the feed's session-end.
+        cursor.cancel().await.unwrap();
+        browser
+            .until_within("cursor ended, without a reload", &format!("const r = {row}; return r && r.textContent.includes('ended')"), std::time::Duration::from_secs(10))
+            .await;
+        browser.assert_no_console_error("/agents").await;
+
+        // Goals: a milestone reached, a status, a note.
+        page(&browser, &format!("{base}/work"), "Goals, checkpoints and mistakes").await;
+        let text = browser.text("ul.goals").await;
+        assert!(text.contains("Ship atlas 2.0") && text.contains("0 of 3 milestones reached"), "{text}");
+        browser.click_button("Reached").await;
+        browser
+            .until("the milestone reached", "return document.querySelector('ul.goals')?.textContent.includes('1 of 3 milestones reached')")
+            .await;
+        assert!(browser.text("#notice").await.contains("Milestone reached: schema migrated"));
+        browser.client.find(Locator::Css("ul.goals input[name=note]")).await.unwrap()
+            .send_keys("The schema migration ran in four minutes").await.unwrap();
+        browser.click_button("Add note").await;
+        browser
+            .until("the note in the log", "return document.querySelector('ul.goals')?.textContent.includes('The schema migration ran in four minutes')")
+            .await;
+        browser
+            .client
+            .execute("const s = document.querySelector('ul.goals select[name=status]'); s.value = 'blocked'; s.dispatchEvent(new Event('change'));", vec![])
+            .await
+            .unwrap();
+        browser
+            .until("the status changed", "return document.querySelector('#notice')?.textContent.includes('Ship atlas 2.0 is now blocked')")
+            .await;
+        let goals = levh(&["goals", "list"]);
+        assert_eq!(goals["goals"][0]["status"], "blocked", "{goals}");
+        assert_eq!(goals["goals"][0]["milestones"][0]["reached"], true, "{goals}");
+        assert_eq!(goals["goals"][0]["log"].as_array().unwrap().len(), 1, "{goals}");
+
+        // The checkpoint, and what the next session reads from it.
+        let checkpoint = browser.text("ul.checkpoints").await;
+        assert!(checkpoint.contains("atlas 2.0") && checkpoint.contains("run the soak test") && checkpoint.contains("who signs off?"), "{checkpoint}");
+        browser.click_button("What the next session reads").await;
+        let resumed = browser.until("the resume text", "return document.querySelector('pre.resume')?.textContent").await;
+        assert!(resumed.as_str().unwrap().contains("Goal: Ship atlas 2.0 to production"), "{resumed}");
+
+        // An action checked against the mistakes: the paraphrase finds it, lunch does not.
+        check_action(&browser, "migrate the prod database schema now").await;
+        browser
+            .until("the mistake applies", &format!("return document.querySelector('main a[href=\"/memories/{mistake}\"]') && document.querySelector('main p.warning')"))
+            .await;
+        assert!(browser.text("main").await.contains("Avoid it: snapshot the database before any migration"));
+        check_action(&browser, "order lunch for the team on Friday").await;
+        browser
+            .until("no known issue", "return document.querySelector('main p.good')?.textContent === 'no known issue'")
+            .await;
+
+        // A mistake recorded from the form joins the table.
+        browser.client.execute("document.querySelector('main details').open = true", vec![]).await.unwrap();
+        for (name, value) in [("what", "Deleted the staging bucket while cleaning up old test data"),
+            ("why", "the bucket names looked alike"), ("avoid", "check the bucket's tags before deleting")] {
+            browser.client.find(Locator::Css(&format!("form.record-mistake input[name={name}]"))).await.unwrap()
+                .send_keys(value).await.unwrap();
+        }
+        browser.client.find(Locator::Css("form.record-mistake button")).await.unwrap().click().await.unwrap();
+        browser
+            .until("the new mistake listed", "return document.querySelector('table.mistakes')?.textContent.includes('Deleted the staging bucket')")
+            .await;
+        assert!(browser.text("#notice").await.contains("Mistake recorded."));
+        let listed = levh(&["mistakes"]);
+        assert_eq!(listed["memories"].as_array().unwrap().len(), 2, "{listed}");
+        browser.assert_no_console_error("/work").await;
+        browser.screenshot(&shots, "work").await;
+        accessibility(&browser, "/work with content", "light", &mut violations).await;
+        assert!(violations.is_empty(), "{violations:#?}");
+        // Read on a phone too: nothing scrolls sideways, what the next session reads wraps.
+        let sideways = "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
+        let overflow = browser.client.execute(sideways, vec![]).await.unwrap();
+        assert!(overflow.as_f64().unwrap() <= 0.0, "/work scrolls sideways by {overflow} px");
+        browser.client.set_window_size(390, 900).await.unwrap();
+        for (path, title) in [("/work", "Goals, checkpoints and mistakes"), ("/agents", "Agents")] {
+            page(&browser, &format!("{base}{path}"), title).await;
+            if path == "/work" {
+                browser.click_button("What the next session reads").await;
+                browser.until("the resume text", "return document.querySelector('pre.resume')").await;
+            }
+            let overflow = browser.client.execute(sideways, vec![]).await.unwrap();
+            let wide = browser.client.execute("return [...document.querySelectorAll('main table, main pre, main form')].filter(e => e.scrollWidth > document.documentElement.clientWidth || e.getBoundingClientRect().right > document.documentElement.clientWidth).map(e => e.className + ' ' + Math.round(e.getBoundingClientRect().right))", vec![]).await.unwrap();
+            assert!(overflow.as_f64().unwrap() <= 0.0, "{path} at 390 px scrolls sideways by {overflow} px: {wide}");
+            browser.screenshot(&shots, &format!("{}-390", &path[1..])).await;
+        }
+        browser.close().await;
+    });
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+/// Types `action` in the Goals page's "Check an action" field and presses Check.
+async fn check_action(browser: &Browser, action: &str) {
+    let field = browser
+        .client
+        .find(Locator::Css("main input[name=action]"))
+        .await
+        .unwrap();
+    field.clear().await.unwrap();
+    field.send_keys(action).await.unwrap();
+    browser.click_button("Check").await;
 }

@@ -1085,13 +1085,12 @@ fn serve_presence_shows_mcp_stdio_sessions_connected_killed_and_closed() {
         assert_eq!(started["surface"], "mcp", "{started}");
         let recalled = cursor
             .call_tool(
-                levh_mcp::rmcp::model::CallToolRequestParams::new("recall_memory")
-                    .with_arguments(
-                        json!({"query": "release train", "project": "atlas"})
-                            .as_object()
-                            .unwrap()
-                            .clone(),
-                    ),
+                levh_mcp::rmcp::model::CallToolRequestParams::new("recall_memory").with_arguments(
+                    json!({"query": "release train", "project": "atlas"})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
             )
             .await
             .unwrap();
@@ -1115,16 +1114,14 @@ fn serve_presence_shows_mcp_stdio_sessions_connected_killed_and_closed() {
         claude_process.start_kill().unwrap();
         claude_process.wait().await.unwrap();
         drop(claude);
-        let view = until(&|view| {
-            session_of(view, "claude-code").is_some_and(|s| s["connected"] == false)
-        });
+        let view =
+            until(&|view| session_of(view, "claude-code").is_some_and(|s| s["connected"] == false));
         assert_eq!(view["connected"], 1, "{view}");
         assert!(session_of(&view, "claude-code").unwrap()["ended_at"].is_string());
         // Closed: it says it ended, and the feed says so too.
         cursor.cancel().await.unwrap();
-        let view = until(&|view| {
-            session_of(view, "cursor").is_some_and(|s| s["connected"] == false)
-        });
+        let view =
+            until(&|view| session_of(view, "cursor").is_some_and(|s| s["connected"] == false));
         assert_eq!(view["connected"], 0, "{view}");
         let ended = loop {
             let event: Value =

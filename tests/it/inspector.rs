@@ -478,7 +478,15 @@ fn the_official_python_sdk_upserts_keys_and_checks_actions_against_recorded_mist
 /// The probe session's reports count exactly what it did: two notes stored, three recalls
 /// (one found nothing), one answer marked helpful and one unhelpful; the same from the CLI.
 fn check_reports(probe: &Value, home: &std::path::Path) {
-    for call in ["offsite", "nothing", "billing", "helpful", "unhelpful", "recalls", "usage"] {
+    for call in [
+        "offsite",
+        "nothing",
+        "billing",
+        "helpful",
+        "unhelpful",
+        "recalls",
+        "usage",
+    ] {
         assert_eq!(probe[call]["error"], false, "{call}: {probe}");
     }
     let returned = |call: &str| -> Vec<String> {
@@ -519,7 +527,11 @@ fn check_reports(probe: &Value, home: &std::path::Path) {
         .collect();
     assert_eq!(
         operations,
-        [("recall", "probe", 3), ("search", "-", 2), ("recall", "probe", 2)]
+        [
+            ("recall", "probe", 3),
+            ("search", "-", 2),
+            ("recall", "probe", 2)
+        ]
     );
     assert_eq!(recalls[0]["returned"], serde_json::json!(billing));
     assert_eq!(recalls[0]["unhelpful"], serde_json::json!([billing[0]]));
@@ -543,9 +555,11 @@ fn check_reports(probe: &Value, home: &std::path::Path) {
         .iter()
         .flat_map(|r| r["returned"].as_array().unwrap().clone())
         .map(|id| {
-            let shown = crate::support::json(
-                crate::support::levh(home).args(["show", id.as_str().unwrap(), "--json"]),
-            );
+            let shown = crate::support::json(crate::support::levh(home).args([
+                "show",
+                id.as_str().unwrap(),
+                "--json",
+            ]));
             shown["content"].as_str().unwrap().len() as u64
         })
         .sum();

@@ -410,7 +410,8 @@ export const pages = {
     const list = h("ul", { class: "feed" });
     const state = h("p", { class: "muted", role: "status" }, t("feed.connecting"));
     const kinds = ["", "store", "update", "importance", "recall-reinforce", "reinforce", "feedback", "pin", "unpin",
-      "forget", "purge", "interfere", "supersede", "hold", "admit", "discard", "expire", "redact", "move", "review", "promote", "sync-run"];
+      "forget", "purge", "interfere", "supersede", "hold", "admit", "discard", "expire", "redact", "move", "review", "promote", "sync-run",
+      "recall", "session-start", "session-end"];
     const surfaces = ["", "cli", "mcp", "http", "dashboard", "sync"];
     // The options are the events' own words (kinds and surfaces as the log names them).
     const select = (name, label, any, values) => h("select", { name, "aria-label": label },
@@ -472,7 +473,12 @@ export const pages = {
         if (seen.has(event.seq)) return;
         seen.add(event.seq);
       }
-      const target = event.memory_id ? h("a", { href: `/memories/${encodeURIComponent(event.memory_id)}` }, event.memory_id) : "";
+      // A recall names how many memories it returned; a session its transport (an MCP
+      // client's name is in `via`).
+      const detail = event.detail || {};
+      const target = event.memory_id ? h("a", { href: `/memories/${encodeURIComponent(event.memory_id)}` }, event.memory_id)
+        : event.kind === "recall" && Array.isArray(detail.returned) ? t("feed.recall", { operation: detail.operation || "recall", n: detail.returned.length })
+        : detail.transport ? t("agents.presence.transport", { transport: detail.transport }) : "";
       if (event.memory_id) label(target, event.memory_id, event.kind);
       list.prepend(h("li", { "data-kind": event.kind, "data-surface": event.surface }, h("strong", {}, event.kind), " ", target, " ",
         h("span", { class: "muted" }, [via(event), when(event.at)].join(" · "))));
@@ -1266,24 +1272,56 @@ export const pages = {
         h("td", { class: "optional terms" }, `${m.roles.join(", ")} · ${m.kind} · ${m.source}`)))));
   },
 
-  // Who used the memory: each surface and client with what it wrote, recalled and
-  // changed, and when — from the event log (ids and kinds, never content or queries).
+  // Who used the memory: the MCP sessions connected now (kept current by the live feed),
+  // each surface and client with what it wrote, recalled and changed, what each stored
+  // and recalled per day, and what was asked and done with the answers — from the event
+  // log (ids, kinds and counts; query text only when the operator turned it on).
   async agents(main, _, query) {
     const days = query.get("days") || "30";
+    const surfaces = { mcp: t("agents.surface.mcp"), http: t("agents.surface.http"), cli: t("agents.surface.cli"),
+      dashboard: t("agents.surface.dashboard"), sync: t("agents.surface.sync") };
     main.append(h("h1", {}, t("agents.title")),
       h("p", { class: "muted" }, t("agents.intro")));
+
+    const present = h("div", { class: "presence" });
+    main.append(h("h2", {}, t("agents.presence.title")), present);
+    const drawPresence = async () => {
+      const found = await get("/api/presence");
+      present.replaceChildren(h("p", { class: "muted", role: "status" }, t("agents.presence.count", { n: found.connected })),
+        found.sessions.length === 0 ? empty(t("agents.presence.none")) :
+          h("table", { class: "presence" },
+            h("thead", {}, h("tr", {}, h("th", {}, t("agents.presence.column.client")), h("th", {}, t("agents.presence.column.state")),
+              h("th", {}, t("agents.presence.column.project")), h("th", { class: "optional" }, t("agents.presence.column.started")),
+              h("th", {}, t("agents.presence.column.last")), h("th", { class: "optional" }, t("agents.presence.column.calls")))),
+            h("tbody", {}, found.sessions.map((s) => h("tr", { class: s.connected ? "connected" : "ended" },
+              h("td", {}, h("strong", {}, s.client || t("agents.presence.unnamed")),
+                h("div", { class: "terms" }, t("agents.presence.transport", { transport: s.transport }), s.token ? ` · ${s.token}` : "")),
+              h("td", {}, s.connected ? h("span", { class: "good" }, t("agents.presence.connected"))
+                : h("span", { class: "muted" }, t("agents.presence.ended", { when: when(s.ended_at) }))),
+              h("td", {}, s.project || "—"),
+              h("td", { class: "optional muted" }, when(s.started_at)),
+              h("td", {}, when(s.last_seen_at)),
+              h("td", { class: "optional" }, s.calls))))));
+    };
+    await drawPresence();
+
     const form = h("form", { class: "filters", "aria-label": t("agents.period") },
       h("label", {}, `${t("agents.period")} `, h("select", { name: "days" }, [["1", t("agents.period.day")], ["7", t("agents.period.week")],
         ["30", t("agents.period.month")], ["90", t("agents.period.quarter")], ["366", t("agents.period.year")]]
         .map(([value, text]) => h("option", { value, selected: value === days || undefined }, text)))));
     const box = h("div");
-    main.append(form, box);
+    const usageBox = h("div");
+    const recallBox = h("div");
+    main.append(h("h2", {}, t("agents.activity.title")), form, box,
+      h("h2", {}, t("agents.usage.title")), usageBox,
+      h("h2", {}, t("agents.recalls.title")), recallBox);
     const draw = async () => {
       const chosen = new FormData(form).get("days");
       history.replaceState({}, "", `/agents?days=${chosen}`);
-      const found = await get(`/api/agents?days=${chosen}`);
-      const surfaces = { mcp: t("agents.surface.mcp"), http: t("agents.surface.http"), cli: t("agents.surface.cli"),
-        dashboard: t("agents.surface.dashboard"), sync: t("agents.surface.sync") };
+      const since = new Date(Date.now() - Number(chosen) * 86400000).toISOString();
+      const [found, usage, recalls] = await Promise.all([get(`/api/agents?days=${chosen}`),
+        get(`/api/reports/usage?since=${encodeURIComponent(since)}`),
+        get(`/api/reports/recalls?since=${encodeURIComponent(since)}&limit=50`)]);
       box.replaceChildren(...[
         found.cut_short ? h("p", { class: "warning" }, t("agents.cut_short")) : null,
         found.agents.length === 0 ? empty(t("agents.none")) :
@@ -1296,9 +1334,223 @@ export const pages = {
               h("td", {}, a.wrote), h("td", {}, a.recalled),
               h("td", { class: "optional", title: Object.entries(a.kinds).map(([k, n]) => `${k} ${n}`).join(", ") }, a.changed),
               h("td", { class: "optional muted" }, when(a.first_at)), h("td", {}, day(a.last_at), h("div", { class: "terms" }, new Date(a.last_at).toLocaleTimeString()))))))].filter(Boolean));
+
+      const number = (n) => n.toLocaleString();
+      const total = usage.totals;
+      usageBox.replaceChildren(...[
+        usage.cut_short ? h("p", { class: "warning" }, t("agents.cut_short")) : null,
+        usage.days.length === 0 ? empty(t("agents.usage.none")) :
+          h("table", { class: "usage" },
+            h("thead", {}, h("tr", {}, h("th", {}, t("agents.usage.column.day")), h("th", {}, t("agents.column.who")),
+              h("th", {}, t("agents.usage.column.stored")), h("th", { class: "optional" }, t("agents.usage.column.stored_bytes")),
+              h("th", {}, t("agents.usage.column.recalls")), h("th", {}, t("agents.usage.column.tokens")),
+              h("th", { class: "optional" }, t("agents.usage.column.returned_bytes")))),
+            h("tbody", {}, usage.days.map((d) => h("tr", {},
+              h("td", {}, new Date(`${d.day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: "UTC" })),
+              h("td", {}, h("strong", {}, d.client || surfaces[d.surface] || d.surface),
+                h("div", { class: "terms" }, t("agents.through", { surface: surfaces[d.surface] || d.surface }), d.token ? ` · ${d.token}` : "")),
+              h("td", {}, number(d.stored)), h("td", { class: "optional" }, number(d.stored_bytes)),
+              h("td", {}, number(d.recalls)), h("td", {}, number(d.returned_tokens)),
+              h("td", { class: "optional" }, number(d.returned_bytes))))),
+            h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, t("agents.usage.total")), h("td", {}),
+              h("td", {}, number(total.stored)), h("td", { class: "optional" }, number(total.stored_bytes)),
+              h("td", {}, number(total.recalls)), h("td", {}, number(total.returned_tokens)),
+              h("td", { class: "optional" }, number(total.returned_bytes)))))].filter(Boolean));
+
+      const sum = recalls.totals;
+      // When and how in the who cell: six columns do not fit a phone.
+      const recallRow = (r) => h("tr", {},
+        h("td", {}, h("strong", {}, r.client || surfaces[r.surface] || r.surface), h("div", { class: "terms" }, `${r.operation} · ${when(r.at)}`)),
+        h("td", {}, r.query !== undefined ? r.query : h("span", { class: "muted" }, t("agents.recalls.words", { n: r.words }))),
+        h("td", { class: "optional" }, r.project || "—"),
+        h("td", {}, r.returned.length), h("td", {}, r.used.length), h("td", {}, r.unhelpful.length));
+      const recallTable = (rows) => h("table", { class: "recalls" },
+        h("thead", {}, h("tr", {}, h("th", {}, t("agents.column.who")),
+          h("th", {}, t("agents.recalls.column.query")), h("th", { class: "optional" }, t("agents.recalls.column.project")),
+          h("th", {}, t("agents.recalls.column.returned")), h("th", {}, t("agents.recalls.column.used")), h("th", {}, t("agents.recalls.column.unhelpful")))),
+        h("tbody", {}, rows.map(recallRow)));
+      recallBox.replaceChildren(...[
+        h("p", { class: "muted", role: "status" }, t("agents.recalls.summary", { n: sum.recalls, nothing: sum.found_nothing,
+          returned: sum.returned, used: sum.used, unhelpful: sum.unhelpful })),
+        recalls.queries_logged ? null : h("p", { class: "muted" }, ...tParts("agents.recalls.private", { setting: h("code", {}, "LEVH_LOG_QUERIES=1") })),
+        recalls.cut_short ? h("p", { class: "warning" }, t("agents.cut_short")) : null,
+        recalls.recalls.length === 0 ? empty(t("agents.recalls.none")) : recallTable(recalls.recalls),
+        recalls.found_nothing.length === 0 ? null : h("h3", {}, t("agents.recalls.nothing.title")),
+        recalls.found_nothing.length === 0 ? null : recallTable(recalls.found_nothing)].filter(Boolean));
     };
     form.addEventListener("change", () => draw().catch((error) => box.replaceChildren(h("p", { class: "error" }, error.message))));
     await draw();
+
+    // Presence follows the live feed: a session that starts or ends, or an MCP client
+    // that acts, redraws the list (at most once a second). A process killed says nothing:
+    // a redraw every 15 s shows it gone.
+    let socket = null, closed = false, pending = null;
+    const every = setInterval(() => { if (!closed) drawPresence().catch(() => {}); }, 15000);
+    const redraw = () => {
+      if (pending) return;
+      pending = setTimeout(() => { pending = null; if (!closed) drawPresence().catch(() => {}); }, 1000);
+    };
+    const connect = () => {
+      socket = new WebSocket(feedUrl());
+      socket.onmessage = (message) => {
+        const event = JSON.parse(message.data);
+        if (event.kind === "session-start" || event.kind === "session-end" || event.surface === "mcp") redraw();
+      };
+      socket.onclose = () => { if (!closed) setTimeout(() => { if (!closed) connect(); }, 2000); };
+    };
+    connect();
+    return () => { closed = true; clearTimeout(pending); clearInterval(every); if (socket) socket.close(); };
+  },
+
+  // What agents work towards and learn from: goals with their milestones and progress
+  // notes, each task's latest checkpoint (and what `continue` would hand the next
+  // session), and the ledger of mistakes an agent checks before it acts.
+  async work(main, _, query) {
+    main.append(h("h1", {}, t("work.title")), h("p", { class: "muted" }, t("work.intro")));
+    const project = query.get("project") || "";
+    const scoped = (path, sep = "?") => (project ? `${path}${sep}project=${encodeURIComponent(project)}` : path);
+
+    // Goals.
+    const goalsBox = h("div");
+    main.append(h("h2", { id: "goals" }, t("work.goals.title")), goalsBox);
+    const drawGoals = async () => {
+      const found = await get(scoped("/api/goals"));
+      const statusWords = { active: t("work.goals.status.active"), blocked: t("work.goals.status.blocked"),
+        done: t("work.goals.status.done"), dropped: t("work.goals.status.dropped") };
+      const statuses = Object.keys(statusWords);
+      goalsBox.replaceChildren(found.goals.length === 0 ? empty(t("work.goals.none")) :
+        h("ul", { class: "goals" }, found.goals.map((g) => {
+          const reached = g.milestones.filter((m) => m.reached).length;
+          const change = (body, said) => async () => {
+            await post("/api/goals:update", { goal: g.title, project: g.project, ...body });
+            return said;
+          };
+          const note = h("input", { name: "note", "aria-label": t("work.goals.note.label", { goal: g.title }), placeholder: t("work.goals.note.placeholder") });
+          const notes = g.log.slice(-5).map((id) => {
+            const link = h("a", { href: `/memories/${encodeURIComponent(id)}` }, id);
+            get(`/api/memories/${encodeURIComponent(id)}`).then((m) => { link.textContent = short(m.content, 120); }, () => {});
+            return h("li", {}, link);
+          });
+          return h("li", { class: "goal" },
+            h("h3", {}, g.title),
+            h("p", { class: "terms" }, t("work.goals.meta", { status: statusWords[g.status] || g.status, project: g.project || "—", when: when(g.updated_at) })),
+            g.milestones.length === 0 ? null : h("p", {}, h("progress", { max: g.milestones.length, value: reached,
+              "aria-label": t("work.goals.progress", { reached, n: g.milestones.length }) }), " ", t("work.goals.progress", { reached, n: g.milestones.length })),
+            g.milestones.length === 0 ? null : h("ul", { class: "milestones" }, g.milestones.map((m) => h("li", { class: m.reached ? "reached" : undefined },
+              m.reached ? `✓ ${m.name}` : m.name, " ",
+              m.reached ? null : action(t("work.goals.reach"), change({ reached: [m.name] }, t("work.goals.reached", { milestone: m.name })), drawGoals)))),
+            notes.length === 0 ? null : h("div", {}, h("h4", {}, t("work.goals.log")), h("ul", {}, notes)),
+            canWrite ? h("div", { class: "actions" },
+              h("label", {}, `${t("work.goals.status")} `, h("select", {
+                name: "status",
+                async onchange(event) {
+                  try {
+                    await post("/api/goals:update", { goal: g.title, project: g.project, status: event.target.value });
+                    notify(t("work.goals.status.changed", { goal: g.title, status: statusWords[event.target.value] }), "good");
+                    await drawGoals();
+                  } catch (error) { notify(error.message, "error"); }
+                },
+              }, statuses.map((v) => h("option", { value: v, selected: v === g.status || undefined }, statusWords[v])))),
+              note,
+              action(t("work.goals.note.add"), async () => {
+                if (!note.value.trim()) throw new Error(t("work.goals.note.empty"));
+                await post("/api/goals:update", { goal: g.title, project: g.project, note: note.value });
+                return t("work.goals.note.added", { goal: g.title });
+              }, drawGoals)) : null);
+        })));
+    };
+    await drawGoals();
+
+    // Checkpoints: the current one of each task.
+    const checkpointsBox = h("div");
+    main.append(h("h2", { id: "checkpoints" }, t("work.checkpoints.title")), checkpointsBox);
+    const checkpoints = await get(scoped("/api/memories?kind=checkpoint&limit=50", "&"));
+    const list = (title, items) => (items && items.length ? h("div", {}, h("h4", {}, title), h("ul", {}, items.map((i) => h("li", {}, i)))) : null);
+    checkpointsBox.replaceChildren(checkpoints.memories.length === 0 ? empty(t("work.checkpoints.none")) :
+      h("ul", { class: "checkpoints" }, checkpoints.memories.map((m) => {
+        const v = (m.metadata && m.metadata.value) || {};
+        const resumed = h("div");
+        const params = new URLSearchParams({ task: v.task || "", max_tokens: "2000" });
+        if (m.project) params.set("project", m.project);
+        return h("li", { class: "checkpoint" },
+          h("h3", {}, v.task || t("work.checkpoints.untitled")),
+          h("p", { class: "terms" }, t("work.checkpoints.meta", { project: m.project || "—", when: when(m.created_at), source: m.source })),
+          v.goal ? h("p", {}, h("strong", {}, t("work.checkpoints.goal")), " ", v.goal) : null,
+          list(t("work.checkpoints.done"), v.done), list(t("work.checkpoints.next"), v.next), list(t("work.checkpoints.questions"), v.questions),
+          h("p", {}, h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, t("work.checkpoints.open")), " ",
+            h("button", {
+              type: "button",
+              async onclick(event) {
+                event.target.disabled = true;
+                try {
+                  const found = await get(`/api/continue?${params}`);
+                  resumed.replaceChildren(h("p", { class: "muted" }, t("work.checkpoints.resume.tokens", { n: found.tokens })), h("pre", { class: "resume" }, found.text));
+                } catch (error) { resumed.replaceChildren(h("p", { class: "error" }, error.message)); }
+                event.target.disabled = false;
+              },
+            }, t("work.checkpoints.resume"))),
+          resumed);
+      })));
+
+    // Mistakes, and checking an action against them.
+    const mistakesBox = h("div");
+    main.append(h("h2", { id: "mistakes" }, t("work.mistakes.title")));
+    if (canWrite) {
+      const answer = h("div", { role: "status" });
+      const check = h("form", { class: "search", "aria-label": t("work.mistakes.check") },
+        h("label", {}, `${t("work.mistakes.check")} `, h("input", { name: "action", required: true, placeholder: t("work.mistakes.check.placeholder") })),
+        h("button", { type: "submit" }, t("work.mistakes.check.button")));
+      check.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try {
+          const found = await post("/api/check-action", { action: new FormData(check).get("action"), project: project || undefined });
+          const applies = (a) => h("li", {}, h("a", { href: `/memories/${encodeURIComponent(a.id)}` }, short(a.content, 140)),
+            a.avoid ? h("div", { class: "terms" }, t("work.mistakes.avoid", { avoid: a.avoid })) : null);
+          answer.replaceChildren(...[h("p", { class: found.known_issues ? "warning" : "good" }, found.summary),
+            found.mistakes.length ? h("ul", {}, found.mistakes.map(applies)) : null,
+            found.rules.length ? h("div", {}, h("h3", {}, t("work.mistakes.rules")), h("ul", {}, found.rules.map(applies))) : null].filter(Boolean));
+          await drawMistakes();
+        } catch (error) { answer.replaceChildren(h("p", { class: "error" }, error.message)); }
+      });
+      const record = h("form", { class: "record-mistake", "aria-label": t("work.mistakes.record") },
+        h("label", {}, `${t("work.mistakes.what")} `, h("input", { name: "what", required: true })),
+        h("label", {}, `${t("work.mistakes.why")} `, h("input", { name: "why" })),
+        h("label", {}, `${t("work.mistakes.how")} `, h("input", { name: "avoid" })),
+        h("button", { type: "submit" }, t("work.mistakes.record")));
+      record.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        const data = new FormData(record);
+        try {
+          const said = await post("/api/mistakes", { what: data.get("what"), why: data.get("why") || undefined,
+            avoid: data.get("avoid") || undefined, project: project || undefined });
+          notify(said.verdict === "admit" || said.verdict === "redact" ? t("work.mistakes.recorded") : t("work.mistakes.verdict", { verdict: said.verdict, reason: said.reason || "" }),
+            said.verdict === "admit" || said.verdict === "redact" ? "good" : "error");
+          record.reset();
+          await drawMistakes();
+        } catch (error) { notify(error.message, "error"); }
+      });
+      main.append(check, answer, h("details", {}, h("summary", {}, t("work.mistakes.record")), record));
+    }
+    main.append(mistakesBox);
+    const drawMistakes = async () => {
+      const found = await get(scoped("/api/mistakes?limit=100", "&"));
+      mistakesBox.replaceChildren(found.memories.length === 0 ? empty(t("work.mistakes.none")) :
+        h("table", { class: "mistakes" },
+          h("thead", {}, h("tr", {}, h("th", {}, t("work.mistakes.column.what")), h("th", {}, t("work.mistakes.column.avoid")),
+            h("th", { class: "optional" }, t("work.mistakes.column.project")), h("th", { class: "optional" }, t("work.mistakes.column.matched")),
+            h("th", { class: "optional" }, t("work.mistakes.column.recorded")))),
+          h("tbody", {}, found.memories.map((m) => {
+            const meta = m.metadata || {};
+            return h("tr", {},
+              h("td", {}, h("a", { href: `/memories/${encodeURIComponent(m.id)}` }, short(meta.what || m.content, 140)),
+                meta.why ? h("div", { class: "terms" }, t("work.mistakes.because", { why: meta.why })) : null),
+              h("td", {}, meta.avoid || "—"),
+              h("td", { class: "optional" }, m.project || "—"),
+              h("td", { class: "optional" }, m.recall_count),
+              h("td", { class: "optional muted" }, day(m.created_at)));
+          }))));
+    };
+    await drawMistakes();
   },
 
   // Agents' working sessions, newest first: when, which project and client, how many

@@ -12,7 +12,7 @@
 //! Every page is a URL of its own (`/`, `/feed`, `/search`, `/memories/{id}`, `/fading`,
 //! `/held`, `/people`, `/people/{id}`, `/entities/{id}`, `/organizations`, `/timeline`,
 //! `/graph`, `/decisions`, `/commitments`, `/review`, `/ask`, `/briefing`, `/meeting-prep`,
-//! `/conflicts`, `/memories`, `/projects`, `/sessions`, `/agents`, `/connectors`, `/settings`): the server answers each with the same shell and the
+//! `/conflicts`, `/memories`, `/projects`, `/sessions`, `/agents`, `/work`, `/connectors`, `/settings`): the server answers each with the same shell and the
 //! client draws the page the path names, so bookmarks and reloads work.
 //!
 //! Every word the pages show is a message in a catalogue, one ES module per language
@@ -72,6 +72,7 @@ pub const PAGES: &[&str] = &[
     "/projects",
     "/sessions",
     "/agents",
+    "/work",
     "/fading",
     "/review",
     "/held",

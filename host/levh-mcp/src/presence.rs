@@ -98,7 +98,9 @@ impl PresenceSlot {
                     "transport": presence.transport,
                     "pid": presence.pid,
                 });
-                if let Err(error) = slot.levh.log_event(&scope, EventKind::SessionStart, &detail)
+                if let Err(error) = slot
+                    .levh
+                    .log_event(&scope, EventKind::SessionStart, &detail)
                 {
                     tracing::warn!(%error, "session start not logged");
                 }

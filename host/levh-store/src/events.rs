@@ -128,7 +128,8 @@ impl SqliteStore {
                 from,
                 workspace.as_str(),
                 micros(since),
-                serde_json::to_string(&kinds).map_err(|e| SqliteStoreError::Corrupt(e.to_string()))?
+                serde_json::to_string(&kinds)
+                    .map_err(|e| SqliteStoreError::Corrupt(e.to_string()))?
             ],
             |row| Ok((read_row(row)?, row.get::<_, Option<String>>(9)?)),
         )?;
@@ -266,7 +267,20 @@ impl SqliteStore {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         rows.into_iter()
             .map(
-                |(id, space, transport, client, principal, project, pid, host, started, seen, ended, calls)| {
+                |(
+                    id,
+                    space,
+                    transport,
+                    client,
+                    principal,
+                    project,
+                    pid,
+                    host,
+                    started,
+                    seen,
+                    ended,
+                    calls,
+                )| {
                     Ok(Presence {
                         workspace: Workspace::new(&space).map_err(|_| {
                             SqliteStoreError::Corrupt(format!("presence {id}: workspace"))

@@ -80,7 +80,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                 );
             }
             if view.cut_short {
-                output::warn("older events of that time were left unread (the report reads the newest 200,000)");
+                output::warn(
+                    "older events of that time were left unread (the report reads the newest 200,000)",
+                );
             }
             if !view.recalls.is_empty() {
                 let mut table = output::table(&[
@@ -99,10 +101,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                         format!("{} {}", r.surface, r.operation),
                         r.client.clone().unwrap_or_else(|| "-".into()),
                         r.project.clone().unwrap_or_else(|| "-".into()),
-                        r.query.as_deref().map_or_else(
-                            || format!("({} words)", r.words),
-                            output::preview,
-                        ),
+                        r.query
+                            .as_deref()
+                            .map_or_else(|| format!("({} words)", r.words), output::preview),
                         r.returned.len().to_string(),
                         r.used.len().to_string(),
                         r.unhelpful.len().to_string(),
@@ -131,21 +132,22 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                 "day", "token", "surface", "client", "stored", "bytes", "updated", "recalls",
                 "returned", "tokens", "bytes",
             ]);
-            let row = |day: &str, token: &str, surface: &str, client: &str, c: &reports::UsageCounts| {
-                vec![
-                    day.to_owned(),
-                    token.to_owned(),
-                    surface.to_owned(),
-                    client.to_owned(),
-                    c.stored.to_string(),
-                    c.stored_bytes.to_string(),
-                    c.updated.to_string(),
-                    c.recalls.to_string(),
-                    c.returned.to_string(),
-                    c.returned_tokens.to_string(),
-                    c.returned_bytes.to_string(),
-                ]
-            };
+            let row =
+                |day: &str, token: &str, surface: &str, client: &str, c: &reports::UsageCounts| {
+                    vec![
+                        day.to_owned(),
+                        token.to_owned(),
+                        surface.to_owned(),
+                        client.to_owned(),
+                        c.stored.to_string(),
+                        c.stored_bytes.to_string(),
+                        c.updated.to_string(),
+                        c.recalls.to_string(),
+                        c.returned.to_string(),
+                        c.returned_tokens.to_string(),
+                        c.returned_bytes.to_string(),
+                    ]
+                };
             for d in &view.days {
                 table.add_row(row(
                     &d.day,
@@ -158,7 +160,9 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
             table.add_row(row("total", "", "", "", &view.totals));
             output::print_table(&table);
             if view.cut_short {
-                output::warn("older events of that time were left unread (the report reads the newest 200,000)");
+                output::warn(
+                    "older events of that time were left unread (the report reads the newest 200,000)",
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -175,7 +179,13 @@ pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             let mut table = output::table(&[
-                "client", "transport", "project", "state", "started", "last active", "calls",
+                "client",
+                "transport",
+                "project",
+                "state",
+                "started",
+                "last active",
+                "calls",
             ]);
             for s in &view.sessions {
                 table.add_row(vec![
