@@ -105,7 +105,7 @@ pub fn list(
         span.1 = span.1.max(row.last);
     }
     let mut agents: Vec<(AgentView, Span)> = agents.into_values().collect();
-    agents.sort_by(|a, b| b.1.1.cmp(&a.1.1));
+    agents.sort_by_key(|a| std::cmp::Reverse(a.1.1));
     let agents = agents
         .into_iter()
         .map(|(mut agent, (first, last))| {

@@ -113,7 +113,7 @@ pub fn recalls(
     let limit = crate::requests::limit(args.limit, 100)?;
     let since = since(levh, args.since.as_deref())?;
     check_token(store, scope, args.token.as_deref())?;
-    let (events, cut_short) = store
+    let levh_core::KindsRead { events, cut_short } = store
         .events_of_kinds(
             &scope.workspace,
             since,

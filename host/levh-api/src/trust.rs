@@ -66,7 +66,9 @@ pub fn trust(
     for event in &events {
         let count = event.detail["recall_count"].as_u64().unwrap_or(recalls);
         if event.kind == "feedback" {
-            if count > recalls {
+            // Said by the event since the recall report came; an older log's feedback is
+            // helpful when it counted one more recall (helpful reinforces).
+            if event.detail["helpful"].as_bool().unwrap_or(count > recalls) {
                 helpful += 1;
             } else {
                 wrong += 1;

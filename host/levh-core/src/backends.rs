@@ -1068,6 +1068,15 @@ pub struct LoggedEvent {
     pub detail: serde_json::Value,
 }
 
+/// Events of some kinds read for a report ([`ServerStore::events_of_kinds`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KindsRead {
+    /// Oldest first, each with the token (principal) behind it.
+    pub events: Vec<(LoggedEvent, Option<String>)>,
+    /// Whether older events within the time asked for were left unread.
+    pub cut_short: bool,
+}
+
 /// Stored and recalled per day, token, surface, client and kind ([`ServerStore::usage`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Usage {
@@ -1201,7 +1210,7 @@ pub trait ServerStore: Send + Sync + fmt::Debug {
         since: Timestamp,
         kinds: &[EventKind],
         scan_at_most: usize,
-    ) -> Result<(Vec<(LoggedEvent, Option<String>)>, bool), StoreError>;
+    ) -> Result<KindsRead, StoreError>;
 
     /// What each token and client stored and recalled per day (UTC) since `since`: one row
     /// per day, token, surface, client and kind (`store`, `update`, `recall`), with the

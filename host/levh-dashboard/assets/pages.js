@@ -1880,14 +1880,21 @@ export function commandPalette() {
     history.pushState({}, "", item.href);
     window.dispatchEvent(new PopStateEvent("popstate"));
   };
-  const update = async () => {
+  // Pages and commands are matched at each keystroke; the server is asked once typing
+  // pauses (250 ms), not for every prefix of a word (each search is a recall in the log).
+  let pause = null;
+  const update = () => {
     const text = input.value.trim().toLowerCase();
     const fixed = [...pagesOf(), ...(canWrite ? [{ label: t("palette.capture"), kind: t("palette.kind.command"), run: () => document.getElementById("capture-open").click() }] : [])];
     items = fixed.filter((item) => !text || item.label.toLowerCase().includes(text));
     chosen = 0;
     render();
-    if (text.length < 2) return;
+    clearTimeout(pause);
     const mine = ++asked;
+    if (text.length < 2) return;
+    pause = setTimeout(() => { lookup(mine, text).catch(() => {}); }, 250);
+  };
+  const lookup = async (mine, text) => {
     const [found, people, stats] = await Promise.all([
       post("/api/search", { query: input.value.trim(), limit: 5 }).catch(() => ({ results: [] })),
       get(`/api/people?limit=5&name=${encodeURIComponent(input.value.trim())}`).catch(() => ({ people: [] })),

@@ -225,34 +225,57 @@ fn main() {
         config: Default::default(),
     });
     // Second baseline: the same searches called on the engine in-process, one caller,
-    // so the REST rows also read as "HTTP, auth and JSON on top of the engine".
+    // so the REST rows also read as "HTTP, auth and JSON on top of the engine". Beside
+    // it, the same searches through levh-api, as every surface calls them: the engine's
+    // work plus the `recall` event each appends to the log (the recall report's source).
     let scope = levh_core::Scope::cli(Workspace::default());
-    let started = Instant::now();
-    let mut direct = Vec::new();
-    let mut n = 0u64;
-    while started.elapsed() < PERIOD {
-        n += 1;
-        let query: Vec<String> = sentence(5_000_000 + n)
+    let query = |n: u64| -> String {
+        sentence(5_000_000 + n)
             .split(' ')
             .take(3)
-            .map(str::to_owned)
-            .collect();
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let in_process = |label: &str, search: &dyn Fn(String)| -> Duration {
+        let started = Instant::now();
+        let mut times = Vec::new();
+        let mut n = 0u64;
+        while started.elapsed() < PERIOD {
+            n += 1;
+            let query = query(n);
+            let sent = Instant::now();
+            search(query);
+            times.push(sent.elapsed());
+        }
+        times.sort_unstable();
+        let p50 = times[times.len() / 2];
+        println!(
+            "{label}, 1 caller: {:.0}/s, p50 {:.3} ms, p99 {:.3} ms ({} calls)",
+            times.len() as f64 / started.elapsed().as_secs_f64(),
+            p50.as_secs_f64() * 1e3,
+            times[(times.len() * 99 / 100).min(times.len() - 1)].as_secs_f64() * 1e3,
+            times.len()
+        );
+        p50
+    };
+    let engine_p50 = in_process("engine search in-process", &|query| {
         let request = levh_core::RecallRequest {
             reinforce: false,
-            ..levh_core::RecallRequest::new(query.join(" "))
+            ..levh_core::RecallRequest::new(query)
         };
-        let sent = Instant::now();
         levh.recall(&scope, &request).expect("search");
-        direct.push(sent.elapsed());
-    }
-    direct.sort_unstable();
-    let engine_p50 = direct[direct.len() / 2];
+    });
+    let logged_p50 = in_process(
+        "levh-api search in-process (+ its recall event)",
+        &|query| {
+            let args = serde_json::from_value(serde_json::json!({ "query": query })).expect("args");
+            levh_api::recall::recall(&levh, &scope, args, false).expect("search");
+        },
+    );
     println!(
-        "engine search in-process, 1 caller: {:.0}/s, p50 {:.2} ms, p99 {:.2} ms ({} calls)",
-        direct.len() as f64 / started.elapsed().as_secs_f64(),
-        engine_p50.as_secs_f64() * 1e3,
-        direct[(direct.len() * 99 / 100).min(direct.len() - 1)].as_secs_f64() * 1e3,
-        direct.len()
+        "the recall event adds {:.3} ms to a search's p50 ({:.1}%)",
+        (logged_p50.as_secs_f64() - engine_p50.as_secs_f64()) * 1e3,
+        (logged_p50.as_secs_f64() / engine_p50.as_secs_f64() - 1.0) * 100.0
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -2,8 +2,8 @@
 -- (`levh mcp stdio` under each agent, `levh serve` for HTTP). A session writes its row at
 -- `initialize`, moves `last_seen_at` as it calls tools (at most every few seconds) and
 -- sets `ended_at` when it closes; one whose process is gone ended without saying so, which
--- the reader judges by `pid` on the same `host`. Rows are a few hundred bytes; ended ones
--- older than a week are dropped when a new session begins.
+-- the reader judges by `pid` on the same `host`. Rows are a few hundred bytes; those not
+-- heard from for a week are dropped when a new session begins.
 -- Never edit a landed migration; add the next number.
 CREATE TABLE presence (
     id           TEXT PRIMARY KEY,

@@ -2,8 +2,9 @@
 //! transaction, and a `levh serve` process tails it by sequence number for the live feed.
 
 use levh_core::{
-    Activity, ActivityRow, Actor, EventKind, IssuedToken, LoggedEvent, MemoryId, Presence,
-    Principal, Role, ServerStore, StoreError, Timestamp, TokenInfo, Usage, UsageRow, Workspace,
+    Activity, ActivityRow, Actor, EventKind, IssuedToken, KindsRead, LoggedEvent, MemoryId,
+    Presence, Principal, Role, ServerStore, StoreError, Timestamp, TokenInfo, Usage, UsageRow,
+    Workspace,
 };
 use rusqlite::{Connection, params};
 
@@ -112,7 +113,7 @@ impl SqliteStore {
         since: Timestamp,
         kinds: &[EventKind],
         scan_at_most: usize,
-    ) -> Result<(Vec<(LoggedEvent, Option<String>)>, bool), SqliteStoreError> {
+    ) -> Result<KindsRead, SqliteStoreError> {
         let connection = self.read();
         let (from, cut_short) = Self::scan_window(&connection, since, scan_at_most)?;
         let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
@@ -139,7 +140,7 @@ impl SqliteStore {
                 Ok((logged_event(row)?, principal))
             })
             .collect::<Result<Vec<_>, SqliteStoreError>>()?;
-        Ok((events, cut_short))
+        Ok(KindsRead { events, cut_short })
     }
 
     /// Stored and recalled per day (UTC), token, surface, client and kind since `since`,
@@ -211,12 +212,12 @@ impl SqliteStore {
                 |row| row.get::<_, bool>(0),
             )?;
             if fresh {
-                // Ended sessions are kept a week for the dashboard, then dropped.
+                // A session not heard from for a week is dropped, ended or not: a process
+                // killed never says it ended, and its row would stay forever. One still
+                // alive writes its row again at its next call.
                 let week_ago = micros(p.started_at) - 7 * 24 * 3_600 * 1_000_000;
-                tx.prepare_cached(
-                    "DELETE FROM presence WHERE ended_at IS NOT NULL AND ended_at < ?1",
-                )?
-                .execute(params![week_ago])?;
+                tx.prepare_cached("DELETE FROM presence WHERE last_seen_at < ?1")?
+                    .execute(params![week_ago])?;
             }
             Ok(())
         })
@@ -428,7 +429,7 @@ impl ServerStore for SqliteStore {
         since: Timestamp,
         kinds: &[EventKind],
         scan_at_most: usize,
-    ) -> Result<(Vec<(LoggedEvent, Option<String>)>, bool), StoreError> {
+    ) -> Result<KindsRead, StoreError> {
         Ok(SqliteStore::events_of_kinds(
             self,
             workspace,
@@ -522,4 +523,229 @@ pub(crate) fn log_event(
         actor.principal,
     ])?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use levh_core::{Role, Store, Surface};
+
+    use super::*;
+
+    fn at(second: i64) -> Timestamp {
+        Timestamp::from_second(1_780_000_000 + second).unwrap()
+    }
+
+    fn agent(client: &str, token: &str) -> Actor {
+        Actor {
+            surface: Surface::Mcp,
+            client: Some(client.into()),
+            role: Role::Editor,
+            principal: Some(token.into()),
+        }
+    }
+
+    /// A usage row as compared: day, token, client, kind, count, bytes, tokens, returned.
+    type Row = (
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        u64,
+        u64,
+        u64,
+        u64,
+    );
+
+    /// Usage counts per day, token, client and kind, with the bytes and tokens the events
+    /// carry; another workspace's events and other kinds are not counted; a bound on the
+    /// events read says when it cut the time short.
+    #[test]
+    fn usage_counts_each_day_token_and_client_and_says_when_the_bound_cut_it() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let space = Workspace::default();
+        let (cursor, claude) = (agent("cursor", "tok-a"), agent("claude", "tok-b"));
+        for (n, (actor, text)) in [(&cursor, "twelve bytes"), (&cursor, "four"), (&claude, "x")]
+            .into_iter()
+            .enumerate()
+        {
+            let record =
+                crate::test_records::record(text.into(), at(n as i64), "default", "p", None);
+            store.insert(&record, &[], &|_| None, actor).unwrap();
+        }
+        let other = crate::test_records::record("elsewhere".into(), at(5), "other", "p", None);
+        store.insert(&other, &[], &|_| None, &cursor).unwrap();
+        let recall = |returned: usize, tokens: u64, bytes: u64| serde_json::json!({ "returned": vec!["id"; returned], "tokens": tokens, "bytes": bytes });
+        store
+            .log_event(
+                &space,
+                EventKind::Recall,
+                &cursor,
+                at(10),
+                &recall(2, 30, 120),
+            )
+            .unwrap();
+        store
+            .log_event(&space, EventKind::Recall, &cursor, at(11), &recall(0, 0, 0))
+            .unwrap();
+        // The next day (UTC), by the other token.
+        let tomorrow = at(10 + 86_400);
+        store
+            .log_event(
+                &space,
+                EventKind::Recall,
+                &claude,
+                tomorrow,
+                &recall(1, 7, 40),
+            )
+            .unwrap();
+
+        let usage = store.usage(&space, at(-1), 1_000).unwrap();
+        assert!(!usage.cut_short);
+        let rows: Vec<Row> = usage
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.day.clone(),
+                    r.principal.clone(),
+                    r.client.clone(),
+                    r.kind.clone(),
+                    r.count,
+                    r.bytes,
+                    r.tokens,
+                    r.returned,
+                )
+            })
+            .collect();
+        let today = at(0).strftime("%Y-%m-%d").to_string();
+        let next = tomorrow.strftime("%Y-%m-%d").to_string();
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            rows,
+            [
+                (
+                    today.clone(),
+                    some("tok-a"),
+                    some("cursor"),
+                    "recall".into(),
+                    2,
+                    120,
+                    30,
+                    2
+                ),
+                (
+                    today.clone(),
+                    some("tok-a"),
+                    some("cursor"),
+                    "store".into(),
+                    2,
+                    16,
+                    0,
+                    0
+                ),
+                (
+                    today,
+                    some("tok-b"),
+                    some("claude"),
+                    "store".into(),
+                    1,
+                    1,
+                    0,
+                    0
+                ),
+                (
+                    next,
+                    some("tok-b"),
+                    some("claude"),
+                    "recall".into(),
+                    1,
+                    40,
+                    7,
+                    1
+                ),
+            ]
+        );
+        // Reading only the newest two events of the log leaves older ones of the time out.
+        let bounded = store.usage(&space, at(-1), 2).unwrap();
+        assert!(bounded.cut_short);
+        assert_eq!(bounded.rows.iter().map(|r| r.count).sum::<u64>(), 2);
+        // The kinds asked for, oldest first, each with its token.
+        let KindsRead { events, cut_short } = store
+            .events_of_kinds(&space, at(-1), &[EventKind::Recall], 1_000)
+            .unwrap();
+        assert!(!cut_short);
+        assert_eq!(events.len(), 3);
+        assert!(events.iter().all(|(e, _)| e.kind == "recall"));
+        assert_eq!(events[2].1.as_deref(), Some("tok-b"));
+        assert!(events.windows(2).all(|w| w[0].0.seq < w[1].0.seq));
+    }
+
+    /// A session's row: written once, moved by later touches (its start kept), ended;
+    /// listed while not ended or ended after the time asked; dropped a week unheard.
+    #[test]
+    fn presence_is_upserted_ended_listed_and_dropped_when_unheard_for_a_week() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let space = Workspace::default();
+        let presence = |id: &str, started: Timestamp, seen: Timestamp, calls: u64| Presence {
+            id: id.into(),
+            workspace: space.clone(),
+            transport: "stdio".into(),
+            client: Some("cursor".into()),
+            principal: None,
+            project: None,
+            pid: 42,
+            host: "here".into(),
+            started_at: started,
+            last_seen_at: seen,
+            ended_at: None,
+            calls,
+        };
+        store
+            .touch_presence(&presence("a", at(0), at(0), 0))
+            .unwrap();
+        let mut later = presence("a", at(0), at(30), 5);
+        later.project = Some("atlas".into());
+        store.touch_presence(&later).unwrap();
+        // A touch without a project keeps the one it had.
+        store
+            .touch_presence(&presence("a", at(0), at(40), 6))
+            .unwrap();
+        let listed = store.presences(&space, at(-1)).unwrap();
+        assert_eq!(listed.len(), 1);
+        let row = &listed[0];
+        assert_eq!(
+            (row.started_at, row.last_seen_at, row.calls),
+            (at(0), at(40), 6)
+        );
+        assert_eq!(row.project.as_deref(), Some("atlas"));
+        assert_eq!(row.ended_at, None);
+        store.end_presence("a", at(50)).unwrap();
+        assert_eq!(
+            store.presences(&space, at(-1)).unwrap()[0].ended_at,
+            Some(at(50))
+        );
+        assert!(
+            store.presences(&space, at(60)).unwrap().is_empty(),
+            "ended before the time asked"
+        );
+        assert!(
+            store
+                .presences(&Workspace::new("other").unwrap(), at(-1))
+                .unwrap()
+                .is_empty()
+        );
+        // A new session eight days on drops the old one (ended or not).
+        store
+            .touch_presence(&presence("b", at(1), at(1), 0))
+            .unwrap();
+        let week = at(100 + 8 * 86_400);
+        store.touch_presence(&presence("c", week, week, 0)).unwrap();
+        let ids: Vec<String> = store
+            .presences(&space, at(-1))
+            .unwrap()
+            .into_iter()
+            .map(|p| p.id)
+            .collect();
+        assert_eq!(ids, ["c"]);
+    }
 }
