@@ -226,8 +226,8 @@ fn main() {
     });
     // Second baseline: the same searches called on the engine in-process, one caller,
     // so the REST rows also read as "HTTP, auth and JSON on top of the engine". Beside
-    // it, the same searches through levh-api, as every surface calls them: the engine's
-    // work plus the `recall` event each appends to the log (the recall report's source).
+    // it, each search followed by the `recall` event every surface appends to the log
+    // (the recall report's source), and the whole of levh-api's search (the view too).
     let scope = levh_core::Scope::cli(Workspace::default());
     let query = |n: u64| -> String {
         sentence(5_000_000 + n)
@@ -265,13 +265,18 @@ fn main() {
         };
         levh.recall(&scope, &request).expect("search");
     });
-    let logged_p50 = in_process(
-        "levh-api search in-process (+ its recall event)",
-        &|query| {
-            let args = serde_json::from_value(serde_json::json!({ "query": query })).expect("args");
-            levh_api::recall::recall(&levh, &scope, args, false).expect("search");
-        },
-    );
+    let logged_p50 = in_process("the same + its recall event", &|query| {
+        let request = levh_core::RecallRequest {
+            reinforce: false,
+            ..levh_core::RecallRequest::new(query)
+        };
+        let output = levh.recall(&scope, &request).expect("search");
+        levh.log_recall(&scope, "search", &request.query, None, &output);
+    });
+    in_process("levh-api search in-process (view and event)", &|query| {
+        let args = serde_json::from_value(serde_json::json!({ "query": query })).expect("args");
+        levh_api::recall::recall(&levh, &scope, args, false).expect("search");
+    });
     println!(
         "the recall event adds {:.3} ms to a search's p50 ({:.1}%)",
         (logged_p50.as_secs_f64() - engine_p50.as_secs_f64()) * 1e3,

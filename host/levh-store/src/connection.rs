@@ -3,7 +3,7 @@
 //! Read connections are pooled beside it (`readers.rs`).
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
@@ -17,10 +17,15 @@ pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// connections (see `readers.rs`) so reads run beside writes and each other.
 #[derive(Debug)]
 pub struct SqliteStore {
-    pub(crate) connection: Mutex<Connection>,
+    /// The writer, shared with the thread that writes buffered events (`event_buffer.rs`).
+    pub(crate) connection: Arc<Mutex<Connection>>,
+    /// Events that change no memory, waiting to be written in a batch.
+    pub(crate) event_buffer: crate::event_buffer::EventBuffer,
     pub(crate) readers: readers::ReadPool,
     pub(crate) standings: standings::Standings,
     pub(crate) lexicon: lexicon::Lexicon,
+    /// Each project's seqs, kept between scoped queries.
+    pub(crate) project_seqs: crate::project_seqs::ProjectSeqs,
     pub(crate) busy_timeout: Duration,
     pub(crate) path: String,
     /// This process's open of the file, named to a restore that is refused (`lease.rs`).
@@ -123,10 +128,12 @@ impl SqliteStore {
         }
         migrations::apply(&mut connection, lock_file)?;
         Ok(Self {
-            connection: Mutex::new(connection),
+            connection: Arc::new(Mutex::new(connection)),
+            event_buffer: Default::default(),
             readers: readers::ReadPool::default(),
             standings: standings::Standings::default(),
             lexicon: lexicon::Lexicon::default(),
+            project_seqs: Default::default(),
             busy_timeout,
             path,
             _lease: None,
@@ -141,15 +148,48 @@ impl SqliteStore {
     /// Runs `f` in one write transaction and commits it if `f` succeeds. `BEGIN
     /// IMMEDIATE` takes the write lock up front, so concurrent writers wait on the busy
     /// timeout instead of failing when a read transaction would have to upgrade.
+    ///
+    /// Buffered events (`event_buffer.rs`) are written first, in the same transaction:
+    /// they come before this change in the log, as they happened before it.
     pub(crate) fn write<T>(
         &self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, SqliteStoreError>,
     ) -> Result<T, SqliteStoreError> {
         let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
+        let pending = self.event_buffer.take();
+        let written = (|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            crate::event_buffer::write_all(&tx, &pending)?;
+            let value = f(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        })();
+        if written.is_err() {
+            // Rolled back: the events wait for the next transaction.
+            self.event_buffer.put_back(pending);
+        }
+        written
+    }
+
+    /// Appends an event that changes no memory: at once for an in-memory store, else
+    /// within `event_buffer::WINDOW` (see there).
+    pub(crate) fn log_buffered(
+        &self,
+        event: crate::event_buffer::Pending,
+    ) -> Result<(), SqliteStoreError> {
+        if self.file_path().is_none() {
+            return self.write(|tx| Ok(crate::event_buffer::write_all(tx, &[event])?));
+        }
+        self.event_buffer.push(event, &self.connection);
+        Ok(())
+    }
+
+    /// Writes the buffered events now: before this process reads the log.
+    pub(crate) fn flush_events(&self) -> Result<(), SqliteStoreError> {
+        if !self.event_buffer.is_empty() {
+            self.write(|_| Ok(()))?;
+        }
+        Ok(())
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
@@ -173,6 +213,11 @@ impl Drop for SqliteStore {
     /// statistics current (bounded by `analysis_limit`), so filters on a large workspace
     /// pick table scans over unselective indexes.
     fn drop(&mut self) {
+        // The buffered events first: the thread writes what waits and ends.
+        self.event_buffer.stop();
+        if let Err(error) = self.flush_events() {
+            tracing::warn!(%error, "buffered events lost on close");
+        }
         if let Err(error) = self.lock().execute_batch("PRAGMA optimize;") {
             tracing::debug!(%error, "PRAGMA optimize on close failed");
         }

@@ -15,6 +15,7 @@ use crate::{SqliteStore, SqliteStoreError};
 impl SqliteStore {
     /// The newest sequence number in the log (0 when empty).
     pub fn last_event_seq(&self) -> Result<i64, SqliteStoreError> {
+        self.flush_events()?;
         Ok(self
             .read()
             .query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| {
@@ -38,6 +39,7 @@ impl SqliteStore {
         since: Timestamp,
         scan_at_most: usize,
     ) -> Result<Activity, SqliteStoreError> {
+        self.flush_events()?;
         let connection = self.read();
         let newest: i64 =
             connection.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| {
@@ -114,6 +116,7 @@ impl SqliteStore {
         kinds: &[EventKind],
         scan_at_most: usize,
     ) -> Result<KindsRead, SqliteStoreError> {
+        self.flush_events()?;
         let connection = self.read();
         let (from, cut_short) = Self::scan_window(&connection, since, scan_at_most)?;
         let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
@@ -151,6 +154,7 @@ impl SqliteStore {
         since: Timestamp,
         scan_at_most: usize,
     ) -> Result<Usage, SqliteStoreError> {
+        self.flush_events()?;
         let connection = self.read();
         let (from, cut_short) = Self::scan_window(&connection, since, scan_at_most)?;
         let mut statement = connection.prepare_cached(
@@ -309,6 +313,7 @@ impl SqliteStore {
         seq: i64,
         limit: usize,
     ) -> Result<Vec<LoggedEvent>, SqliteStoreError> {
+        self.flush_events()?;
         let connection = self.read();
         let mut statement =
             connection.prepare_cached(&format!("{SELECT} WHERE seq > ?1 ORDER BY seq LIMIT ?2"))?;
@@ -324,6 +329,7 @@ impl SqliteStore {
         id: MemoryId,
         limit: usize,
     ) -> Result<Vec<LoggedEvent>, SqliteStoreError> {
+        self.flush_events()?;
         let connection = self.read();
         let mut statement = connection.prepare_cached(&format!(
             "{SELECT} WHERE memory_id = ?1 AND workspace = ?2 ORDER BY seq DESC LIMIT ?3"

@@ -146,6 +146,7 @@ impl Lexicon {
     pub(crate) fn candidates(
         &self,
         conn: &Connection,
+        projects: &crate::project_seqs::ProjectSeqs,
         file: Option<&Path>,
         filter: &MemoryFilter,
         words: &[QueryWord],
@@ -174,7 +175,7 @@ impl Lexicon {
             };
             ranked
         };
-        filtered(conn, filter, ranked, limit, fetch).map(Some)
+        filtered(conn, projects, filter, ranked, limit, fetch).map(Some)
     }
 
     /// Builds the index: here for an in-memory store, on a thread with a connection of
@@ -593,6 +594,7 @@ fn rank_order(a: &(i64, f64), b: &(i64, f64)) -> std::cmp::Ordering {
 /// the rest first (a query matches ~10k memories at 100k; a chunk is a few hundred).
 fn filtered(
     conn: &Connection,
+    projects: &crate::project_seqs::ProjectSeqs,
     filter: &MemoryFilter,
     mut ranked: Vec<(i64, f64)>,
     limit: usize,
@@ -605,7 +607,7 @@ fn filtered(
     if let Some(project) = &filter.project
         && ranked.len() > fetch.max(limit).saturating_mul(4)
     {
-        let seqs = crate::query::project_seqs(conn, &filter.workspace, project)?;
+        let seqs = projects.get(conn, &filter.workspace, project)?;
         ranked.retain(|(seq, _)| seqs.contains(seq));
     }
     let (clause, values) = where_clause(filter);
@@ -764,7 +766,15 @@ mod tests {
                 if let Some(found) = self
                     .store
                     .lexicon
-                    .candidates(&conn, file, filter, &words, limit, limit * 4)
+                    .candidates(
+                        &conn,
+                        &self.store.project_seqs,
+                        file,
+                        filter,
+                        &words,
+                        limit,
+                        limit * 4,
+                    )
                     .unwrap()
                 {
                     return found;
@@ -891,7 +901,15 @@ mod tests {
         let answered = fixture
             .store
             .lexicon
-            .candidates(&conn, fixture.store.file_path(), &filter, &words, 10, 40)
+            .candidates(
+                &conn,
+                &fixture.store.project_seqs,
+                fixture.store.file_path(),
+                &filter,
+                &words,
+                10,
+                40,
+            )
             .unwrap();
         assert!(
             answered.is_none(),

@@ -21,6 +21,7 @@ mod connection;
 mod consolidation;
 mod entities;
 mod error;
+mod event_buffer;
 mod events;
 mod exact_scan;
 mod health;
@@ -31,6 +32,7 @@ mod lexical;
 mod lexicon;
 mod migrations;
 mod places;
+mod project_seqs;
 mod purge;
 mod query;
 mod readers;
@@ -349,9 +351,12 @@ impl Store for SqliteStore {
         at: Timestamp,
         detail: &serde_json::Value,
     ) -> Result<(), StoreError> {
-        Ok(self.write(|tx| {
-            events::log_event(tx, at, kind, workspace, None, actor, detail.clone())
-                .map_err(SqliteStoreError::from)
+        Ok(self.log_buffered(event_buffer::Pending {
+            at,
+            kind,
+            workspace: workspace.clone(),
+            actor: actor.clone(),
+            detail: detail.clone(),
         })?)
     }
 

@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0017_memories_listed.sql"),
     include_str!("../migrations/0018_memory_keys.sql"),
     include_str!("../migrations/0019_presence.sql"),
+    include_str!("../migrations/0020_project_changes.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

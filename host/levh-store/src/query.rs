@@ -101,26 +101,6 @@ pub(crate) fn order_by(order: ListOrder) -> String {
     format!("ORDER BY {} DESC, m.seq DESC", order_key(order))
 }
 
-/// The seqs of every memory of `project` in `workspace`, live or not, read from the
-/// (workspace, project) index alone: no row is visited. A superset for a recall scoped to
-/// the project, which the whole filter then narrows on the few candidates left.
-pub(crate) fn project_seqs(
-    conn: &rusqlite::Connection,
-    workspace: &levh_core::Workspace,
-    project: &str,
-) -> Result<rustc_hash::FxHashSet<i64>, crate::SqliteStoreError> {
-    let mut statement = conn.prepare_cached(
-        "SELECT seq FROM memories INDEXED BY memories_by_workspace_project
-          WHERE workspace = ?1 AND project = ?2",
-    )?;
-    let seqs = statement
-        .query_map(rusqlite::params![workspace.as_str(), project], |row| {
-            row.get::<_, i64>(0)
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(seqs)
-}
-
 /// `+m.workspace = ? AND m.id IN (?, …)` for `n` ids. The `+` keeps the workspace out of
 /// index choice so that the unique id drives the lookup: without statistics SQLite rates
 /// `workspace = ?` as more selective than a list of ids and walks the whole workspace

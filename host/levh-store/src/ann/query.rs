@@ -53,8 +53,12 @@ impl AnnIndex {
             // Only the project's vectors are read (by seq, from its index), not every
             // vector of the store: at 3k memories in seven projects a scoped search's scan
             // took most of its 3.5 ms over REST.
-            let seqs: Vec<i64> = crate::query::project_seqs(&conn, &filter.workspace, project)?
-                .into_iter()
+            let seqs: Vec<i64> = self
+                .store
+                .project_seqs
+                .get(&conn, &filter.workspace, project)?
+                .iter()
+                .copied()
                 .collect();
             let mut top = vectors::TopK::new(limit);
             score_candidates(&conn, filter, model, query, &seqs, &mut top)?;
@@ -116,10 +120,13 @@ impl AnnIndex {
         // the unfiltered walk would mostly find other projects' memories: go to the
         // project's own memories at once.
         if let Some(project) = &filter.project {
-            let allowed = crate::query::project_seqs(&conn, &filter.workspace, project)?;
+            let allowed = self
+                .store
+                .project_seqs
+                .get(&conn, &filter.workspace, project)?;
             if allowed.len() < snapshot.len() / 4 {
                 return self.selective(
-                    &conn, &snapshot, covered, filter, model, query, limit, allowed,
+                    &conn, &snapshot, covered, filter, model, query, limit, &allowed,
                 );
             }
         }
@@ -129,9 +136,9 @@ impl AnnIndex {
         if seen.len() < limit && candidates.len() < snapshot.len() {
             // The filter discarded most of what the graph offered (a selective project,
             // kind or time range): the best matches may lie beyond `ef`.
-            let allowed = allowed_seqs(&conn, filter)?;
+            let allowed = allowed_seqs(&self.store, &conn, filter)?;
             return self.selective(
-                &conn, &snapshot, covered, filter, model, query, limit, allowed,
+                &conn, &snapshot, covered, filter, model, query, limit, &allowed,
             );
         }
         exact_scan(
@@ -173,14 +180,14 @@ impl AnnIndex {
         model: &str,
         query: &[f32],
         limit: usize,
-        allowed: rustc_hash::FxHashSet<i64>,
+        allowed: &rustc_hash::FxHashSet<i64>,
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         let candidates: Vec<i64> = if allowed.len() < self.config.exact_below {
             allowed.iter().copied().collect()
         } else if allowed.len() <= self.config.scan_among_at_most {
-            snapshot.scan_among(query, &allowed, self.config.ef_search)?
+            snapshot.scan_among(query, allowed, self.config.ef_search)?
         } else {
-            snapshot.candidates_among(query, &allowed)?
+            snapshot.candidates_among(query, allowed)?
         };
         let mut top = vectors::TopK::new(limit);
         let seen = score_candidates(conn, filter, model, query, &candidates, &mut top)?;
@@ -198,11 +205,12 @@ impl AnnIndex {
 /// visited, where the whole filter cost a row lookup and a working-memory probe per
 /// memory (10k of them for one project of a 100k store).
 fn allowed_seqs(
+    store: &crate::SqliteStore,
     conn: &Connection,
     filter: &MemoryFilter,
-) -> Result<rustc_hash::FxHashSet<i64>, SqliteStoreError> {
+) -> Result<std::sync::Arc<rustc_hash::FxHashSet<i64>>, SqliteStoreError> {
     if let Some(project) = &filter.project {
-        return crate::query::project_seqs(conn, &filter.workspace, project);
+        return store.project_seqs.get(conn, &filter.workspace, project);
     }
     let (clause, values) = crate::query::where_clause(filter);
     let mut statement =
@@ -212,7 +220,7 @@ fn allowed_seqs(
             row.get::<_, i64>(0)
         })?
         .collect::<Result<rustc_hash::FxHashSet<i64>, _>>()?;
-    Ok(seqs)
+    Ok(std::sync::Arc::new(seqs))
 }
 
 /// Checks the graph's candidates against the live rows and the filter, scoring each
