@@ -184,8 +184,9 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// Writes the buffered events now: before this process reads the log.
-    pub(crate) fn flush_events(&self) -> Result<(), SqliteStoreError> {
+    /// Writes the buffered events now: before this process reads the log, or before it
+    /// exits while something else may still hold the store.
+    pub fn flush_events(&self) -> Result<(), SqliteStoreError> {
         if !self.event_buffer.is_empty() {
             self.write(|_| Ok(()))?;
         }
@@ -229,6 +230,14 @@ impl SqliteStore {
     /// Runs `f` with the connection (tests, diagnostics).
     pub fn with_connection<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
         f(&self.lock())
+    }
+
+    /// Forgets the seqs kept of each project (`project_seqs.rs`), so that the next
+    /// scoped query reads them from the index as before they were kept (benchmarks'
+    /// baseline).
+    #[doc(hidden)]
+    pub fn forget_project_seqs(&self) {
+        self.project_seqs.clear();
     }
 
     /// Waits for the in-memory full-text ranking's build (`lexicon.rs`) when one is

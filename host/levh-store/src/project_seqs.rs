@@ -89,6 +89,16 @@ impl ProjectSeqs {
     }
 }
 
+impl ProjectSeqs {
+    /// Forgets every project's seqs (a benchmark's baseline: each query reads them).
+    pub(crate) fn clear(&self) {
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+}
+
 /// The project's seqs after `after`, from the (workspace, project) index (its entries are
 /// ordered by seq within a project, so this reads only the new ones).
 fn read(

@@ -36,6 +36,17 @@ pub struct Context {
     plugin_host: std::sync::OnceLock<Arc<levh_plugins::PluginHost>>,
 }
 
+impl Drop for Context {
+    /// The events the store buffers (each recall's) are written before the command ends:
+    /// the store itself writes them when it is dropped, but a background job (a graph
+    /// build a query started) may still hold it when the process exits.
+    fn drop(&mut self) {
+        if let Err(error) = self.store.flush_events() {
+            tracing::warn!(%error, "buffered events not written");
+        }
+    }
+}
+
 impl Context {
     /// Runs one levh-api operation for this command, inside a span named as every surface
     /// names it: the CLI is an adapter like REST and MCP, and its commands reach the
