@@ -1,9 +1,12 @@
 //! REST recall latency and throughput under concurrent clients on loopback.
 //!
 //! `cargo bench -p levh-http --bench rest_load`
+//! (`REST_MEMORIES=100000 REST_PROJECTS=10` for the scale agents call it at: searches
+//! scoped to one project of ten, right after the bulk ingest — the graph still building —
+//! and once it is built)
 //!
 //! A real `levh_http::serve` on 127.0.0.1:0 over a WAL store of 10,000 memories (hash
-//! embedder). Clients are keep-alive HTTP/1.1 connections, each sending one request at a
+//! embedder; the approximate vector index `levh serve` uses). Clients are keep-alive HTTP/1.1 connections, each sending one request at a
 //! time for a fixed period. The baseline, measured in the same run with the same clients,
 //! is `GET /api/health` (auth, routing, one store read): the recall figures are read as
 //! ratios against it, since this machine is shared and noisy.
@@ -21,7 +24,22 @@ use levh_store::SqliteStore;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-const MEMORIES: u64 = 10_000;
+/// Memories in the store (`REST_MEMORIES`, default 10,000).
+fn memories() -> u64 {
+    std::env::var("REST_MEMORIES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000)
+}
+
+/// Projects the memories are spread over (`REST_PROJECTS`, default none); with some,
+/// the scoped rows ask one project each.
+fn projects() -> u64 {
+    std::env::var("REST_PROJECTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
 const PERIOD: Duration = Duration::from_secs(4);
 const WORDS: [&str; 24] = [
     "deploy", "database", "service", "cluster", "invoice", "meeting", "review", "release",
@@ -52,7 +70,9 @@ fn sentence(seed: u64) -> String {
 
 fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
     let actor = Actor::cli();
-    for n in 0..MEMORIES {
+    let projects = projects();
+    let mut batch = Vec::new();
+    for n in 0..memories() {
         let at = Timestamp::from_second(1_700_000_000 + n as i64).expect("time");
         let content = sentence(n);
         let vector = embedder.embed(&[&content]).expect("embed").remove(0);
@@ -60,7 +80,7 @@ fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
             memory: Memory {
                 id: MemoryId::new_at(at),
                 workspace: Workspace::default(),
-                project: None,
+                project: (projects > 0).then(|| format!("project-{}", n % projects)),
                 content_hash: text::content_hash(&content),
                 kind: Kind::default(),
                 source: "bench".into(),
@@ -94,10 +114,20 @@ fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
             working: false,
             forgotten_at: None,
         };
-        store
-            .insert(&record, &[], &|_| None, &actor)
-            .expect("insert");
+        batch.push(levh_core::BatchWrite::Memory {
+            record,
+            neighbours: Vec::new(),
+        });
+        if batch.len() == 1_000 {
+            store
+                .write_batch(&batch, None, &|_| None, &actor)
+                .expect("write");
+            batch.clear();
+        }
     }
+    store
+        .write_batch(&batch, None, &|_| None, &actor)
+        .expect("write");
 }
 
 /// One keep-alive connection: sends a request, reads the whole response.
@@ -158,11 +188,14 @@ struct Figures {
     per_second: f64,
 }
 
+/// `clients` keep-alive clients on `path` for [`PERIOD`]; with `scoped` projects, each
+/// search asks one of them (the n-th request `project-{n % scoped}`).
 async fn load(
     address: std::net::SocketAddr,
     clients: usize,
     method: &'static str,
     path: &'static str,
+    scoped: Option<u64>,
 ) -> Figures {
     let started = Instant::now();
     let tasks: Vec<_> = (0..clients)
@@ -179,7 +212,11 @@ async fn load(
                             .take(3)
                             .map(str::to_owned)
                             .collect();
-                        serde_json::json!({ "query": query.join(" "), "limit": 10 }).to_string()
+                        let mut body = serde_json::json!({ "query": query.join(" "), "limit": 10 });
+                        if let Some(projects) = scoped {
+                            body["project"] = format!("project-{}", n % projects).into();
+                        }
+                        body.to_string()
                     } else {
                         String::new()
                     };
@@ -215,15 +252,59 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(SqliteStore::open(&dir.path().join("levh.db")).expect("open"));
     let embedder = HashEmbedder::default();
-    eprintln!("filling {MEMORIES} memories…");
+    let (model, dimension) = (embedder.model_id().to_owned(), embedder.dimension());
+    let (size, projects) = (memories(), projects());
+    eprintln!("filling {size} memories in {projects} projects…");
     fill(&store, &embedder);
+    // As `levh serve` has it: exact scans while few, an HNSW graph once many.
+    let index = Arc::new(levh_store::AnnIndex::new(
+        store.clone(),
+        None,
+        levh_store::AnnConfig::default(),
+    ));
     let levh = Levh::new(Parts {
         store: store.clone(),
-        index: store.clone(),
+        index: index.clone(),
         embedder: Arc::new(embedder),
         clock: Arc::new(FixedClock("2026-06-01T00:00:00Z".parse().expect("time"))),
         config: Default::default(),
     });
+    // The server first: the store was just filled, and an agent's scoped searches right
+    // after an import (the graph not built yet; the first query starts its build) are
+    // one of the rows.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let address = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let address = listener.local_addr().expect("address");
+        let state = AppState::new(levh.clone(), store.clone(), AuthConfig::default());
+        tokio::spawn(levh_http::serve(listener, state, std::future::pending()));
+        address
+    });
+    let scoped = (projects > 0).then_some(projects);
+    if scoped.is_some() {
+        let f = runtime.block_on(load(address, 1, "POST", "/api/search", scoped));
+        println!(
+            "REST search scoped to one project right after the ingest, 1 client: {:.0}/s, p50 {:.2} ms, p99 {:.2} ms ({} requests; graph {:?})",
+            f.per_second,
+            f.p50.as_secs_f64() * 1e3,
+            f.p99.as_secs_f64() * 1e3,
+            f.requests,
+            index.stats(),
+        );
+    }
+    // Then at steady state: the graph built.
+    levh.recall(
+        &levh_core::Scope::cli(Workspace::default()),
+        &levh_core::RecallRequest::new("warm"),
+    )
+    .expect("warm");
+    index.wait_idle(&model, dimension);
+    store.wait_text_ranking();
     // Second baseline: the same searches called on the engine in-process, one caller,
     // so the REST rows also read as "HTTP, auth and JSON on top of the engine". Beside
     // it, each search followed by the `recall` event every surface appends to the log
@@ -282,40 +363,40 @@ fn main() {
         (logged_p50.as_secs_f64() - engine_p50.as_secs_f64()) * 1e3,
         (logged_p50.as_secs_f64() / engine_p50.as_secs_f64() - 1.0) * 100.0
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let address = listener.local_addr().expect("address");
-        let state = AppState::new(levh, store, AuthConfig::default());
-        tokio::spawn(levh_http::serve(listener, state, std::future::pending()));
         println!(
-            "REST on loopback, {MEMORIES} memories, {} s per row",
+            "REST on loopback, {size} memories in {projects} projects, {} s per row",
             PERIOD.as_secs()
         );
         println!(
             "{:<34} {:>7} {:>9} {:>9} {:>9} {:>9} {:>10}",
             "route", "clients", "req/s", "p50 ms", "p99 ms", "vs health", "vs engine"
         );
+        let rows: Vec<(&str, &'static str, &'static str, Option<u64>)> = [
+            ("GET /api/health", "GET", "/api/health", None),
+            ("POST /api/search", "POST", "/api/search", None),
+            (
+                "POST /api/search, one project",
+                "POST",
+                "/api/search",
+                scoped,
+            ),
+            ("POST /api/recall", "POST", "/api/recall", None),
+        ]
+        .into_iter()
+        .filter(|row| !row.0.ends_with("one project") || scoped.is_some())
+        .collect();
         for clients in [1, 4, 16] {
-            let base = load(address, clients, "GET", "/api/health").await;
-            for (method, path) in [
-                ("GET", "/api/health"),
-                ("POST", "/api/search"),
-                ("POST", "/api/recall"),
-            ] {
+            let base = load(address, clients, "GET", "/api/health", None).await;
+            for &(label, method, path, scope) in &rows {
                 let f = if path == "/api/health" {
                     base
                 } else {
-                    load(address, clients, method, path).await
+                    load(address, clients, method, path, scope).await
                 };
                 println!(
                     "{:<34} {:>7} {:>9.0} {:>9.2} {:>9.2} {:>8.1}× {:>9.2}×   ({} requests)",
-                    format!("{method} {path}"),
+                    label,
                     clients,
                     f.per_second,
                     f.p50.as_secs_f64() * 1e3,
