@@ -1554,6 +1554,12 @@ fn in_a_real_browser_an_agents_goals_checkpoints_mistakes_and_presence_are_follo
             .await
             .unwrap();
         assert_ne!(called.is_error, Some(true), "{called:?}");
+        // Its process writes the recall's event within a second (events are batched).
+        let start = std::time::Instant::now();
+        while levh(&["report", "usage", "--client", "cursor"])["totals"]["recalls"] != 1 {
+            assert!(start.elapsed() < std::time::Duration::from_secs(10), "the agent's recall never logged");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
         page(&browser, &format!("{base}/agents"), "Agents").await;
         let row = "[...document.querySelectorAll('table.presence tbody tr')].find(r => r.textContent.includes('cursor'))";
         browser
