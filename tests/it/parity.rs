@@ -597,6 +597,38 @@ fn the_cli_rest_and_mcp_answer_every_shared_operation_with_the_same_document() {
         &server.tool("connector_sync_status", json!({}))["result"],
     );
 
+    // Reports from the log: REST first (the server writes its batched recall events
+    // before it reads the log), then the CLI, another process, and MCP read the same.
+    let rest = server.rest("GET", "/api/reports/recalls", None);
+    assert!(rest["totals"]["recalls"].as_u64().unwrap() > 0, "{rest}");
+    same(
+        "recall report",
+        &cli(home, &["report", "recalls"]),
+        &rest,
+        &server.tool("report_recalls", json!({})),
+    );
+    let rest = server.rest("GET", "/api/reports/usage", None);
+    same(
+        "usage report",
+        &cli(home, &["report", "usage"]),
+        &rest,
+        &server.tool("report_usage", json!({})),
+    );
+    // The MCP session's tool calls are counted as it makes them: not compared.
+    let without_calls = |mut view: Value| {
+        for session in view["sessions"].as_array_mut().unwrap() {
+            session.as_object_mut().unwrap().remove("calls");
+        }
+        view
+    };
+    let rest = without_calls(server.rest("GET", "/api/presence", None));
+    assert_eq!(rest["connected"], 1, "the test's MCP session: {rest}");
+    same_two(
+        "sessions",
+        &without_calls(cli(home, &["report", "sessions"])),
+        &rest,
+    );
+
     // Retiring: forget (REST answers 204 with no body), then purge, one memory each.
     let forgotten = cli(home, &["forget", &ids[0]]);
     assert_eq!(
