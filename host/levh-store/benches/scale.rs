@@ -69,6 +69,26 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kib| kib / 1024.0)
 }
 
+/// What the resident set is made of now: anonymous memory (the heap: caches, the graph,
+/// the full-text ranking) and pages of files (the database read through its memory map),
+/// which the kernel can drop under pressure and which peak RSS counts alike.
+fn rss_parts() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+            .map_or(f64::NAN, |kib| kib / 1024.0)
+    };
+    format!(
+        "now {:.0} MiB: anonymous {:.0}, file-backed {:.0}",
+        field("VmRSS:"),
+        field("RssAnon:"),
+        field("RssFile:")
+    )
+}
+
 /// The baseline for `stats`: what it did before the standings cache — every live
 /// memory's labels and state read from SQLite on each call, then folded (count, pinned,
 /// recalls, fading, retention histogram, per-project counts).
@@ -423,6 +443,7 @@ fn main() {
             ms(fading),
             peak_rss_mib()
         );
+        println!("{size} resident set {}", rss_parts());
     }
 }
 
