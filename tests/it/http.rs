@@ -1133,6 +1133,31 @@ fn serve_presence_shows_mcp_stdio_sessions_connected_killed_and_closed() {
         assert_eq!(ended["client"], "cursor", "{ended}");
         assert_eq!(ended["detail"]["calls"], 1, "{ended}");
     });
+    // Bad report arguments are named.
+    let lenient: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    for (query, named) in [
+        ("/api/reports/usage?limit=5", "the recall report's"),
+        ("/api/reports/recalls?limit=0", "invalid limit: 0"),
+        (
+            "/api/reports/recalls?since=yesterday",
+            "invalid since: 'yesterday'",
+        ),
+        ("/api/reports/usage?token=nope", "no token 'nope'"),
+    ] {
+        let mut answer = lenient
+            .get(format!("http://{address}{query}"))
+            .call()
+            .unwrap();
+        assert_eq!(answer.status().as_u16(), 400, "{query}");
+        let body: Value = answer.body_mut().read_json().unwrap();
+        assert!(
+            body["error"].as_str().unwrap().contains(named),
+            "{query}: {body}"
+        );
+    }
     server.kill().unwrap();
     server.wait().unwrap();
 }

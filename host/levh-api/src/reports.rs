@@ -34,7 +34,8 @@ pub struct ReportArgs {
     pub token: Option<String>,
     /// Only what this client did (an MCP client's name, `X-LEVH-Client`, ...).
     pub client: Option<String>,
-    /// Recalls listed at most, newest first (1..1000, default 100); the totals count all.
+    /// The recall report only: recalls listed at most, newest first (1..1000, default
+    /// 100); the totals count all.
     pub limit: Option<usize>,
 }
 
@@ -275,6 +276,11 @@ pub fn usage(
     scope: &Scope,
     args: ReportArgs,
 ) -> Result<UsageView> {
+    if args.limit.is_some() {
+        return Err(Error::invalid(
+            "invalid limit: the usage report has one row per day, token and client, all of them; `limit` is the recall report's",
+        ));
+    }
     let since = since(levh, args.since.as_deref())?;
     check_token(store, scope, args.token.as_deref())?;
     let usage = store
