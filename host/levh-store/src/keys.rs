@@ -57,6 +57,7 @@ fn current(
 }
 
 /// Records `memory` as the key's current memory, retiring `replaces` as superseded by it.
+#[allow(clippy::too_many_arguments)]
 fn adopt(
     tx: &Connection,
     workspace: &Workspace,

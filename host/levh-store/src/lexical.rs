@@ -107,15 +107,11 @@ pub(crate) fn lexical_candidates(
     // at a time, starting with a quarter more than asked for: most matches pass a
     // recall's filter, and a further chunk costs no ranking again.
     let first_chunk = limit + limit / 4;
-    if let Some(found) = store.lexicon.candidates(
-        &conn,
-        &store.project_seqs,
-        store.file_path(),
-        filter,
-        &words,
-        limit,
-        first_chunk,
-    )? {
+    if let Some(found) =
+        store
+            .lexicon
+            .candidates(&conn, store, filter, &words, limit, first_chunk)?
+    {
         return Ok(found);
     }
     // First the best `limit × LEXICAL_OVERFETCH` matches, ranked inside FTS5 with no

@@ -146,8 +146,7 @@ impl Lexicon {
     pub(crate) fn candidates(
         &self,
         conn: &Connection,
-        projects: &crate::project_seqs::ProjectSeqs,
-        file: Option<&Path>,
+        store: &crate::SqliteStore,
         filter: &MemoryFilter,
         words: &[QueryWord],
         limit: usize,
@@ -161,13 +160,13 @@ impl Lexicon {
                 .unwrap_or_else(PoisonError::into_inner);
             let Some(index) = guard.as_mut() else {
                 drop(guard);
-                self.start_build(conn, file)?;
+                self.start_build(conn, store.file_path())?;
                 return Ok(None);
             };
             if !index.refresh(conn)? {
                 *guard = None;
                 drop(guard);
-                self.start_build(conn, file)?;
+                self.start_build(conn, store.file_path())?;
                 return Ok(None);
             }
             let Some(ranked) = index.rank(words)? else {
@@ -175,7 +174,7 @@ impl Lexicon {
             };
             ranked
         };
-        filtered(conn, projects, filter, ranked, limit, fetch).map(Some)
+        filtered(conn, &store.project_seqs, filter, ranked, limit, fetch).map(Some)
     }
 
     /// Builds the index: here for an in-memory store, on a thread with a connection of
@@ -761,20 +760,11 @@ mod tests {
         ) -> Vec<(MemoryId, f64)> {
             let conn = self.store.read();
             let words = query_words(query);
-            let file = self.store.file_path();
             for _ in 0..2 {
                 if let Some(found) = self
                     .store
                     .lexicon
-                    .candidates(
-                        &conn,
-                        &self.store.project_seqs,
-                        file,
-                        filter,
-                        &words,
-                        limit,
-                        limit * 4,
-                    )
+                    .candidates(&conn, &self.store, filter, &words, limit, limit * 4)
                     .unwrap()
                 {
                     return found;
@@ -901,15 +891,7 @@ mod tests {
         let answered = fixture
             .store
             .lexicon
-            .candidates(
-                &conn,
-                &fixture.store.project_seqs,
-                fixture.store.file_path(),
-                &filter,
-                &words,
-                10,
-                40,
-            )
+            .candidates(&conn, &fixture.store, &filter, &words, 10, 40)
             .unwrap();
         assert!(
             answered.is_none(),
