@@ -41,12 +41,7 @@ impl SqliteStore {
     ) -> Result<Activity, SqliteStoreError> {
         self.flush_events()?;
         let connection = self.read();
-        let newest: i64 =
-            connection.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| {
-                row.get(0)
-            })?;
-        // A range of the primary key: the newest rows, however long the log.
-        let from = newest.saturating_sub(i64::try_from(scan_at_most).unwrap_or(i64::MAX));
+        let (from, cut_short) = Self::scan_window(&connection, since, scan_at_most)?;
         let mut statement = connection.prepare_cached(
             "SELECT surface, client, kind, count(*), min(at), max(at) FROM events
               WHERE seq > ?1 AND workspace = ?2 AND at >= ?3
@@ -64,14 +59,6 @@ impl SqliteStore {
                 ))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        // Cut short when the oldest row read is still within the time asked for and
-        // older rows exist.
-        let cut_short = from > 0
-            && connection.query_row(
-                "SELECT EXISTS (SELECT 1 FROM events WHERE seq = ?1 AND at >= ?2)",
-                params![from, micros(since)],
-                |row| row.get::<_, bool>(0),
-            )?;
         let rows = rows
             .into_iter()
             .map(|(surface, client, kind, count, first, last)| ActivityRow {
@@ -86,8 +73,9 @@ impl SqliteStore {
         Ok(Activity { rows, cut_short })
     }
 
-    /// The first sequence number of the newest `scan_at_most` events, and whether events
-    /// older than it still fall at or after `since` (the bound cut the read short).
+    /// The first sequence number of the newest `scan_at_most` events (a range of the
+    /// primary key: the newest rows, however long the log), and whether events older than
+    /// it still fall at or after `since` (the bound cut the read short).
     fn scan_window(
         connection: &Connection,
         since: Timestamp,
