@@ -10,8 +10,8 @@ use std::time::Instant;
 use rusqlite::{Connection, params};
 use usearch::Index;
 
-use super::graph::{GRAPH_CONTEXTS, Snapshot, graph_error, graph_options, quantize};
-use super::{AnnConfig, Counters, ModelIndex};
+use super::graph::{GRAPH_CONTEXTS, Points, Snapshot, graph_error, graph_options, quantize};
+use super::{AnnConfig, Counters, ModelIndex, Staged};
 use crate::{SqliteStore, SqliteStoreError, vectors};
 
 /// A load-or-build of one model's snapshot, owning what it needs to run on its own thread.
@@ -44,7 +44,9 @@ impl Job {
                 return Ok(());
             }
         }
-        let snapshot = self.build()?;
+        // The staged points answer only while this build runs, also when it fails.
+        let _unstage = Unstage(state);
+        let snapshot = self.build(Some(state))?;
         self.save(&snapshot);
         *state
             .snapshot
@@ -128,23 +130,18 @@ impl Job {
         }
     }
 
-    pub(super) fn build(&self) -> Result<Snapshot, SqliteStoreError> {
+    /// Builds a snapshot of every vector; with `stage`, publishes them there as soon as
+    /// they are read, for queries to use until the graph is ready.
+    pub(super) fn build(&self, stage: Option<&ModelIndex>) -> Result<Snapshot, SqliteStoreError> {
         let started = Instant::now();
-        let (covered, seqs, points) = self.read_at_once(|conn| {
-            let covered = self.last_change(conn)?;
-            let mut statement = conn.prepare(
-                "SELECT memory_seq, vector FROM memory_embeddings
-                     WHERE model = ?1 AND dimension = ?2",
-            )?;
-            let mut rows = statement.query(params![self.model, self.dimension as i64])?;
-            // Bytes in one flat array: a quarter of the f32s, no allocation a vector.
-            let (mut seqs, mut points) = (Vec::new(), Vec::new());
-            while let Some(row) = rows.next()? {
-                seqs.push(row.get::<_, i64>(0)?);
-                points.extend(quantize(&vectors::decode(vectors::blob(row, 1)?)));
+        let staged = Arc::new(self.read_every_point()?);
+        if let Some(state) = stage {
+            // Only ahead of the snapshot queries have: an older build must not go back.
+            if state.snapshot().is_none_or(|s| s.covered() < staged.covered) {
+                state.set_staged(Some(staged.clone()));
             }
-            Ok((covered, seqs, points))
-        })?;
+        }
+        let (covered, seqs) = (staged.covered, staged.points.seqs().to_vec());
         let count = seqs.len();
         let graph = Index::new(&graph_options(self.dimension, &self.config))
             .map_err(|e| graph_error("creating", e))?;
@@ -158,13 +155,13 @@ impl Job {
         graph
             .reserve_capacity_and_threads(count, threads.max(GRAPH_CONTEXTS))
             .map_err(|e| graph_error("sizing", e))?;
-        let (graph_ref, seqs_ref, points_ref) = (&graph, &seqs, &points);
+        let (graph_ref, seqs_ref, points_ref) = (&graph, &seqs, &staged.points);
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|first| {
                     scope.spawn(move || {
                         for i in (first..count).step_by(threads) {
-                            let point = &points_ref[i * self.dimension..(i + 1) * self.dimension];
+                            let point = points_ref.point(i, self.dimension);
                             graph_ref
                                 .add(seqs_ref[i] as u64, point)
                                 .map_err(|e| graph_error("building", e))?;
@@ -186,7 +183,42 @@ impl Job {
             seconds = started.elapsed().as_secs_f64(),
             "built the vector index"
         );
-        Snapshot::new(covered, seqs, graph)
+        // The staged copy is still read by queries: the snapshot takes its own.
+        Snapshot::with_points(covered, seqs, graph, staged.points.clone())
+    }
+}
+
+impl Job {
+    /// Every vector of the model and the change number they are as of, read in one
+    /// transaction and quantized into one flat array (a quarter of the f32s, no
+    /// allocation a vector).
+    pub(super) fn read_every_point(&self) -> Result<Staged, SqliteStoreError> {
+        self.read_at_once(|conn| {
+            let covered = self.last_change(conn)?;
+            let mut statement = conn.prepare(
+                "SELECT memory_seq, vector FROM memory_embeddings
+                     WHERE model = ?1 AND dimension = ?2",
+            )?;
+            let mut rows = statement.query(params![self.model, self.dimension as i64])?;
+            let (mut seqs, mut points) = (Vec::new(), Vec::new());
+            while let Some(row) = rows.next()? {
+                seqs.push(row.get::<_, i64>(0)?);
+                points.extend(quantize(&vectors::decode(vectors::blob(row, 1)?)));
+            }
+            Ok(Staged {
+                covered,
+                points: Points::from_flat(seqs, points, self.dimension),
+            })
+        })
+    }
+}
+
+/// Takes a build's staged points down when it ends (its snapshot is published first).
+struct Unstage<'a>(&'a ModelIndex);
+
+impl Drop for Unstage<'_> {
+    fn drop(&mut self) {
+        self.0.set_staged(None);
     }
 }
 

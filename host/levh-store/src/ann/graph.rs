@@ -83,15 +83,45 @@ pub(super) struct Snapshot {
     points: RwLock<Points>,
 }
 
-/// Quantized points laid end to end with their lengths, and where each seq's is.
-#[derive(Default)]
-struct Points {
+/// Quantized points laid end to end with their lengths, the seq of each and where each
+/// seq's is: a graph's copy of its points (see [`Snapshot`]), and a build's vectors before
+/// its graph exists ([`super::Staged`]).
+#[derive(Default, Clone)]
+pub(super) struct Points {
     data: Vec<i8>,
     norms: Vec<f32>,
+    seqs: Vec<i64>,
     slot: FxHashMap<i64, usize>,
 }
 
 impl Points {
+    /// The points of `seqs`, one after another in `data` (`dimension` bytes each).
+    pub(super) fn from_flat(seqs: Vec<i64>, data: Vec<i8>, dimension: usize) -> Self {
+        let norms = data.chunks_exact(dimension.max(1)).map(norm).collect();
+        let slot = seqs.iter().enumerate().map(|(n, &seq)| (seq, n)).collect();
+        Self {
+            data,
+            norms,
+            seqs,
+            slot,
+        }
+    }
+
+    /// The seqs of the points, in their order.
+    pub(super) fn seqs(&self) -> &[i64] {
+        &self.seqs
+    }
+
+    /// How many points there are.
+    pub(super) fn len(&self) -> usize {
+        self.seqs.len()
+    }
+
+    /// The `n`th point, `dimension` bytes.
+    pub(super) fn point(&self, n: usize, dimension: usize) -> &[i8] {
+        &self.data[n * dimension..(n + 1) * dimension]
+    }
+
     fn set(&mut self, seq: i64, point: &[i8]) {
         match self.slot.get(&seq) {
             Some(&n) => {
@@ -102,9 +132,56 @@ impl Points {
                 self.slot.insert(seq, self.norms.len());
                 self.data.extend_from_slice(point);
                 self.norms.push(norm(point));
+                self.seqs.push(seq);
             }
         }
     }
+
+    /// The seqs among `allowed` whose points are nearest to `query`, nearest first (up
+    /// to `take`), by comparing each allowed point: linear in `allowed`, with no walk.
+    /// A seq without a point here (written after these points were read, or without a
+    /// vector) is skipped: the caller scans what came after exactly.
+    pub(super) fn nearest_among(
+        &self,
+        query: &[f32],
+        allowed: &FxHashSet<i64>,
+        take: usize,
+    ) -> Vec<i64> {
+        let query = quantize(query);
+        let query_norm = norm(&query);
+        let scored = allowed.iter().filter_map(|&seq| {
+            let n = *self.slot.get(&seq)?;
+            Some((self.cosine(&query, query_norm, n), seq))
+        });
+        best(scored, take)
+    }
+
+    /// The seqs of the points nearest to `query` of them all, nearest first (up to
+    /// `take`): every point compared, a byte a dimension (4 ms for 100k 384-d points on
+    /// these machines) — what answers while a graph is being built.
+    pub(super) fn nearest(&self, query: &[f32], take: usize) -> Vec<i64> {
+        let query = quantize(query);
+        let query_norm = norm(&query);
+        let scored = (0..self.len()).map(|n| (self.cosine(&query, query_norm, n), self.seqs[n]));
+        best(scored, take)
+    }
+
+    fn cosine(&self, query: &[i8], query_norm: f32, n: usize) -> f32 {
+        let point = self.point(n, query.len());
+        dot(query, point) as f32 / (query_norm * self.norms[n]).max(f32::MIN_POSITIVE)
+    }
+}
+
+/// The seqs of the `take` highest scores, highest first (ties by seq, so answers repeat).
+fn best(scored: impl Iterator<Item = (f32, i64)>, take: usize) -> Vec<i64> {
+    let mut scored: Vec<(f32, i64)> = scored.collect();
+    let best_first = |a: &(f32, i64), b: &(f32, i64)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    if scored.len() > take {
+        scored.select_nth_unstable_by(take, best_first);
+        scored.truncate(take);
+    }
+    scored.sort_unstable_by(best_first);
+    scored.into_iter().map(|(_, seq)| seq).collect()
 }
 
 /// The dot product of two quantized vectors, in lanes the compiler turns into SIMD.
@@ -127,15 +204,13 @@ fn dot(a: &[i8], b: &[i8]) -> i32 {
 }
 
 impl Snapshot {
-    /// A graph holding the vectors of `seqs`, made ready for concurrent searches.
+    /// A graph holding the vectors of `seqs` (a loaded file: its points are read back out
+    /// of the graph), made ready for concurrent searches.
     pub(super) fn new(
         covered: i64,
         seqs: Vec<i64>,
         graph: Index,
     ) -> Result<Self, SqliteStoreError> {
-        graph
-            .reserve_capacity_and_threads(seqs.len(), GRAPH_CONTEXTS)
-            .map_err(|e| graph_error("sizing", e))?;
         let mut points = Points::default();
         let mut point = vec![0i8; graph.dimensions()];
         for &seq in &seqs {
@@ -147,6 +222,20 @@ impl Snapshot {
                 points.set(seq, &point);
             }
         }
+        Self::with_points(covered, seqs, graph, points)
+    }
+
+    /// A graph built from `points` (whose seqs are `seqs`), made ready for concurrent
+    /// searches.
+    pub(super) fn with_points(
+        covered: i64,
+        seqs: Vec<i64>,
+        graph: Index,
+        points: Points,
+    ) -> Result<Self, SqliteStoreError> {
+        graph
+            .reserve_capacity_and_threads(seqs.len(), GRAPH_CONTEXTS)
+            .map_err(|e| graph_error("sizing", e))?;
         Ok(Self {
             covered: AtomicI64::new(covered),
             seqs,
@@ -210,27 +299,11 @@ impl Snapshot {
         allowed: &FxHashSet<i64>,
         take: usize,
     ) -> Result<Vec<i64>, SqliteStoreError> {
-        let query = quantize(query);
-        let query_norm = norm(&query);
-        let points = self.points.read().unwrap_or_else(PoisonError::into_inner);
-        let mut scored: Vec<(f32, i64)> = Vec::with_capacity(allowed.len());
-        for &seq in allowed {
-            // Not in the graph: written after it (the tail, scanned exactly) or no vector.
-            let Some(&n) = points.slot.get(&seq) else {
-                continue;
-            };
-            let point = &points.data[n * query.len()..(n + 1) * query.len()];
-            let cosine =
-                dot(&query, point) as f32 / (query_norm * points.norms[n]).max(f32::MIN_POSITIVE);
-            scored.push((cosine, seq));
-        }
-        let best_first = |a: &(f32, i64), b: &(f32, i64)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-        if scored.len() > take {
-            scored.select_nth_unstable_by(take, best_first);
-            scored.truncate(take);
-        }
-        scored.sort_unstable_by(best_first);
-        Ok(scored.into_iter().map(|(_, seq)| seq).collect())
+        Ok(self
+            .points
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .nearest_among(query, allowed, take))
     }
 
     /// Adds vectors written after the graph was built (a re-written one replaces its old

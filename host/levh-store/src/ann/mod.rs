@@ -17,7 +17,11 @@
 //!   allows and scores those (few) or walks the graph with the filter (many).
 //!
 //! Snapshots are built (or loaded) on a background thread once a model passes the
-//! threshold. A query that finds a tail starts a job adding it to the graph (captures
+//! threshold. A build first reads every vector and publishes them quantized as a
+//! **staged** copy ([`Staged`]): until its graph is ready (20 s at 100k on 2 cores) queries
+//! compare the staged points instead of reading vectors out of SQLite — right after a bulk
+//! import a search scoped to a project of 10k memories took 45–53 ms from SQLite, the
+//! staged points a byte a dimension in memory. A query that finds a tail starts a job adding it to the graph (captures
 //! one by one: the tail stays a handful of vectors); a tail past
 //! [`AnnConfig::rebuild_tail`] (a bulk import) starts a rebuild instead. Queries keep
 //! using the old snapshot and the tail meanwhile. Each build is written to
@@ -114,6 +118,8 @@ pub struct AnnStats {
     /// memories the filter allows (their vectors scored, or the graph walked with the
     /// filter) plus the tail.
     pub filtered_queries: u64,
+    /// Queries answered from a build's staged points while its graph was being built.
+    pub staged_queries: u64,
 }
 
 #[derive(Debug, Default)]
@@ -125,6 +131,7 @@ struct Counters {
     approximate_queries: AtomicU64,
     exact_queries: AtomicU64,
     filtered_queries: AtomicU64,
+    staged_queries: AtomicU64,
 }
 
 /// One model's state, shared with its background job.
@@ -135,6 +142,8 @@ struct ModelIndex {
     /// Changes counted after the snapshot: (snapshot covered, counted through, count).
     /// Counting only the new changes keeps the per-query check cheap.
     tail: Mutex<(i64, i64, usize)>,
+    /// A running build's vectors, before its graph is ready (then `None` again).
+    staged: RwLock<Option<Arc<Staged>>>,
 }
 
 impl ModelIndex {
@@ -144,6 +153,25 @@ impl ModelIndex {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+
+    fn staged(&self) -> Option<Arc<Staged>> {
+        self.staged
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_staged(&self, staged: Option<Arc<Staged>>) {
+        *self.staged.write().unwrap_or_else(PoisonError::into_inner) = staged;
+    }
+}
+
+/// Every vector of a model up to change number `covered`, quantized as a graph holds
+/// them, published by a build as soon as it has read them: queries compare these
+/// points until the build's graph replaces them.
+struct Staged {
+    covered: i64,
+    points: graph::Points,
 }
 
 /// Clears a model's "job running" flag when dropped.
@@ -199,6 +227,7 @@ impl AnnIndex {
             approximate_queries: c.approximate_queries.load(Ordering::Relaxed),
             exact_queries: c.exact_queries.load(Ordering::Relaxed),
             filtered_queries: c.filtered_queries.load(Ordering::Relaxed),
+            staged_queries: c.staged_queries.load(Ordering::Relaxed),
         }
     }
 

@@ -102,7 +102,12 @@ impl AnnIndex {
             if tail >= self.config.exact_below {
                 self.start_job(model, dimension, &state, Work::Rebuild);
             }
-            return self.exact(filter, model, query, limit);
+            return match state.staged() {
+                Some(staged) if limit * 2 <= self.config.ef_search => {
+                    self.staged(&staged, filter, model, query, limit)
+                }
+                _ => self.exact(filter, model, query, limit),
+            };
         };
         if tail >= self.config.rebuild_tail.max(snapshot.len() / 10) {
             self.start_job(model, dimension, &state, Work::Rebuild);
@@ -113,6 +118,9 @@ impl AnnIndex {
         // first filtered-out candidate.
         if limit * 2 > self.config.ef_search {
             return self.exact(filter, model, query, limit);
+        }
+        if let Some(staged) = state.staged().filter(|s| s.covered > covered) {
+            return self.staged(&staged, filter, model, query, limit);
         }
 
         let conn = self.store.read();
@@ -157,13 +165,65 @@ impl AnnIndex {
 }
 
 impl AnnIndex {
+    /// A query answered from a build's staged points (its graph not ready yet): the
+    /// `ef` nearest points — among those the filter allows when it names a project, else
+    /// of them all, then of what the filter allows when it discarded too many — scored
+    /// exactly against the live rows, plus every vector written after the points were
+    /// read.
+    fn staged(
+        &self,
+        staged: &super::Staged,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
+        let conn = self.store.read();
+        let ef = self.config.ef_search;
+        let among = |allowed: &rustc_hash::FxHashSet<i64>| -> Vec<i64> {
+            if allowed.len() <= ef {
+                allowed.iter().copied().collect()
+            } else {
+                staged.points.nearest_among(query, allowed, ef)
+            }
+        };
+        let mut top = vectors::TopK::new(limit);
+        let seen = if let Some(project) = &filter.project {
+            let allowed = self
+                .store
+                .project_seqs
+                .get(&conn, &filter.workspace, project)?;
+            score_candidates(&conn, filter, model, query, &among(&allowed), &mut top)?
+        } else {
+            let candidates = staged.points.nearest(query, ef);
+            let seen = score_candidates(&conn, filter, model, query, &candidates, &mut top)?;
+            if seen.len() < limit && candidates.len() < staged.points.len() {
+                let allowed = allowed_seqs(&self.store, &conn, filter)?;
+                top = vectors::TopK::new(limit);
+                score_candidates(&conn, filter, model, query, &among(&allowed), &mut top)?
+            } else {
+                seen
+            }
+        };
+        exact_scan(
+            &conn,
+            filter,
+            model,
+            query,
+            Some((staged.covered, &seen)),
+            &mut top,
+        )?;
+        self.counters.staged_queries.fetch_add(1, Ordering::Relaxed);
+        Ok(top.into_sorted())
+    }
+
     /// A query whose filter leaves few of the graph's unfiltered candidates (how agents
     /// call recall: scoped to one project). Scanning every vector of the model for it
     /// cost 65–75 ms at 100k; instead the memories the filter allows (`allowed`, a
     /// superset: an index walk for a project) are taken and then:
     ///
-    /// - few of them (below [`AnnConfig::exact_below`]): each one's vector is scored —
-    ///   exact, and cheaper than the graph at that size;
+    /// - no more than `ef` of them: each one's vector is scored — exact (comparing
+    ///   quantized points first would pick them all anyway);
     /// - up to [`AnnConfig::scan_among_at_most`](super::AnnConfig): each one's quantized vector is read from the graph
     ///   and compared, and the best `ef` are scored exactly;
     /// - more: the graph is walked with the filter applied as it goes, so its `ef`
@@ -182,7 +242,7 @@ impl AnnIndex {
         limit: usize,
         allowed: &rustc_hash::FxHashSet<i64>,
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
-        let candidates: Vec<i64> = if allowed.len() < self.config.exact_below {
+        let candidates: Vec<i64> = if allowed.len() <= self.config.ef_search {
             allowed.iter().copied().collect()
         } else if allowed.len() <= self.config.scan_among_at_most {
             snapshot.scan_among(query, allowed, self.config.ef_search)?
@@ -584,6 +644,67 @@ mod tests {
     }
 
     #[test]
+    fn while_a_graph_is_built_queries_compare_its_staged_points_and_match_the_exact_scan() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(31, 48, 30);
+        for n in 0..2_000 {
+            let project = format!("p{}", n % 10);
+            fixture.add(corpus.draw(), "default", &project);
+        }
+        let theirs: Vec<MemoryId> = (0..3)
+            .map(|_| fixture.add(corpus.draw(), "other", "p0"))
+            .collect();
+        let index = fixture.index(small());
+        let state = index.model(MODEL, 48);
+        // As a build is once it has read every vector and before its graph is ready:
+        // running (so no other job starts) with its points staged.
+        state.job_running.store(true, Ordering::Release);
+        let staged = index.job(MODEL, 48).read_every_point().unwrap();
+        assert_eq!(staged.points.len(), 2_003);
+        state.set_staged(Some(std::sync::Arc::new(staged)));
+        // Written after the points were read: scanned exactly beside them.
+        let fresh_vector = corpus.draw();
+        let fresh = fixture.add(fresh_vector.clone(), "default", "p3");
+
+        let scoped = MemoryFilter {
+            project: Some("p3".into()),
+            ..everywhere()
+        };
+        let (mut found_total, mut wanted_total) = (0, 0);
+        for _ in 0..20 {
+            let query = corpus.draw();
+            for filter in [&scoped, &everywhere()] {
+                let found = ids(&index.nearest(filter, MODEL, &query, 10).unwrap());
+                let exact = ids(&fixture.store.nearest(filter, MODEL, &query, 10).unwrap());
+                assert_eq!(found.len(), 10);
+                found_total += exact.iter().filter(|id| found.contains(id)).count();
+                wanted_total += exact.len();
+            }
+        }
+        let recall = found_total as f64 / wanted_total as f64;
+        assert!(recall >= 0.95, "recall@10 against the exact scan: {recall}");
+        for filter in [&scoped, &everywhere()] {
+            let found = ids(&index.nearest(filter, MODEL, &fresh_vector, 10).unwrap());
+            assert_eq!(found[0], fresh, "the vectors written since are scanned too");
+        }
+        // Another workspace: its three are far down the unfiltered points; the query
+        // goes on to the memories its filter allows and finds them all.
+        let other = MemoryFilter::workspace(Workspace::new("other").unwrap());
+        let found = ids(&index.nearest(&other, MODEL, &fresh_vector, 10).unwrap());
+        assert_eq!(found.len(), 3);
+        assert!(theirs.iter().all(|id| found.contains(id)));
+        let stats = index.stats();
+        assert_eq!((stats.exact_queries, stats.staged_queries), (0, 43), "{stats:?}");
+
+        // The build's end takes the staged points down; its graph answers from then on.
+        state.job_running.store(false, Ordering::Release);
+        index.refresh(MODEL, 48).unwrap();
+        assert!(state.staged().is_none() && state.snapshot().is_some());
+        index.nearest(&scoped, MODEL, &fresh_vector, 10).unwrap();
+        assert_eq!(index.stats().staged_queries, 43);
+    }
+
+    #[test]
     fn a_selective_filter_over_many_memories_walks_the_graph_with_the_filter() {
         scoped_search_matches_the_exact_scan(0);
     }
@@ -593,7 +714,7 @@ mod tests {
         scoped_search_matches_the_exact_scan(1_000);
     }
 
-    /// 3,000 vectors, one project in ten: 300 allowed (above `exact_below`), so the graph
+    /// 3,000 vectors, one project in ten: 300 allowed (above `ef_search`), so the graph
     /// answers with the filter applied — walked, or its allowed points compared, as
     /// `scan_among_at_most` says — and matches the exact scan.
     fn scoped_search_matches_the_exact_scan(scan_among_at_most: usize) {
