@@ -240,6 +240,13 @@ impl SqliteStore {
         self.project_seqs.clear();
     }
 
+    /// Brings the in-memory full-text ranking (`lexicon.rs`) up to date in the
+    /// background: what a server calls every few seconds, so that a bulk import does not
+    /// leave the next query to FTS5 while the ranking rebuilds.
+    pub fn keep_text_ranking_up(&self) -> Result<(), SqliteStoreError> {
+        self.lexicon.keep_up(&self.read(), self.file_path())
+    }
+
     /// Waits for the in-memory full-text ranking's build (`lexicon.rs`) when one is
     /// running (benchmarks): until it is ready, FTS5 ranks — alike, but slower.
     pub fn wait_text_ranking(&self) {

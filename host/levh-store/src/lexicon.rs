@@ -177,6 +177,30 @@ impl Lexicon {
         filtered(conn, &store.project_seqs, filter, ranked, limit, fetch).map(Some)
     }
 
+    /// Brings the index up to date without a query (a server, every few seconds):
+    /// builds it when there is none, applies the changes since, or starts a rebuild
+    /// after a bulk import — so the first query after an import by any process finds
+    /// it ready, or at least building, instead of starting the build itself.
+    pub(crate) fn keep_up(
+        &self,
+        conn: &Connection,
+        file: Option<&Path>,
+    ) -> Result<(), SqliteStoreError> {
+        let mut guard = self
+            .shared
+            .index
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(index) = guard.as_mut()
+            && index.refresh(conn)?
+        {
+            return Ok(());
+        }
+        *guard = None;
+        drop(guard);
+        self.start_build(conn, file)
+    }
+
     /// Builds the index: here for an in-memory store, on a thread with a connection of
     /// its own for a file (unless one is already building).
     fn start_build(&self, conn: &Connection, file: Option<&Path>) -> Result<(), SqliteStoreError> {
@@ -897,6 +921,37 @@ mod tests {
             answered.is_none(),
             "a bulk change is not applied on the query path"
         );
+        drop(conn);
+        assert!(fixture.agree(QUERIES) > 1000);
+    }
+
+    #[test]
+    fn kept_up_without_queries_the_ranking_is_built_and_follows_a_bulk_import() {
+        let mut fixture = Fixture::new();
+        fixture.fill(100);
+        assert!(!fixture.store.lexicon.is_built());
+        // What a server does between requests: no query has asked yet.
+        fixture.store.keep_text_ranking_up().unwrap();
+        fixture.store.wait_text_ranking();
+        assert!(fixture.store.lexicon.is_built());
+        // A bulk import: kept up, a rebuild takes it in before any query.
+        fixture.fill(REFRESH_AT_MOST + 10);
+        fixture.store.keep_text_ranking_up().unwrap();
+        fixture.store.wait_text_ranking();
+        let conn = fixture.store.read();
+        let answered = fixture
+            .store
+            .lexicon
+            .candidates(
+                &conn,
+                &fixture.store,
+                &MemoryFilter::workspace(Workspace::default()),
+                &query_words("bake"),
+                10,
+                40,
+            )
+            .unwrap();
+        assert!(answered.is_some(), "the first query after it is answered");
         drop(conn);
         assert!(fixture.agree(QUERIES) > 1000);
     }

@@ -23,6 +23,8 @@ pub struct Context {
     levh: Levh,
     /// The store under the engine (tokens and the event log are read from it directly).
     store: Arc<SqliteStore>,
+    /// The engine's vector index (kept up to date between requests by `levh serve`).
+    index: Arc<AnnIndex>,
     pub scope: Scope,
     pub home: PathBuf,
     /// `LEVH_NOW`, when set: plugins see the same instant as the engine.
@@ -96,6 +98,21 @@ impl Context {
     /// The same, shared, for `levh serve` to hand to the REST server.
     pub fn shared_server_store(&self) -> Arc<dyn levh_core::ServerStore> {
         self.store.clone()
+    }
+
+    /// Brings the search indexes up to date in the background (the full-text ranking,
+    /// and the vector index of the embedder in use): what `levh serve` does every few
+    /// seconds, so a bulk import — by this process or another — is being indexed before
+    /// the next search asks, not after.
+    pub fn keep_indexes_up(&self) -> Result<()> {
+        self.store.keep_text_ranking_up()?;
+        let embedder = &self.embedder.embedder;
+        // A remote embedder learns its dimension from its first answer.
+        if embedder.dimension() > 0 {
+            self.index
+                .keep_up(embedder.model_id(), embedder.dimension())?;
+        }
+        Ok(())
     }
 
     // CLI tooling: what only the CLI's own commands read (doctor, models, reembed, the
@@ -469,14 +486,14 @@ impl Context {
         let selection = levh_embed::select(&lookup, &home).context("choosing the embedder")?;
         // Exact scans while a model has few vectors; an HNSW snapshot (saved under
         // cache/index, so a restart does not rebuild it) once it has many.
-        let index = AnnIndex::new(
+        let index = Arc::new(AnnIndex::new(
             store.clone(),
             Some(home.join("cache").join("index")),
             AnnConfig::default(),
-        );
+        ));
         let levh = Levh::new(Parts {
             store: store.clone(),
-            index: Arc::new(index),
+            index: index.clone(),
             embedder: selection.embedder.clone(),
             clock,
             config,
@@ -503,6 +520,7 @@ impl Context {
         Ok(Self {
             levh,
             store,
+            index,
             scope,
             home,
             fixed_now,

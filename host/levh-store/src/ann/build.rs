@@ -137,7 +137,10 @@ impl Job {
         let staged = Arc::new(self.read_every_point()?);
         if let Some(state) = stage {
             // Only ahead of the snapshot queries have: an older build must not go back.
-            if state.snapshot().is_none_or(|s| s.covered() < staged.covered) {
+            if state
+                .snapshot()
+                .is_none_or(|s| s.covered() < staged.covered)
+            {
                 state.set_staged(Some(staged.clone()));
             }
         }
@@ -146,11 +149,12 @@ impl Job {
         let graph = Index::new(&graph_options(self.dimension, &self.config))
             .map_err(|e| graph_error("creating", e))?;
         // Small graphs (tests) are built on one thread, so a rebuild of the same vectors
-        // gives the same graph; large ones on every core.
+        // gives the same graph; large ones on every core but one, left to the queries
+        // the staged points answer meanwhile.
         let threads = if count < PARALLEL_BUILD_FROM {
             1
         } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
         };
         graph
             .reserve_capacity_and_threads(count, threads.max(GRAPH_CONTEXTS))

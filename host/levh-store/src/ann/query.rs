@@ -68,6 +68,45 @@ impl AnnIndex {
     }
 }
 
+impl AnnIndex {
+    /// Starts what brings `model`'s index up to date with `tail` vectors written after
+    /// its snapshot: the first build once there are enough, a rebuild after a bulk
+    /// import, else adding them to the graph. Nothing while a job runs.
+    fn catch_up(
+        &self,
+        model: &str,
+        dimension: usize,
+        state: &std::sync::Arc<ModelIndex>,
+        snapshot: Option<&super::graph::Snapshot>,
+        tail: usize,
+    ) {
+        match snapshot {
+            None if tail >= self.config.exact_below => {
+                self.start_job(model, dimension, state, Work::Rebuild)
+            }
+            None => {}
+            Some(snapshot) if tail >= self.config.rebuild_tail.max(snapshot.len() / 10) => {
+                self.start_job(model, dimension, state, Work::Rebuild)
+            }
+            Some(_) if tail > 0 => self.start_job(model, dimension, state, Work::Absorb),
+            Some(_) => {}
+        }
+    }
+
+    /// Brings `model`'s index up to date in the background without a query, as a query
+    /// would (a server calls this every few seconds, so that after a bulk import by any
+    /// process the build has started — and its staged points answer — before the next
+    /// query asks).
+    pub fn keep_up(&self, model: &str, dimension: usize) -> Result<(), StoreError> {
+        let state = self.model(model, dimension);
+        let snapshot = state.snapshot();
+        let covered = snapshot.as_ref().map_or(0, |s| s.covered());
+        let tail = self.tail_len(&state, model, dimension, covered)?;
+        self.catch_up(model, dimension, &state, snapshot.as_deref(), tail);
+        Ok(())
+    }
+}
+
 impl VectorIndex for AnnIndex {
     fn nearest(
         &self,
@@ -98,10 +137,8 @@ impl AnnIndex {
         let snapshot = state.snapshot();
         let covered = snapshot.as_ref().map_or(0, |s| s.covered());
         let tail = self.tail_len(&state, model, dimension, covered)?;
+        self.catch_up(model, dimension, &state, snapshot.as_deref(), tail);
         let Some(snapshot) = snapshot else {
-            if tail >= self.config.exact_below {
-                self.start_job(model, dimension, &state, Work::Rebuild);
-            }
             return match state.staged() {
                 Some(staged) if limit * 2 <= self.config.ef_search => {
                     self.staged(&staged, filter, model, query, limit)
@@ -109,11 +146,6 @@ impl AnnIndex {
                 _ => self.exact(filter, model, query, limit),
             };
         };
-        if tail >= self.config.rebuild_tail.max(snapshot.len() / 10) {
-            self.start_job(model, dimension, &state, Work::Rebuild);
-        } else if tail > 0 {
-            self.start_job(model, dimension, &state, Work::Absorb);
-        }
         // Over-fetch needs headroom: a page close to `ef` would be cut short by the
         // first filtered-out candidate.
         if limit * 2 > self.config.ef_search {
@@ -694,7 +726,11 @@ mod tests {
         assert_eq!(found.len(), 3);
         assert!(theirs.iter().all(|id| found.contains(id)));
         let stats = index.stats();
-        assert_eq!((stats.exact_queries, stats.staged_queries), (0, 43), "{stats:?}");
+        assert_eq!(
+            (stats.exact_queries, stats.staged_queries),
+            (0, 43),
+            "{stats:?}"
+        );
 
         // The build's end takes the staged points down; its graph answers from then on.
         state.job_running.store(false, Ordering::Release);
@@ -702,6 +738,26 @@ mod tests {
         assert!(state.staged().is_none() && state.snapshot().is_some());
         index.nearest(&scoped, MODEL, &fresh_vector, 10).unwrap();
         assert_eq!(index.stats().staged_queries, 43);
+    }
+
+    #[test]
+    fn kept_up_between_queries_the_index_builds_and_absorbs_without_being_asked() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(37, 48, 10);
+        fixture.fill(&mut corpus, 150);
+        let index = fixture.index(small());
+        index.keep_up(MODEL, 48).unwrap();
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().builds, 1);
+        let vector = corpus.draw();
+        let fresh = fixture.add(vector.clone(), "default", "p1");
+        index.keep_up(MODEL, 48).unwrap();
+        index.wait_idle(MODEL, 48);
+        let stats = index.stats();
+        assert_eq!((stats.builds, stats.absorbed), (1, 1), "{stats:?}");
+        assert_eq!(stats.exact_queries + stats.approximate_queries, 0);
+        let found = index.nearest(&everywhere(), MODEL, &vector, 10).unwrap();
+        assert_eq!(found[0].0, fresh);
     }
 
     #[test]

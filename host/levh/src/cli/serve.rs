@@ -123,6 +123,7 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
     );
     let state = state.with_mcp(mcp).with_pages(levh_dashboard::router());
     consolidate_on_schedule(context.clone());
+    keep_indexes_up(context.clone());
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -179,6 +180,30 @@ fn consolidate_on_schedule(context: Arc<Context>) {
             }
         }
     });
+}
+
+/// How often the server looks for writes its search indexes lack.
+const INDEXES_CHECKED_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Keeps the search indexes up to date between requests, from start-up on: after a bulk
+/// import (`levh import` beside the server, a sync, a batch over REST) their builds start
+/// within seconds, not at the first search — which then took 45–53 ms scoped to one
+/// project of a 100k store, reading vectors out of SQLite, instead of comparing a
+/// build's staged points (`cargo bench -p levh-http --bench rest_load`). A check with
+/// nothing new costs two indexed counts.
+fn keep_indexes_up(context: Arc<Context>) {
+    std::thread::Builder::new()
+        .name("levh-indexes".into())
+        .spawn(move || {
+            loop {
+                if let Err(error) = context.keep_indexes_up() {
+                    tracing::warn!("keeping the search indexes up to date: {error:#}");
+                }
+                std::thread::sleep(INDEXES_CHECKED_EVERY);
+            }
+        })
+        .map(drop)
+        .unwrap_or_else(|error| tracing::warn!(%error, "could not start the index thread"));
 }
 
 /// On a terminal, offers to open the dashboard: Enter opens it in the default browser
