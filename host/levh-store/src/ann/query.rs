@@ -272,12 +272,16 @@ impl AnnIndex {
         model: &str,
         query: &[f32],
         limit: usize,
-        allowed: &rustc_hash::FxHashSet<i64>,
+        allowed: &std::sync::Arc<rustc_hash::FxHashSet<i64>>,
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         let candidates: Vec<i64> = if allowed.len() <= self.config.ef_search {
             allowed.iter().copied().collect()
         } else if allowed.len() <= self.config.scan_among_at_most {
-            snapshot.scan_among(query, allowed, self.config.ef_search)?
+            let project = filter
+                .project
+                .as_deref()
+                .map(|project| (filter.workspace.as_str(), project));
+            snapshot.scan_among(query, allowed, project, self.config.ef_search)?
         } else {
             snapshot.candidates_among(query, allowed)?
         };
@@ -819,5 +823,13 @@ mod tests {
         assert_eq!(stats.exact_queries, 0);
         assert!(stats.filtered_queries >= 20, "{stats:?}");
         assert_eq!(stats.filtered_queries + stats.approximate_queries, 31);
+
+        // Added to the graph since: found through its point now (the tail is empty), so
+        // a project's slot list kept from before must have been made again.
+        index.keep_up(MODEL, 48).unwrap();
+        index.wait_idle(MODEL, 48);
+        assert_eq!(index.stats().absorbed, 1);
+        let found = ids(&index.nearest(&scoped, MODEL, &fresh_vector, 10).unwrap());
+        assert_eq!(found[0], fresh, "the absorbed point is compared");
     }
 }
