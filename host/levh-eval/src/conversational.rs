@@ -493,7 +493,21 @@ pub struct QuestionOutcome {
     pub bm25_rank: Option<usize>,
     /// The turn ids of levh's first three results.
     pub top: Vec<String>,
+    /// Words in its first evidence turn's text (the band it is scored in by length).
+    #[serde(default)]
+    pub evidence_words: usize,
 }
+
+/// Evidence lengths the report scores apart (`[from, to)` words of the first evidence
+/// turn): one vector for a long, many-topic turn blurs the clause that answers, so a
+/// sentence model can lose to the lexical side on long turns while winning on short ones
+/// — an average hides that.
+pub const LENGTH_BANDS: [(&str, usize, usize); 4] = [
+    ("under 15 words", 0, 15),
+    ("15-29 words", 15, 30),
+    ("30-44 words", 30, 45),
+    ("45+ words", 45, usize::MAX),
+];
 
 /// A turn the gate did not store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -529,6 +543,12 @@ pub struct Report {
     pub levh: Vec<KindScore>,
     /// The BM25 baseline over every turn, same questions.
     pub bm25: Vec<KindScore>,
+    /// levh by the length of the evidence ([`LENGTH_BANDS`]).
+    #[serde(default)]
+    pub levh_by_length: Vec<KindScore>,
+    /// BM25 by the length of the evidence.
+    #[serde(default)]
+    pub bm25_by_length: Vec<KindScore>,
     /// Time to store every turn through the gate, milliseconds.
     pub ingest_ms: f64,
     /// Median recall time, milliseconds.
@@ -657,6 +677,10 @@ fn rank(
             .collect();
         let contents: Vec<String> = turns.iter().map(|t| t.content()).collect();
         let bm25 = Bm25::new(contents.iter().map(String::as_str));
+        let words_of: HashMap<&str, usize> = turns
+            .iter()
+            .map(|t| (t.id.as_str(), t.text.split_whitespace().count()))
+            .collect();
         for question in &conversation.questions {
             let rank_of = |found: &[&str]| {
                 found
@@ -694,6 +718,12 @@ fn rank(
                 rank: rank_of(&found),
                 bm25_rank: rank_of(&baseline),
                 top: found.iter().take(3).map(|s| (*s).to_owned()).collect(),
+                evidence_words: question
+                    .evidence
+                    .first()
+                    .and_then(|id| words_of.get(id.as_str()))
+                    .copied()
+                    .unwrap_or(0),
             });
         }
     }
@@ -721,6 +751,24 @@ fn scores(
     scores
 }
 
+/// Hit@k and MRR by the length of the evidence ([`LENGTH_BANDS`]), by `rank`.
+pub fn scores_by_length(
+    outcomes: &[QuestionOutcome],
+    rank: fn(&QuestionOutcome) -> Option<usize>,
+) -> Vec<KindScore> {
+    LENGTH_BANDS
+        .iter()
+        .map(|(band, from, to)| {
+            let ranks: Vec<Option<usize>> = outcomes
+                .iter()
+                .filter(|o| (*from..*to).contains(&o.evidence_words))
+                .map(rank)
+                .collect();
+            KindScore::of(band, &ranks)
+        })
+        .collect()
+}
+
 /// Runs the benchmark: the dataset through the gate, every question recalled beside BM25.
 pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Result<Report> {
     let embedder_id = embedder.model_id().to_owned();
@@ -744,6 +792,8 @@ pub fn run(dataset: &Dataset, embedder: Arc<dyn Embedder>, config: Config) -> Re
         not_stored,
         levh: scores(&outcomes, |o| o.rank),
         bm25: scores(&outcomes, |o| o.bm25_rank),
+        levh_by_length: scores_by_length(&outcomes, |o| o.rank),
+        bm25_by_length: scores_by_length(&outcomes, |o| o.bm25_rank),
         ingest_ms,
         search_p50_ms: percentile(&timings, 0.50),
         search_p99_ms: percentile(&timings, 0.99),

@@ -218,6 +218,31 @@ fn run_conversational(
             ]);
         }
         output::print_table(&table);
+        let mut table = output::table(&[
+            "evidence",
+            "questions",
+            "hit@1",
+            "hit@10",
+            "MRR",
+            "BM25 hit@10",
+            "BM25 MRR",
+            "Δ hit@10",
+            "Δ MRR",
+        ]);
+        for (levh, bm25) in report.levh_by_length.iter().zip(&report.bm25_by_length) {
+            table.add_row(vec![
+                levh.kind.clone(),
+                levh.questions.to_string(),
+                format!("{:.3}", levh.hit_at_1),
+                format!("{:.3}", levh.hit_at_10),
+                format!("{:.3}", levh.mrr),
+                format!("{:.3}", bm25.hit_at_10),
+                format!("{:.3}", bm25.mrr),
+                format!("{:+.3}", levh.hit_at_10 - bm25.hit_at_10),
+                format!("{:+.3}", levh.mrr - bm25.mrr),
+            ]);
+        }
+        output::print_table(&table);
         output::line(format!(
             "stored the turns through the gate in {:.0} ms ({} held, {} rejected; {} of them \
              evidence); recall p50 {:.1} ms, p99 {:.1} ms",
