@@ -3,7 +3,8 @@
 Usage: mcp-python-list-tools.py COMMAND [ARGUMENT ...]
 Runs `initialize` and `tools/list`, and prints one JSON object: the server's name and
 version from `initialize` and the names of its tools. The server gets this process's
-PATH and every LEVH_* variable (the SDK passes a client's server only a few variables).
+PATH and every LEVH_* and UV_* variable (the SDK passes a server only a few variables of
+its client's; UV_* for a server started through `uvx`).
 """
 
 import asyncio
@@ -16,7 +17,7 @@ from mcp.client.stdio import stdio_client
 
 
 async def main(command: str, arguments: list[str]) -> None:
-    env = {name: value for name, value in os.environ.items() if name.startswith("LEVH_")}
+    env = {name: value for name, value in os.environ.items() if name.startswith(("LEVH_", "UV_"))}
     env["PATH"] = os.environ.get("PATH", "")
     server = StdioServerParameters(command=command, args=arguments, env=env)
     async with stdio_client(server) as (read, write):

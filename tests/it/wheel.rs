@@ -215,6 +215,102 @@ fn the_wheel_installed_without_a_rust_toolchain_runs_doctor_and_serves_mcp() {
     }
 }
 
+/// uv, where `.ci/run` installs it (`LEVH_UV` names another `uv`).
+fn uv() -> Option<PathBuf> {
+    let path = std::env::var_os("LEVH_UV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repository_root().join(".cache/uv/bin/uv"));
+    if path.is_file() {
+        return Some(path);
+    }
+    skip(&format!(
+        "uvx wheel test: no {} (install with `python3 -m venv .cache/uv && .cache/uv/bin/pip \
+         install uv==0.13.9`, as .ci/run does, or set LEVH_UV)",
+        path.display()
+    ));
+    None
+}
+
+/// What `levh mcp config` prints as the runner's form works: `uvx levh-rs mcp stdio`
+/// (the package found by its name, here in the wheel's directory instead of PyPI, with no
+/// network) serves MCP to the official SDK, and `uv tool install levh-rs` puts `levh`
+/// and `levh-rs` on a PATH — links into uv's tool environment, which `levh-rs` follows
+/// to the `levh` beside it. No Rust toolchain on the PATH of either.
+#[test]
+fn uvx_levh_rs_serves_mcp_and_uv_tool_install_puts_both_executables_on_the_path() {
+    let Some(built) = built() else { return };
+    let Some(uv) = uv() else { return };
+    let Some(python) = python_sdk() else { return };
+    let scratch = tempfile::tempdir().unwrap();
+    let uv_bin = uv.parent().unwrap().to_path_buf();
+    let tool_bin = scratch.path().join("bin");
+    let path = format!("{}:{}:/usr/bin:/bin", tool_bin.display(), uv_bin.display());
+    let uv_env = |command: &mut Command| {
+        command
+            .env_clear()
+            .env("PATH", &path)
+            .env("HOME", scratch.path())
+            .env("UV_CACHE_DIR", scratch.path().join("cache"))
+            .env("UV_TOOL_DIR", scratch.path().join("tools"))
+            .env("UV_TOOL_BIN_DIR", &tool_bin)
+            .env("UV_PYTHON_DOWNLOADS", "never");
+    };
+    let package_source = [
+        "--offline".to_owned(),
+        "--no-index".to_owned(),
+        "--find-links".to_owned(),
+        built.directory.display().to_string(),
+    ];
+    let home = tempfile::tempdir().unwrap();
+
+    let mut client = Command::new(&python);
+    client
+        .arg(repository_root().join("scripts/mcp-python-list-tools.py"))
+        .arg(uv_bin.join("uvx"))
+        .args(&package_source)
+        .args(["levh-rs", "mcp", "stdio"]);
+    uv_env(&mut client);
+    // The script hands the server PATH and the LEVH_ and UV_ variables.
+    let output = client
+        .env("LEVH_HOME", home.path())
+        .env("LEVH_EMBEDDER", "hash")
+        .output()
+        .expect("running the Python MCP client");
+    let answer: Value =
+        serde_json::from_str(&succeeded("MCP through uvx levh-rs", output)).unwrap();
+    assert_eq!(answer["server"]["name"], "levh", "{answer}");
+    assert_eq!(answer["server"]["version"], VERSION, "{answer}");
+    assert!(
+        answer["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|tool| tool == "store_memory"),
+        "{answer}"
+    );
+
+    let mut install = Command::new(&uv);
+    install
+        .args(["tool", "install"])
+        .args(&package_source)
+        .arg("levh-rs");
+    uv_env(&mut install);
+    succeeded("uv tool install levh-rs", install.output().unwrap());
+    for executable in ["levh", "levh-rs"] {
+        let linked = tool_bin.join(executable);
+        assert!(
+            std::fs::symlink_metadata(&linked).is_ok(),
+            "uv tool install left no {}",
+            linked.display()
+        );
+        let mut run = Command::new(&linked);
+        run.arg("--version");
+        uv_env(&mut run);
+        let version = succeeded(&format!("uv tool's {executable}"), run.output().unwrap());
+        assert_eq!(version.trim(), format!("levh {VERSION}"), "{executable}");
+    }
+}
+
 /// The official MCP Python SDK, where `.ci/run` installs it (`MCP_PYTHON` names another
 /// interpreter that has it).
 fn python_sdk() -> Option<PathBuf> {
