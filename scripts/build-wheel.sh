@@ -11,7 +11,7 @@
 # `levh` is the archive's, byte for byte. It is taken from `.cache/maturin` (as .ci/run
 # installs it), else from PATH; MATURIN names another. The build is the workspace's
 # release profile as it is (thin LTO, 4 codegen units); the binary is stripped of its
-# symbol table, which takes a quarter off its size and no time.
+# symbol table (63 MB instead of 78 MB; no time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
