@@ -48,7 +48,10 @@ fn built() -> Option<Built> {
             archive,
             directory,
         }),
-        [_, _, ..] => panic!("more than one levh-rs {VERSION} wheel in {}", directory.display()),
+        [_, _, ..] => panic!(
+            "more than one levh-rs {VERSION} wheel in {}",
+            directory.display()
+        ),
         _ => {
             skip(&format!(
                 "wheel tests: no levh_rs-{VERSION}-*.whl and levh-{VERSION}-{TARGET}.tar.gz in {} \
@@ -62,7 +65,9 @@ fn built() -> Option<Built> {
 }
 
 fn file_name(path: &Path) -> &str {
-    path.file_name().and_then(|name| name.to_str()).unwrap_or("")
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("")
 }
 
 fn succeeded(what: &str, output: Output) -> String {
@@ -160,7 +165,11 @@ fn the_wheel_installed_without_a_rust_toolchain_runs_doctor_and_serves_mcp() {
     for executable in ["levh", "levh-rs"] {
         let version = succeeded(
             &format!("{executable} --version"),
-            installed.command(executable).arg("--version").output().unwrap(),
+            installed
+                .command(executable)
+                .arg("--version")
+                .output()
+                .unwrap(),
         );
         assert_eq!(version.trim(), format!("levh {VERSION}"), "{executable}");
     }
@@ -204,8 +213,7 @@ fn the_wheel_installed_without_a_rust_toolchain_runs_doctor_and_serves_mcp() {
             .output()
             .expect("running the Python MCP client");
         let answer: Value =
-            serde_json::from_str(&succeeded(&format!("MCP through {executable}"), output))
-                .unwrap();
+            serde_json::from_str(&succeeded(&format!("MCP through {executable}"), output)).unwrap();
         assert_eq!(answer["server"]["name"], "levh", "{answer}");
         assert_eq!(answer["server"]["version"], VERSION, "{answer}");
         let mut tools = answer["tools"].as_array().unwrap().clone();
