@@ -817,7 +817,12 @@ fn in_a_real_browser_a_person_reviews_recalls_and_decides_and_a_viewer_only_read
         let carried = browser
             .until("the embedder in the MCP configurations", "return [...document.querySelectorAll('main details pre')].filter(p => p.textContent.includes('\"LEVH_EMBEDDER\": \"hash\"')).length")
             .await;
-        assert_eq!(carried, 6, "every client's configuration carries the embedder");
+        assert_eq!(carried, 12, "both configurations of every client carry the embedder");
+        // Each client's second form starts the wheel from PyPI through the package runner.
+        let runners = browser
+            .until("the runner's form per client", "return [...document.querySelectorAll('main details pre')].filter(p => p.textContent.includes('\"command\": \"uvx\"') && p.textContent.includes('\"levh-rs\"')).length")
+            .await;
+        assert_eq!(runners, 6, "every client has the uvx levh-rs form");
         for wanted in ["journal", "wal", "Embedder", "hash-v1", "built-in H-score", "claude_code", "vscode", "/mcp"] {
             assert!(text.contains(wanted), "{wanted} missing from Settings:\n{text}");
         }

@@ -2103,6 +2103,14 @@ fn rest_issues_lists_and_revokes_the_workspaces_tokens_and_shows_the_settings() 
             json!(["mcp", "stdio", "--profile", "work"]),
             "{vscode}"
         );
+        // Beside it, the package runner's form (levh installed from PyPI).
+        let runner = &settings["mcp"]["clients"][4]["runner_config"]["servers"]["levh"];
+        assert_eq!(runner["command"], "uvx", "{runner}");
+        assert_eq!(
+            runner["args"],
+            json!(["levh-rs", "mcp", "stdio", "--profile", "work"]),
+            "{runner}"
+        );
         // Whole-file facts only: no counts that would span workspaces.
         assert!(settings["store"].get("memories").is_none(), "{settings}");
     });

@@ -37,3 +37,4 @@ mod snapshots;
 mod store;
 mod support;
 mod sync;
+mod wheel;

@@ -1142,17 +1142,22 @@ fn mcp_stdio_binds_its_workspace_from_levh_workspace() {
     assert!(beta.to_string().contains("beta wiki"), "{beta}");
 }
 
+/// Both forms a client can start levh by: this binary's absolute path (a checkout, the
+/// archive) and the package runner `uvx levh-rs` (the wheel from PyPI), with the same
+/// arguments and store; for people each under the line saying when it fits.
 #[test]
-fn mcp_config_prints_a_config_with_the_binary_and_home() {
+fn mcp_config_prints_the_binary_and_the_runner_form_with_the_home() {
     let home = tempfile::tempdir().unwrap();
-    let config = crate::support::json(levh(home.path()).args([
+    let view = crate::support::json(levh(home.path()).args([
         "mcp",
         "config",
         "claude_code",
         "--profile",
         "admin",
+        "--json",
     ]));
-    let server = &config["mcpServers"]["levh"];
+    assert_eq!(view["client"], "claude_code");
+    let server = &view["config"]["mcpServers"]["levh"];
     assert_eq!(
         server["command"],
         crate::support::levh_binary()
@@ -1165,15 +1170,73 @@ fn mcp_config_prints_a_config_with_the_binary_and_home() {
         server["args"],
         json!(["mcp", "stdio", "--profile", "admin"])
     );
+    let home_path = home.path().canonicalize().unwrap().display().to_string();
+    assert_eq!(server["env"]["LEVH_HOME"], home_path);
+    let runner = &view["runner_config"]["mcpServers"]["levh"];
+    assert_eq!(runner["command"], "uvx", "{view}");
     assert_eq!(
-        server["env"]["LEVH_HOME"],
-        home.path().canonicalize().unwrap().display().to_string()
+        runner["args"],
+        json!(["levh-rs", "mcp", "stdio", "--profile", "admin"])
     );
-    let vscode = crate::support::json(levh(home.path()).args(["mcp", "config", "vscode"]));
-    assert_eq!(vscode["servers"]["levh"]["type"], "stdio");
+    assert_eq!(runner["env"], server["env"]);
+    assert_eq!(runner["type"], "stdio");
+
+    let shown = crate::support::ok(levh(home.path()).args(["mcp", "config", "vscode"]));
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    let binary_at = shown.find("absolute path").expect(&shown);
+    let runner_at = shown.find("package runner").expect(&shown);
+    assert!(binary_at < runner_at, "{shown}");
+    // What follows each line is the JSON to paste, whole.
+    let pasted = |from: usize| -> serde_json::Value {
+        let start = from + shown[from..].find('{').unwrap();
+        serde_json::Deserializer::from_str(&shown[start..])
+            .into_iter::<serde_json::Value>()
+            .next()
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(pasted(binary_at)["servers"]["levh"]["type"], "stdio");
+    assert_eq!(
+        pasted(runner_at)["servers"]["levh"]["args"],
+        json!(["levh-rs", "mcp", "stdio", "--profile", "work"])
+    );
+
     let profiles = crate::support::json(levh(home.path()).args(["mcp", "profiles", "--json"]));
     assert_eq!(profiles[0]["profile"], "minimal");
     assert_eq!(profiles[3]["tools"].as_array().unwrap().len(), 62);
+}
+
+/// `levh setup --uvx` writes the runner's form: the client starts the wheel from PyPI
+/// through `uvx levh-rs`, not the path of the binary that wrote it (which, run by uvx
+/// itself, is a copy in uv's cache).
+#[test]
+fn setup_with_uvx_writes_the_package_runners_form() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let file = project.path().join("mcp.json");
+    let done = crate::support::json(levh(home.path()).args([
+        "setup",
+        "--client",
+        "cursor",
+        "--uvx",
+        "--path",
+        file.to_str().unwrap(),
+        "--yes",
+        "--json",
+    ]));
+    assert_eq!(done["written"], true, "{done}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let entry = &written["mcpServers"]["levh"];
+    assert_eq!(entry["command"], "uvx", "{written}");
+    assert_eq!(
+        entry["args"],
+        json!(["levh-rs", "mcp", "stdio", "--profile", "work"])
+    );
+    assert_eq!(
+        entry["env"]["LEVH_HOME"],
+        home.path().canonicalize().unwrap().display().to_string()
+    );
 }
 
 #[test]

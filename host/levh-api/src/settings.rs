@@ -17,7 +17,8 @@ use crate::views::{
 pub struct ServerFacts {
     /// `LEVH_HOME`, when one was given (clients are configured with it).
     pub home: Option<PathBuf>,
-    /// The `levh` binary clients should spawn.
+    /// The `levh` binary clients should spawn by its path (the other form is the
+    /// package runner, [`Launch::Runner`]).
     pub binary: PathBuf,
     /// The embedder's mode name (`local`, `ollama`, `openai`, `hash`).
     pub embedder_mode: String,
@@ -75,6 +76,34 @@ impl Default for ServerFacts {
             scorer_warning: None,
             mcp_profile: "work".into(),
             embedder_env: Vec::new(),
+        }
+    }
+}
+
+/// How a client starts levh over stdio: two forms, each fitting another install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch<'a> {
+    /// This binary by its absolute path: levh built from a checkout or unpacked from the
+    /// release archive. Starts with no network; the binary stays where it is.
+    Binary(&'a Path),
+    /// The package runner: `uvx levh-rs …`, the wheel from PyPI, which uv fetches on the
+    /// first start and keeps in its cache. Nothing else to install or keep — how clients
+    /// start most MCP servers.
+    Runner,
+}
+
+impl Launch<'_> {
+    /// The runner's command: uv's `uvx`.
+    pub const RUNNER: &'static str = "uvx";
+    /// The package `uvx` runs (the wheel's name; `levh` on PyPI is the Python levh). It
+    /// carries an executable of the same name, which is what `uvx` starts.
+    pub const PACKAGE: &'static str = "levh-rs";
+
+    /// The command and the arguments before levh's own.
+    fn command(self) -> (String, Vec<&'static str>) {
+        match self {
+            Self::Binary(binary) => (binary.display().to_string(), Vec::new()),
+            Self::Runner => (Self::RUNNER.to_owned(), vec![Self::PACKAGE]),
         }
     }
 }
@@ -138,12 +167,12 @@ impl McpClient {
         }
     }
 
-    /// The configuration that makes this client spawn `binary` over stdio, with the store
-    /// at `home` (default when `None`), in `workspace`, showing the `profile` tool band,
-    /// with the embedder settings `embedder` (from [`embedder_env`]).
+    /// The configuration that makes this client start levh over stdio as `launch` says,
+    /// with the store at `home` (default when `None`), in `workspace`, showing the
+    /// `profile` tool band, with the embedder settings `embedder` (from [`embedder_env`]).
     pub fn config(
         self,
-        binary: &Path,
+        launch: Launch<'_>,
         home: Option<&Path>,
         workspace: &str,
         profile: &str,
@@ -159,8 +188,9 @@ impl McpClient {
         if workspace != "default" {
             env.insert("LEVH_WORKSPACE".into(), workspace.into());
         }
-        let args = json!(["mcp", "stdio", "--profile", profile]);
-        let command = binary.display().to_string();
+        let (command, mut args) = launch.command();
+        args.extend(["mcp", "stdio", "--profile", profile]);
+        let args = json!(args);
         match self {
             Self::Vscode => json!({
                 "servers": { "levh": { "type": "stdio", "command": command, "args": args, "env": env } }
@@ -176,6 +206,25 @@ impl McpClient {
             Self::Claude | Self::Cursor | Self::Windsurf => json!({
                 "mcpServers": { "levh": { "command": command, "args": args, "env": env } }
             }),
+        }
+    }
+
+    /// Both configurations for this client — this `binary` by its path, and the package
+    /// runner — and where they go: what `levh mcp config` prints and the Settings page
+    /// shows.
+    pub fn view(
+        self,
+        binary: &Path,
+        home: Option<&Path>,
+        workspace: &str,
+        profile: &str,
+        embedder: &[(String, String)],
+    ) -> McpClientConfigView {
+        McpClientConfigView {
+            client: self.name().into(),
+            file: self.file().into(),
+            config: self.config(Launch::Binary(binary), home, workspace, profile, embedder),
+            runner_config: self.config(Launch::Runner, home, workspace, profile, embedder),
         }
     }
 }
@@ -213,16 +262,14 @@ pub fn settings(levh: &Levh, facts: &ServerFacts, principal: &Principal) -> Resu
             http_path: "/mcp".into(),
             clients: McpClient::ALL
                 .iter()
-                .map(|client| McpClientConfigView {
-                    client: client.name().into(),
-                    file: client.file().into(),
-                    config: client.config(
+                .map(|client| {
+                    client.view(
                         &facts.binary,
                         facts.home.as_deref(),
                         workspace,
                         &facts.mcp_profile,
                         &facts.embedder_env,
-                    ),
+                    )
                 })
                 .collect(),
         },

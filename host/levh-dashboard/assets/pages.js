@@ -1750,7 +1750,8 @@ export const pages = {
       h("p", {}, t("settings.agent.stdio")));
     for (const client of mcp.clients) {
       main.append(h("details", {}, h("summary", {}, h("strong", {}, client.client), h("span", { class: "muted" }, ` — ${client.file}`)),
-        copyable(client.config)));
+        h("p", {}, t("settings.agent.stdio.binary")), copyable(client.config),
+        h("p", {}, t("settings.agent.stdio.runner")), copyable(client.runner_config)));
     }
 
     main.append(h("h2", {}, t("settings.tokens")));

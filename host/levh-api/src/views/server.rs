@@ -176,7 +176,7 @@ pub struct McpSettingsView {
     pub profile: String,
     /// Path of MCP over streamable HTTP on this server.
     pub http_path: String,
-    /// A configuration per client that spawns this levh over stdio.
+    /// The configurations per client that start levh over stdio.
     pub clients: Vec<McpClientConfigView>,
 }
 
@@ -187,6 +187,10 @@ pub struct McpClientConfigView {
     pub client: String,
     /// Where the configuration goes.
     pub file: String,
-    /// The JSON to paste there.
+    /// The JSON to paste there that starts this levh by its absolute path: for levh built
+    /// from a checkout or unpacked from the release archive; no network at start.
     pub config: serde_json::Value,
+    /// The same through the package runner (`uvx levh-rs mcp stdio …`): for levh installed
+    /// from PyPI; uv fetches the wheel on the first start, nothing else to keep.
+    pub runner_config: serde_json::Value,
 }

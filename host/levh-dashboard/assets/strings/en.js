@@ -736,6 +736,8 @@ export default {
   "settings.agent.http": "Over HTTP, an MCP client connects to {url} (tool profile {profile}).",
   "settings.agent.http.token": "Over HTTP, an MCP client connects to {url} (tool profile {profile}), sending a token as Authorization: Bearer.",
   "settings.agent.stdio": "Or a client spawns levh itself over stdio — paste its configuration:",
+  "settings.agent.stdio.binary": "This levh by its absolute path — built from a checkout or unpacked from the release archive; starts with no network:",
+  "settings.agent.stdio.runner": "Through the package runner, uvx levh-rs — levh installed from PyPI; uv fetches it on the first start, nothing else to keep:",
   "settings.tokens": "Tokens",
   "settings.tokens.admin_only": "An admin of this workspace issues and revokes its tokens.",
   "settings.tokens.none": "No token yet: without LEVH_TOKEN, this server trusts the local person.",

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow};
 use clap::Subcommand;
-use levh_api::settings::McpClient;
+use levh_api::settings::{Launch, McpClient};
 use levh_mcp::{LevhMcp, Profile};
 use serde_json::json;
 
@@ -26,7 +26,8 @@ pub enum Command {
     },
     /// The tool profiles (cumulative bands) and their tools.
     Profiles,
-    /// Print a config that makes a client spawn this levh.
+    /// Print the configurations that make a client start levh: this binary by its
+    /// absolute path, and the package runner `uvx levh-rs` (`--json`: both in one document).
     Config {
         /// The client: claude, claude_code, cursor, windsurf, vscode or cline (the
         /// dashboard's Settings page shows where each one's configuration goes).
@@ -51,7 +52,7 @@ pub fn run(
         Command::Config { client, profile } => {
             let client = McpClient::named(&client)
                 .ok_or_else(|| anyhow!("unknown MCP client {client:?}"))?;
-            config(home, workspace, client, profile)
+            config(home, workspace, client, profile, json)
         }
     }
 }
@@ -117,15 +118,34 @@ fn config(
     workspace: &str,
     client: McpClient,
     profile: Profile,
+    json: bool,
 ) -> Result<ExitCode> {
     let home = home.map(|home| home.canonicalize().unwrap_or(home));
-    let value = client.config(
+    let view = client.view(
         &this_binary()?,
         home.as_deref(),
         workspace,
         profile.as_str(),
         &levh_api::settings::embedder_env(|name| std::env::var(name).ok()),
     );
-    output::json(&value)?;
+    if json {
+        output::json(&view)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Each form is whole JSON to paste; the line above it says when it fits.
+    output::line(format!("{}: {}", view.client, view.file));
+    output::line("");
+    output::line(
+        "This levh by its absolute path — built from a checkout or unpacked from the release \
+         archive; starts with no network:",
+    );
+    output::json(&view.config)?;
+    output::line("");
+    output::line(format!(
+        "Through the package runner — levh installed from PyPI ({}); uv fetches it on the \
+         first start, nothing else to keep (`levh setup --uvx` writes this one):",
+        Launch::PACKAGE
+    ));
+    output::json(&view.runner_config)?;
     Ok(ExitCode::SUCCESS)
 }

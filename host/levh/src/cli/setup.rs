@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use levh_api::settings::McpClient;
+use levh_api::settings::{Launch, McpClient};
 use levh_mcp::Profile;
 use serde_json::{Value, json};
 
@@ -29,6 +29,10 @@ pub struct Args {
     /// The user's configuration instead of the project's (Claude Code, Cursor).
     #[arg(long)]
     user: bool,
+    /// Start levh through `uvx levh-rs` (installed from PyPI; uv keeps it) instead of this
+    /// binary's absolute path (a checkout or the release archive; no network at start).
+    #[arg(long)]
+    uvx: bool,
     /// Write this file instead of the client's usual one.
     #[arg(long, value_name = "FILE")]
     path: Option<PathBuf>,
@@ -121,8 +125,14 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args, json: bool) -> Re
         Some(home) => Some(home.canonicalize().unwrap_or(home)),
         None => Some(crate::context::resolve_home(None)?),
     };
+    let binary = super::mcp::this_binary()?;
+    let launch = if args.uvx {
+        Launch::Runner
+    } else {
+        Launch::Binary(&binary)
+    };
     let mut entry = client.config(
-        &super::mcp::this_binary()?,
+        launch,
         home.as_deref(),
         workspace,
         args.profile.as_str(),
