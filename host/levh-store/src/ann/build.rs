@@ -24,6 +24,9 @@ pub(super) struct Job {
     pub(super) counters: Arc<Counters>,
 }
 
+/// A tail's vectors by seq, quantized, each once.
+pub(super) type TailPoints = Vec<(i64, Vec<i8>)>;
+
 /// Graphs this small are built on one thread (see [`Job::build`]).
 pub(super) const PARALLEL_BUILD_FROM: usize = 10_000;
 
@@ -62,7 +65,35 @@ impl Job {
             return Ok(());
         };
         let after = snapshot.covered();
-        let (through, points) = self.read_at_once(|conn| {
+        let (through, points) = self.read_tail(after)?;
+        if through <= after {
+            return Ok(());
+        }
+        // A tail of more than a few vectors is compared from memory while it is added to
+        // the graph (one thread, ~1 ms a vector at 100k), not read out of SQLite by every
+        // query meanwhile.
+        let _unstage = (points.len() >= STAGE_TAIL_FROM).then(|| {
+            state.set_staged_tail(Some(Arc::new(Staged::of_tail(
+                through,
+                &points,
+                self.dimension,
+            ))));
+            UnstageTail(state)
+        });
+        snapshot.absorb(&points, through)?;
+        self.counters
+            .absorbed
+            .fetch_add(points.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The vectors written after change number `after` (each once, as it is now),
+    /// quantized, and the latest change number they are as of.
+    pub(super) fn read_tail(
+        &self,
+        after: i64,
+    ) -> Result<(i64, Vec<(i64, Vec<i8>)>), SqliteStoreError> {
+        self.read_at_once(|conn| {
             let through = self.last_change(conn)?;
             let mut statement = conn.prepare_cached(
                 "SELECT e.memory_seq, e.vector FROM vector_changes c
@@ -81,15 +112,7 @@ impl Job {
                 points.push((seq, quantize(&vectors::decode(vectors::blob(row, 1)?))));
             }
             Ok((through, points))
-        })?;
-        if through <= after {
-            return Ok(());
-        }
-        snapshot.absorb(&points, through)?;
-        self.counters
-            .absorbed
-            .fetch_add(points.len() as u64, Ordering::Relaxed);
-        Ok(())
+        })
     }
 
     /// Runs `read` in one read transaction (so the change number and the vectors it reads
@@ -217,6 +240,34 @@ impl Job {
     }
 }
 
+impl Staged {
+    /// A tail read by [`Job::read_tail`], as of change number `through`.
+    pub(super) fn of_tail(through: i64, points: &[(i64, Vec<i8>)], dimension: usize) -> Self {
+        let seqs = points.iter().map(|(seq, _)| *seq).collect();
+        let flat = points
+            .iter()
+            .flat_map(|(_, point)| point.iter().copied())
+            .collect();
+        Self {
+            covered: through,
+            points: Points::from_flat(seqs, flat, dimension),
+        }
+    }
+}
+
+/// Tails this long or longer are staged while they are absorbed (shorter ones are read
+/// exactly at about the cost of comparing them).
+pub(super) const STAGE_TAIL_FROM: usize = 256;
+
+/// Takes an absorb's staged tail down when it ends (the graph covers it by then).
+struct UnstageTail<'a>(&'a ModelIndex);
+
+impl Drop for UnstageTail<'_> {
+    fn drop(&mut self) {
+        self.0.set_staged_tail(None);
+    }
+}
+
 /// Takes a build's staged points down when it ends (its snapshot is published first).
 struct Unstage<'a>(&'a ModelIndex);
 
@@ -258,10 +309,12 @@ mod tests {
             rebuild_tail: 50,
             ..small()
         });
-        // Past the threshold with no snapshot: answered exactly while a build starts.
+        // Past the threshold with no snapshot: a build starts, and the query is answered
+        // exactly — or from the build's staged points, if it has read them already.
         let query = corpus.draw();
         let first = index.nearest(&everywhere(), MODEL, &query, 10).unwrap();
-        assert_eq!(index.stats().exact_queries, 1);
+        let stats = index.stats();
+        assert_eq!(stats.exact_queries + stats.staged_queries, 1, "{stats:?}");
         index.wait_idle(MODEL, 48);
         assert_eq!(index.stats().builds, 1);
 

@@ -120,6 +120,8 @@ pub struct AnnStats {
     pub filtered_queries: u64,
     /// Queries answered from a build's staged points while its graph was being built.
     pub staged_queries: u64,
+    /// Queries whose fresh tail was compared from an absorb job's staged copy of it.
+    pub staged_tail_queries: u64,
 }
 
 #[derive(Debug, Default)]
@@ -132,6 +134,7 @@ struct Counters {
     exact_queries: AtomicU64,
     filtered_queries: AtomicU64,
     staged_queries: AtomicU64,
+    staged_tail_queries: AtomicU64,
 }
 
 /// One model's state, shared with its background job.
@@ -144,6 +147,8 @@ struct ModelIndex {
     tail: Mutex<(i64, i64, usize)>,
     /// A running build's vectors, before its graph is ready (then `None` again).
     staged: RwLock<Option<Arc<Staged>>>,
+    /// The vectors a running absorb job is adding to the snapshot's graph, until it has.
+    staged_tail: RwLock<Option<Arc<Staged>>>,
 }
 
 impl ModelIndex {
@@ -163,6 +168,20 @@ impl ModelIndex {
 
     fn set_staged(&self, staged: Option<Arc<Staged>>) {
         *self.staged.write().unwrap_or_else(PoisonError::into_inner) = staged;
+    }
+
+    fn staged_tail(&self) -> Option<Arc<Staged>> {
+        self.staged_tail
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_staged_tail(&self, staged: Option<Arc<Staged>>) {
+        *self
+            .staged_tail
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = staged;
     }
 }
 
@@ -228,6 +247,7 @@ impl AnnIndex {
             exact_queries: c.exact_queries.load(Ordering::Relaxed),
             filtered_queries: c.filtered_queries.load(Ordering::Relaxed),
             staged_queries: c.staged_queries.load(Ordering::Relaxed),
+            staged_tail_queries: c.staged_tail_queries.load(Ordering::Relaxed),
         }
     }
 

@@ -155,6 +155,8 @@ impl AnnIndex {
             return self.staged(&staged, filter, model, query, limit);
         }
 
+        let tail = state.staged_tail().filter(|t| t.covered > covered);
+        let tail = tail.as_deref();
         let conn = self.store.read();
         // Scoped to a project holding under a quarter of the graph (how agents recall),
         // the unfiltered walk would mostly find other projects' memories: go to the
@@ -166,7 +168,7 @@ impl AnnIndex {
                 .get(&conn, &filter.workspace, project)?;
             if allowed.len() < snapshot.len() / 4 {
                 return self.selective(
-                    &conn, &snapshot, covered, filter, model, query, limit, &allowed,
+                    &conn, &snapshot, covered, tail, filter, model, query, limit, &allowed,
                 );
             }
         }
@@ -178,16 +180,11 @@ impl AnnIndex {
             // kind or time range): the best matches may lie beyond `ef`.
             let allowed = allowed_seqs(&self.store, &conn, filter)?;
             return self.selective(
-                &conn, &snapshot, covered, filter, model, query, limit, &allowed,
+                &conn, &snapshot, covered, tail, filter, model, query, limit, &allowed,
             );
         }
-        exact_scan(
-            &conn,
-            filter,
-            model,
-            query,
-            Some((covered, &seen)),
-            &mut top,
+        self.score_tail(
+            &conn, covered, tail, filter, model, query, None, limit, seen, &mut top,
         )?;
         self.counters
             .approximate_queries
@@ -268,6 +265,7 @@ impl AnnIndex {
         conn: &Connection,
         snapshot: &super::graph::Snapshot,
         covered: i64,
+        tail: Option<&super::Staged>,
         filter: &MemoryFilter,
         model: &str,
         query: &[f32],
@@ -287,11 +285,66 @@ impl AnnIndex {
         };
         let mut top = vectors::TopK::new(limit);
         let seen = score_candidates(conn, filter, model, query, &candidates, &mut top)?;
-        exact_scan(conn, filter, model, query, Some((covered, &seen)), &mut top)?;
+        self.score_tail(
+            conn,
+            covered,
+            tail,
+            filter,
+            model,
+            query,
+            Some(allowed),
+            limit,
+            seen,
+            &mut top,
+        )?;
         self.counters
             .filtered_queries
             .fetch_add(1, Ordering::Relaxed);
         Ok(top.into_sorted())
+    }
+
+    /// Scores into `top` what was written after the graph's `covered` and not `seen`
+    /// yet: with an absorb job's staged `tail`, the `ef` nearest of its points (among
+    /// `allowed`, when given) scored exactly and every vector written after the tail
+    /// scanned exactly; without one — or when the filter discarded too many of those
+    /// candidates to trust them — every vector after `covered` scanned exactly.
+    #[allow(clippy::too_many_arguments)]
+    fn score_tail(
+        &self,
+        conn: &Connection,
+        covered: i64,
+        tail: Option<&super::Staged>,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        allowed: Option<&rustc_hash::FxHashSet<i64>>,
+        limit: usize,
+        mut seen: HashSet<i64>,
+        top: &mut vectors::TopK,
+    ) -> Result<(), SqliteStoreError> {
+        let ef = self.config.ef_search;
+        let mut after = covered;
+        if let Some(tail) = tail {
+            let nearest = match allowed {
+                Some(allowed) => tail.points.nearest_among(query, allowed, ef),
+                None => tail.points.nearest(query, ef),
+            };
+            let compared = nearest.len();
+            let candidates: Vec<i64> = nearest.into_iter().filter(|s| !seen.contains(s)).collect();
+            let passed = score_candidates(conn, filter, model, query, &candidates, top)?;
+            // Too few passed the filter among many more points: the best matches may lie
+            // beyond `ef` — the tail is scanned exactly (past what was just scored), as
+            // without a staged copy.
+            // (Fewer than `ef` compared: every point the filter could allow was.)
+            if passed.len() >= limit || compared < ef {
+                after = tail.covered;
+                self.counters
+                    .staged_tail_queries
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            seen.extend(passed);
+        }
+        exact_scan(conn, filter, model, query, Some((after, &seen)), top)
     }
 }
 
@@ -762,6 +815,68 @@ mod tests {
         assert_eq!(stats.exact_queries + stats.approximate_queries, 0);
         let found = index.nearest(&everywhere(), MODEL, &vector, 10).unwrap();
         assert_eq!(found[0].0, fresh);
+    }
+
+    #[test]
+    fn while_a_tail_is_added_to_the_graph_queries_compare_its_staged_points() {
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(41, 48, 30);
+        for n in 0..1_000 {
+            fixture.add(corpus.draw(), "default", &format!("p{}", n % 10));
+        }
+        let index = fixture.index(small());
+        index.refresh(MODEL, 48).unwrap();
+        // A tail past STAGE_TAIL_FROM and under the rebuild threshold: absorbed.
+        for n in 0..400 {
+            fixture.add(corpus.draw(), "default", &format!("p{}", n % 10));
+        }
+        let theirs: Vec<MemoryId> = (0..2)
+            .map(|_| fixture.add(corpus.draw(), "other", "p0"))
+            .collect();
+        let state = index.model(MODEL, 48);
+        // As an absorb job is once it has read the tail and while it adds it to the graph.
+        state.job_running.store(true, Ordering::Release);
+        let covered = state.snapshot().unwrap().covered();
+        let (through, points) = index.job(MODEL, 48).read_tail(covered).unwrap();
+        assert_eq!(points.len(), 402);
+        state.set_staged_tail(Some(std::sync::Arc::new(super::super::Staged::of_tail(
+            through, &points, 48,
+        ))));
+        // Written after the tail was read: scanned exactly beside it.
+        let fresh_vector = corpus.draw();
+        let fresh = fixture.add(fresh_vector.clone(), "default", "p3");
+
+        let scoped = MemoryFilter {
+            project: Some("p3".into()),
+            ..everywhere()
+        };
+        let (mut found_total, mut wanted_total) = (0, 0);
+        for _ in 0..20 {
+            let query = corpus.draw();
+            for filter in [&scoped, &everywhere()] {
+                let found = ids(&index.nearest(filter, MODEL, &query, 10).unwrap());
+                let exact = ids(&fixture.store.nearest(filter, MODEL, &query, 10).unwrap());
+                assert_eq!(found.len(), 10);
+                found_total += exact.iter().filter(|id| found.contains(id)).count();
+                wanted_total += exact.len();
+            }
+        }
+        let recall = found_total as f64 / wanted_total as f64;
+        assert!(recall >= 0.95, "recall@10 against the exact scan: {recall}");
+        for filter in [&scoped, &everywhere()] {
+            let found = ids(&index.nearest(filter, MODEL, &fresh_vector, 10).unwrap());
+            assert_eq!(found[0], fresh, "the vectors written since are scanned too");
+        }
+        assert_eq!(index.stats().staged_tail_queries, 42);
+        // Another workspace's two are only in the tail: none of the graph's candidates
+        // pass its filter, so the memories it allows are listed and scored, and the
+        // tail's points among them compared (all of them: fewer than `ef`).
+        let other = MemoryFilter::workspace(Workspace::new("other").unwrap());
+        let found = ids(&index.nearest(&other, MODEL, &fresh_vector, 10).unwrap());
+        assert_eq!(found.len(), 2);
+        assert!(theirs.iter().all(|id| found.contains(id)), "{found:?}");
+        let stats = index.stats();
+        assert_eq!((stats.exact_queries, stats.staged_tail_queries), (0, 43));
     }
 
     #[test]
