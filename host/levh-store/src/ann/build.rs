@@ -89,10 +89,7 @@ impl Job {
 
     /// The vectors written after change number `after` (each once, as it is now),
     /// quantized, and the latest change number they are as of.
-    pub(super) fn read_tail(
-        &self,
-        after: i64,
-    ) -> Result<(i64, Vec<(i64, Vec<i8>)>), SqliteStoreError> {
+    pub(super) fn read_tail(&self, after: i64) -> Result<(i64, TailPoints), SqliteStoreError> {
         self.read_at_once(|conn| {
             let through = self.last_change(conn)?;
             let mut statement = conn.prepare_cached(
