@@ -98,12 +98,32 @@ impl AnnIndex {
     /// process the build has started — and its staged points answer — before the next
     /// query asks).
     pub fn keep_up(&self, model: &str, dimension: usize) -> Result<(), StoreError> {
+        self.caught_up(model, dimension)?;
+        Ok(())
+    }
+
+    /// `model`'s state, its snapshot and the change number that covers, after starting
+    /// what brings it up to date ([`Self::catch_up`]): where a query and [`Self::keep_up`]
+    /// begin.
+    #[allow(clippy::type_complexity)]
+    fn caught_up(
+        &self,
+        model: &str,
+        dimension: usize,
+    ) -> Result<
+        (
+            std::sync::Arc<ModelIndex>,
+            Option<std::sync::Arc<super::graph::Snapshot>>,
+            i64,
+        ),
+        SqliteStoreError,
+    > {
         let state = self.model(model, dimension);
         let snapshot = state.snapshot();
         let covered = snapshot.as_ref().map_or(0, |s| s.covered());
         let tail = self.tail_len(&state, model, dimension, covered)?;
         self.catch_up(model, dimension, &state, snapshot.as_deref(), tail);
-        Ok(())
+        Ok((state, snapshot, covered))
     }
 }
 
@@ -133,11 +153,7 @@ impl AnnIndex {
         if limit == 0 || dimension == 0 {
             return self.exact(filter, model, query, limit);
         }
-        let state = self.model(model, dimension);
-        let snapshot = state.snapshot();
-        let covered = snapshot.as_ref().map_or(0, |s| s.covered());
-        let tail = self.tail_len(&state, model, dimension, covered)?;
-        self.catch_up(model, dimension, &state, snapshot.as_deref(), tail);
+        let (state, snapshot, covered) = self.caught_up(model, dimension)?;
         let Some(snapshot) = snapshot else {
             return match state.staged() {
                 Some(staged) if limit * 2 <= self.config.ef_search => {
