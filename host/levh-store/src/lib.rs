@@ -50,7 +50,7 @@ mod vectors;
 mod writes;
 
 pub use ann::{AnnConfig, AnnIndex, AnnStats};
-pub use connection::{DEFAULT_BUSY_TIMEOUT, SqliteStore};
+pub use connection::{DEFAULT_BUSY_TIMEOUT, LogCheckpoint, SqliteStore};
 pub use error::SqliteStoreError;
 pub use lease::{ExclusiveLease, LeaseError, acquire_exclusive};
 pub use levh_core::LoggedEvent;

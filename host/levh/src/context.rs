@@ -105,6 +105,8 @@ impl Context {
     /// seconds, so a bulk import — by this process or another — is being indexed before
     /// the next search asks, not after.
     pub fn keep_indexes_up(&self) -> Result<()> {
+        // Reads are faster from the file than through a long write-ahead log.
+        self.store.keep_log_short()?;
         self.store.keep_text_ranking_up()?;
         let embedder = &self.embedder.embedder;
         // A remote embedder learns its dimension from its first answer.
