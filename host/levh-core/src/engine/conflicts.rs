@@ -48,6 +48,29 @@ pub fn in_order(a: Memory, b: Memory) -> (Memory, Memory) {
     }
 }
 
+/// The full-text query a written memory's neighbours are found by: its first content
+/// words, each split where the full-text index splits it ("we'll" → "we", "ll"; "v2.5"
+/// → "v2", "5"), keeping the parts of two characters or more.
+///
+/// Why split here: a word the index reads as several tokens is a phrase query, which the
+/// in-memory ranking (levh-store's `lexicon.rs`, positions not kept) cannot answer, so
+/// the whole query fell back to FTS5's own ranking — a quarter of the benchmark sets'
+/// turns hold such a word ("I'm", "we'll", "3.5"), and that fallback was the largest part
+/// of a capture's cost over REST at 3k. A neighbour search only needs the shared
+/// content words; a one-letter contraction part matches nearly everything.
+pub fn neighbour_query(content: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let words = search_words(content, SEARCH_WORDS);
+    for word in &words {
+        for part in word.split(|c: char| !c.is_alphanumeric()) {
+            if part.chars().count() >= 2 && !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+    }
+    parts.join(" ")
+}
+
 impl Levh {
     /// After `id` was stored or its text changed: the memories valid now in its project
     /// that share the most words with it (full-text rank; nothing is embedded again),
@@ -59,7 +82,7 @@ impl Levh {
         let Some(written) = self.store.get(&scope.workspace, id)? else {
             return Ok(Vec::new());
         };
-        let query = search_words(&written.content, SEARCH_WORDS).join(" ");
+        let query = neighbour_query(&written.content);
         let pairs = self
             .lexical_neighbours(scope, &written, &query, AT_ADMISSION)?
             .into_iter()
@@ -78,5 +101,38 @@ impl Levh {
             found += self.check_conflicts(scope, id)?.len();
         }
         Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every word of the query is one token of the full-text index (letters and digits
+    /// only), so the in-memory ranking answers it; the content words survive in order.
+    #[test]
+    fn the_neighbour_query_holds_only_words_the_index_reads_as_one_token() {
+        let query = neighbour_query(
+            "Nadia: I'm sure we'll move the O'Brien launch to v2.5 — budget 3.5M, Nadia's call",
+        );
+        for word in query.split(' ') {
+            assert!(
+                word.chars().all(char::is_alphanumeric),
+                "{word:?} in {query:?}"
+            );
+            assert!(word.chars().count() >= 2, "{word:?} in {query:?}");
+        }
+        for expected in ["nadia", "brien", "launch", "v2", "budget", "5m"] {
+            assert!(
+                query.split(' ').any(|w| w == expected),
+                "{expected} missing: {query:?}"
+            );
+        }
+        assert_eq!(
+            query.split(' ').filter(|w| *w == "nadia").count(),
+            1,
+            "each word once: {query:?}"
+        );
+        assert_eq!(neighbour_query("the a of"), "");
     }
 }
