@@ -2,6 +2,8 @@
 //! changes a memory indexes it), rebuilt by `reindex`, read by the people, organizations,
 //! graph and `about` views.
 
+use std::sync::Arc;
+
 use levh_knowledge::organizations::PersonalDomains;
 use serde::Serialize;
 
@@ -30,13 +32,13 @@ impl Levh {
     /// Takes organizations from e-mail domains except these personal providers (the
     /// built-in list when never called).
     pub fn with_personal_domains(mut self, personal: PersonalDomains) -> Self {
-        self.personal = personal;
+        self.personal = Arc::new(personal);
         self
     }
 
     /// The user's time zone and names, as configured.
     pub fn with_person(mut self, person: PersonSettings) -> Self {
-        self.person = person;
+        self.person = Arc::new(person);
         self
     }
 
