@@ -32,19 +32,45 @@ use levh_core::{Levh, Principal, Scope};
 use super::extract::{Body, Caller, CallerScope, OptionalBody, Params, client};
 use crate::{ApiError, AppState};
 
-/// Runs an operation off the async threads (SQLite blocks).
+/// Runs an operation that blocks (SQLite, the embedder) without stalling the async
+/// threads: on the server's multi-threaded runtime in place, the worker handing its other
+/// tasks to another thread meanwhile (`block_in_place`); elsewhere (a single-threaded
+/// test runtime) on the blocking pool. A panic is an internal error either way.
+///
+/// Why in place: handing each request to a pool thread and back cost two thread
+/// wake-ups on its path; when the machine was busy with something else (the Python levh
+/// beside it, `scripts/compare-python-levh.sh`) a search took twice its CPU time.
 async fn run<T, F>(state: &AppState, scope: Scope, operation: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&Levh, &Scope) -> levh_api::Result<T> + Send + 'static,
 {
     let levh = state.levh.clone();
-    // The blocking thread works inside the request's operation span.
-    let span = tracing::Span::current();
-    tokio::task::spawn_blocking(move || span.in_scope(|| operation(&levh, &scope)))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::from)
+    let multi_threaded = tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::MultiThread;
+    let answer = if multi_threaded {
+        tokio::task::block_in_place(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| operation(&levh, &scope)))
+        })
+        .map_err(|panic| ApiError::internal(panic_message(panic.as_ref())))?
+    } else {
+        // The blocking thread works inside the request's operation span.
+        let span = tracing::Span::current();
+        tokio::task::spawn_blocking(move || span.in_scope(|| operation(&levh, &scope)))
+            .await
+            .map_err(ApiError::internal)?
+    };
+    answer.map_err(ApiError::from)
+}
+
+/// What a panic said, for the error it becomes.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let said = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned());
+    format!("the operation panicked: {said}")
 }
 
 /// Runs an operation that needs the connector runtime.
@@ -1191,4 +1217,61 @@ pub(super) async fn reindex_entities(
     })
     .await
     .map(Json)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use levh_core::{Parts, Principal};
+
+    use super::*;
+    use crate::AuthConfig;
+
+    fn state() -> AppState {
+        let store = Arc::new(levh_store::SqliteStore::open_in_memory().unwrap());
+        let levh = Levh::new(Parts {
+            store: store.clone(),
+            index: store.clone(),
+            embedder: Arc::new(levh_embed::HashEmbedder::default()),
+            clock: Arc::new(levh_core::SystemClock),
+            config: Default::default(),
+        });
+        AppState::new(levh, store, AuthConfig::default())
+    }
+
+    /// On either runtime an operation's answer comes back, and a panic in it is a 500
+    /// that names it — the server goes on (in place, the panic would otherwise unwind
+    /// through the connection's task).
+    #[test]
+    fn an_operation_runs_in_place_or_on_the_pool_and_a_panic_is_an_internal_error() {
+        let multi = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let single = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        for runtime in [&multi, &single] {
+            let state = state();
+            let scope = Principal::local().scope(levh_core::Surface::Http, None);
+            let answer = runtime.block_on(run(&state, scope.clone(), |_, scope| {
+                Ok(scope.workspace.to_string())
+            }));
+            assert_eq!(answer.unwrap(), "default");
+            let panicked = runtime
+                .block_on(run(&state, scope, |_, _| -> levh_api::Result<()> {
+                    panic!("a bug in an operation")
+                }))
+                .unwrap_err();
+            assert_eq!(
+                panicked.status(),
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR
+            );
+            assert!(
+                format!("{panicked:?}").contains("a bug in an operation"),
+                "{panicked:?}"
+            );
+        }
+    }
 }
