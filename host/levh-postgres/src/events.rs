@@ -1,0 +1,105 @@
+//! The event log: every change appends to `events` ([`log_event`]) in its own
+//! transaction; a `levh serve` process tails it by sequence number for the live feed.
+
+use levh_core::{Actor, EventKind, LoggedEvent, MemoryId, Timestamp, Workspace};
+use postgres::{GenericClient, Row};
+
+use crate::rows::{column, from_micros, micros, parse_id};
+use crate::{PostgresStore, PostgresStoreError};
+
+/// Appends one event, inside the caller's transaction.
+pub(crate) fn log_event(
+    tx: &mut impl GenericClient,
+    at: Timestamp,
+    kind: EventKind,
+    workspace: &Workspace,
+    memory_id: Option<MemoryId>,
+    actor: &Actor,
+    detail: serde_json::Value,
+) -> Result<(), PostgresStoreError> {
+    tx.execute(
+        "INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail, principal)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        &[
+            &micros(at),
+            &kind.as_str(),
+            &workspace.as_str(),
+            &memory_id.map(|id| id.to_string()),
+            &actor.surface.as_str(),
+            &actor.client,
+            &actor.role.as_str(),
+            &detail,
+            &actor.principal,
+        ],
+    )?;
+    Ok(())
+}
+
+const SELECT: &str =
+    "SELECT seq, at, kind, workspace, memory_id, surface, client, role, detail FROM events";
+
+fn read(row: &Row) -> Result<LoggedEvent, PostgresStoreError> {
+    let seq: i64 = column(row, 0)?;
+    let workspace: String = column(row, 3)?;
+    Ok(LoggedEvent {
+        seq,
+        at: from_micros(column(row, 1)?),
+        kind: column(row, 2)?,
+        workspace: Workspace::new(&workspace)
+            .map_err(|_| PostgresStoreError::Corrupt(format!("event {seq}: workspace")))?,
+        memory_id: column::<Option<&str>>(row, 4)?.map(parse_id).transpose()?,
+        surface: column(row, 5)?,
+        client: column(row, 6)?,
+        role: column(row, 7)?,
+        detail: column(row, 8)?,
+    })
+}
+
+impl PostgresStore {
+    /// The newest sequence number in the log (0 when empty).
+    pub fn last_event_seq(&self) -> Result<i64, PostgresStoreError> {
+        Ok(self
+            .connection()?
+            .query_one("SELECT coalesce(max(seq), 0)::bigint FROM events", &[])?
+            .get(0))
+    }
+
+    /// Events after `seq`, oldest first, at most `limit`.
+    pub fn events_after(
+        &self,
+        seq: i64,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, PostgresStoreError> {
+        let rows = self.connection()?.query(
+            &format!("{SELECT} WHERE seq > $1 ORDER BY seq LIMIT $2"),
+            &[&seq, &crate::query::limit(limit)],
+        )?;
+        rows.iter().map(read).collect()
+    }
+
+    /// The newest `limit` events of one memory of the workspace, newest first.
+    pub fn memory_events(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, PostgresStoreError> {
+        let rows = self.connection()?.query(
+            &format!("{SELECT} WHERE memory_id = $1 AND workspace = $2 ORDER BY seq DESC LIMIT $3"),
+            &[
+                &id.to_string(),
+                &workspace.as_str(),
+                &crate::query::limit(limit),
+            ],
+        )?;
+        rows.iter().map(read).collect()
+    }
+
+    /// Schema version and journal mode: a liveness check that reads no memory. PostgreSQL
+    /// always writes ahead to its log, so the mode is `wal`, as a SQLite store in WAL
+    /// mode says.
+    pub fn liveness(&self) -> Result<(i64, String), PostgresStoreError> {
+        let version = crate::migrations::current_version(&mut *self.connection()?)?;
+        Ok((version, "wal".to_owned()))
+    }
+}

@@ -1,0 +1,1016 @@
+//! levh-postgres: levh-core's [`Store`], [`VectorIndex`] and [`ServerStore`] on a
+//! PostgreSQL database with pgvector — the team server, where many `levh serve`
+//! processes share one memory that the database's own replicas and backups keep.
+//!
+//! It mirrors the SQLite store (`levh-store`) table for table and rule for rule, so the
+//! engine behaves the same on both; what differs is how each database gets there:
+//! full text is a generated `tsvector` column with a GIN index instead of FTS5; vectors
+//! are `vector(N)` with an HNSW index per dimension instead of an exact scan; and where
+//! SQLite serialises all writers, the decisions that must be taken once (held
+//! candidates, keyed memories, reinforcement) lock the rows or keys they decide.
+//!
+//! This file only wires the traits to the modules that do the work. Each returns the
+//! crate's own [`PostgresStoreError`], which becomes a [`StoreError`] once, at the trait
+//! method. Methods not implemented on PostgreSQL yet answer with an error naming them
+//! ([`PostgresStoreError::NotYetImplemented`]), never with a wrong answer.
+
+// Outside tests, failures are handled, never unwrapped.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod connection;
+mod error;
+mod events;
+mod health;
+mod held;
+mod keys;
+mod lexical;
+mod migrations;
+mod query;
+mod reads;
+mod reembed;
+mod rows;
+mod sessions;
+mod sync;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod tokens;
+mod vectors;
+mod writes;
+
+pub use connection::{PoolOptions, PostgresStore};
+pub use error::PostgresStoreError;
+pub use migrations::latest_version as latest_schema_version;
+pub use tokens::secret_hash;
+
+use levh_core::entities::{
+    CommitmentDone, ConflictRecord, ConflictResolution, EntityEdge, EntityId, EntityKey,
+    EntityMemory, EntityQuery, EntityRole, EntityStore, EntitySummary, IndexedMemory,
+};
+use levh_core::sync::{SyncReport, SyncedItem};
+use levh_core::{
+    Activity, Actor, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate, HeldClose,
+    HeldId, HeldStatus, Interference, IssuedToken, KindsRead, LoggedEvent, Memory, MemoryFilter,
+    MemoryId, MemoryState, NewMemoryRecord, Page, PlacedText, Presence, Principal, PurgeReport,
+    RankingRow, Role, ServerStore, Session, SessionId, StaleEmbedding, StandingGroup, Store,
+    StoreError, StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, TokenInfo, Usage,
+    VectorIndex, Workspace,
+};
+
+use crate::error::not_yet;
+
+impl PostgresStore {
+    /// One change to memory `id` and its `event`, in one transaction; `change` says
+    /// whether the memory was there.
+    #[allow(clippy::too_many_arguments)]
+    fn change_memory(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        event: EventKind,
+        detail: &serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+        mut change: impl FnMut(&mut postgres::Transaction<'_>) -> Result<bool, PostgresStoreError>,
+    ) -> Result<bool, PostgresStoreError> {
+        self.write(|tx| {
+            let changed = change(tx)?;
+            if changed {
+                events::log_event(tx, now, event, workspace, Some(id), actor, detail.clone())?;
+            }
+            Ok(changed)
+        })
+    }
+}
+
+impl Store for PostgresStore {
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
+    fn insert(
+        &self,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        actor: &Actor,
+    ) -> Result<Vec<Interference>, StoreError> {
+        self.ensure_vector_indexes(record.embedding.iter().map(|e| e.vector.len()))?;
+        Ok(self.write(|tx| {
+            writes::insert_memory(tx, record, None, actor)?;
+            writes::apply_interference(tx, record, neighbours, interfere, actor)
+        })?)
+    }
+
+    #[tracing::instrument(level = "debug", skip_all, fields(writes = writes.len()), err(level = "debug"))]
+    fn write_batch(
+        &self,
+        writes: &[BatchWrite],
+        synced: Option<&SyncedPage>,
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        actor: &Actor,
+    ) -> Result<Vec<Vec<Interference>>, StoreError> {
+        self.ensure_vector_indexes(writes.iter().filter_map(|write| match write {
+            BatchWrite::Memory { record, .. } => record.embedding.as_ref().map(|e| e.vector.len()),
+            BatchWrite::Held(_) => None,
+        }))?;
+        Ok(self.write(|tx| writes::write_batch(tx, writes, synced, interfere, actor))?)
+    }
+
+    fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError> {
+        Ok(reads::get_live(&mut *self.connection()?, workspace, id)?)
+    }
+
+    fn get_forgotten(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+    ) -> Result<Option<(Memory, Timestamp)>, StoreError> {
+        Ok(self.forgotten(workspace, id)?)
+    }
+
+    fn id_in_use(&self, id: MemoryId) -> Result<bool, StoreError> {
+        Ok(self.is_id_in_use(id)?)
+    }
+
+    fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError> {
+        Ok(self.get_many_memories(workspace, ids)?)
+    }
+
+    fn ranking_rows(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<RankingRow>, StoreError> {
+        Ok(self.ranking_rows_of(workspace, ids)?)
+    }
+
+    fn compared_texts(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+    ) -> Result<Vec<ComparedText>, StoreError> {
+        Ok(self.compared_texts_of(workspace, ids)?)
+    }
+
+    fn list(&self, filter: &MemoryFilter, page: Page) -> Result<Vec<Memory>, StoreError> {
+        Ok(self.list_memories(filter, page)?)
+    }
+
+    fn count(&self, filter: &MemoryFilter) -> Result<u64, StoreError> {
+        Ok(self.count_memories(filter)?)
+    }
+
+    fn keyed(&self, filter: &MemoryFilter, key: &str) -> Result<Vec<Memory>, StoreError> {
+        Ok(self.keyed_memories(filter, key)?)
+    }
+
+    fn store_keyed(
+        &self,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        key: &str,
+        replaces: Option<MemoryId>,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(self.store_under_key(record, neighbours, interfere, key, replaces, actor)?)
+    }
+
+    fn adopt_key(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        key: &str,
+        memory: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(self.adopt_as_key(workspace, project, key, memory, now, actor)?)
+    }
+
+    fn matching_ids(&self, filter: &MemoryFilter) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(self.matching(filter)?)
+    }
+
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
+    fn lexical_candidates(
+        &self,
+        filter: &MemoryFilter,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f64)>, StoreError> {
+        Ok(self.lexical(filter, query, limit)?)
+    }
+
+    fn embeddings(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        model: &str,
+    ) -> Result<Vec<(MemoryId, Vec<f32>)>, StoreError> {
+        Ok(self.embeddings_of(workspace, ids, model)?)
+    }
+
+    #[tracing::instrument(level = "debug", skip_all, err(level = "debug"))]
+    fn update_states(
+        &self,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        event: EventKind,
+        actor: &Actor,
+        now: Timestamp,
+        update: &mut dyn FnMut(&Memory) -> Option<MemoryState>,
+    ) -> Result<Vec<Memory>, StoreError> {
+        Ok(self.write(|tx| writes::update_states(tx, workspace, ids, event, actor, now, update))?)
+    }
+
+    fn review_schedules(
+        &self,
+        _workspace: &Workspace,
+        _ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, levh_core::review::ReviewSchedule)>, StoreError> {
+        not_yet("Store::review_schedules")
+    }
+
+    fn review_hidden(&self, _workspace: &Workspace, _now: Timestamp) -> Result<usize, StoreError> {
+        not_yet("Store::review_hidden")
+    }
+
+    fn record_review(
+        &self,
+        _workspace: &Workspace,
+        _id: MemoryId,
+        _decision: levh_core::review::ReviewDecision,
+        _schedule: &levh_core::review::ReviewSchedule,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        not_yet("Store::record_review")
+    }
+
+    fn consolidate(
+        &self,
+        _summary: &NewMemoryRecord,
+        _members: &[MemoryId],
+        _actor: &Actor,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        not_yet("Store::consolidate")
+    }
+
+    fn undo_consolidation(
+        &self,
+        _workspace: &Workspace,
+        _summary: MemoryId,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<Option<Vec<MemoryId>>, StoreError> {
+        not_yet("Store::undo_consolidation")
+    }
+
+    fn consolidated_members(
+        &self,
+        _workspace: &Workspace,
+        _summary: MemoryId,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        not_yet("Store::consolidated_members")
+    }
+
+    fn save_attachment(
+        &self,
+        _workspace: &Workspace,
+        _attachment: &levh_core::Attachment,
+        _file: &[u8],
+    ) -> Result<bool, StoreError> {
+        not_yet("Store::save_attachment")
+    }
+
+    fn attachments(
+        &self,
+        _workspace: &Workspace,
+        _attached_to: MemoryId,
+    ) -> Result<Vec<levh_core::Attachment>, StoreError> {
+        not_yet("Store::attachments")
+    }
+
+    fn attachment(
+        &self,
+        _workspace: &Workspace,
+        _memory: MemoryId,
+    ) -> Result<Option<levh_core::Attachment>, StoreError> {
+        not_yet("Store::attachment")
+    }
+
+    fn promote(
+        &self,
+        _workspace: &Workspace,
+        _ids: &[MemoryId],
+        _stability_hours: f64,
+        _why: &str,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        not_yet("Store::promote")
+    }
+
+    fn working_sessions(
+        &self,
+        _workspace: &Workspace,
+        _ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, SessionId)>, StoreError> {
+        not_yet("Store::working_sessions")
+    }
+
+    fn forget(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(self.write(|tx| writes::forget(tx, workspace, id, now, actor, serde_json::json!({})))?)
+    }
+
+    fn standings(
+        &self,
+        _workspace: &Workspace,
+        _project: Option<&str>,
+        _now: Timestamp,
+        _visit: &mut dyn FnMut(MemoryId, &MemoryState),
+    ) -> Result<Vec<StandingGroup>, StoreError> {
+        not_yet("Store::standings")
+    }
+
+    fn health(&self) -> Result<StoreHealth, StoreError> {
+        Ok(self.check_health()?)
+    }
+
+    fn near_duplicates(
+        &self,
+        filter: &MemoryFilter,
+        keys: &[i64],
+        limit: usize,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(self.near_duplicates_of(filter, keys, limit)?)
+    }
+
+    fn log_event(
+        &self,
+        workspace: &Workspace,
+        kind: EventKind,
+        actor: &Actor,
+        at: Timestamp,
+        detail: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        Ok(events::log_event(
+            &mut *self.connection()?,
+            at,
+            kind,
+            workspace,
+            None,
+            actor,
+            detail.clone(),
+        )?)
+    }
+
+    fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError> {
+        Ok(self.write(|tx| held::insert(tx, held, actor))?)
+    }
+
+    fn get_held(
+        &self,
+        workspace: &Workspace,
+        id: HeldId,
+    ) -> Result<Option<HeldCandidate>, StoreError> {
+        Ok(held::get(&mut *self.connection()?, workspace, id)?)
+    }
+
+    fn waiting_held(
+        &self,
+        workspace: &Workspace,
+        project: Option<&str>,
+        content_hash: &str,
+    ) -> Result<Option<HeldCandidate>, StoreError> {
+        Ok(held::waiting(
+            &mut *self.connection()?,
+            workspace,
+            project,
+            content_hash,
+        )?)
+    }
+
+    fn list_held(
+        &self,
+        workspace: &Workspace,
+        status: Option<HeldStatus>,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<Vec<HeldCandidate>, StoreError> {
+        Ok(self.write(|tx| {
+            held::expire(tx, workspace, now, actor)?;
+            held::list(tx, workspace, status)
+        })?)
+    }
+
+    fn expire_held(
+        &self,
+        workspace: &Workspace,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        Ok(self.write(|tx| held::expire(tx, workspace, now, actor))?)
+    }
+
+    fn store_held_memory(
+        &self,
+        workspace: &Workspace,
+        held: HeldId,
+        record: &NewMemoryRecord,
+        neighbours: &[(MemoryId, f64)],
+        interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
+        supersede: Option<MemoryId>,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<HeldClose, StoreError> {
+        Ok(self.admit_held_memory(
+            workspace, held, record, neighbours, interfere, supersede, now, actor,
+        )?)
+    }
+
+    fn admit_held_update(
+        &self,
+        workspace: &Workspace,
+        held: HeldId,
+        target: MemoryId,
+        content: &str,
+        embedding: Option<&Embedding>,
+        near_duplicate_keys: &[i64],
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<HeldClose, StoreError> {
+        Ok(self.admit_update(
+            workspace,
+            held,
+            target,
+            content,
+            embedding,
+            near_duplicate_keys,
+            &detail,
+            now,
+            actor,
+        )?)
+    }
+
+    fn close_held(
+        &self,
+        workspace: &Workspace,
+        id: HeldId,
+        status: HeldStatus,
+        memory_id: Option<MemoryId>,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<HeldClose, StoreError> {
+        Ok(self.write(|tx| held::close(tx, workspace, id, status, memory_id, now, actor))?)
+    }
+
+    fn contents(&self, workspace: &Workspace) -> Result<Vec<StoredText>, StoreError> {
+        Ok(self.stored_texts(workspace)?)
+    }
+
+    fn placed_texts(&self, _workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
+        not_yet("Store::placed_texts")
+    }
+
+    fn rewrite_placed_text(
+        &self,
+        _workspace: &Workspace,
+        _place: &TextPlace,
+        _text: &str,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        not_yet("Store::rewrite_placed_text")
+    }
+
+    fn replace_fields(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        project: Option<&str>,
+        source: &str,
+        metadata: &serde_json::Value,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(
+            self.change_memory(workspace, id, event, &detail, now, actor, |tx| {
+                writes::replace_fields(tx, workspace, id, project, source, metadata, now)
+            })?,
+        )
+    }
+
+    fn set_valid_from(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        valid_from: Timestamp,
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        Ok(
+            self.change_memory(workspace, id, event, &detail, now, actor, |tx| {
+                writes::set_valid_from(tx, workspace, id, valid_from, now)
+            })?,
+        )
+    }
+
+    fn replace_content(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        content: &str,
+        embedding: Option<&Embedding>,
+        near_duplicate_keys: &[i64],
+        event: EventKind,
+        detail: serde_json::Value,
+        now: Timestamp,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        self.ensure_vector_indexes(embedding.iter().map(|e| e.vector.len()))?;
+        Ok(
+            self.change_memory(workspace, id, event, &detail, now, actor, |tx| {
+                writes::replace_content(
+                    tx,
+                    workspace,
+                    id,
+                    content,
+                    embedding,
+                    near_duplicate_keys,
+                    now,
+                )
+            })?,
+        )
+    }
+
+    fn sync_cursor(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(sync::cursor(
+            &mut *self.connection()?,
+            workspace,
+            connector,
+        )?)
+    }
+
+    fn save_sync_cursor(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        cursor: Option<&str>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        Ok(sync::save_cursor(
+            &mut *self.connection()?,
+            workspace,
+            connector,
+            cursor,
+            now,
+        )?)
+    }
+
+    fn synced_item(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        source_id: &str,
+    ) -> Result<Option<SyncedItem>, StoreError> {
+        Ok(sync::item(
+            &mut *self.connection()?,
+            workspace,
+            connector,
+            source_id,
+        )?)
+    }
+
+    fn record_synced_item(
+        &self,
+        workspace: &Workspace,
+        connector: &str,
+        source_id: &str,
+        item: &SyncedItem,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        Ok(sync::record_item(
+            &mut *self.connection()?,
+            workspace,
+            connector,
+            source_id,
+            item,
+            now,
+        )?)
+    }
+
+    fn mark_listed(
+        &self,
+        _workspace: &Workspace,
+        _connector: &str,
+        _listing: &str,
+        _source_ids: &[String],
+    ) -> Result<(), StoreError> {
+        not_yet("Store::mark_listed")
+    }
+
+    fn listed_items(
+        &self,
+        _workspace: &Workspace,
+        _connector: &str,
+        _listing: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        not_yet("Store::listed_items")
+    }
+
+    fn retire_synced_items(
+        &self,
+        _workspace: &Workspace,
+        _connector: &str,
+        _removals: &[levh_core::sync::SourceRemoval],
+        _run_id: &str,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<Vec<levh_core::sync::Retirement>, StoreError> {
+        not_yet("Store::retire_synced_items")
+    }
+
+    fn save_sync_run(
+        &self,
+        _workspace: &Workspace,
+        _report: &SyncReport,
+        _actor: &Actor,
+    ) -> Result<(), StoreError> {
+        not_yet("Store::save_sync_run")
+    }
+
+    fn sync_runs(
+        &self,
+        _workspace: &Workspace,
+        _connector: Option<&str>,
+        _limit: usize,
+    ) -> Result<Vec<SyncReport>, StoreError> {
+        not_yet("Store::sync_runs")
+    }
+
+    fn sync_run(
+        &self,
+        _workspace: &Workspace,
+        _id: &str,
+    ) -> Result<Option<SyncReport>, StoreError> {
+        not_yet("Store::sync_run")
+    }
+
+    fn purge(
+        &self,
+        _workspace: &Workspace,
+        _id: MemoryId,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<Option<PurgeReport>, StoreError> {
+        not_yet("Store::purge")
+    }
+
+    fn stale_embeddings(
+        &self,
+        model: &str,
+        limit: usize,
+    ) -> Result<Vec<StaleEmbedding>, StoreError> {
+        Ok(self.stale(model, limit)?)
+    }
+
+    fn count_stale_embeddings(&self, model: &str) -> Result<u64, StoreError> {
+        Ok(self.count_stale(model)?)
+    }
+
+    fn set_embeddings(&self, vectors: &[(StaleEmbedding, Embedding)]) -> Result<usize, StoreError> {
+        Ok(self.write_embeddings(vectors)?)
+    }
+
+    fn start_session(&self, session: &Session) -> Result<(), StoreError> {
+        Ok(self.start_session_row(session)?)
+    }
+
+    fn end_session(
+        &self,
+        workspace: &Workspace,
+        id: &SessionId,
+        now: Timestamp,
+    ) -> Result<Option<Session>, StoreError> {
+        Ok(self.end_session_row(workspace, id, now)?)
+    }
+
+    fn session(
+        &self,
+        workspace: &Workspace,
+        id: &SessionId,
+    ) -> Result<Option<Session>, StoreError> {
+        Ok(self.session_row(workspace, id)?)
+    }
+
+    fn session_memories(
+        &self,
+        workspace: &Workspace,
+        session: &Session,
+        limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        Ok(self.memories_of_session(workspace, session, limit)?)
+    }
+
+    fn sessions(
+        &self,
+        workspace: &Workspace,
+        before: Option<Timestamp>,
+        limit: usize,
+    ) -> Result<Vec<levh_core::SessionListing>, StoreError> {
+        Ok(self.session_listings(workspace, before, limit)?)
+    }
+
+    fn session_exists(&self, workspace: &Workspace, id: &SessionId) -> Result<bool, StoreError> {
+        Ok(self.session_row(workspace, id)?.is_some())
+    }
+}
+
+impl VectorIndex for PostgresStore {
+    /// pgvector's HNSW index, filtered in the same query (see `vectors.rs`).
+    fn nearest(
+        &self,
+        filter: &MemoryFilter,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>, StoreError> {
+        Ok(self.nearest_vectors(filter, model, query, limit)?)
+    }
+}
+
+impl ServerStore for PostgresStore {
+    fn principal_for_token(&self, secret: &str) -> Result<Option<Principal>, StoreError> {
+        Ok(self.verify_token(secret)?.map(|token| Principal {
+            workspace: token.workspace,
+            role: token.role,
+            name: Some(token.id),
+        }))
+    }
+
+    fn liveness(&self) -> Result<(i64, String), StoreError> {
+        Ok(PostgresStore::liveness(self)?)
+    }
+
+    fn last_event_seq(&self) -> Result<i64, StoreError> {
+        Ok(PostgresStore::last_event_seq(self)?)
+    }
+
+    fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError> {
+        Ok(PostgresStore::events_after(self, seq, limit)?)
+    }
+
+    fn memory_events(
+        &self,
+        workspace: &Workspace,
+        id: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, StoreError> {
+        Ok(PostgresStore::memory_events(self, workspace, id, limit)?)
+    }
+
+    fn activity(
+        &self,
+        _workspace: &Workspace,
+        _since: Timestamp,
+        _scan_at_most: usize,
+    ) -> Result<Activity, StoreError> {
+        not_yet("ServerStore::activity")
+    }
+
+    fn events_of_kinds(
+        &self,
+        _workspace: &Workspace,
+        _since: Timestamp,
+        _kinds: &[EventKind],
+        _scan_at_most: usize,
+    ) -> Result<KindsRead, StoreError> {
+        not_yet("ServerStore::events_of_kinds")
+    }
+
+    fn usage(
+        &self,
+        _workspace: &Workspace,
+        _since: Timestamp,
+        _scan_at_most: usize,
+    ) -> Result<Usage, StoreError> {
+        not_yet("ServerStore::usage")
+    }
+
+    fn touch_presence(&self, _presence: &Presence) -> Result<(), StoreError> {
+        not_yet("ServerStore::touch_presence")
+    }
+
+    fn end_presence(&self, _id: &str, _at: Timestamp) -> Result<(), StoreError> {
+        not_yet("ServerStore::end_presence")
+    }
+
+    fn presences(
+        &self,
+        _workspace: &Workspace,
+        _ended_after: Timestamp,
+    ) -> Result<Vec<Presence>, StoreError> {
+        not_yet("ServerStore::presences")
+    }
+
+    fn issue_token(
+        &self,
+        workspace: &Workspace,
+        role: Role,
+        label: Option<&str>,
+        now: Timestamp,
+    ) -> Result<IssuedToken, StoreError> {
+        Ok(self.create_token(workspace, role, label, now)?)
+    }
+
+    fn workspace_tokens(&self, workspace: &Workspace) -> Result<Vec<TokenInfo>, StoreError> {
+        Ok(self.list_tokens(Some(workspace))?)
+    }
+
+    fn revoke_workspace_token(
+        &self,
+        workspace: &Workspace,
+        id: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        Ok(self.revoke_token(Some(workspace), id, now)?)
+    }
+
+    fn all_tokens(&self) -> Result<Vec<TokenInfo>, StoreError> {
+        Ok(self.list_tokens(None)?)
+    }
+
+    fn revoke_any_token(&self, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        Ok(self.revoke_token(None, id, now)?)
+    }
+}
+
+/// The entity index is not on PostgreSQL yet: every method says so by name.
+impl EntityStore for PostgresStore {
+    fn known_people(&self, _workspace: &Workspace) -> Result<Vec<String>, StoreError> {
+        not_yet("EntityStore::known_people")
+    }
+
+    fn index_entities(
+        &self,
+        _workspace: &Workspace,
+        _batch: &[IndexedMemory],
+        _version: u32,
+        _now: Timestamp,
+    ) -> Result<(), StoreError> {
+        not_yet("EntityStore::index_entities")
+    }
+
+    fn unindexed_memories(
+        &self,
+        _workspace: &Workspace,
+        _version: u32,
+        _after: Option<MemoryId>,
+        _limit: usize,
+    ) -> Result<Vec<Memory>, StoreError> {
+        not_yet("EntityStore::unindexed_memories")
+    }
+
+    fn count_unindexed(&self, _workspace: &Workspace, _version: u32) -> Result<u64, StoreError> {
+        not_yet("EntityStore::count_unindexed")
+    }
+
+    fn mark_all_unindexed(&self, _workspace: &Workspace) -> Result<u64, StoreError> {
+        not_yet("EntityStore::mark_all_unindexed")
+    }
+
+    fn entities(
+        &self,
+        _workspace: &Workspace,
+        _query: &EntityQuery,
+    ) -> Result<Vec<EntitySummary>, StoreError> {
+        not_yet("EntityStore::entities")
+    }
+
+    fn entities_by_id(
+        &self,
+        _workspace: &Workspace,
+        _ids: &[EntityId],
+    ) -> Result<Vec<EntitySummary>, StoreError> {
+        not_yet("EntityStore::entities_by_id")
+    }
+
+    fn entity_by_key(
+        &self,
+        _workspace: &Workspace,
+        _key: &EntityKey,
+    ) -> Result<Option<EntityId>, StoreError> {
+        not_yet("EntityStore::entity_by_key")
+    }
+
+    fn entity_memories(
+        &self,
+        _workspace: &Workspace,
+        _id: EntityId,
+        _limit: usize,
+    ) -> Result<Vec<EntityMemory>, StoreError> {
+        not_yet("EntityStore::entity_memories")
+    }
+
+    fn memory_entities(
+        &self,
+        _workspace: &Workspace,
+        _memory: MemoryId,
+    ) -> Result<Vec<(EntityId, Vec<EntityRole>)>, StoreError> {
+        not_yet("EntityStore::memory_entities")
+    }
+
+    fn related_entities(
+        &self,
+        _workspace: &Workspace,
+        _id: EntityId,
+        _limit: usize,
+    ) -> Result<Vec<(EntityId, u64)>, StoreError> {
+        not_yet("EntityStore::related_entities")
+    }
+
+    fn memberships(
+        &self,
+        _workspace: &Workspace,
+        _id: EntityId,
+    ) -> Result<Vec<EntityId>, StoreError> {
+        not_yet("EntityStore::memberships")
+    }
+
+    fn entity_edges(
+        &self,
+        _workspace: &Workspace,
+        _among: &[EntityId],
+        _limit: usize,
+    ) -> Result<Vec<EntityEdge>, StoreError> {
+        not_yet("EntityStore::entity_edges")
+    }
+
+    fn merge_entities(
+        &self,
+        _workspace: &Workspace,
+        _into: EntityId,
+        _from: EntityId,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        not_yet("EntityStore::merge_entities")
+    }
+
+    fn commitments_done(&self, _workspace: &Workspace) -> Result<Vec<CommitmentDone>, StoreError> {
+        not_yet("EntityStore::commitments_done")
+    }
+
+    fn mark_commitment_done(
+        &self,
+        _workspace: &Workspace,
+        _memory: MemoryId,
+        _done: &CommitmentDone,
+        _actor: &Actor,
+    ) -> Result<(), StoreError> {
+        not_yet("EntityStore::mark_commitment_done")
+    }
+
+    fn record_conflicts(
+        &self,
+        _workspace: &Workspace,
+        _found: &[(MemoryId, MemoryId, String)],
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<Vec<ConflictRecord>, StoreError> {
+        not_yet("EntityStore::record_conflicts")
+    }
+
+    fn conflicts(
+        &self,
+        _workspace: &Workspace,
+        _open: bool,
+    ) -> Result<Vec<ConflictRecord>, StoreError> {
+        not_yet("EntityStore::conflicts")
+    }
+
+    fn resolve_conflict(
+        &self,
+        _workspace: &Workspace,
+        _id: &str,
+        _resolution: ConflictResolution,
+        _now: Timestamp,
+        _actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        not_yet("EntityStore::resolve_conflict")
+    }
+}
