@@ -2,7 +2,9 @@
 //! a time, a newer schema refused, the event log append-only, a vector index per
 //! dimension, and methods not on PostgreSQL yet refused by name.
 
-use levh_core::{Actor, Kind, Memory, MemoryId, MemoryState, NewMemoryRecord, Store, Timestamp, Workspace};
+use levh_core::{
+    Actor, Kind, Memory, MemoryId, MemoryState, NewMemoryRecord, Store, Timestamp, Workspace,
+};
 use levh_postgres::{PostgresStore, PostgresStoreError, latest_schema_version, testing};
 use postgres::{Client, NoTls};
 
@@ -58,12 +60,17 @@ fn client(url: &str) -> Client {
 
 #[test]
 fn migrations_are_recorded_once_and_opening_again_changes_nothing() {
-    let Some(url) = testing::database_url() else { return };
+    let Some(url) = testing::database_url() else {
+        return;
+    };
     let first = PostgresStore::open(&url).unwrap();
     drop(first);
     PostgresStore::open(&url).unwrap();
     let versions: Vec<i64> = client(&url)
-        .query("SELECT version FROM levh_schema_migrations ORDER BY version", &[])
+        .query(
+            "SELECT version FROM levh_schema_migrations ORDER BY version",
+            &[],
+        )
         .unwrap()
         .iter()
         .map(|row| row.get(0))
@@ -75,7 +82,9 @@ fn migrations_are_recorded_once_and_opening_again_changes_nothing() {
 /// migrate, the others find the work done.
 #[test]
 fn stores_opened_at_once_on_a_new_database_migrate_it_once() {
-    let Some(url) = testing::database_url() else { return };
+    let Some(url) = testing::database_url() else {
+        return;
+    };
     let opened: Vec<_> = std::thread::scope(|threads| {
         let handles: Vec<_> = (0..4)
             .map(|_| threads.spawn(|| PostgresStore::open(&url).map(|_| ())))
@@ -92,11 +101,16 @@ fn stores_opened_at_once_on_a_new_database_migrate_it_once() {
 
 #[test]
 fn a_schema_newer_than_this_build_is_refused() {
-    let Some(url) = testing::database_url() else { return };
+    let Some(url) = testing::database_url() else {
+        return;
+    };
     PostgresStore::open(&url).unwrap();
     let newer = latest_schema_version() + 1;
     client(&url)
-        .execute("INSERT INTO levh_schema_migrations (version) VALUES ($1)", &[&newer])
+        .execute(
+            "INSERT INTO levh_schema_migrations (version) VALUES ($1)",
+            &[&newer],
+        )
         .unwrap();
     let error = PostgresStore::open(&url).unwrap_err();
     assert!(
@@ -108,10 +122,17 @@ fn a_schema_newer_than_this_build_is_refused() {
 
 #[test]
 fn the_event_log_refuses_changes_and_deletions_to_everyone() {
-    let Some(url) = testing::database_url() else { return };
+    let Some(url) = testing::database_url() else {
+        return;
+    };
     let store = PostgresStore::open(&url).unwrap();
     store
-        .insert(&record("the event log keeps every change", None), &[], &|_| None, &Actor::cli())
+        .insert(
+            &record("the event log keeps every change", None),
+            &[],
+            &|_| None,
+            &Actor::cli(),
+        )
         .unwrap();
     let mut client = client(&url);
     for statement in [
@@ -136,10 +157,17 @@ fn the_event_log_refuses_changes_and_deletions_to_everyone() {
 /// query can use (shown with scans and sorts off, as a large table would choose).
 #[test]
 fn each_dimension_gets_an_hnsw_index_the_search_uses() {
-    let Some(url) = testing::database_url() else { return };
+    let Some(url) = testing::database_url() else {
+        return;
+    };
     let store = PostgresStore::open(&url).unwrap();
     store
-        .insert(&record("a vector of three", Some(vec![0.6, 0.8, 0.0])), &[], &|_| None, &Actor::cli())
+        .insert(
+            &record("a vector of three", Some(vec![0.6, 0.8, 0.0])),
+            &[],
+            &|_| None,
+            &Actor::cli(),
+        )
         .unwrap();
     let mut client = client(&url);
     let indexes: Vec<String> = client
@@ -152,7 +180,9 @@ fn each_dimension_gets_an_hnsw_index_the_search_uses() {
         .map(|row| row.get(0))
         .collect();
     assert_eq!(indexes, ["memory_embeddings_hnsw_3"]);
-    client.batch_execute("SET enable_seqscan = off; SET enable_sort = off").unwrap();
+    client
+        .batch_execute("SET enable_seqscan = off; SET enable_sort = off")
+        .unwrap();
     let plan: Vec<String> = client
         .query(
             "EXPLAIN SELECT memory_seq FROM memory_embeddings e
@@ -164,15 +194,30 @@ fn each_dimension_gets_an_hnsw_index_the_search_uses() {
         .iter()
         .map(|row| row.get(0))
         .collect();
-    assert!(plan.iter().any(|line| line.contains("memory_embeddings_hnsw_3")), "{plan:#?}");
+    assert!(
+        plan.iter()
+            .any(|line| line.contains("memory_embeddings_hnsw_3")),
+        "{plan:#?}"
+    );
 }
 
 #[test]
 fn a_method_not_yet_on_postgres_says_so_by_name() {
-    let Some(store) = testing::store() else { return };
-    let error = store.purge(&Workspace::default(), MemoryId::new_at(at(0)), at(0), &Actor::cli()).unwrap_err();
+    let Some(store) = testing::store() else {
+        return;
+    };
+    let error = store
+        .purge(
+            &Workspace::default(),
+            MemoryId::new_at(at(0)),
+            at(0),
+            &Actor::cli(),
+        )
+        .unwrap_err();
     assert!(
-        error.to_string().contains("Store::purge is not yet implemented on PostgreSQL"),
+        error
+            .to_string()
+            .contains("Store::purge is not yet implemented on PostgreSQL"),
         "{error}"
     );
 }
