@@ -38,7 +38,10 @@ pub(crate) fn log_event(
 const SELECT: &str =
     "SELECT seq, at, kind, workspace, memory_id, surface, client, role, detail FROM events";
 
-fn read(row: &Row) -> Result<LoggedEvent, PostgresStoreError> {
+/// [`SELECT`] and the principal behind each event (column 9).
+pub(crate) const SELECT_WITH_PRINCIPAL: &str = "SELECT seq, at, kind, workspace, memory_id, surface, client, role, detail, principal FROM events";
+
+pub(crate) fn read(row: &Row) -> Result<LoggedEvent, PostgresStoreError> {
     let seq: i64 = column(row, 0)?;
     let workspace: String = column(row, 3)?;
     Ok(LoggedEvent {

@@ -157,7 +157,7 @@ pub(crate) fn waiting(
             "SELECT {COLUMNS} FROM held_candidates
               WHERE workspace = $1 AND status = 'held' AND project IS NOT DISTINCT FROM $2
                 AND content_hash = $3
-              ORDER BY created_at, id LIMIT 1"
+              ORDER BY created_at, id COLLATE \"C\" LIMIT 1"
         ),
         &[&workspace.as_str(), &project, &content_hash],
     )?
@@ -174,7 +174,7 @@ pub(crate) fn list(
         &format!(
             "SELECT {COLUMNS} FROM held_candidates
               WHERE workspace = $1 AND ($2::text IS NULL OR status = $2)
-              ORDER BY created_at, id"
+              ORDER BY created_at, id COLLATE \"C\""
         ),
         &[&workspace.as_str(), &status.map(HeldStatus::as_str)],
     )?;

@@ -25,9 +25,11 @@ mod held;
 mod keys;
 mod lexical;
 mod migrations;
+mod presence;
 mod query;
 mod reads;
 mod reembed;
+mod reports;
 mod rows;
 mod sessions;
 mod sync;
@@ -785,46 +787,46 @@ impl ServerStore for PostgresStore {
 
     fn activity(
         &self,
-        _workspace: &Workspace,
-        _since: Timestamp,
-        _scan_at_most: usize,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
     ) -> Result<Activity, StoreError> {
-        not_yet("ServerStore::activity")
+        Ok(self.activity_since(workspace, since, scan_at_most)?)
     }
 
     fn events_of_kinds(
         &self,
-        _workspace: &Workspace,
-        _since: Timestamp,
-        _kinds: &[EventKind],
-        _scan_at_most: usize,
+        workspace: &Workspace,
+        since: Timestamp,
+        kinds: &[EventKind],
+        scan_at_most: usize,
     ) -> Result<KindsRead, StoreError> {
-        not_yet("ServerStore::events_of_kinds")
+        Ok(self.kinds_since(workspace, since, kinds, scan_at_most)?)
     }
 
     fn usage(
         &self,
-        _workspace: &Workspace,
-        _since: Timestamp,
-        _scan_at_most: usize,
+        workspace: &Workspace,
+        since: Timestamp,
+        scan_at_most: usize,
     ) -> Result<Usage, StoreError> {
-        not_yet("ServerStore::usage")
+        Ok(self.usage_since(workspace, since, scan_at_most)?)
     }
 
-    fn touch_presence(&self, _presence: &Presence) -> Result<(), StoreError> {
-        not_yet("ServerStore::touch_presence")
+    fn touch_presence(&self, presence: &Presence) -> Result<(), StoreError> {
+        Ok(self.touch(presence)?)
     }
 
-    fn end_presence(&self, _id: &str, _at: Timestamp) -> Result<(), StoreError> {
-        not_yet("ServerStore::end_presence")
+    fn end_presence(&self, id: &str, at: Timestamp) -> Result<(), StoreError> {
+        Ok(self.end(id, at)?)
     }
 
     fn presences(
         &self,
-        _workspace: &Workspace,
-        _ended_after: Timestamp,
+        workspace: &Workspace,
+        ended_after: Timestamp,
     ) -> Result<Vec<Presence>, StoreError> {
-        not_yet("ServerStore::presences")
+        Ok(self.present(workspace, ended_after)?)
     }
 
     fn issue_token(

@@ -110,7 +110,7 @@ impl PostgresStore {
                         AND m.forgotten_at IS NULL)
                FROM sessions s
               WHERE s.workspace = $1 AND s.started_at < $2
-              ORDER BY s.started_at DESC, s.id DESC LIMIT $3",
+              ORDER BY s.started_at DESC, s.id COLLATE \"C\" DESC LIMIT $3",
             &[
                 &workspace.as_str(),
                 &before.map_or(i64::MAX, micros),

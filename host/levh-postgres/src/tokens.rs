@@ -97,7 +97,7 @@ impl PostgresStore {
     ) -> Result<Vec<TokenInfo>, PostgresStoreError> {
         let rows = self.connection()?.query(
             &format!(
-                "{SELECT} WHERE ($1::text IS NULL OR workspace = $1) ORDER BY created_at DESC, id"
+                "{SELECT} WHERE ($1::text IS NULL OR workspace = $1) ORDER BY created_at DESC, id COLLATE \"C\""
             ),
             &[&workspace.map(Workspace::as_str)],
         )?;

@@ -59,7 +59,9 @@ macro_rules! contract_tests {
             the_event_log_grows_in_order_and_tells_each_memory_history,
             tokens_verify_until_revoked_within_their_workspace,
             sessions_start_end_once_and_count_their_memories,
-            health_counts_what_is_stored
+            health_counts_what_is_stored,
+            reports_count_the_workspace_events_and_say_when_the_bound_cut_them,
+            presence_is_upserted_ended_listed_and_dropped_when_unheard_for_a_week
         );
     };
     (@each $open:path; $($name:ident),* $(,)?) => {

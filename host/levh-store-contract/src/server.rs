@@ -232,3 +232,198 @@ pub fn health_counts_what_is_stored(store: &dyn Contracted) {
     assert!(health.fts5 && health.fts_in_step);
     assert_eq!(health.times_out_of_range, 0);
 }
+
+fn agent(client: &str, token: &str) -> Actor {
+    Actor {
+        surface: Surface::Mcp,
+        client: Some(client.into()),
+        role: Role::Editor,
+        principal: Some(token.into()),
+    }
+}
+
+/// Who did what, events of some kinds with their token, and usage per day, token,
+/// client and kind (with the bytes and tokens events carry) — of the workspace only, and
+/// saying when the bound on events read cut the time asked for short.
+pub fn reports_count_the_workspace_events_and_say_when_the_bound_cut_them(store: &dyn Contracted) {
+    let space = Workspace::default();
+    let (cursor, claude) = (agent("cursor", "tok-a"), agent("claude", "tok-b"));
+    for (n, (actor, text)) in [(&cursor, "twelve bytes"), (&cursor, "four"), (&claude, "x")]
+        .into_iter()
+        .enumerate()
+    {
+        let new = record(text, n as i64, "default", None, None);
+        store.insert(&new, &[], &|_| None, actor).unwrap();
+    }
+    let elsewhere = record("elsewhere", 5, "other", None, None);
+    store.insert(&elsewhere, &[], &|_| None, &cursor).unwrap();
+    let recall = |returned: usize, tokens: u64, bytes: u64| serde_json::json!({ "returned": vec!["id"; returned], "tokens": tokens, "bytes": bytes });
+    store
+        .log_event(
+            &space,
+            EventKind::Recall,
+            &cursor,
+            at(10),
+            &recall(2, 30, 120),
+        )
+        .unwrap();
+    store
+        .log_event(&space, EventKind::Recall, &cursor, at(11), &recall(0, 0, 0))
+        .unwrap();
+    let tomorrow = at(10 + 86_400);
+    store
+        .log_event(
+            &space,
+            EventKind::Recall,
+            &claude,
+            tomorrow,
+            &recall(1, 7, 40),
+        )
+        .unwrap();
+
+    let usage = store.usage(&space, at(-1), 1_000).unwrap();
+    assert!(!usage.cut_short);
+    let rows: Vec<_> = usage
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.day.clone(),
+                r.principal.clone().unwrap_or_default(),
+                r.client.clone().unwrap_or_default(),
+                r.kind.clone(),
+                (r.count, r.bytes, r.tokens, r.returned),
+            )
+        })
+        .collect();
+    let today = at(0).strftime("%Y-%m-%d").to_string();
+    let next = tomorrow.strftime("%Y-%m-%d").to_string();
+    let row = |day: &str, token: &str, client: &str, kind: &str, numbers| {
+        (
+            day.to_owned(),
+            token.to_owned(),
+            client.to_owned(),
+            kind.to_owned(),
+            numbers,
+        )
+    };
+    assert_eq!(
+        rows,
+        [
+            row(&today, "tok-a", "cursor", "recall", (2, 120, 30, 2)),
+            row(&today, "tok-a", "cursor", "store", (2, 16, 0, 0)),
+            row(&today, "tok-b", "claude", "store", (1, 1, 0, 0)),
+            row(&next, "tok-b", "claude", "recall", (1, 40, 7, 1)),
+        ]
+    );
+    let bounded = store.usage(&space, at(-1), 2).unwrap();
+    assert!(bounded.cut_short);
+    assert_eq!(bounded.rows.iter().map(|r| r.count).sum::<u64>(), 2);
+
+    let read = store
+        .events_of_kinds(&space, at(-1), &[EventKind::Recall], 1_000)
+        .unwrap();
+    assert!(!read.cut_short);
+    assert_eq!(read.events.len(), 3);
+    assert!(read.events.iter().all(|(e, _)| e.kind == "recall"));
+    assert_eq!(read.events[2].1.as_deref(), Some("tok-b"));
+    assert!(read.events.windows(2).all(|w| w[0].0.seq < w[1].0.seq));
+
+    let activity = store.activity(&space, at(-1), 1_000).unwrap();
+    let mut rows: Vec<_> = activity
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.client.clone().unwrap_or_default(),
+                r.kind.clone(),
+                r.count,
+                r.first,
+                r.last,
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    assert_eq!(
+        rows,
+        [
+            (
+                "claude".to_owned(),
+                "recall".to_owned(),
+                1,
+                tomorrow,
+                tomorrow
+            ),
+            ("claude".to_owned(), "store".to_owned(), 1, at(2), at(2)),
+            ("cursor".to_owned(), "recall".to_owned(), 2, at(10), at(11)),
+            ("cursor".to_owned(), "store".to_owned(), 2, at(0), at(1)),
+        ]
+    );
+    assert!(!activity.cut_short);
+    assert!(store.activity(&space, at(-1), 3).unwrap().cut_short);
+    assert!(!store.activity(&space, at(12), 3).unwrap().cut_short);
+}
+
+/// A session's row is written once and moved by later touches (its start and project
+/// kept), ended, listed while not ended or ended after the time asked, and dropped once
+/// unheard for a week.
+pub fn presence_is_upserted_ended_listed_and_dropped_when_unheard_for_a_week(
+    store: &dyn Contracted,
+) {
+    let space = Workspace::default();
+    let presence = |id: &str, started, seen, calls| levh_core::Presence {
+        id: id.into(),
+        workspace: space.clone(),
+        transport: "stdio".into(),
+        client: Some("cursor".into()),
+        principal: None,
+        project: None,
+        pid: 42,
+        host: "here".into(),
+        started_at: started,
+        last_seen_at: seen,
+        ended_at: None,
+        calls,
+    };
+    store
+        .touch_presence(&presence("a", at(0), at(0), 0))
+        .unwrap();
+    let mut later = presence("a", at(0), at(30), 5);
+    later.project = Some("atlas".into());
+    store.touch_presence(&later).unwrap();
+    store
+        .touch_presence(&presence("a", at(0), at(40), 6))
+        .unwrap();
+    let listed = store.presences(&space, at(-1)).unwrap();
+    assert_eq!(listed.len(), 1);
+    let row = &listed[0];
+    assert_eq!(
+        (row.started_at, row.last_seen_at, row.calls),
+        (at(0), at(40), 6)
+    );
+    assert_eq!(row.project.as_deref(), Some("atlas"));
+    store.end_presence("a", at(50)).unwrap();
+    assert_eq!(
+        store.presences(&space, at(-1)).unwrap()[0].ended_at,
+        Some(at(50))
+    );
+    assert!(store.presences(&space, at(60)).unwrap().is_empty());
+    assert!(
+        store
+            .presences(&Workspace::new("other").unwrap(), at(-1))
+            .unwrap()
+            .is_empty()
+    );
+    store
+        .touch_presence(&presence("b", at(1), at(1), 0))
+        .unwrap();
+    let week = at(100 + 8 * 86_400);
+    store.touch_presence(&presence("c", week, week, 0)).unwrap();
+    let ids: Vec<String> = store
+        .presences(&space, at(-1))
+        .unwrap()
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(ids, ["c"]);
+}
