@@ -18,6 +18,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod connection;
+mod consolidation;
 mod error;
 mod events;
 mod health;
@@ -26,12 +27,14 @@ mod keys;
 mod lexical;
 mod migrations;
 mod presence;
+mod purge;
 mod query;
 mod reads;
 mod reembed;
 mod reports;
 mod rows;
 mod sessions;
+mod standings;
 mod sync;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -225,53 +228,53 @@ impl Store for PostgresStore {
 
     fn review_schedules(
         &self,
-        _workspace: &Workspace,
-        _ids: &[MemoryId],
+        workspace: &Workspace,
+        ids: &[MemoryId],
     ) -> Result<Vec<(MemoryId, levh_core::review::ReviewSchedule)>, StoreError> {
-        not_yet("Store::review_schedules")
+        Ok(self.schedules_of(workspace, ids)?)
     }
 
-    fn review_hidden(&self, _workspace: &Workspace, _now: Timestamp) -> Result<usize, StoreError> {
-        not_yet("Store::review_hidden")
+    fn review_hidden(&self, workspace: &Workspace, now: Timestamp) -> Result<usize, StoreError> {
+        Ok(self.hidden_from_review(workspace, now)?)
     }
 
     fn record_review(
         &self,
-        _workspace: &Workspace,
-        _id: MemoryId,
-        _decision: levh_core::review::ReviewDecision,
-        _schedule: &levh_core::review::ReviewSchedule,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        id: MemoryId,
+        decision: levh_core::review::ReviewDecision,
+        schedule: &levh_core::review::ReviewSchedule,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<bool, StoreError> {
-        not_yet("Store::record_review")
+        Ok(self.review(workspace, id, decision, schedule, now, actor)?)
     }
 
     fn consolidate(
         &self,
-        _summary: &NewMemoryRecord,
-        _members: &[MemoryId],
-        _actor: &Actor,
+        summary: &NewMemoryRecord,
+        members: &[MemoryId],
+        actor: &Actor,
     ) -> Result<Vec<MemoryId>, StoreError> {
-        not_yet("Store::consolidate")
+        Ok(self.consolidate_into(summary, members, actor)?)
     }
 
     fn undo_consolidation(
         &self,
-        _workspace: &Workspace,
-        _summary: MemoryId,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        summary: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<Option<Vec<MemoryId>>, StoreError> {
-        not_yet("Store::undo_consolidation")
+        Ok(self.undo_consolidation_of(workspace, summary, now, actor)?)
     }
 
     fn consolidated_members(
         &self,
-        _workspace: &Workspace,
-        _summary: MemoryId,
+        workspace: &Workspace,
+        summary: MemoryId,
     ) -> Result<Vec<MemoryId>, StoreError> {
-        not_yet("Store::consolidated_members")
+        Ok(self.members_of(workspace, summary)?)
     }
 
     fn save_attachment(
@@ -301,22 +304,22 @@ impl Store for PostgresStore {
 
     fn promote(
         &self,
-        _workspace: &Workspace,
-        _ids: &[MemoryId],
-        _stability_hours: f64,
-        _why: &str,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        ids: &[MemoryId],
+        stability_hours: f64,
+        why: &str,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<Vec<MemoryId>, StoreError> {
-        not_yet("Store::promote")
+        Ok(self.promote_working(workspace, ids, stability_hours, why, now, actor)?)
     }
 
     fn working_sessions(
         &self,
-        _workspace: &Workspace,
-        _ids: &[MemoryId],
+        workspace: &Workspace,
+        ids: &[MemoryId],
     ) -> Result<Vec<(MemoryId, SessionId)>, StoreError> {
-        not_yet("Store::working_sessions")
+        Ok(self.working_of(workspace, ids)?)
     }
 
     fn forget(
@@ -331,12 +334,12 @@ impl Store for PostgresStore {
 
     fn standings(
         &self,
-        _workspace: &Workspace,
-        _project: Option<&str>,
-        _now: Timestamp,
-        _visit: &mut dyn FnMut(MemoryId, &MemoryState),
+        workspace: &Workspace,
+        project: Option<&str>,
+        now: Timestamp,
+        visit: &mut dyn FnMut(MemoryId, &MemoryState),
     ) -> Result<Vec<StandingGroup>, StoreError> {
-        not_yet("Store::standings")
+        Ok(self.standing_groups(workspace, project, now, visit)?)
     }
 
     fn health(&self) -> Result<StoreHealth, StoreError> {
@@ -674,12 +677,12 @@ impl Store for PostgresStore {
 
     fn purge(
         &self,
-        _workspace: &Workspace,
-        _id: MemoryId,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        id: MemoryId,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<Option<PurgeReport>, StoreError> {
-        not_yet("Store::purge")
+        Ok(self.erase(workspace, id, now, actor)?)
     }
 
     fn stale_embeddings(

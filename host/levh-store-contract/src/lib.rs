@@ -10,6 +10,7 @@
 mod fixtures;
 mod held;
 mod keyed;
+mod lifecycle;
 mod memories;
 mod reads;
 mod search;
@@ -18,6 +19,7 @@ mod server;
 pub use fixtures::{Opened, at, record};
 pub use held::*;
 pub use keyed::*;
+pub use lifecycle::*;
 pub use memories::*;
 pub use reads::*;
 pub use search::*;
@@ -61,7 +63,12 @@ macro_rules! contract_tests {
             sessions_start_end_once_and_count_their_memories,
             health_counts_what_is_stored,
             reports_count_the_workspace_events_and_say_when_the_bound_cut_them,
-            presence_is_upserted_ended_listed_and_dropped_when_unheard_for_a_week
+            presence_is_upserted_ended_listed_and_dropped_when_unheard_for_a_week,
+            working_memory_stays_in_its_session_until_promoted,
+            a_consolidation_retires_its_members_and_undoes_exactly,
+            review_decisions_schedule_and_hide_until_due,
+            standings_count_live_memories_by_labels,
+            a_purge_leaves_no_copy_in_any_table
         );
     };
     (@each $open:path; $($name:ident),* $(,)?) => {
