@@ -620,59 +620,59 @@ impl Store for PostgresStore {
 
     fn mark_listed(
         &self,
-        _workspace: &Workspace,
-        _connector: &str,
-        _listing: &str,
-        _source_ids: &[String],
+        workspace: &Workspace,
+        connector: &str,
+        listing: &str,
+        source_ids: &[String],
     ) -> Result<(), StoreError> {
-        not_yet("Store::mark_listed")
+        Ok(PostgresStore::mark_listed(
+            self, workspace, connector, listing, source_ids,
+        )?)
     }
 
     fn listed_items(
         &self,
-        _workspace: &Workspace,
-        _connector: &str,
-        _listing: &str,
+        workspace: &Workspace,
+        connector: &str,
+        listing: &str,
     ) -> Result<Vec<String>, StoreError> {
-        not_yet("Store::listed_items")
+        Ok(PostgresStore::listed_items(
+            self, workspace, connector, listing,
+        )?)
     }
 
     fn retire_synced_items(
         &self,
-        _workspace: &Workspace,
-        _connector: &str,
-        _removals: &[levh_core::sync::SourceRemoval],
-        _run_id: &str,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        connector: &str,
+        removals: &[levh_core::sync::SourceRemoval],
+        run_id: &str,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<Vec<levh_core::sync::Retirement>, StoreError> {
-        not_yet("Store::retire_synced_items")
+        Ok(self.retire_items(workspace, connector, removals, run_id, now, actor)?)
     }
 
     fn save_sync_run(
         &self,
-        _workspace: &Workspace,
-        _report: &SyncReport,
-        _actor: &Actor,
+        workspace: &Workspace,
+        report: &SyncReport,
+        actor: &Actor,
     ) -> Result<(), StoreError> {
-        not_yet("Store::save_sync_run")
+        Ok(self.save_run(workspace, report, actor)?)
     }
 
     fn sync_runs(
         &self,
-        _workspace: &Workspace,
-        _connector: Option<&str>,
-        _limit: usize,
+        workspace: &Workspace,
+        connector: Option<&str>,
+        limit: usize,
     ) -> Result<Vec<SyncReport>, StoreError> {
-        not_yet("Store::sync_runs")
+        Ok(self.runs(workspace, connector, limit)?)
     }
 
-    fn sync_run(
-        &self,
-        _workspace: &Workspace,
-        _id: &str,
-    ) -> Result<Option<SyncReport>, StoreError> {
-        not_yet("Store::sync_run")
+    fn sync_run(&self, workspace: &Workspace, id: &str) -> Result<Option<SyncReport>, StoreError> {
+        Ok(self.run(workspace, id)?)
     }
 
     fn purge(

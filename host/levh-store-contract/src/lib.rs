@@ -15,6 +15,7 @@ mod memories;
 mod reads;
 mod search;
 mod server;
+mod sync;
 
 pub use fixtures::{Opened, at, record};
 pub use held::*;
@@ -24,6 +25,7 @@ pub use memories::*;
 pub use reads::*;
 pub use search::*;
 pub use server::*;
+pub use sync::*;
 
 use levh_core::{ServerStore, Store, VectorIndex};
 
@@ -68,7 +70,9 @@ macro_rules! contract_tests {
             a_consolidation_retires_its_members_and_undoes_exactly,
             review_decisions_schedule_and_hide_until_due,
             standings_count_live_memories_by_labels,
-            a_purge_leaves_no_copy_in_any_table
+            a_purge_leaves_no_copy_in_any_table,
+            items_gone_from_their_source_are_retired_and_pinned_ones_kept,
+            sync_runs_are_recorded_read_back_and_listed_newest_first
         );
     };
     (@each $open:path; $($name:ident),* $(,)?) => {
