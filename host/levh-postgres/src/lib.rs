@@ -26,6 +26,7 @@ mod held;
 mod keys;
 mod lexical;
 mod migrations;
+mod places;
 mod presence;
 mod purge;
 mod query;
@@ -479,19 +480,19 @@ impl Store for PostgresStore {
         Ok(self.stored_texts(workspace)?)
     }
 
-    fn placed_texts(&self, _workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
-        not_yet("Store::placed_texts")
+    fn placed_texts(&self, workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
+        Ok(self.texts(workspace)?)
     }
 
     fn rewrite_placed_text(
         &self,
-        _workspace: &Workspace,
-        _place: &TextPlace,
-        _text: &str,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        place: &TextPlace,
+        text: &str,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<bool, StoreError> {
-        not_yet("Store::rewrite_placed_text")
+        Ok(self.rewrite_text(workspace, place, text, now, actor)?)
     }
 
     fn replace_fields(

@@ -206,11 +206,13 @@ fn a_method_not_yet_on_postgres_says_so_by_name() {
     let Some(store) = testing::store() else {
         return;
     };
-    let error = store.placed_texts(&Workspace::default()).unwrap_err();
+    let error = store
+        .attachments(&Workspace::default(), MemoryId::new_at(at(0)))
+        .unwrap_err();
     assert!(
         error
             .to_string()
-            .contains("Store::placed_texts is not yet implemented on PostgreSQL"),
+            .contains("Store::attachments is not yet implemented on PostgreSQL"),
         "{error}"
     );
 }

@@ -12,6 +12,7 @@ mod held;
 mod keyed;
 mod lifecycle;
 mod memories;
+mod places;
 mod reads;
 mod search;
 mod server;
@@ -22,6 +23,7 @@ pub use held::*;
 pub use keyed::*;
 pub use lifecycle::*;
 pub use memories::*;
+pub use places::*;
 pub use reads::*;
 pub use search::*;
 pub use server::*;
@@ -72,7 +74,8 @@ macro_rules! contract_tests {
             standings_count_live_memories_by_labels,
             a_purge_leaves_no_copy_in_any_table,
             items_gone_from_their_source_are_retired_and_pinned_ones_kept,
-            sync_runs_are_recorded_read_back_and_listed_newest_first
+            sync_runs_are_recorded_read_back_and_listed_newest_first,
+            texts_outside_contents_are_listed_and_rewritten_in_place
         );
     };
     (@each $open:path; $($name:ident),* $(,)?) => {
