@@ -19,6 +19,7 @@
 
 mod connection;
 mod consolidation;
+mod entities;
 mod error;
 mod events;
 mod health;
@@ -865,158 +866,157 @@ impl ServerStore for PostgresStore {
     }
 }
 
-/// The entity index is not on PostgreSQL yet: every method says so by name.
 impl EntityStore for PostgresStore {
-    fn known_people(&self, _workspace: &Workspace) -> Result<Vec<String>, StoreError> {
-        not_yet("EntityStore::known_people")
+    fn known_people(&self, workspace: &Workspace) -> Result<Vec<String>, StoreError> {
+        Ok(self.people(workspace)?)
     }
 
     fn index_entities(
         &self,
-        _workspace: &Workspace,
-        _batch: &[IndexedMemory],
-        _version: u32,
-        _now: Timestamp,
+        workspace: &Workspace,
+        batch: &[IndexedMemory],
+        version: u32,
+        now: Timestamp,
     ) -> Result<(), StoreError> {
-        not_yet("EntityStore::index_entities")
+        Ok(self.index(workspace, batch, version, now)?)
     }
 
     fn unindexed_memories(
         &self,
-        _workspace: &Workspace,
-        _version: u32,
-        _after: Option<MemoryId>,
-        _limit: usize,
+        workspace: &Workspace,
+        version: u32,
+        after: Option<MemoryId>,
+        limit: usize,
     ) -> Result<Vec<Memory>, StoreError> {
-        not_yet("EntityStore::unindexed_memories")
+        Ok(self.unindexed(workspace, version, after, limit)?)
     }
 
-    fn count_unindexed(&self, _workspace: &Workspace, _version: u32) -> Result<u64, StoreError> {
-        not_yet("EntityStore::count_unindexed")
+    fn count_unindexed(&self, workspace: &Workspace, version: u32) -> Result<u64, StoreError> {
+        Ok(self.count_unindexed_of(workspace, version)?)
     }
 
-    fn mark_all_unindexed(&self, _workspace: &Workspace) -> Result<u64, StoreError> {
-        not_yet("EntityStore::mark_all_unindexed")
+    fn mark_all_unindexed(&self, workspace: &Workspace) -> Result<u64, StoreError> {
+        Ok(self.unindex_all(workspace)?)
     }
 
     fn entities(
         &self,
-        _workspace: &Workspace,
-        _query: &EntityQuery,
+        workspace: &Workspace,
+        query: &EntityQuery,
     ) -> Result<Vec<EntitySummary>, StoreError> {
-        not_yet("EntityStore::entities")
+        Ok(self.find_entities(workspace, query)?)
     }
 
     fn entities_by_id(
         &self,
-        _workspace: &Workspace,
-        _ids: &[EntityId],
+        workspace: &Workspace,
+        ids: &[EntityId],
     ) -> Result<Vec<EntitySummary>, StoreError> {
-        not_yet("EntityStore::entities_by_id")
+        Ok(self.entities_with_ids(workspace, ids)?)
     }
 
     fn entity_by_key(
         &self,
-        _workspace: &Workspace,
-        _key: &EntityKey,
+        workspace: &Workspace,
+        key: &EntityKey,
     ) -> Result<Option<EntityId>, StoreError> {
-        not_yet("EntityStore::entity_by_key")
+        Ok(self.entity_of_key(workspace, key)?)
     }
 
     fn entity_memories(
         &self,
-        _workspace: &Workspace,
-        _id: EntityId,
-        _limit: usize,
+        workspace: &Workspace,
+        id: EntityId,
+        limit: usize,
     ) -> Result<Vec<EntityMemory>, StoreError> {
-        not_yet("EntityStore::entity_memories")
+        Ok(self.memories_of_entity(workspace, id, limit)?)
     }
 
     fn memory_entities(
         &self,
-        _workspace: &Workspace,
-        _memory: MemoryId,
+        workspace: &Workspace,
+        memory: MemoryId,
     ) -> Result<Vec<(EntityId, Vec<EntityRole>)>, StoreError> {
-        not_yet("EntityStore::memory_entities")
+        Ok(self.entities_of_memory(workspace, memory)?)
     }
 
     fn related_entities(
         &self,
-        _workspace: &Workspace,
-        _id: EntityId,
-        _limit: usize,
+        workspace: &Workspace,
+        id: EntityId,
+        limit: usize,
     ) -> Result<Vec<(EntityId, u64)>, StoreError> {
-        not_yet("EntityStore::related_entities")
+        Ok(self.related(workspace, id, limit)?)
     }
 
     fn memberships(
         &self,
-        _workspace: &Workspace,
-        _id: EntityId,
+        workspace: &Workspace,
+        id: EntityId,
     ) -> Result<Vec<EntityId>, StoreError> {
-        not_yet("EntityStore::memberships")
+        Ok(PostgresStore::members(self, workspace, id)?)
     }
 
     fn entity_edges(
         &self,
-        _workspace: &Workspace,
-        _among: &[EntityId],
-        _limit: usize,
+        workspace: &Workspace,
+        among: &[EntityId],
+        limit: usize,
     ) -> Result<Vec<EntityEdge>, StoreError> {
-        not_yet("EntityStore::entity_edges")
+        Ok(self.edges(workspace, among, limit)?)
     }
 
     fn merge_entities(
         &self,
-        _workspace: &Workspace,
-        _into: EntityId,
-        _from: EntityId,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        into: EntityId,
+        from: EntityId,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<bool, StoreError> {
-        not_yet("EntityStore::merge_entities")
+        Ok(self.merge_into(workspace, into, from, now, actor)?)
     }
 
-    fn commitments_done(&self, _workspace: &Workspace) -> Result<Vec<CommitmentDone>, StoreError> {
-        not_yet("EntityStore::commitments_done")
+    fn commitments_done(&self, workspace: &Workspace) -> Result<Vec<CommitmentDone>, StoreError> {
+        Ok(self.done_commitments(workspace)?)
     }
 
     fn mark_commitment_done(
         &self,
-        _workspace: &Workspace,
-        _memory: MemoryId,
-        _done: &CommitmentDone,
-        _actor: &Actor,
+        workspace: &Workspace,
+        memory: MemoryId,
+        done: &CommitmentDone,
+        actor: &Actor,
     ) -> Result<(), StoreError> {
-        not_yet("EntityStore::mark_commitment_done")
+        Ok(self.commitment_done(workspace, memory, done, actor)?)
     }
 
     fn record_conflicts(
         &self,
-        _workspace: &Workspace,
-        _found: &[(MemoryId, MemoryId, String)],
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        found: &[(MemoryId, MemoryId, String)],
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<Vec<ConflictRecord>, StoreError> {
-        not_yet("EntityStore::record_conflicts")
+        Ok(self.record_conflict_pairs(workspace, found, now, actor)?)
     }
 
     fn conflicts(
         &self,
-        _workspace: &Workspace,
-        _open: bool,
+        workspace: &Workspace,
+        open: bool,
     ) -> Result<Vec<ConflictRecord>, StoreError> {
-        not_yet("EntityStore::conflicts")
+        Ok(self.conflict_records(workspace, open)?)
     }
 
     fn resolve_conflict(
         &self,
-        _workspace: &Workspace,
-        _id: &str,
-        _resolution: ConflictResolution,
-        _now: Timestamp,
-        _actor: &Actor,
+        workspace: &Workspace,
+        id: &str,
+        resolution: ConflictResolution,
+        now: Timestamp,
+        actor: &Actor,
     ) -> Result<bool, StoreError> {
-        not_yet("EntityStore::resolve_conflict")
+        Ok(self.resolve_conflict_once(workspace, id, resolution, now, actor)?)
     }
 }

@@ -7,6 +7,7 @@
 //! A function here names only levh-core's traits: it cannot lean on either backend's
 //! internals, so a difference between the two is a failure of one of them.
 
+mod entities;
 mod fixtures;
 mod held;
 mod keyed;
@@ -18,6 +19,7 @@ mod search;
 mod server;
 mod sync;
 
+pub use entities::*;
 pub use fixtures::{Opened, at, record};
 pub use held::*;
 pub use keyed::*;
@@ -75,7 +77,10 @@ macro_rules! contract_tests {
             a_purge_leaves_no_copy_in_any_table,
             items_gone_from_their_source_are_retired_and_pinned_ones_kept,
             sync_runs_are_recorded_read_back_and_listed_newest_first,
-            texts_outside_contents_are_listed_and_rewritten_in_place
+            texts_outside_contents_are_listed_and_rewritten_in_place,
+            people_and_organizations_are_resolved_counted_and_related,
+            merged_entities_keep_every_key_and_memory,
+            commitments_and_conflicts_are_recorded_once_and_resolved_once
         );
     };
     (@each $open:path; $($name:ident),* $(,)?) => {
