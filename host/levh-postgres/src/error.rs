@@ -50,10 +50,6 @@ pub enum PostgresStoreError {
         "the memory {0} that this list continues from is no longer stored (purged while listing); list again"
     )]
     ListCursorGone(MemoryId),
-    /// A store method this backend does not have yet: refused by name rather than
-    /// answered wrongly.
-    #[error("{0} is not yet implemented on PostgreSQL (the SQLite store has it)")]
-    NotYetImplemented(&'static str),
 }
 
 /// The server's message with its detail and SQLSTATE, which `postgres::Error`'s own
@@ -124,9 +120,4 @@ impl From<PostgresStoreError> for StoreError {
         }
         StoreError::new(error)
     }
-}
-
-/// The error of a method not implemented on PostgreSQL yet, named `Trait::method`.
-pub(crate) fn not_yet<T>(method: &'static str) -> Result<T, StoreError> {
-    Err(PostgresStoreError::NotYetImplemented(method).into())
 }

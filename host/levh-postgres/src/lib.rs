@@ -11,12 +11,12 @@
 //!
 //! This file only wires the traits to the modules that do the work. Each returns the
 //! crate's own [`PostgresStoreError`], which becomes a [`StoreError`] once, at the trait
-//! method. Methods not implemented on PostgreSQL yet answer with an error naming them
-//! ([`PostgresStoreError::NotYetImplemented`]), never with a wrong answer.
+//! method.
 
 // Outside tests, failures are handled, never unwrapped.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod attachments;
 mod connection;
 mod consolidation;
 mod entities;
@@ -62,8 +62,6 @@ use levh_core::{
     StoreError, StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, TokenInfo, Usage,
     VectorIndex, Workspace,
 };
-
-use crate::error::not_yet;
 
 impl PostgresStore {
     /// One change to memory `id` and its `event`, in one transaction; `change` says
@@ -281,27 +279,27 @@ impl Store for PostgresStore {
 
     fn save_attachment(
         &self,
-        _workspace: &Workspace,
-        _attachment: &levh_core::Attachment,
-        _file: &[u8],
+        workspace: &Workspace,
+        attachment: &levh_core::Attachment,
+        file: &[u8],
     ) -> Result<bool, StoreError> {
-        not_yet("Store::save_attachment")
+        Ok(self.attach(workspace, attachment, file)?)
     }
 
     fn attachments(
         &self,
-        _workspace: &Workspace,
-        _attached_to: MemoryId,
+        workspace: &Workspace,
+        attached_to: MemoryId,
     ) -> Result<Vec<levh_core::Attachment>, StoreError> {
-        not_yet("Store::attachments")
+        Ok(self.attachments_of(workspace, attached_to)?)
     }
 
     fn attachment(
         &self,
-        _workspace: &Workspace,
-        _memory: MemoryId,
+        workspace: &Workspace,
+        memory: MemoryId,
     ) -> Result<Option<levh_core::Attachment>, StoreError> {
-        not_yet("Store::attachment")
+        Ok(self.attachment_of(workspace, memory)?)
     }
 
     fn promote(

@@ -14,6 +14,7 @@ use crate::PostgresStoreError;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_memories.sql"),
     include_str!("../migrations/0002_sync_entities_and_the_rest.sql"),
+    include_str!("../migrations/0003_attachment_files.sql"),
 ];
 
 /// The advisory lock key every levh process takes to migrate ("levh" in ASCII, then

@@ -7,7 +7,8 @@
 //! the write-ahead log holds the row until its segments are recycled, and so do the
 //! server's replicas, WAL archives and backups until they age out. None of those is
 //! levh's to erase. The scan below covers what levh can check — every live row of every
-//! table of the store, for the content and its hash — and the report says only that.
+//! table of the store (attached files included), for the content and its hash — and the
+//! report says only that.
 
 use levh_core::{Actor, EventKind, MemoryId, PurgeReport, Timestamp, Workspace};
 use serde_json::json;
@@ -46,8 +47,11 @@ impl PostgresStore {
                   WHERE workspace = $1 AND (content_hash = $2 OR memory_id = $3 OR id = $4)",
                 &[&workspace.as_str(), &hash, &id.to_string(), &held_id],
             )?;
-            // Its vector, keys, entity links, key, schedule and the rest go by cascade.
+            let files = crate::attachments::files_of(tx, seq)?;
+            // Its vector, keys, entity links, key, schedule, attachments and the rest go by
+            // cascade; an attached file goes with the last attachment naming it.
             tx.execute("DELETE FROM memories WHERE seq = $1", &[&seq])?;
+            crate::attachments::remove_unreferenced(tx, &files)?;
             // An entity no memory names any more goes too (its name or address may have
             // come from this memory alone).
             let entities_removed = tx.execute(
@@ -81,33 +85,46 @@ impl PostgresStore {
     fn residue(&self, content: &str, hash: &str) -> Result<Vec<String>, PostgresStoreError> {
         let mut connection = self.connection()?;
         let columns = connection.query(
-            "SELECT c.table_name::text, c.column_name::text FROM information_schema.columns c
+            "SELECT c.table_name::text, c.column_name::text, c.data_type = 'bytea'
+               FROM information_schema.columns c
                JOIN information_schema.tables t
                  ON t.table_schema = c.table_schema AND t.table_name = c.table_name
               WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
-                AND c.data_type IN ('text', 'jsonb', 'json', 'character varying')
+                AND c.data_type IN ('text', 'jsonb', 'json', 'character varying', 'bytea')
               ORDER BY 1, 2",
             &[],
         )?;
         let substring = content.chars().count() >= SUBSTRING_MIN_CHARS;
-        let mut tables: Vec<(String, Vec<String>)> = Vec::new();
+        let mut tables: Vec<(String, Vec<(String, bool)>)> = Vec::new();
         for row in &columns {
-            let (table, name): (String, String) = (column(row, 0)?, column(row, 1)?);
+            let (table, name, binary): (String, String, bool) =
+                (column(row, 0)?, column(row, 1)?, column(row, 2)?);
             match tables.last_mut() {
-                Some((last, names)) if *last == table => names.push(name),
-                _ => tables.push((table, vec![name])),
+                Some((last, names)) if *last == table => names.push((name, binary)),
+                _ => tables.push((table, vec![(name, binary)])),
             }
         }
         let mut found = Vec::new();
         for (table, names) in tables {
             let hits = names
                 .iter()
-                .map(|name| {
-                    let value = format!("\"{}\"::text", name.replace('"', "\"\""));
-                    format!(
-                        "(CASE WHEN strpos({value}, $1) > 0 OR {value} = $2
-                                 OR ($3 AND strpos({value}, $2) > 0) THEN 1 ELSE 0 END)"
-                    )
+                .map(|(name, binary)| {
+                    let name = format!("\"{}\"", name.replace('"', "\"\""));
+                    if *binary {
+                        // Bytes (an attached file): the content's or the hash's UTF-8 in them.
+                        format!(
+                            "(CASE WHEN position(convert_to($1, 'UTF8') IN {name}) > 0
+                                     OR {name} = convert_to($2, 'UTF8')
+                                     OR ($3 AND position(convert_to($2, 'UTF8') IN {name}) > 0)
+                                   THEN 1 ELSE 0 END)"
+                        )
+                    } else {
+                        let value = format!("{name}::text");
+                        format!(
+                            "(CASE WHEN strpos({value}, $1) > 0 OR {value} = $2
+                                     OR ($3 AND strpos({value}, $2) > 0) THEN 1 ELSE 0 END)"
+                        )
+                    }
                 })
                 .collect::<Vec<_>>()
                 .join(" + ");

@@ -1,6 +1,6 @@
 //! The schema on a real PostgreSQL: migrations recorded once and taken by one process at
 //! a time, a newer schema refused, the event log append-only, a vector index per
-//! dimension, and methods not on PostgreSQL yet refused by name.
+//! dimension.
 
 use levh_core::{
     Actor, Kind, Memory, MemoryId, MemoryState, NewMemoryRecord, Store, Timestamp, Workspace,
@@ -201,18 +201,39 @@ fn each_dimension_gets_an_hnsw_index_the_search_uses() {
     );
 }
 
+/// An attached file is kept in the database with the rows that name it, once per digest,
+/// and goes with the purge of the last memory naming it.
 #[test]
-fn a_method_not_yet_on_postgres_says_so_by_name() {
+fn attached_files_live_in_the_database_and_go_with_their_last_memory() {
     let Some(store) = testing::store() else {
         return;
     };
-    let error = store
-        .attachments(&Workspace::default(), MemoryId::new_at(at(0)))
-        .unwrap_err();
+    let workspace = Workspace::default();
+    let owner = record("a memory with a file", None);
+    let text = record("the file's text", None);
+    for new in [&owner, &text] {
+        store.insert(new, &[], &|_| None, &Actor::cli()).unwrap();
+    }
+    let attachment = levh_core::Attachment {
+        memory_id: text.memory.id,
+        attached_to: owner.memory.id,
+        sha256: "ab".repeat(32),
+        name: "notes.txt".into(),
+        media_type: "text/plain".into(),
+        bytes: 5,
+    };
     assert!(
-        error
-            .to_string()
-            .contains("Store::attachments is not yet implemented on PostgreSQL"),
-        "{error}"
+        store
+            .save_attachment(&workspace, &attachment, b"hello")
+            .unwrap()
     );
+    assert_eq!(
+        store.attachment_file(&attachment.sha256).unwrap(),
+        Some(b"hello".to_vec())
+    );
+    store
+        .purge(&workspace, text.memory.id, at(10), &Actor::cli())
+        .unwrap()
+        .unwrap();
+    assert_eq!(store.attachment_file(&attachment.sha256).unwrap(), None);
 }

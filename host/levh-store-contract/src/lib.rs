@@ -80,7 +80,8 @@ macro_rules! contract_tests {
             texts_outside_contents_are_listed_and_rewritten_in_place,
             people_and_organizations_are_resolved_counted_and_related,
             merged_entities_keep_every_key_and_memory,
-            commitments_and_conflicts_are_recorded_once_and_resolved_once
+            commitments_and_conflicts_are_recorded_once_and_resolved_once,
+            attachments_link_a_file_to_live_memories_until_purged
         );
     };
     (@each $open:path; $($name:ident),* $(,)?) => {

@@ -387,3 +387,65 @@ pub fn a_purge_leaves_no_copy_in_any_table(store: &dyn Contracted) {
             .is_none()
     );
 }
+
+/// A file attached to a live memory is linked through its text memory, listed with its
+/// owner and found by its text memory; a memory that is not live takes no attachment;
+/// purging the owner takes the link.
+pub fn attachments_link_a_file_to_live_memories_until_purged(store: &dyn Contracted) {
+    let workspace = Workspace::default();
+    let owner = record("the quarterly report", 0, "default", None, None);
+    let text = record(
+        "text of report.pdf: revenue grew",
+        10,
+        "default",
+        None,
+        None,
+    );
+    let gone = record("a forgotten memory", 20, "default", None, None);
+    for new in [&owner, &text, &gone] {
+        store.insert(new, &[], &|_| None, &Actor::cli()).unwrap();
+    }
+    store
+        .forget(&workspace, gone.memory.id, at(30), &Actor::cli())
+        .unwrap();
+    let file = b"%PDF-1.7 revenue grew".to_vec();
+    let attachment = levh_core::Attachment {
+        memory_id: text.memory.id,
+        attached_to: owner.memory.id,
+        sha256: "5d5b09f6dcb2d53a5fffc60c4ac0d55fabdad556fb0e9d0f3a8b1b8c5e8b8d0a".into(),
+        name: "report.pdf".into(),
+        media_type: "application/pdf".into(),
+        bytes: file.len() as u64,
+    };
+    assert!(
+        store
+            .save_attachment(&workspace, &attachment, &file)
+            .unwrap()
+    );
+    let to_gone = levh_core::Attachment {
+        attached_to: gone.memory.id,
+        ..attachment.clone()
+    };
+    assert!(!store.save_attachment(&workspace, &to_gone, &file).unwrap());
+    assert_eq!(
+        store.attachments(&workspace, owner.memory.id).unwrap(),
+        [attachment.clone()]
+    );
+    assert_eq!(
+        store.attachment(&workspace, text.memory.id).unwrap(),
+        Some(attachment.clone())
+    );
+    assert_eq!(store.attachment(&workspace, owner.memory.id).unwrap(), None);
+    assert!(
+        store
+            .attachments(&Workspace::new("other").unwrap(), owner.memory.id)
+            .unwrap()
+            .is_empty()
+    );
+    let report = store
+        .purge(&workspace, owner.memory.id, at(40), &Actor::cli())
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.residue, Vec::<String>::new());
+    assert_eq!(store.attachment(&workspace, text.memory.id).unwrap(), None);
+}
