@@ -429,7 +429,7 @@ pub fn attachments_link_a_file_to_live_memories_until_purged(store: &dyn Contrac
     assert!(!store.save_attachment(&workspace, &to_gone, &file).unwrap());
     assert_eq!(
         store.attachments(&workspace, owner.memory.id).unwrap(),
-        [attachment.clone()]
+        std::slice::from_ref(&attachment)
     );
     assert_eq!(
         store.attachment(&workspace, text.memory.id).unwrap(),
