@@ -77,6 +77,7 @@ impl PostgresStore {
         let place = describe_place(&config);
         let manager = PostgresConnectionManager::new(config, NoTls);
         let pool = r2d2::Pool::builder()
+            .connection_customizer(Box::new(PendingEvents))
             .max_size(options.max_connections.max(1))
             .min_idle(Some(0))
             .connection_timeout(options.connection_timeout)
@@ -96,7 +97,8 @@ impl PostgresStore {
         Ok(self.pool.get()?)
     }
 
-    /// Runs `work` in one transaction and commits it. A transaction that lost a deadlock
+    /// Runs `work` in one transaction, appends the events it logged, and commits it. (Every
+    /// event is logged through here: see `events.rs`.) A transaction that lost a deadlock
     /// or a serialization conflict to a concurrent one is run again from the start (so
     /// `work` must have no effect outside the transaction).
     pub(crate) fn write<T>(
@@ -108,6 +110,7 @@ impl PostgresStore {
         loop {
             let mut tx = connection.transaction()?;
             let outcome = work(&mut tx).and_then(|value| {
+                crate::events::flush(&mut tx)?;
                 tx.commit()?;
                 Ok(value)
             });
@@ -119,6 +122,17 @@ impl PostgresStore {
                 outcome => return outcome,
             }
         }
+    }
+}
+
+/// Gives each new connection the table its transactions' events wait in until they
+/// commit (see `events.rs`).
+#[derive(Debug)]
+struct PendingEvents;
+
+impl r2d2::CustomizeConnection<postgres::Client, postgres::Error> for PendingEvents {
+    fn on_acquire(&self, client: &mut postgres::Client) -> Result<(), postgres::Error> {
+        client.batch_execute(crate::events::PENDING_TABLE)
     }
 }
 

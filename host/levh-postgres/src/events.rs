@@ -1,5 +1,15 @@
 //! The event log: every change appends to `events` ([`log_event`]) in its own
 //! transaction; a `levh serve` process tails it by sequence number for the live feed.
+//!
+//! Tailing by number needs numbers in commit order: a reader that has seen event N must
+//! already see every event numbered below N, or an event numbered by a transaction that
+//! commits later is skipped for good (with eight writers, a reader missed one in twenty).
+//! SQLite's single writer gives that order for free. Here a transaction's events wait in
+//! a temporary table of its connection ([`PENDING_TABLE`]) and are moved into the log
+//! just before it commits ([`flush`]), under an advisory lock held until the commit ends:
+//! numbers are drawn in commit order, and writers wait on each other only for that move
+//! and the commit, never while they work. The lock is the last any transaction takes, so
+//! it closes no cycle with the row locks taken before it.
 
 use levh_core::{Actor, EventKind, LoggedEvent, MemoryId, Timestamp, Workspace};
 use postgres::{GenericClient, Row};
@@ -7,7 +17,27 @@ use postgres::{GenericClient, Row};
 use crate::rows::{column, from_micros, micros, parse_id};
 use crate::{PostgresStore, PostgresStoreError};
 
-/// Appends one event, inside the caller's transaction.
+/// The advisory lock key under which a transaction's events are numbered ("levh" in
+/// ASCII, then "events").
+const EVENT_LOG_LOCK: i64 = 0x6c65_7668_6576_6e74;
+
+/// Where a transaction's events wait until it commits: a temporary table of each pooled
+/// connection, created when the connection is opened (see `connection.rs`).
+pub(crate) const PENDING_TABLE: &str = "CREATE TEMPORARY TABLE IF NOT EXISTS levh_pending_events (
+    ord        bigint GENERATED ALWAYS AS IDENTITY,
+    at         bigint NOT NULL,
+    kind       text NOT NULL,
+    workspace  text NOT NULL,
+    memory_id  text,
+    surface    text NOT NULL,
+    client     text,
+    role       text NOT NULL,
+    detail     jsonb NOT NULL,
+    principal  text
+)";
+
+/// Records one event of the caller's transaction, to be appended to the log when it
+/// commits ([`flush`], which `PostgresStore::write` runs).
 pub(crate) fn log_event(
     tx: &mut impl GenericClient,
     at: Timestamp,
@@ -18,7 +48,8 @@ pub(crate) fn log_event(
     detail: serde_json::Value,
 ) -> Result<(), PostgresStoreError> {
     tx.execute(
-        "INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail, principal)
+        "INSERT INTO pg_temp.levh_pending_events
+             (at, kind, workspace, memory_id, surface, client, role, detail, principal)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         &[
             &micros(at),
@@ -32,6 +63,26 @@ pub(crate) fn log_event(
             &actor.principal,
         ],
     )?;
+    Ok(())
+}
+
+/// Moves the transaction's pending events into the log, numbered in commit order: under
+/// the event log's lock, which the commit that follows releases. A transaction that
+/// logged nothing takes no lock.
+pub(crate) fn flush(tx: &mut impl GenericClient) -> Result<(), PostgresStoreError> {
+    let pending = tx.query_opt(
+        "SELECT pg_advisory_xact_lock($1) FROM pg_temp.levh_pending_events LIMIT 1",
+        &[&EVENT_LOG_LOCK],
+    )?;
+    if pending.is_some() {
+        tx.execute(
+            "WITH moved AS (DELETE FROM pg_temp.levh_pending_events RETURNING *)
+             INSERT INTO events (at, kind, workspace, memory_id, surface, client, role, detail, principal)
+             SELECT at, kind, workspace, memory_id, surface, client, role, detail, principal
+               FROM moved ORDER BY ord",
+            &[],
+        )?;
+    }
     Ok(())
 }
 

@@ -363,15 +363,8 @@ impl Store for PostgresStore {
         at: Timestamp,
         detail: &serde_json::Value,
     ) -> Result<(), StoreError> {
-        Ok(events::log_event(
-            &mut *self.connection()?,
-            at,
-            kind,
-            workspace,
-            None,
-            actor,
-            detail.clone(),
-        )?)
+        Ok(self
+            .write(|tx| events::log_event(tx, at, kind, workspace, None, actor, detail.clone()))?)
     }
 
     fn insert_held(&self, held: &HeldCandidate, actor: &Actor) -> Result<(), StoreError> {

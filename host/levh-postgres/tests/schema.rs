@@ -237,3 +237,57 @@ fn attached_files_live_in_the_database_and_go_with_their_last_memory() {
         .unwrap();
     assert_eq!(store.attachment_file(&attachment.sha256).unwrap(), None);
 }
+
+/// The live feed tails the log by sequence number: a reader that has seen an event must
+/// already be able to see every event numbered before it, however many processes write
+/// at once (a number drawn by a transaction that commits later would be skipped for good).
+#[test]
+fn a_reader_tailing_the_log_while_many_write_misses_no_event() {
+    let Some(url) = testing::database_url() else {
+        return;
+    };
+    let options = levh_postgres::PoolOptions {
+        max_connections: 10,
+        ..levh_postgres::PoolOptions::default()
+    };
+    let store = PostgresStore::open_with(&url, options).unwrap();
+    let writers = 8;
+    let each = 60;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let seen: Vec<i64> = std::thread::scope(|threads| {
+        for writer in 0..writers {
+            let (store, done) = (&store, &done);
+            threads.spawn(move || {
+                for n in 0..each {
+                    let new = record(&format!("writer {writer} wrote note {n}"), None);
+                    store.insert(&new, &[], &|_| None, &Actor::cli()).unwrap();
+                }
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            });
+        }
+        let tail = threads.spawn(|| {
+            let mut seen = Vec::new();
+            let mut last = 0;
+            loop {
+                let finished = done.load(std::sync::atomic::Ordering::SeqCst) == writers;
+                for event in store.events_after(last, 1_000).unwrap() {
+                    last = event.seq;
+                    seen.push(event.seq);
+                }
+                if finished {
+                    return seen;
+                }
+            }
+        });
+        tail.join().unwrap()
+    });
+    let all: Vec<i64> = store
+        .events_after(0, 100_000)
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(all.len(), writers * each);
+    let missed: Vec<_> = all.iter().filter(|seq| !seen.contains(seq)).collect();
+    assert!(missed.is_empty(), "the tailing reader never saw {missed:?}");
+}
