@@ -111,7 +111,7 @@ pub(crate) fn read(row: &Row) -> Result<LoggedEvent, PostgresStoreError> {
 
 impl PostgresStore {
     /// The newest sequence number in the log (0 when empty).
-    pub fn last_event_seq(&self) -> Result<i64, PostgresStoreError> {
+    pub(crate) fn last_event_seq(&self) -> Result<i64, PostgresStoreError> {
         Ok(self
             .connection()?
             .query_one("SELECT coalesce(max(seq), 0)::bigint FROM events", &[])?
@@ -119,7 +119,7 @@ impl PostgresStore {
     }
 
     /// Events after `seq`, oldest first, at most `limit`.
-    pub fn events_after(
+    pub(crate) fn events_after(
         &self,
         seq: i64,
         limit: usize,
@@ -132,7 +132,7 @@ impl PostgresStore {
     }
 
     /// The newest `limit` events of one memory of the workspace, newest first.
-    pub fn memory_events(
+    pub(crate) fn memory_events(
         &self,
         workspace: &Workspace,
         id: MemoryId,
@@ -152,7 +152,7 @@ impl PostgresStore {
     /// Schema version and journal mode: a liveness check that reads no memory. PostgreSQL
     /// always writes ahead to its log, so the mode is `wal`, as a SQLite store in WAL
     /// mode says.
-    pub fn liveness(&self) -> Result<(i64, String), PostgresStoreError> {
+    pub(crate) fn liveness(&self) -> Result<(i64, String), PostgresStoreError> {
         let version = crate::migrations::current_version(&mut *self.connection()?)?;
         Ok((version, "wal".to_owned()))
     }

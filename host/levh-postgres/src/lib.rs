@@ -751,25 +751,45 @@ impl VectorIndex for PostgresStore {
     }
 }
 
+/// Runs `work` where the synchronous driver may block: right here on an ordinary thread,
+/// or on a thread of its own when called from an async runtime's thread — where the driver
+/// would panic ("Cannot start a runtime from within a runtime"). The engine calls the
+/// store from `spawn_blocking` threads, but a server calls [`ServerStore`] from many
+/// places (a feed, a session's end in a `Drop`), so those methods are safe anywhere.
+fn off_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return work();
+    }
+    std::thread::scope(|threads| {
+        threads
+            .spawn(work)
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Every method runs [`off_runtime`].
 impl ServerStore for PostgresStore {
     fn principal_for_token(&self, secret: &str) -> Result<Option<Principal>, StoreError> {
-        Ok(self.verify_token(secret)?.map(|token| Principal {
-            workspace: token.workspace,
-            role: token.role,
-            name: Some(token.id),
-        }))
+        off_runtime(|| {
+            Ok(self.verify_token(secret)?.map(|token| Principal {
+                workspace: token.workspace,
+                role: token.role,
+                name: Some(token.id),
+            }))
+        })
     }
 
     fn liveness(&self) -> Result<(i64, String), StoreError> {
-        Ok(PostgresStore::liveness(self)?)
+        off_runtime(|| Ok(PostgresStore::liveness(self)?))
     }
 
     fn last_event_seq(&self) -> Result<i64, StoreError> {
-        Ok(PostgresStore::last_event_seq(self)?)
+        off_runtime(|| Ok(PostgresStore::last_event_seq(self)?))
     }
 
     fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError> {
-        Ok(PostgresStore::events_after(self, seq, limit)?)
+        off_runtime(|| Ok(PostgresStore::events_after(self, seq, limit)?))
     }
 
     fn memory_events(
@@ -778,7 +798,7 @@ impl ServerStore for PostgresStore {
         id: MemoryId,
         limit: usize,
     ) -> Result<Vec<LoggedEvent>, StoreError> {
-        Ok(PostgresStore::memory_events(self, workspace, id, limit)?)
+        off_runtime(|| Ok(PostgresStore::memory_events(self, workspace, id, limit)?))
     }
 
     fn activity(
@@ -787,7 +807,7 @@ impl ServerStore for PostgresStore {
         since: Timestamp,
         scan_at_most: usize,
     ) -> Result<Activity, StoreError> {
-        Ok(self.activity_since(workspace, since, scan_at_most)?)
+        off_runtime(|| Ok(self.activity_since(workspace, since, scan_at_most)?))
     }
 
     fn events_of_kinds(
@@ -797,7 +817,7 @@ impl ServerStore for PostgresStore {
         kinds: &[EventKind],
         scan_at_most: usize,
     ) -> Result<KindsRead, StoreError> {
-        Ok(self.kinds_since(workspace, since, kinds, scan_at_most)?)
+        off_runtime(|| Ok(self.kinds_since(workspace, since, kinds, scan_at_most)?))
     }
 
     fn usage(
@@ -806,15 +826,15 @@ impl ServerStore for PostgresStore {
         since: Timestamp,
         scan_at_most: usize,
     ) -> Result<Usage, StoreError> {
-        Ok(self.usage_since(workspace, since, scan_at_most)?)
+        off_runtime(|| Ok(self.usage_since(workspace, since, scan_at_most)?))
     }
 
     fn touch_presence(&self, presence: &Presence) -> Result<(), StoreError> {
-        Ok(self.touch(presence)?)
+        off_runtime(|| Ok(self.touch(presence)?))
     }
 
     fn end_presence(&self, id: &str, at: Timestamp) -> Result<(), StoreError> {
-        Ok(self.end(id, at)?)
+        off_runtime(|| Ok(self.end(id, at)?))
     }
 
     fn presences(
@@ -822,7 +842,7 @@ impl ServerStore for PostgresStore {
         workspace: &Workspace,
         ended_after: Timestamp,
     ) -> Result<Vec<Presence>, StoreError> {
-        Ok(self.present(workspace, ended_after)?)
+        off_runtime(|| Ok(self.present(workspace, ended_after)?))
     }
 
     fn issue_token(
@@ -832,11 +852,11 @@ impl ServerStore for PostgresStore {
         label: Option<&str>,
         now: Timestamp,
     ) -> Result<IssuedToken, StoreError> {
-        Ok(self.create_token(workspace, role, label, now)?)
+        off_runtime(|| Ok(self.create_token(workspace, role, label, now)?))
     }
 
     fn workspace_tokens(&self, workspace: &Workspace) -> Result<Vec<TokenInfo>, StoreError> {
-        Ok(self.list_tokens(Some(workspace))?)
+        off_runtime(|| Ok(self.list_tokens(Some(workspace))?))
     }
 
     fn revoke_workspace_token(
@@ -845,15 +865,15 @@ impl ServerStore for PostgresStore {
         id: &str,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
-        Ok(self.revoke_token(Some(workspace), id, now)?)
+        off_runtime(|| Ok(self.revoke_token(Some(workspace), id, now)?))
     }
 
     fn all_tokens(&self) -> Result<Vec<TokenInfo>, StoreError> {
-        Ok(self.list_tokens(None)?)
+        off_runtime(|| Ok(self.list_tokens(None)?))
     }
 
     fn revoke_any_token(&self, id: &str, now: Timestamp) -> Result<bool, StoreError> {
-        Ok(self.revoke_token(None, id, now)?)
+        off_runtime(|| Ok(self.revoke_token(None, id, now)?))
     }
 }
 

@@ -45,7 +45,7 @@ fn read(row: &Row) -> Result<TokenInfo, PostgresStoreError> {
 
 impl PostgresStore {
     /// Issues a token for `workspace` with `role`.
-    pub fn create_token(
+    pub(crate) fn create_token(
         &self,
         workspace: &Workspace,
         role: Role,
@@ -80,7 +80,10 @@ impl PostgresStore {
     }
 
     /// The live (not revoked) token whose secret this is.
-    pub fn verify_token(&self, secret: &str) -> Result<Option<TokenInfo>, PostgresStoreError> {
+    pub(crate) fn verify_token(
+        &self,
+        secret: &str,
+    ) -> Result<Option<TokenInfo>, PostgresStoreError> {
         self.connection()?
             .query_opt(
                 &format!("{SELECT} WHERE secret_hash = $1 AND revoked_at IS NULL"),
@@ -91,7 +94,7 @@ impl PostgresStore {
     }
 
     /// Every token, or one workspace's, newest first.
-    pub fn list_tokens(
+    pub(crate) fn list_tokens(
         &self,
         workspace: Option<&Workspace>,
     ) -> Result<Vec<TokenInfo>, PostgresStoreError> {
@@ -105,7 +108,7 @@ impl PostgresStore {
     }
 
     /// Revokes a live token by id, of one workspace when given. False when there is none.
-    pub fn revoke_token(
+    pub(crate) fn revoke_token(
         &self,
         workspace: Option<&Workspace>,
         id: &str,

@@ -3,7 +3,8 @@
 //! dimension.
 
 use levh_core::{
-    Actor, Kind, Memory, MemoryId, MemoryState, NewMemoryRecord, Store, Timestamp, Workspace,
+    Actor, Kind, Memory, MemoryId, MemoryState, NewMemoryRecord, ServerStore, Store, Timestamp,
+    Workspace,
 };
 use levh_postgres::{PostgresStore, PostgresStoreError, latest_schema_version, testing};
 use postgres::{Client, NoTls};
@@ -290,4 +291,31 @@ fn a_reader_tailing_the_log_while_many_write_misses_no_event() {
     assert_eq!(all.len(), writers * each);
     let missed: Vec<_> = all.iter().filter(|seq| !seen.contains(seq)).collect();
     assert!(missed.is_empty(), "the tailing reader never saw {missed:?}");
+}
+
+/// A server calls the server side of the store from anywhere, an async task's thread
+/// included (a session's end is recorded in a `Drop`): there the synchronous driver
+/// would panic, so those calls move to a thread of their own.
+#[test]
+fn the_server_side_answers_on_an_async_runtime_thread() {
+    let Some(store) = testing::store() else {
+        return;
+    };
+    store
+        .insert(
+            &record("logged before the runtime", None),
+            &[],
+            &|_| None,
+            &Actor::cli(),
+        )
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (last, events) = runtime.block_on(async {
+        let last = store.last_event_seq().unwrap();
+        (last, store.events_after(0, 10).unwrap())
+    });
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].seq, last);
 }
