@@ -35,6 +35,8 @@ pub struct TestServer {
     pub version: String,
     /// A connection to the `postgres` database, for creating test databases.
     admin: Mutex<Client>,
+    /// Where test databases are sent to be dropped, by a thread of their own.
+    dropper: Mutex<std::sync::mpsc::Sender<String>>,
     /// The write end of the watchdog's pipe: closed at exit, which stops the server.
     _watchdog: Mutex<ChildStdin>,
 }
@@ -71,24 +73,73 @@ pub fn server() -> Option<&'static TestServer> {
     }
 }
 
-/// The URL of a new, empty database on the shared server (pgvector installed), or `None`
-/// when there is no server (see [`server`]).
-pub fn database_url() -> Option<String> {
+/// A new, empty database on the shared server (pgvector installed), or `None` when there
+/// is no server (see [`server`]). Dropped with the guard.
+pub fn database_url() -> Option<TestDatabase> {
     server().map(TestServer::fresh_database)
 }
 
 /// A store on a new, empty database of the shared server, migrated, with a small pool (many
-/// tests share the server's connections); `None` when there is no server.
-pub fn store() -> Option<PostgresStore> {
-    let url = database_url()?;
+/// tests share the server's connections); `None` when there is no server. The database
+/// goes when the store is dropped.
+pub fn store() -> Option<TestStore> {
+    let database = database_url()?;
     let options = PoolOptions {
         max_connections: 4,
         ..PoolOptions::default()
     };
-    Some(
-        PostgresStore::open_with(&url, options)
-            .unwrap_or_else(|e| panic!("opening a store on {url}: {e}")),
-    )
+    let store = PostgresStore::open_with(database.url(), options)
+        .unwrap_or_else(|e| panic!("opening a store on {}: {e}", database.url()));
+    Some(TestStore {
+        store,
+        _database: database,
+    })
+}
+
+/// A test's database: dropped (its connections ended) with this guard, so a test binary
+/// of many tests does not fill the disk with a copy of `template1` per test.
+#[derive(Debug)]
+pub struct TestDatabase {
+    server: &'static TestServer,
+    name: String,
+    url: String,
+}
+
+impl TestDatabase {
+    /// Its connection URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+impl Drop for TestDatabase {
+    /// Handed to the server's dropper thread: a drop waits for the database's last
+    /// connections to end, which no test should wait for. What is not dropped by the time
+    /// the test binary exits goes with the server.
+    fn drop(&mut self) {
+        let _ = self
+            .server
+            .dropper
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .send(std::mem::take(&mut self.name));
+    }
+}
+
+/// A store with its own database, dropped together (the store first: fields drop in
+/// order).
+#[derive(Debug)]
+pub struct TestStore {
+    store: PostgresStore,
+    _database: TestDatabase,
+}
+
+impl std::ops::Deref for TestStore {
+    type Target = PostgresStore;
+
+    fn deref(&self) -> &PostgresStore {
+        &self.store
+    }
 }
 
 impl std::fmt::Debug for TestServer {
@@ -102,8 +153,8 @@ impl std::fmt::Debug for TestServer {
 }
 
 impl TestServer {
-    /// Creates a new database (from `template1`, which has pgvector) and returns its URL.
-    pub fn fresh_database(&self) -> String {
+    /// Creates a new database (from `template1`, which has pgvector).
+    pub fn fresh_database(&'static self) -> TestDatabase {
         let name = format!(
             "levh_test_{}_{}",
             std::process::id(),
@@ -114,7 +165,11 @@ impl TestServer {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .batch_execute(&format!("CREATE DATABASE {name}"))
             .unwrap_or_else(|e| panic!("creating the test database {name}: {e}"));
-        self.url(&name)
+        TestDatabase {
+            server: self,
+            url: self.url(&name),
+            name,
+        }
     }
 
     /// The URL of database `name` on this server.
@@ -226,12 +281,26 @@ fn start() -> Result<TestServer, String> {
         .query_one("SHOW server_version", &[])
         .map_err(|e| e.to_string())?
         .get(0);
+    let mut dropping = connect("postgres")?;
+    let (dropper, dropped) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for name in dropped {
+            if let Err(error) =
+                dropping.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            {
+                tell(&format!(
+                    "the test database {name} stays until the server goes: {error}"
+                ));
+            }
+        }
+    });
     Ok(TestServer {
         port,
         directory,
         started_in: begun.elapsed(),
         version,
         admin: Mutex::new(admin),
+        dropper: Mutex::new(dropper),
         _watchdog: Mutex::new(watchdog),
     })
 }

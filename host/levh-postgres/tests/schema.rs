@@ -61,13 +61,14 @@ fn client(url: &str) -> Client {
 
 #[test]
 fn migrations_are_recorded_once_and_opening_again_changes_nothing() {
-    let Some(url) = testing::database_url() else {
+    let Some(database) = testing::database_url() else {
         return;
     };
-    let first = PostgresStore::open(&url).unwrap();
+    let url = database.url();
+    let first = PostgresStore::open(url).unwrap();
     drop(first);
-    PostgresStore::open(&url).unwrap();
-    let versions: Vec<i64> = client(&url)
+    PostgresStore::open(url).unwrap();
+    let versions: Vec<i64> = client(url)
         .query(
             "SELECT version FROM levh_schema_migrations ORDER BY version",
             &[],
@@ -83,17 +84,18 @@ fn migrations_are_recorded_once_and_opening_again_changes_nothing() {
 /// migrate, the others find the work done.
 #[test]
 fn stores_opened_at_once_on_a_new_database_migrate_it_once() {
-    let Some(url) = testing::database_url() else {
+    let Some(database) = testing::database_url() else {
         return;
     };
+    let url = database.url();
     let opened: Vec<_> = std::thread::scope(|threads| {
         let handles: Vec<_> = (0..4)
-            .map(|_| threads.spawn(|| PostgresStore::open(&url).map(|_| ())))
+            .map(|_| threads.spawn(|| PostgresStore::open(url).map(|_| ())))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert!(opened.iter().all(Result::is_ok), "{opened:?}");
-    let count: i64 = client(&url)
+    let count: i64 = client(url)
         .query_one("SELECT count(*) FROM levh_schema_migrations", &[])
         .unwrap()
         .get(0);
@@ -102,18 +104,19 @@ fn stores_opened_at_once_on_a_new_database_migrate_it_once() {
 
 #[test]
 fn a_schema_newer_than_this_build_is_refused() {
-    let Some(url) = testing::database_url() else {
+    let Some(database) = testing::database_url() else {
         return;
     };
-    PostgresStore::open(&url).unwrap();
+    let url = database.url();
+    PostgresStore::open(url).unwrap();
     let newer = latest_schema_version() + 1;
-    client(&url)
+    client(url)
         .execute(
             "INSERT INTO levh_schema_migrations (version) VALUES ($1)",
             &[&newer],
         )
         .unwrap();
-    let error = PostgresStore::open(&url).unwrap_err();
+    let error = PostgresStore::open(url).unwrap_err();
     assert!(
         matches!(error, PostgresStoreError::TooNew { found, known } if found == newer && known == newer - 1),
         "{error}"
@@ -123,10 +126,11 @@ fn a_schema_newer_than_this_build_is_refused() {
 
 #[test]
 fn the_event_log_refuses_changes_and_deletions_to_everyone() {
-    let Some(url) = testing::database_url() else {
+    let Some(database) = testing::database_url() else {
         return;
     };
-    let store = PostgresStore::open(&url).unwrap();
+    let url = database.url();
+    let store = PostgresStore::open(url).unwrap();
     store
         .insert(
             &record("the event log keeps every change", None),
@@ -135,7 +139,7 @@ fn the_event_log_refuses_changes_and_deletions_to_everyone() {
             &Actor::cli(),
         )
         .unwrap();
-    let mut client = client(&url);
+    let mut client = client(url);
     for statement in [
         "UPDATE events SET kind = 'forged'",
         "DELETE FROM events",
@@ -158,10 +162,11 @@ fn the_event_log_refuses_changes_and_deletions_to_everyone() {
 /// query can use (shown with scans and sorts off, as a large table would choose).
 #[test]
 fn each_dimension_gets_an_hnsw_index_the_search_uses() {
-    let Some(url) = testing::database_url() else {
+    let Some(database) = testing::database_url() else {
         return;
     };
-    let store = PostgresStore::open(&url).unwrap();
+    let url = database.url();
+    let store = PostgresStore::open(url).unwrap();
     store
         .insert(
             &record("a vector of three", Some(vec![0.6, 0.8, 0.0])),
@@ -170,7 +175,7 @@ fn each_dimension_gets_an_hnsw_index_the_search_uses() {
             &Actor::cli(),
         )
         .unwrap();
-    let mut client = client(&url);
+    let mut client = client(url);
     let indexes: Vec<String> = client
         .query(
             "SELECT indexname FROM pg_indexes WHERE indexname LIKE 'memory_embeddings_hnsw_%'",
@@ -244,14 +249,15 @@ fn attached_files_live_in_the_database_and_go_with_their_last_memory() {
 /// at once (a number drawn by a transaction that commits later would be skipped for good).
 #[test]
 fn a_reader_tailing_the_log_while_many_write_misses_no_event() {
-    let Some(url) = testing::database_url() else {
+    let Some(database) = testing::database_url() else {
         return;
     };
+    let url = database.url();
     let options = levh_postgres::PoolOptions {
         max_connections: 10,
         ..levh_postgres::PoolOptions::default()
     };
-    let store = PostgresStore::open_with(&url, options).unwrap();
+    let store = PostgresStore::open_with(url, options).unwrap();
     let writers = 8;
     let each = 60;
     let done = std::sync::atomic::AtomicUsize::new(0);

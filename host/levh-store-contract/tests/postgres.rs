@@ -2,14 +2,14 @@
 //! server this test binary starts (`levh_postgres::testing`). Skipped, saying why, where no
 //! PostgreSQL is available — a failure instead under `LEVH_REQUIRE_TEST_ASSETS=1`.
 
-use levh_postgres::PostgresStore;
+use levh_postgres::testing::TestStore;
 use levh_store_contract::{Contracted, Opened};
 
-struct OnServer(PostgresStore);
+struct OnServer(TestStore);
 
 impl Opened for OnServer {
     fn store(&self) -> &dyn Contracted {
-        &self.0
+        &*self.0
     }
 }
 
