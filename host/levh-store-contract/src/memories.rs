@@ -70,6 +70,23 @@ pub fn reads_see_only_their_workspace_and_live_memories(store: &dyn Contracted) 
             .forget(&Workspace::default(), id, at(62), &Actor::cli())
             .unwrap()
     );
+    // A secret audit reads every stored text of the workspace, forgotten rows included.
+    let texts = store.contents(&team).unwrap();
+    assert_eq!(texts.len(), 1);
+    assert_eq!(
+        (
+            texts[0].id,
+            texts[0].content.as_str(),
+            texts[0].source.as_str()
+        ),
+        (id, "kept in the team workspace", "contract")
+    );
+    assert!(
+        store
+            .contents(&Workspace::new("other").unwrap())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// A reinforcement reads each memory's current state, writes the one `update` computes
@@ -373,6 +390,17 @@ pub fn a_batch_writes_memories_held_candidates_and_its_sync_page_together(store:
     assert_eq!(
         store.sync_cursor(&workspace, "files").unwrap().as_deref(),
         Some("after-c")
+    );
+    store
+        .save_sync_cursor(&workspace, "files", None, at(4))
+        .unwrap();
+    assert_eq!(store.sync_cursor(&workspace, "files").unwrap(), None);
+    store
+        .save_sync_cursor(&workspace, "mail", Some("uid-9"), at(5))
+        .unwrap();
+    assert_eq!(
+        store.sync_cursor(&workspace, "mail").unwrap().as_deref(),
+        Some("uid-9")
     );
     assert_eq!(
         store.synced_item(&workspace, "files", "a.md").unwrap(),
