@@ -37,6 +37,7 @@
 
 mod build;
 mod graph;
+mod in_memory;
 mod query;
 mod snapshot_file;
 #[cfg(test)]
@@ -122,6 +123,9 @@ pub struct AnnStats {
     pub staged_queries: u64,
     /// Queries whose fresh tail was compared from an absorb job's staged copy of it.
     pub staged_tail_queries: u64,
+    /// Exact scans (counted in `exact_queries` too) that compared a small store's vectors
+    /// in memory (`in_memory.rs`) instead of reading them out of SQLite.
+    pub in_memory_queries: u64,
 }
 
 #[derive(Debug, Default)]
@@ -135,6 +139,7 @@ struct Counters {
     filtered_queries: AtomicU64,
     staged_queries: AtomicU64,
     staged_tail_queries: AtomicU64,
+    in_memory_queries: AtomicU64,
 }
 
 /// One model's state, shared with its background job.
@@ -149,6 +154,8 @@ struct ModelIndex {
     staged: RwLock<Option<Arc<Staged>>>,
     /// The vectors a running absorb job is adding to the snapshot's graph, until it has.
     staged_tail: RwLock<Option<Arc<Staged>>>,
+    /// Every vector in memory while there are too few for a graph (the exact scan's).
+    in_memory: in_memory::InMemory,
 }
 
 impl ModelIndex {
@@ -248,6 +255,7 @@ impl AnnIndex {
             filtered_queries: c.filtered_queries.load(Ordering::Relaxed),
             staged_queries: c.staged_queries.load(Ordering::Relaxed),
             staged_tail_queries: c.staged_tail_queries.load(Ordering::Relaxed),
+            in_memory_queries: c.in_memory_queries.load(Ordering::Relaxed),
         }
     }
 

@@ -49,23 +49,68 @@ impl AnnIndex {
     ) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
         self.counters.exact_queries.fetch_add(1, Ordering::Relaxed);
         let conn = self.store.read();
-        if let Some(project) = &filter.project {
-            // Only the project's vectors are read (by seq, from its index), not every
-            // vector of the store: at 3k memories in seven projects a scoped search's scan
-            // took most of its 3.5 ms over REST.
-            let seqs: Vec<i64> = self
-                .store
-                .project_seqs
-                .get(&conn, &filter.workspace, project)?
-                .iter()
-                .copied()
-                .collect();
+        // Scoped: only the project's memories are scored (by seq, from its index), not
+        // every vector of the store — at 3k memories in seven projects a scoped search's
+        // scan took most of its 3.5 ms over REST.
+        let allowed = match &filter.project {
+            Some(project) => Some(self.store.project_seqs.get(
+                &conn,
+                &filter.workspace,
+                project,
+            )?),
+            None => None,
+        };
+        if limit > 0 && !query.is_empty() {
+            let state = self.model(model, query.len());
+            if let Some(ranked) = state.in_memory.ranked(
+                &conn,
+                model,
+                query,
+                allowed.as_deref(),
+                self.config.exact_below,
+            )? {
+                self.counters
+                    .in_memory_queries
+                    .fetch_add(1, Ordering::Relaxed);
+                return in_rank_order(&conn, filter, model, query, &ranked, limit);
+            }
+        }
+        if let Some(allowed) = allowed {
+            let seqs: Vec<i64> = allowed.iter().copied().collect();
             let mut top = vectors::TopK::new(limit);
             score_candidates(&conn, filter, model, query, &seqs, &mut top)?;
             return Ok(top.into_sorted());
         }
         exact_nearest(&conn, filter, model, query, limit)
     }
+}
+
+/// The best `limit` of `ranked` (memory seqs, best first by the score of the vector the
+/// in-memory copy holds) that pass `filter`: checked against the live rows a chunk at a
+/// time, re-scored from the stored vector. Once `limit` have passed, every seq after them
+/// scores lower, so this is the exact scan's answer; a chunk runs on past its end while
+/// scores tie, so ties are broken as the exact scan breaks them.
+fn in_rank_order(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    model: &str,
+    query: &[f32],
+    ranked: &[(f32, i64)],
+    limit: usize,
+) -> Result<Vec<(MemoryId, f32)>, SqliteStoreError> {
+    let mut top = vectors::TopK::new(limit);
+    let (mut start, mut chunk, mut passed) = (0, limit + limit / 4 + 1, 0);
+    while start < ranked.len() && passed < limit {
+        let mut end = (start + chunk).min(ranked.len());
+        while end < ranked.len() && ranked[end].0 == ranked[end - 1].0 {
+            end += 1;
+        }
+        let seqs: Vec<i64> = ranked[start..end].iter().map(|&(_, seq)| seq).collect();
+        passed += score_candidates(conn, filter, model, query, &seqs, &mut top)?.len();
+        start = end;
+        chunk *= 2;
+    }
+    Ok(top.into_sorted())
 }
 
 impl AnnIndex {
@@ -634,6 +679,105 @@ mod tests {
         let again = index.nearest(&everywhere(), MODEL, &query, 3).unwrap();
         assert_eq!(again, found);
         assert_eq!(index.stats().builds, 1);
+    }
+
+    /// Below `exact_below` the exact scan compares the vectors in memory and reads only
+    /// the best out of SQLite: the answer is the scan out of SQLite's, scoped and not, at
+    /// every limit — also after a vector is re-written, a memory forgotten, one purged (no
+    /// longer held in memory) and one added, each by a write the copy did not see.
+    #[test]
+    fn a_small_store_is_scanned_in_memory_with_the_answer_of_the_scan_out_of_sqlite() {
+        fn agrees(fixture: &Fixture, index: &AnnIndex, query: &[f32]) {
+            let scoped = MemoryFilter {
+                project: Some("p1".into()),
+                ..everywhere()
+            };
+            for filter in [&everywhere(), &scoped] {
+                for limit in [1, 10, 40] {
+                    let from_sqlite = fixture.store.nearest(filter, MODEL, query, limit).unwrap();
+                    assert_eq!(from_sqlite.len(), limit);
+                    let found = index.nearest(filter, MODEL, query, limit).unwrap();
+                    assert_eq!(found, from_sqlite, "limit {limit}, {filter:?}");
+                }
+            }
+        }
+        let mut fixture = Fixture::new();
+        let mut corpus = Corpus::new(21, 48, 10);
+        let stored = fixture.fill(&mut corpus, 300);
+        let index = fixture.index(AnnConfig {
+            exact_below: 1_000,
+            ..small()
+        });
+        for _ in 0..10 {
+            agrees(&fixture, &index, &corpus.draw());
+        }
+        let state = index.model(MODEL, 48);
+        assert_eq!(state.in_memory.held(), 300);
+        assert_eq!(index.stats().in_memory_queries, 60);
+        assert_eq!(index.stats().exact_queries, 60);
+
+        // A vector re-written in place (a re-embed): scored as it is now.
+        let query = corpus.draw();
+        let (rewritten, _) = stored[41].clone(); // project p1
+        fixture.store.with_connection(|conn| {
+            conn.execute(
+                "UPDATE memory_embeddings SET vector = ?1
+                     WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?2)",
+                params![vectors::encode(&query), rewritten.to_string()],
+            )
+            .unwrap();
+        });
+        let scoped = MemoryFilter {
+            project: Some("p1".into()),
+            ..everywhere()
+        };
+        assert_eq!(
+            ids(&index.nearest(&scoped, MODEL, &query, 3).unwrap())[0],
+            rewritten
+        );
+        agrees(&fixture, &index, &query);
+
+        // Forgotten, purged, added.
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let workspace = Workspace::default();
+        let (forgotten, forgotten_vector) = stored[45].clone();
+        let (purged, purged_vector) = stored[49].clone();
+        assert!(
+            fixture
+                .store
+                .forget(&workspace, forgotten, now, &Actor::cli())
+                .unwrap()
+        );
+        let purge = fixture.store.purge(&workspace, purged, now, &Actor::cli());
+        assert!(purge.unwrap().is_some());
+        let added_vector = corpus.draw();
+        let added = fixture.add(added_vector.clone(), "default", "p1");
+        for query in [&forgotten_vector, &purged_vector, &added_vector] {
+            let found = ids(&index.nearest(&scoped, MODEL, query, 10).unwrap());
+            assert!(!found.contains(&forgotten) && !found.contains(&purged));
+            agrees(&fixture, &index, query);
+        }
+        assert_eq!(
+            ids(&index.nearest(&scoped, MODEL, &added_vector, 1).unwrap()),
+            [added]
+        );
+        // Read afresh after the purge: 300 - 1 + 1, the purged vector gone from memory.
+        assert_eq!(state.in_memory.held(), 300);
+        assert_eq!(index.stats().exact_queries, index.stats().in_memory_queries);
+
+        // Past `exact_below` nothing is kept, and the scan reads SQLite as before.
+        let small_index = fixture.index(AnnConfig {
+            exact_below: 100,
+            ..small()
+        });
+        let query = corpus.draw();
+        let from_sqlite = fixture.store.nearest(&scoped, MODEL, &query, 10).unwrap();
+        assert_eq!(
+            small_index.exact(&scoped, MODEL, &query, 10).unwrap(),
+            from_sqlite
+        );
+        assert_eq!(small_index.model(MODEL, 48).in_memory.held(), 0);
+        assert_eq!(small_index.stats().in_memory_queries, 0);
     }
 
     #[test]
