@@ -500,6 +500,22 @@ fn cli_on_postgres_names_the_backend_and_refuses_what_is_sqlite_only() {
         !home.path().join("levh.db").exists(),
         "nothing on PostgreSQL created a SQLite file in the home"
     );
+
+    // `database_url` in config.toml chooses the database as the variable does: another
+    // home, the same memories.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(
+        other.path().join("config.toml"),
+        format!("database_url = {:?}\n", database.url()),
+    )
+    .unwrap();
+    let doctor = run_json(levh(other.path()).args(["doctor", "--json"]));
+    assert_eq!(doctor["backend"], "postgres", "{doctor}");
+    let listed = run_json(levh(other.path()).args(["list", "--json"]));
+    assert!(
+        listed.to_string().contains("The CI runner has 2 cores"),
+        "{listed}"
+    );
 }
 
 /// A URL that is not PostgreSQL's, or a server that does not answer, is an error naming

@@ -664,7 +664,9 @@ impl Database {
                 None => "not a URL".to_owned(),
             };
             bail!(
-                "LEVH_DATABASE_URL (or `database_url` in config.toml) is {shown}: it takes a                  PostgreSQL URL, postgres://user:password@host:port/database (or postgresql://…);                  unset it to keep the memories in the home's SQLite file"
+                "LEVH_DATABASE_URL (or `database_url` in config.toml) is {shown}: it takes a \
+                 PostgreSQL URL, postgres://user:password@host:port/database (or \
+                 postgresql://…); unset it to keep the memories in the home's SQLite file"
             );
         }
         Ok(Self::Postgres(DatabaseUrl::new(value)))
@@ -688,7 +690,8 @@ impl Database {
         match self {
             Self::Sqlite => Ok(()),
             Self::Postgres(url) => bail!(
-                "{what} works on the SQLite store in the home; the memories are on PostgreSQL                  ({url}, from LEVH_DATABASE_URL): {instead}"
+                "{what} works on the SQLite store in the home; the memories are on PostgreSQL \
+                 ({url}, from LEVH_DATABASE_URL or `database_url`): {instead}"
             ),
         }
     }
@@ -838,5 +841,71 @@ impl Connectors for OnDemandConnectors {
         request: SyncRequest,
     ) -> Result<levh_core::sync::SyncReport, ConnectorError> {
         self.runtime()?.sync(levh, scope, request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database(value: Option<&str>) -> Result<Database> {
+        Database::from_lookup(&|key: &str| {
+            assert_eq!(key, "LEVH_DATABASE_URL");
+            value.map(str::to_owned)
+        })
+    }
+
+    #[test]
+    fn unset_or_blank_database_url_keeps_the_home_sqlite_file() {
+        assert!(matches!(database(None), Ok(Database::Sqlite)));
+        assert!(matches!(database(Some("  ")), Ok(Database::Sqlite)));
+    }
+
+    #[test]
+    fn postgres_urls_of_either_scheme_are_taken_and_others_refused_without_their_password() {
+        for url in ["postgres://levh@db/levh", "postgresql://levh@db/levh"] {
+            assert!(
+                matches!(database(Some(url)), Ok(Database::Postgres(_))),
+                "{url}"
+            );
+        }
+        for wrong in [
+            "mysql://root:hunter2@db/levh",
+            "host=db password=hunter2",
+            "levh.db",
+        ] {
+            let error = database(Some(wrong)).unwrap_err().to_string();
+            assert!(
+                error.contains("LEVH_DATABASE_URL") && error.contains("postgres://"),
+                "{error}"
+            );
+            assert!(!error.contains("hunter2"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_database_url_is_shown_with_its_password_masked_wherever_it_is() {
+        for (url, shown) in [
+            (
+                "postgres://levh:hunter2@db.internal:5432/levh",
+                "postgres://levh:***@db.internal:5432/levh",
+            ),
+            // A password holding `@` and `:`; the host is after the last `@`.
+            (
+                "postgresql://bob:pa:ss@w0rd@127.0.0.1/db",
+                "postgresql://bob:***@127.0.0.1/db",
+            ),
+            (
+                "postgres://levh@db/levh?sslmode=require&password=hunter2",
+                "postgres://levh@db/levh?sslmode=require&password=***",
+            ),
+            ("postgres://db/levh", "postgres://db/levh"),
+        ] {
+            assert_eq!(DatabaseUrl::new(url).to_string(), shown);
+            assert_eq!(
+                format!("{:?}", DatabaseUrl::new(url)),
+                format!("DatabaseUrl({shown})")
+            );
+        }
     }
 }
