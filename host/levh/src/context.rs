@@ -355,7 +355,14 @@ const SETTINGS: &[&str] = &[
 ];
 
 /// Variables of levh's own test and benchmark harnesses: not settings, but not typos.
-const HARNESS_VARIABLES: &[&str] = &["LEVH_REQUIRE_TEST_ASSETS", "LEVH_BENCH_PYTHON"];
+/// (`LEVH_POSTGRES_BIN`: where the PostgreSQL tests find their server, exported by
+/// `scripts/fetch-postgres.sh` into the environment every `levh` a test's git or client
+/// hook starts inherits.)
+const HARNESS_VARIABLES: &[&str] = &[
+    "LEVH_REQUIRE_TEST_ASSETS",
+    "LEVH_BENCH_PYTHON",
+    "LEVH_POSTGRES_BIN",
+];
 
 /// The setting nearest to a name that is not one, if any is near.
 fn nearest_setting(name: &str) -> Option<&'static str> {
