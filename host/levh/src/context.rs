@@ -53,6 +53,42 @@ enum Backing {
     Postgres(Arc<PostgresStore>),
 }
 
+impl Backing {
+    /// Opens the store `database` names: the home's file (created if missing) with its
+    /// vector index, or the PostgreSQL database (migrated if behind).
+    fn open(database: Database, home: &Path) -> Result<Self> {
+        match database {
+            Database::Sqlite => {
+                let path = home.join("levh.db");
+                let store = Arc::new(
+                    SqliteStore::open(&path)
+                        .with_context(|| format!("opening {}", path.display()))?,
+                );
+                // Exact scans while a model has few vectors; an HNSW snapshot (saved under
+                // cache/index, so a restart does not rebuild it) once it has many.
+                let index = Arc::new(AnnIndex::new(
+                    store.clone(),
+                    Some(home.join("cache").join("index")),
+                    AnnConfig::default(),
+                ));
+                Ok(Self::Sqlite { store, index })
+            }
+            Database::Postgres(url) => Ok(Self::Postgres(Arc::new(
+                PostgresStore::open(url.secret())
+                    .with_context(|| format!("opening the PostgreSQL database {url}"))?,
+            ))),
+        }
+    }
+
+    /// The store and the vector index the engine is built on.
+    fn engine_parts(&self) -> (Arc<dyn levh_core::Store>, Arc<dyn levh_core::VectorIndex>) {
+        match self {
+            Self::Sqlite { store, index } => (store.clone(), index.clone()),
+            Self::Postgres(store) => (store.clone(), store.clone()),
+        }
+    }
+}
+
 impl Drop for Context {
     /// The events the SQLite store buffers (each recall's) are written before the command
     /// ends: the store itself writes them when it is dropped, but a background job (a graph
@@ -557,47 +593,14 @@ impl Context {
             Where::Configured => Database::from_lookup(&lookup)?,
             Where::HomeFile => Database::Sqlite,
         };
+        let store = Backing::open(database, &home)?;
         // Builds the embedder only: a local model loads on its first embed, so start-up
         // (an MCP client waiting for `initialize`) never pays for it.
         let selection = levh_embed::select(&lookup, &home).context("choosing the embedder")?;
-        let (store, parts_store, parts_index): (
-            Backing,
-            Arc<dyn levh_core::Store>,
-            Arc<dyn levh_core::VectorIndex>,
-        ) = match database {
-            Database::Sqlite => {
-                let path = home.join("levh.db");
-                let store = Arc::new(
-                    SqliteStore::open(&path)
-                        .with_context(|| format!("opening {}", path.display()))?,
-                );
-                // Exact scans while a model has few vectors; an HNSW snapshot (saved under
-                // cache/index, so a restart does not rebuild it) once it has many.
-                let index = Arc::new(AnnIndex::new(
-                    store.clone(),
-                    Some(home.join("cache").join("index")),
-                    AnnConfig::default(),
-                ));
-                (
-                    Backing::Sqlite {
-                        store: store.clone(),
-                        index: index.clone(),
-                    },
-                    store,
-                    index,
-                )
-            }
-            Database::Postgres(url) => {
-                let store = Arc::new(
-                    PostgresStore::open(url.secret())
-                        .with_context(|| format!("opening the PostgreSQL database {url}"))?,
-                );
-                (Backing::Postgres(store.clone()), store.clone(), store)
-            }
-        };
+        let (engine_store, engine_index) = store.engine_parts();
         let levh = Levh::new(Parts {
-            store: parts_store,
-            index: parts_index,
+            store: engine_store,
+            index: engine_index,
             embedder: selection.embedder.clone(),
             clock,
             config,

@@ -134,7 +134,9 @@ fn backend_check(backend: levh_core::Backend) -> Check {
         ok: true,
         detail: match backend {
             levh_core::Backend::Sqlite => "sqlite (the home's levh.db)".to_owned(),
-            levh_core::Backend::Postgres => "postgres (LEVH_DATABASE_URL)".to_owned(),
+            levh_core::Backend::Postgres => {
+                "postgres (LEVH_DATABASE_URL or database_url)".to_owned()
+            }
         },
         warning: None,
     }
@@ -150,12 +152,15 @@ fn postgres_checks(
     let facts = match facts {
         Ok(facts) => facts,
         Err(error) => {
-            return vec![Check {
-                name: "database",
-                ok: false,
-                detail: format!("{error:#}"),
-                warning: None,
-            }];
+            return vec![
+                Check {
+                    name: "database",
+                    ok: false,
+                    detail: format!("{error:#}"),
+                    warning: None,
+                },
+                schema,
+            ];
         }
     };
     vec![
