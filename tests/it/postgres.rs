@@ -484,6 +484,25 @@ fn cli_on_postgres_names_the_backend_and_refuses_what_is_sqlite_only() {
         "{listed}"
     );
 
+    // A purge on PostgreSQL says what the database may still keep beside its tables.
+    let purged = crate::support::ok(&mut on_postgres(&[
+        "purge",
+        captured["memory_id"].as_str().unwrap(),
+    ]));
+    let purged = String::from_utf8_lossy(&purged.stdout);
+    assert!(
+        purged.contains("no residue") && purged.contains("VACUUM"),
+        "{purged}"
+    );
+    let captured = run_json(&mut on_postgres(&[
+        "capture",
+        "--json",
+        "The CI runner has 2 cores",
+    ]));
+    assert_eq!(captured["verdict"], "admit", "{captured}");
+
+    // Backup files are still listed (none here); making or restoring one is refused.
+    crate::support::ok(&mut on_postgres(&["backup", "list"]));
     for (args, instead) in [
         (&["backup", "create"][..], "pg_dump"),
         (&["backup", "restore", "some-backup.tar"][..], "pg_restore"),
