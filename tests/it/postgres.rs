@@ -589,3 +589,39 @@ fn a_wrong_database_url_is_named_without_its_password() {
 fn run_json(command: &mut Command) -> Value {
     crate::support::json(command)
 }
+
+/// A client configured from a shell that names a database in its environment only would
+/// start a levh on the home's SQLite file: `levh mcp config` warns, and does not once
+/// `config.toml` names the database.
+#[test]
+fn mcp_config_warns_when_the_database_is_named_in_the_shell_only() {
+    let home = tempfile::tempdir().unwrap();
+    let config = |home: &std::path::Path| {
+        let output = crate::support::ok(
+            levh(home)
+                .env(
+                    "LEVH_DATABASE_URL",
+                    "postgres://levh:sekrit-pw@db.internal/levh",
+                )
+                .args(["mcp", "config", "cursor"]),
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            !stdout.contains("sekrit-pw"),
+            "no password in a client's config: {stdout}"
+        );
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = config(home.path());
+    assert!(
+        stderr.contains("set in this shell only") && stderr.contains("database_url"),
+        "{stderr}"
+    );
+    std::fs::write(
+        home.path().join("config.toml"),
+        "database_url = \"postgres://levh@db.internal/levh\"\n",
+    )
+    .unwrap();
+    let stderr = config(home.path());
+    assert!(!stderr.contains("shell only"), "{stderr}");
+}

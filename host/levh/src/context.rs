@@ -707,6 +707,33 @@ impl Database {
     }
 }
 
+/// What `levh setup` and `levh mcp config` warn of when this shell names a database that
+/// the client's levh will not see: a client starts levh with the home's `config.toml` and
+/// the embedder's variables, never `LEVH_DATABASE_URL` (a password would then sit in the
+/// client's configuration file), so that levh would quietly use the home's SQLite file.
+pub(crate) fn database_only_in_environment(home: Option<&Path>) -> Option<String> {
+    let set = std::env::var("LEVH_DATABASE_URL").is_ok_and(|url| !url.trim().is_empty());
+    if !set {
+        return None;
+    }
+    let home = match home {
+        Some(home) => home.to_path_buf(),
+        None => default_home().ok()?,
+    };
+    let in_file = read_config_file(&home)
+        .map(|settings| settings.contains_key("LEVH_DATABASE_URL"))
+        .unwrap_or(false);
+    (!in_file).then(|| {
+        format!(
+            "LEVH_DATABASE_URL is set in this shell only: the levh this client starts will not \
+             see it and will use {}; put `database_url = \"postgres://…\"` in {} for it to use \
+             the database",
+            home.join("levh.db").display(),
+            home.join("config.toml").display()
+        )
+    })
+}
+
 /// A PostgreSQL URL, shown everywhere with its password masked.
 pub struct DatabaseUrl {
     url: String,
