@@ -28,6 +28,7 @@ mod memory_model;
 mod notion;
 mod parity;
 mod plugins;
+mod postgres;
 mod python_connector;
 mod quality;
 mod recall;

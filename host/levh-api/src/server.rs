@@ -12,6 +12,7 @@ pub fn health(levh: &Levh, store: &dyn ServerStore, principal: &Principal) -> Re
     Ok(HealthView {
         status: "ok".into(),
         version: env!("CARGO_PKG_VERSION").into(),
+        backend: store.backend().into(),
         schema_version,
         journal_mode,
         embedder: levh.embedder().model_id().to_owned(),

@@ -1166,10 +1166,34 @@ pub struct ActivityRow {
     pub last: Timestamp,
 }
 
+/// The database a store keeps its data in: what `GET /api/health` and `levh doctor`
+/// name, so an operator sees which one a server is on without reading its settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// One SQLite file in the home (the default).
+    Sqlite,
+    /// A PostgreSQL database with pgvector (the team server).
+    Postgres,
+}
+
+impl Backend {
+    /// The name the wire and the CLI use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        }
+    }
+}
+
 /// What a server reads besides memories: API tokens, a cheap liveness check and the
 /// event log it tails for the live feed. The store implements it; `levh serve` holds it
 /// as a trait object so that the HTTP crate never names the store.
 pub trait ServerStore: Send + Sync + fmt::Debug {
+    /// Which database this store is on.
+    fn backend(&self) -> Backend;
+
     /// The principal a token secret stands for: `None` when it is unknown or revoked.
     fn principal_for_token(&self, secret: &str) -> Result<Option<crate::Principal>, StoreError>;
 

@@ -75,6 +75,16 @@ impl PostgresStore {
             .parse()
             .map_err(|e: postgres::Error| PostgresStoreError::Url(e.to_string()))?;
         let place = describe_place(&config);
+        let mut config = config;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(options.connection_timeout);
+        }
+        // The first connection is made directly: a server that is down, unreachable or
+        // refuses us is reported at once, with the driver's reason, instead of after the
+        // pool has retried for its whole timeout. It migrates, then goes.
+        let mut first = config.connect(NoTls)?;
+        migrations::apply(&mut first)?;
+        drop(first);
         let manager = PostgresConnectionManager::new(config, NoTls);
         let pool = r2d2::Pool::builder()
             .connection_customizer(Box::new(PendingEvents))
@@ -87,7 +97,6 @@ impl PostgresStore {
             place,
             vector_indexes: Mutex::new(HashSet::new()),
         };
-        migrations::apply(&mut *store.connection()?)?;
         store.load_vector_indexes()?;
         Ok(store)
     }

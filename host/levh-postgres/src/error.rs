@@ -64,7 +64,21 @@ fn describe(error: &postgres::Error) -> String {
             }
             text
         }
-        None => error.to_string(),
+        // The driver's own message names only the kind ("error connecting to server");
+        // the reason (refused, timed out, TLS required) is in its sources.
+        None => {
+            let mut text = error.to_string();
+            let mut source = std::error::Error::source(error);
+            while let Some(cause) = source {
+                let cause_text = cause.to_string();
+                if !text.ends_with(&cause_text) {
+                    text.push_str(": ");
+                    text.push_str(&cause_text);
+                }
+                source = cause.source();
+            }
+            text
+        }
     }
 }
 

@@ -58,3 +58,35 @@ impl PostgresStore {
         })
     }
 }
+
+/// What `levh doctor` shows of the server beside the store's own checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseFacts {
+    /// The server's version, e.g. `16.14`.
+    pub server_version: String,
+    /// The installed pgvector's version, `None` when the extension is missing (dropped
+    /// after levh created it: vectors can then be neither written nor searched).
+    pub vector_version: Option<String>,
+    /// The URL without its password.
+    pub place: String,
+}
+
+impl PostgresStore {
+    /// The server's version and pgvector's, read on one connection: a doctor's proof that
+    /// the database answers and has what the store needs.
+    pub fn database_facts(&self) -> Result<DatabaseFacts, PostgresStoreError> {
+        let mut connection = self.connection()?;
+        let server_version: String = connection.query_one("SHOW server_version", &[])?.get(0);
+        let vector_version: Option<String> = connection
+            .query_opt(
+                "SELECT extversion FROM pg_extension WHERE extname = 'vector'",
+                &[],
+            )?
+            .map(|row| row.get(0));
+        Ok(DatabaseFacts {
+            server_version,
+            vector_version,
+            place: self.place.clone(),
+        })
+    }
+}

@@ -46,6 +46,7 @@ mod writes;
 
 pub use connection::{PoolOptions, PostgresStore};
 pub use error::PostgresStoreError;
+pub use health::DatabaseFacts;
 pub use migrations::latest_version as latest_schema_version;
 pub use tokens::secret_hash;
 
@@ -55,11 +56,11 @@ use levh_core::entities::{
 };
 use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
-    Activity, Actor, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate, HeldClose,
-    HeldId, HeldStatus, Interference, IssuedToken, KindsRead, LoggedEvent, Memory, MemoryFilter,
-    MemoryId, MemoryState, NewMemoryRecord, Page, PlacedText, Presence, Principal, PurgeReport,
-    RankingRow, Role, ServerStore, Session, SessionId, StaleEmbedding, StandingGroup, Store,
-    StoreError, StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, TokenInfo, Usage,
+    Activity, Actor, Backend, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate,
+    HeldClose, HeldId, HeldStatus, Interference, IssuedToken, KindsRead, LoggedEvent, Memory,
+    MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Page, PlacedText, Presence, Principal,
+    PurgeReport, RankingRow, Role, ServerStore, Session, SessionId, StaleEmbedding, StandingGroup,
+    Store, StoreError, StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, TokenInfo, Usage,
     VectorIndex, Workspace,
 };
 
@@ -770,6 +771,10 @@ fn off_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 
 /// Every method runs [`off_runtime`].
 impl ServerStore for PostgresStore {
+    fn backend(&self) -> Backend {
+        Backend::Postgres
+    }
+
     fn principal_for_token(&self, secret: &str) -> Result<Option<Principal>, StoreError> {
         off_runtime(|| {
             Ok(self.verify_token(secret)?.map(|token| Principal {

@@ -379,6 +379,10 @@ fn logged_event(
 }
 
 impl ServerStore for SqliteStore {
+    fn backend(&self) -> levh_core::Backend {
+        levh_core::Backend::Sqlite
+    }
+
     fn principal_for_token(&self, secret: &str) -> Result<Option<Principal>, StoreError> {
         Ok(self.verify_token(secret)?.map(|token| Principal {
             workspace: token.workspace,

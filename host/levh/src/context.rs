@@ -1,7 +1,8 @@
 //! Everything a command needs, built from the global options: the home directory, the
 //! configuration (CLI > `LEVH_*` environment > `$LEVH_HOME/config.toml` > defaults), the
 //! clock (`LEVH_NOW` fixes it), the embedder (`LEVH_EMBEDDER`, see `levh_embed::select`)
-//! and the engine on the store.
+//! and the engine on the store: the home's SQLite file, or the PostgreSQL database
+//! `LEVH_DATABASE_URL` names (see [`Database`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,10 @@ use levh_core::sync::{
     ConnectorCatalog, ConnectorError, ConnectorHelp, Connectors, FetchError, FetchFailure,
     SyncRequest,
 };
-use levh_core::{Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace};
+use levh_core::{
+    Backend, Clock, Config, FixedClock, Levh, Parts, Scope, SystemClock, Timestamp, Workspace,
+};
+use levh_postgres::PostgresStore;
 use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 
 /// The opened engine and the caller's scope. Commands reach the engine only through
@@ -22,9 +26,7 @@ use levh_store::{AnnConfig, AnnIndex, SqliteStore};
 pub struct Context {
     levh: Levh,
     /// The store under the engine (tokens and the event log are read from it directly).
-    store: Arc<SqliteStore>,
-    /// The engine's vector index (kept up to date between requests by `levh serve`).
-    index: Arc<AnnIndex>,
+    store: Backing,
     pub scope: Scope,
     pub home: PathBuf,
     /// `LEVH_NOW`, when set: plugins see the same instant as the engine.
@@ -38,12 +40,64 @@ pub struct Context {
     plugin_host: std::sync::OnceLock<Arc<levh_plugins::PluginHost>>,
 }
 
+/// The store under the engine, as [`Database`] chose it.
+enum Backing {
+    /// The home's SQLite file, and the vector index beside it that levh keeps itself.
+    Sqlite {
+        store: Arc<SqliteStore>,
+        /// Kept up to date between requests by `levh serve`.
+        index: Arc<AnnIndex>,
+    },
+    /// A PostgreSQL database: its pgvector HNSW indexes are the vector index, and the
+    /// database keeps them (and the full text, a generated column) up to date itself.
+    Postgres(Arc<PostgresStore>),
+}
+
+impl Backing {
+    /// Opens the store `database` names: the home's file (created if missing) with its
+    /// vector index, or the PostgreSQL database (migrated if behind).
+    fn open(database: Database, home: &Path) -> Result<Self> {
+        match database {
+            Database::Sqlite => {
+                let path = home.join("levh.db");
+                let store = Arc::new(
+                    SqliteStore::open(&path)
+                        .with_context(|| format!("opening {}", path.display()))?,
+                );
+                // Exact scans while a model has few vectors; an HNSW snapshot (saved under
+                // cache/index, so a restart does not rebuild it) once it has many.
+                let index = Arc::new(AnnIndex::new(
+                    store.clone(),
+                    Some(home.join("cache").join("index")),
+                    AnnConfig::default(),
+                ));
+                Ok(Self::Sqlite { store, index })
+            }
+            Database::Postgres(url) => Ok(Self::Postgres(Arc::new(
+                PostgresStore::open(url.secret())
+                    .with_context(|| format!("opening the PostgreSQL database {url}"))?,
+            ))),
+        }
+    }
+
+    /// The store and the vector index the engine is built on.
+    fn engine_parts(&self) -> (Arc<dyn levh_core::Store>, Arc<dyn levh_core::VectorIndex>) {
+        match self {
+            Self::Sqlite { store, index } => (store.clone(), index.clone()),
+            Self::Postgres(store) => (store.clone(), store.clone()),
+        }
+    }
+}
+
 impl Drop for Context {
-    /// The events the store buffers (each recall's) are written before the command ends:
-    /// the store itself writes them when it is dropped, but a background job (a graph
-    /// build a query started) may still hold it when the process exits.
+    /// The events the SQLite store buffers (each recall's) are written before the command
+    /// ends: the store itself writes them when it is dropped, but a background job (a graph
+    /// build a query started) may still hold it when the process exits. PostgreSQL buffers
+    /// none: each event is written in its change's transaction.
     fn drop(&mut self) {
-        if let Err(error) = self.store.flush_events() {
+        if let Backing::Sqlite { store, .. } = &self.store
+            && let Err(error) = store.flush_events()
+        {
             tracing::warn!(%error, "buffered events not written");
         }
     }
@@ -92,27 +146,59 @@ impl Context {
     /// The store as the server sees it (tokens and the event log), for the operator's
     /// token commands.
     pub fn server_store(&self) -> &dyn levh_core::ServerStore {
-        self.store.as_ref()
+        match &self.store {
+            Backing::Sqlite { store, .. } => store.as_ref(),
+            Backing::Postgres(store) => store.as_ref(),
+        }
     }
 
     /// The same, shared, for `levh serve` to hand to the REST server.
     pub fn shared_server_store(&self) -> Arc<dyn levh_core::ServerStore> {
-        self.store.clone()
+        match &self.store {
+            Backing::Sqlite { store, .. } => store.clone(),
+            Backing::Postgres(store) => store.clone(),
+        }
+    }
+
+    /// The database the memories are in.
+    pub fn backend(&self) -> Backend {
+        match &self.store {
+            Backing::Sqlite { .. } => Backend::Sqlite,
+            Backing::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// The PostgreSQL server's version and its pgvector's (`levh doctor`); `None` on
+    /// SQLite.
+    pub fn postgres_facts(&self) -> Option<Result<levh_postgres::DatabaseFacts>> {
+        match &self.store {
+            Backing::Sqlite { .. } => None,
+            Backing::Postgres(store) => Some(
+                store
+                    .database_facts()
+                    .context("reading the PostgreSQL server's version and extensions"),
+            ),
+        }
     }
 
     /// Brings the search indexes up to date in the background (the full-text ranking,
     /// and the vector index of the embedder in use): what `levh serve` does every few
     /// seconds, so a bulk import — by this process or another — is being indexed before
     /// the next search asks, not after.
+    ///
+    /// On PostgreSQL there is nothing to do: the database maintains its own indexes, its
+    /// log and its full-text column as each write commits.
     pub fn keep_indexes_up(&self) -> Result<()> {
+        let Backing::Sqlite { store, index } = &self.store else {
+            return Ok(());
+        };
         // Reads are faster from the file than through a long write-ahead log.
-        self.store.keep_log_short()?;
-        self.store.keep_text_ranking_up()?;
+        store.keep_log_short()?;
+        store.keep_text_ranking_up()?;
         let embedder = &self.embedder.embedder;
         // A remote embedder learns its dimension from its first answer.
         if embedder.dimension() > 0 {
-            self.index
-                .keep_up(embedder.model_id(), embedder.dimension())?;
+            index.keep_up(embedder.model_id(), embedder.dimension())?;
         }
         Ok(())
     }
@@ -236,6 +322,7 @@ pub(crate) fn default_home() -> Result<PathBuf> {
 /// nearest of these, rather than silently ignored.
 const SETTINGS: &[&str] = &[
     "LEVH_HOME",
+    "LEVH_DATABASE_URL",
     "LEVH_WORKSPACE",
     "LEVH_BACKUP_PASSPHRASE",
     "LEVH_NOW",
@@ -465,6 +552,22 @@ impl Context {
         workspace: &str,
         embedder: Option<&str>,
     ) -> Result<Self> {
+        Self::open_in(home, workspace, embedder, Where::Configured)
+    }
+
+    /// A context on a new SQLite store in `home` (a temporary directory), whatever
+    /// `LEVH_DATABASE_URL` says: what `levh connector run` tries a connector against,
+    /// so that a trial run never writes into a team's database.
+    pub fn open_throwaway(home: PathBuf) -> Result<Self> {
+        Self::open_in(Some(home), "default", None, Where::HomeFile)
+    }
+
+    fn open_in(
+        home: Option<PathBuf>,
+        workspace: &str,
+        embedder: Option<&str>,
+        place: Where,
+    ) -> Result<Self> {
         let home = resolve_home(home)?;
         let file_config = read_config_file(&home)?;
         let lookup = |key: &str| {
@@ -486,23 +589,18 @@ impl Context {
             None => Arc::new(SystemClock),
         };
         let workspace = Workspace::new(workspace)?;
-        let path = home.join("levh.db");
-        let store = Arc::new(
-            SqliteStore::open(&path).with_context(|| format!("opening {}", path.display()))?,
-        );
+        let database = match place {
+            Where::Configured => Database::from_lookup(&lookup)?,
+            Where::HomeFile => Database::Sqlite,
+        };
+        let store = Backing::open(database, &home)?;
         // Builds the embedder only: a local model loads on its first embed, so start-up
         // (an MCP client waiting for `initialize`) never pays for it.
         let selection = levh_embed::select(&lookup, &home).context("choosing the embedder")?;
-        // Exact scans while a model has few vectors; an HNSW snapshot (saved under
-        // cache/index, so a restart does not rebuild it) once it has many.
-        let index = Arc::new(AnnIndex::new(
-            store.clone(),
-            Some(home.join("cache").join("index")),
-            AnnConfig::default(),
-        ));
+        let (engine_store, engine_index) = store.engine_parts();
         let levh = Levh::new(Parts {
-            store: store.clone(),
-            index: index.clone(),
+            store: engine_store,
+            index: engine_index,
             embedder: selection.embedder.clone(),
             clock,
             config,
@@ -529,7 +627,6 @@ impl Context {
         Ok(Self {
             levh,
             store,
-            index,
             scope,
             home,
             fixed_now,
@@ -538,6 +635,170 @@ impl Context {
             plugin_host: std::sync::OnceLock::new(),
         })
     }
+}
+
+/// Which store [`Context::open_in`] opens.
+enum Where {
+    /// The one the settings name (`LEVH_DATABASE_URL`, else the home's file).
+    Configured,
+    /// The home's SQLite file, whatever the settings name.
+    HomeFile,
+}
+
+/// Where the memories are: `LEVH_DATABASE_URL` (or `database_url` in config.toml) unset
+/// means the home's SQLite file, as levh always did; a `postgres://` URL means a team
+/// server's PostgreSQL database.
+#[derive(Debug)]
+pub enum Database {
+    /// `levh.db` in the home.
+    Sqlite,
+    /// A PostgreSQL database with pgvector.
+    Postgres(DatabaseUrl),
+}
+
+impl Database {
+    /// Reads `LEVH_DATABASE_URL` through `lookup` (environment, then config.toml). A
+    /// blank value is unset; a value of another scheme is refused, naming the setting and
+    /// what it takes, without echoing what might be a password.
+    fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Self> {
+        let Some(value) = lookup("LEVH_DATABASE_URL") else {
+            return Ok(Self::Sqlite);
+        };
+        let value = value.trim();
+        if value.is_empty() {
+            return Ok(Self::Sqlite);
+        }
+        if !(value.starts_with("postgres://") || value.starts_with("postgresql://")) {
+            let shown = match value.split_once("://") {
+                Some((scheme, _)) => format!("a {scheme}:// URL"),
+                None => "not a URL".to_owned(),
+            };
+            bail!(
+                "LEVH_DATABASE_URL (or `database_url` in config.toml) is {shown}: it takes a \
+                 PostgreSQL URL, postgres://user:password@host:port/database (or \
+                 postgresql://…); unset it to keep the memories in the home's SQLite file"
+            );
+        }
+        Ok(Self::Postgres(DatabaseUrl::new(value)))
+    }
+
+    /// The database the settings under `home` name, for the commands that act on the
+    /// store without opening it (backup, restore).
+    pub fn configured(home: &Path) -> Result<Self> {
+        let file_config = read_config_file(home)?;
+        Self::from_lookup(&|key: &str| {
+            std::env::var(key)
+                .ok()
+                .or_else(|| file_config.get(key).cloned())
+        })
+    }
+
+    /// Fails, saying what to use instead, when the memories are on PostgreSQL: `what`
+    /// (e.g. "`levh backup create`") acts on the home's SQLite file, and on a team server
+    /// that file is not where the memories are.
+    pub fn require_sqlite(&self, what: &str, instead: &str) -> Result<()> {
+        match self {
+            Self::Sqlite => Ok(()),
+            Self::Postgres(url) => bail!(
+                "{what} works on the SQLite store in the home; the memories are on PostgreSQL \
+                 ({url}, from LEVH_DATABASE_URL or `database_url`): {instead}"
+            ),
+        }
+    }
+}
+
+/// What `levh setup` and `levh mcp config` warn of when this shell names a database that
+/// the client's levh will not see: a client starts levh with the home's `config.toml` and
+/// the embedder's variables, never `LEVH_DATABASE_URL` (a password would then sit in the
+/// client's configuration file), so that levh would quietly use the home's SQLite file.
+pub(crate) fn database_only_in_environment(home: Option<&Path>) -> Option<String> {
+    let set = std::env::var("LEVH_DATABASE_URL").is_ok_and(|url| !url.trim().is_empty());
+    if !set {
+        return None;
+    }
+    let home = match home {
+        Some(home) => home.to_path_buf(),
+        None => default_home().ok()?,
+    };
+    let in_file = read_config_file(&home)
+        .map(|settings| settings.contains_key("LEVH_DATABASE_URL"))
+        .unwrap_or(false);
+    (!in_file).then(|| {
+        format!(
+            "LEVH_DATABASE_URL is set in this shell only: the levh this client starts will not \
+             see it and will use {}; put `database_url = \"postgres://…\"` in {} for it to use \
+             the database",
+            home.join("levh.db").display(),
+            home.join("config.toml").display()
+        )
+    })
+}
+
+/// A PostgreSQL URL, shown everywhere with its password masked.
+pub struct DatabaseUrl {
+    url: String,
+}
+
+impl DatabaseUrl {
+    fn new(url: &str) -> Self {
+        Self {
+            url: url.to_owned(),
+        }
+    }
+
+    /// The URL as given, password included: only for connecting.
+    fn secret(&self) -> &str {
+        &self.url
+    }
+}
+
+/// `postgres://user:***@host:port/database`: the password masked wherever it is given
+/// (after the user, or as a `password=` parameter), everything else as typed so the
+/// person recognises it.
+impl std::fmt::Display for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&mask_password(&self.url))
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DatabaseUrl({self})")
+    }
+}
+
+/// Masks the password of a connection URL. Written by hand rather than with a URL parser:
+/// a parser normalises (and may reject) what libpq accepts, and a URL it fails to read must
+/// still never be shown with its password.
+fn mask_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return "(a value that is not a URL)".to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((user_info, host)) => match user_info.split_once(':') {
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => format!("{user_info}@{host}"),
+        },
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _)) if key.eq_ignore_ascii_case("password") => {
+                        format!("{key}=***")
+                    }
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => tail.to_owned(),
+    };
+    format!("{scheme}://{authority}{tail}")
 }
 
 fn create_private_dir(path: &Path) -> Result<()> {
@@ -617,5 +878,71 @@ impl Connectors for OnDemandConnectors {
         request: SyncRequest,
     ) -> Result<levh_core::sync::SyncReport, ConnectorError> {
         self.runtime()?.sync(levh, scope, request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database(value: Option<&str>) -> Result<Database> {
+        Database::from_lookup(&|key: &str| {
+            assert_eq!(key, "LEVH_DATABASE_URL");
+            value.map(str::to_owned)
+        })
+    }
+
+    #[test]
+    fn unset_or_blank_database_url_keeps_the_home_sqlite_file() {
+        assert!(matches!(database(None), Ok(Database::Sqlite)));
+        assert!(matches!(database(Some("  ")), Ok(Database::Sqlite)));
+    }
+
+    #[test]
+    fn postgres_urls_of_either_scheme_are_taken_and_others_refused_without_their_password() {
+        for url in ["postgres://levh@db/levh", "postgresql://levh@db/levh"] {
+            assert!(
+                matches!(database(Some(url)), Ok(Database::Postgres(_))),
+                "{url}"
+            );
+        }
+        for wrong in [
+            "mysql://root:hunter2@db/levh",
+            "host=db password=hunter2",
+            "levh.db",
+        ] {
+            let error = database(Some(wrong)).unwrap_err().to_string();
+            assert!(
+                error.contains("LEVH_DATABASE_URL") && error.contains("postgres://"),
+                "{error}"
+            );
+            assert!(!error.contains("hunter2"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_database_url_is_shown_with_its_password_masked_wherever_it_is() {
+        for (url, shown) in [
+            (
+                "postgres://levh:hunter2@db.internal:5432/levh",
+                "postgres://levh:***@db.internal:5432/levh",
+            ),
+            // A password holding `@` and `:`; the host is after the last `@`.
+            (
+                "postgresql://bob:pa:ss@w0rd@127.0.0.1/db",
+                "postgresql://bob:***@127.0.0.1/db",
+            ),
+            (
+                "postgres://levh@db/levh?sslmode=require&password=hunter2",
+                "postgres://levh@db/levh?sslmode=require&password=***",
+            ),
+            ("postgres://db/levh", "postgres://db/levh"),
+        ] {
+            assert_eq!(DatabaseUrl::new(url).to_string(), shown);
+            assert_eq!(
+                format!("{:?}", DatabaseUrl::new(url)),
+                format!("DatabaseUrl({shown})")
+            );
+        }
     }
 }

@@ -17,6 +17,9 @@ pub struct HealthView {
     pub status: String,
     /// levh's version.
     pub version: String,
+    /// The database the store is on: `sqlite` (the home's file) or `postgres` (a team
+    /// server's database).
+    pub backend: BackendView,
     /// Schema version of the store.
     pub schema_version: i64,
     /// `wal` when write-ahead logging is on.
@@ -27,6 +30,25 @@ pub struct HealthView {
     pub workspace: String,
     /// The caller's role.
     pub role: RoleView,
+}
+
+/// The database a store is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendView {
+    /// One SQLite file in the home.
+    Sqlite,
+    /// A PostgreSQL database with pgvector.
+    Postgres,
+}
+
+impl From<levh_core::Backend> for BackendView {
+    fn from(backend: levh_core::Backend) -> Self {
+        match backend {
+            levh_core::Backend::Sqlite => Self::Sqlite,
+            levh_core::Backend::Postgres => Self::Postgres,
+        }
+    }
 }
 
 /// A caller's role, weakest first.

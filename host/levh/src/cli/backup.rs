@@ -52,6 +52,24 @@ pub struct FileArgs {
 }
 
 pub fn run(home: &Path, command: Command, json: bool) -> Result<ExitCode> {
+    // A backup copies the home's SQLite file and a restore replaces it. On a team server
+    // that file is not where the memories are: backing it up would be a backup of nothing
+    // (or of a stray old store), and restoring it would change nothing the server reads.
+    // Listing and checking backup files touch no store, so they work on either.
+    let database = crate::context::Database::configured(home)?;
+    match &command {
+        Command::Create(_) => database.require_sqlite(
+            "`levh backup create`",
+            "back the database up with pg_dump (e.g. `pg_dump -Fc -f levh.dump DATABASE`) or \
+             your provider's backups",
+        )?,
+        Command::Restore(_) => database.require_sqlite(
+            "`levh backup restore`",
+            "restore the database with pg_restore from a pg_dump, or your provider's \
+             point-in-time recovery",
+        )?,
+        Command::List | Command::Verify(_) => {}
+    }
     match command {
         Command::Create(args) => create(home, args, json),
         Command::List => list(home, json),

@@ -147,7 +147,8 @@ fn run_uninstalled(
             .push(levh_plugins::Origin::parse(typed).map_err(|e| anyhow!("--host {typed}: {e}"))?);
     }
     let throwaway = tempfile::tempdir()?;
-    let store = Context::open(Some(throwaway.path().join("home")), "default")?;
+    // Always SQLite in the temporary home: a trial never writes into a team database.
+    let store = Context::open_throwaway(throwaway.path().join("home"))?;
     // An empty registry of its own: the run borrows no stored grant, only the paths
     // typed here.
     let connectors = levh_plugins::ConnectorRuntime::new(

@@ -1,4 +1,6 @@
-//! `levh doctor`: a ✓/✗ checklist of the store, its index and the embedder.
+//! `levh doctor`: a ✓/✗ checklist of the store, its index and the embedder. On SQLite it
+//! checks the home's file (journal mode, FTS5); on PostgreSQL the connection, the schema
+//! and the pgvector extension.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -7,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde_json::json;
 
-use crate::context::Context;
+use crate::context::{Context, Database};
 use crate::output;
 
 struct Check {
@@ -21,40 +23,48 @@ struct Check {
 pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
     let health = context.store_health()?;
     let embedder = context.embedder_in_use();
-    let checks = [
-        Check {
-            name: "store",
-            ok: true,
-            detail: health.path.clone(),
-            warning: None,
-        },
-        Check {
-            name: "schema",
-            ok: health.schema_version == health.latest_schema_version,
-            detail: format!(
-                "version {} (this levh writes {})",
-                health.schema_version, health.latest_schema_version
-            ),
-            warning: None,
-        },
-        Check {
-            name: "wal",
-            ok: health.journal_mode.eq_ignore_ascii_case("wal"),
-            detail: format!("journal mode {}", health.journal_mode),
-            warning: None,
-        },
-        Check {
-            name: "fts5",
-            ok: health.fts5 && health.fts_in_step,
-            detail: if !health.fts5 {
-                "full-text index unavailable".into()
-            } else if health.fts_in_step {
-                "full-text index in step with memories".into()
-            } else {
-                "full-text index out of step with memories".into()
+    let backend = context.backend();
+    let mut checks = vec![backend_check(backend)];
+    let schema = Check {
+        name: "schema",
+        ok: health.schema_version == health.latest_schema_version,
+        detail: format!(
+            "version {} (this levh writes {})",
+            health.schema_version, health.latest_schema_version
+        ),
+        warning: None,
+    };
+    match context.postgres_facts() {
+        None => checks.extend([
+            Check {
+                name: "store",
+                ok: true,
+                detail: health.path.clone(),
+                warning: None,
             },
-            warning: None,
-        },
+            schema,
+            Check {
+                name: "wal",
+                ok: health.journal_mode.eq_ignore_ascii_case("wal"),
+                detail: format!("journal mode {}", health.journal_mode),
+                warning: None,
+            },
+            Check {
+                name: "fts5",
+                ok: health.fts5 && health.fts_in_step,
+                detail: if !health.fts5 {
+                    "full-text index unavailable".into()
+                } else if health.fts_in_step {
+                    "full-text index in step with memories".into()
+                } else {
+                    "full-text index out of step with memories".into()
+                },
+                warning: None,
+            },
+        ]),
+        Some(facts) => checks.extend(postgres_checks(facts, schema, health.fts5)),
+    }
+    checks.extend([
         Check {
             name: "embedder",
             ok: true,
@@ -114,8 +124,75 @@ pub fn run(context: &Context, json: bool) -> Result<ExitCode> {
             ),
             warning: None,
         },
-    ];
-    report(&checks, &context.home, json!(health), json)
+    ]);
+    report(&checks, &context.home, backend, json!(health), json)
+}
+
+fn backend_check(backend: levh_core::Backend) -> Check {
+    Check {
+        name: "backend",
+        ok: true,
+        detail: match backend {
+            levh_core::Backend::Sqlite => "sqlite (the home's levh.db)".to_owned(),
+            levh_core::Backend::Postgres => {
+                "postgres (LEVH_DATABASE_URL or database_url)".to_owned()
+            }
+        },
+        warning: None,
+    }
+}
+
+/// The PostgreSQL store's own checks, in place of the file's: the connection answered
+/// (and with which server), the schema, pgvector, and the full-text search.
+fn postgres_checks(
+    facts: Result<levh_postgres::DatabaseFacts>,
+    schema: Check,
+    full_text: bool,
+) -> Vec<Check> {
+    let facts = match facts {
+        Ok(facts) => facts,
+        Err(error) => {
+            return vec![
+                Check {
+                    name: "database",
+                    ok: false,
+                    detail: format!("{error:#}"),
+                    warning: None,
+                },
+                schema,
+            ];
+        }
+    };
+    vec![
+        Check {
+            name: "database",
+            ok: true,
+            detail: format!("{} (PostgreSQL {})", facts.place, facts.server_version),
+            warning: None,
+        },
+        schema,
+        Check {
+            name: "vector",
+            ok: facts.vector_version.is_some(),
+            detail: match &facts.vector_version {
+                Some(version) => format!("pgvector {version}"),
+                None => "the pgvector extension is not installed in this database \
+                         (CREATE EXTENSION vector, as a user allowed to)"
+                    .to_owned(),
+            },
+            warning: None,
+        },
+        Check {
+            name: "fulltext",
+            ok: full_text,
+            detail: if full_text {
+                "full-text search answers".into()
+            } else {
+                "full-text search does not answer".into()
+            },
+            warning: None,
+        },
+    ]
 }
 
 /// When the store cannot be opened (corrupt, unreadable, of a newer levh, a setting
@@ -126,15 +203,27 @@ pub fn run_unopened(home: Option<PathBuf>, error: anyhow::Error, json: bool) -> 
         Some(home) => home,
         None => crate::context::default_home()?,
     };
-    let path = home.join("levh.db");
-    let mut checks = vec![file_check(&path)];
+    // The setting itself may be what failed; then there is no file to look at either.
+    let (backend, mut checks) = match Database::configured(&home) {
+        Ok(Database::Postgres(_)) => (
+            levh_core::Backend::Postgres,
+            vec![backend_check(levh_core::Backend::Postgres)],
+        ),
+        Ok(Database::Sqlite) | Err(_) => (
+            levh_core::Backend::Sqlite,
+            vec![
+                backend_check(levh_core::Backend::Sqlite),
+                file_check(&home.join("levh.db")),
+            ],
+        ),
+    };
     checks.push(Check {
         name: "open",
         ok: false,
         detail: format!("{error:#}"),
         warning: None,
     });
-    report(&checks, &home, serde_json::Value::Null, json)
+    report(&checks, &home, backend, serde_json::Value::Null, json)
 }
 
 /// What can be read of the database file without SQLite.
@@ -190,6 +279,7 @@ fn file_check(path: &Path) -> Check {
 fn report(
     checks: &[Check],
     home: &Path,
+    backend: levh_core::Backend,
     health: serde_json::Value,
     json: bool,
 ) -> Result<ExitCode> {
@@ -199,7 +289,13 @@ fn report(
             .iter()
             .map(|c| json!({ "check": c.name, "ok": c.ok, "detail": c.detail, "warning": c.warning }))
             .collect();
-        output::json(&json!({ "ok": healthy, "home": home, "checks": items, "health": health }))?;
+        output::json(&json!({
+            "ok": healthy,
+            "home": home,
+            "backend": backend,
+            "checks": items,
+            "health": health,
+        }))?;
     } else {
         for c in checks {
             let mark = match (c.ok, &c.warning) {

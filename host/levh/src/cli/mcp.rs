@@ -120,6 +120,9 @@ fn config(
     profile: Profile,
     json: bool,
 ) -> Result<ExitCode> {
+    if let Some(warning) = crate::context::database_only_in_environment(home.as_deref()) {
+        tracing::warn!("{warning}");
+    }
     let home = home.map(|home| home.canonicalize().unwrap_or(home));
     let view = client.view(
         &this_binary()?,

@@ -30,6 +30,14 @@ pub fn run(context: &Context, id: MemoryId, json: bool) -> Result<ExitCode> {
                 output::line(format!("  residue: {place}"));
             }
         }
+        if context.backend() == levh_core::Backend::Postgres {
+            // The tables hold no copy; what PostgreSQL keeps beside them is the database
+            // operator's to clear (the README's "Team server on PostgreSQL" says how).
+            output::line(
+                "  on PostgreSQL, dead row versions stay in the table files until VACUUM, and \
+                 the write-ahead log, replicas and the database's backups may still hold it",
+            );
+        }
         // Backups are files the person keeps on purpose: named, never touched.
         let backups = levh_backup::list(&context.home).unwrap_or_default();
         if !backups.is_empty() {

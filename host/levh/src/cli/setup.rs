@@ -100,6 +100,9 @@ fn ask(question: &str) -> Result<String> {
 }
 
 pub fn run(home: Option<PathBuf>, workspace: &str, args: Args, json: bool) -> Result<ExitCode> {
+    if let Some(warning) = crate::context::database_only_in_environment(home.as_deref()) {
+        tracing::warn!("{warning}");
+    }
     let interactive = std::io::stdin().is_terminal() && !args.yes && !args.dry_run;
     let client = match (&args.client, interactive) {
         (Some(name), _) => name.clone(),
