@@ -195,3 +195,13 @@ pub struct IssuedToken {
     /// The secret to hand to the client (`levh_` + 40 hex digits).
     pub secret: String,
 }
+
+/// How a token's secret is kept: its SHA-256 in hex, never the secret. One rule for every
+/// store, so a token issued on SQLite still opens a server on PostgreSQL after a move.
+pub fn secret_hash(secret: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(secret.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -28,7 +28,7 @@ pub mod temporal;
 pub mod text;
 mod time;
 
-pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo};
+pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo, secret_hash};
 pub use backends::{
     Activity, ActivityRow, AnswerModel, Backend, BatchWrite, ComparedText, EmbedError, Embedder,
     HeldClose, HeldField, KindsRead, ListOrder, LoggedEvent, MemoryFilter, MemorySummary, Page,
@@ -59,4 +59,7 @@ pub use memory::{
 };
 pub use time::{Clock, FixedClock, SystemClock, Timestamp, parse_instant};
 /// The range of instants levh stores (see [`time::latest`]).
-pub use time::{EARLIEST_MICROS, LATEST_MICROS, earliest, latest, within_range};
+pub use time::{
+    EARLIEST_MICROS, LATEST_MICROS, earliest, from_stored_micros, latest, stored_micros,
+    within_range,
+};

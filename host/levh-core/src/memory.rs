@@ -22,6 +22,23 @@ pub struct MemoryState {
 }
 
 impl MemoryState {
+    /// The event log's detail of a change from `before` to this state by `event`
+    /// (reinforcement, feedback, pinning, …): what every store writes, so the log reads
+    /// the same whichever database holds it. Feedback says whether it was helpful —
+    /// helpful feedback reinforces (one more recall), unhelpful weakens — for the recall
+    /// report and a memory's trust.
+    pub fn change_detail(&self, event: EventKind, before: &MemoryState) -> serde_json::Value {
+        let mut detail = serde_json::json!({
+            "stability_hours": self.stability_hours,
+            "recall_count": self.recall_count,
+            "pinned": self.pinned,
+        });
+        if event == EventKind::Feedback {
+            detail["helpful"] = serde_json::json!(self.recall_count > before.recall_count);
+        }
+        detail
+    }
+
     /// When the decay clock last restarted.
     pub fn clock_start(&self) -> Timestamp {
         self.last_recalled_at.unwrap_or(self.created_at)

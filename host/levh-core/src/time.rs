@@ -45,6 +45,27 @@ pub const EARLIEST_MICROS: i64 = -377_705_023_201_000_000;
 /// [`latest`] in microseconds.
 pub const LATEST_MICROS: i64 = 253_402_207_200_000_000;
 
+/// A time as every store keeps it: integer microseconds, within what a read can turn back
+/// into a time (an instant past the end of time is stored as the end of time). One rule
+/// for SQLite and PostgreSQL, so a store moved from one to the other reads the same.
+pub fn stored_micros(at: Timestamp) -> i64 {
+    at.as_microsecond().clamp(EARLIEST_MICROS, LATEST_MICROS)
+}
+
+/// A stored time read back. A value outside the range (written by an older levh, which
+/// stored the end of time a few nanoseconds too late) reads as the nearest instant in
+/// it, logged, instead of failing the whole read it is part of.
+pub fn from_stored_micros(value: i64) -> Timestamp {
+    let kept = value.clamp(EARLIEST_MICROS, LATEST_MICROS);
+    if kept != value {
+        tracing::warn!(
+            stored = value,
+            "a stored time lies outside what levh can show; read as the nearest one (levh doctor counts them)"
+        );
+    }
+    Timestamp::from_microsecond(kept).unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
 /// `at`, or the nearest instant levh can store.
 pub fn within_range(at: Timestamp) -> Timestamp {
     at.clamp(earliest(), latest())

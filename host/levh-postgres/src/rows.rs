@@ -23,23 +23,8 @@ pub(crate) const MEMORY_COLUMN_COUNT: usize = 23;
 pub(crate) const MEMORY_FROM: &str =
     "FROM memories m LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq";
 
-/// A time as stored: integer microseconds, within what every read can turn back into a time.
-pub(crate) fn micros(at: Timestamp) -> i64 {
-    at.as_microsecond()
-        .clamp(levh_core::EARLIEST_MICROS, levh_core::LATEST_MICROS)
-}
-
-/// A stored time read back; one outside the range reads as the nearest instant in it.
-pub(crate) fn from_micros(value: i64) -> Timestamp {
-    let kept = value.clamp(levh_core::EARLIEST_MICROS, levh_core::LATEST_MICROS);
-    if kept != value {
-        tracing::warn!(
-            stored = value,
-            "a stored time lies outside what levh can show; read as the nearest one"
-        );
-    }
-    Timestamp::from_microsecond(kept).unwrap_or(Timestamp::UNIX_EPOCH)
-}
+/// Times as every store keeps them (levh-core's one rule).
+pub(crate) use levh_core::{from_stored_micros as from_micros, stored_micros as micros};
 
 pub(crate) fn optional_time(value: Option<i64>) -> Option<Timestamp> {
     value.map(from_micros)

@@ -4,16 +4,12 @@
 
 use levh_core::{IssuedToken, Role, Timestamp, TokenInfo, Workspace};
 use postgres::Row;
-use sha2::{Digest, Sha256};
 
 use crate::rows::{column, from_micros, micros, optional_time};
 use crate::{PostgresStore, PostgresStoreError};
 
-/// The SHA-256 of a secret, hex (the same hash the SQLite store keeps, so a token moved
-/// between stores keeps working).
-pub fn secret_hash(secret: &str) -> String {
-    hex(&Sha256::digest(secret.as_bytes()))
-}
+/// How a secret is kept (levh-core's one rule for every store).
+pub use levh_core::secret_hash;
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -264,14 +264,7 @@ pub(crate) fn update_states(
             continue;
         }
         write_state(tx, id, &state, now)?;
-        let mut detail = json!({
-            "stability_hours": state.stability_hours,
-            "recall_count": state.recall_count,
-            "pinned": state.pinned,
-        });
-        if event == EventKind::Feedback {
-            detail["helpful"] = json!(state.recall_count > memory.state.recall_count);
-        }
+        let detail = state.change_detail(event, &memory.state);
         log_event(tx, now, event, workspace, Some(id), actor, detail)?;
         memory.state = state;
         updated.push(memory);

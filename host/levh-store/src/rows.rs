@@ -23,26 +23,8 @@ pub(crate) const MEMORY_COLUMN_COUNT: usize = 23;
 pub(crate) const MEMORY_FROM: &str =
     "FROM memories m LEFT JOIN memory_embeddings e ON e.memory_seq = m.seq";
 
-/// A time as stored: integer microseconds, within what every read can turn back into a
-/// time (an instant past the end of time is stored as the end of time).
-pub(crate) fn micros(at: Timestamp) -> i64 {
-    at.as_microsecond()
-        .clamp(levh_core::EARLIEST_MICROS, levh_core::LATEST_MICROS)
-}
-
-/// A stored time read back. A value outside the range (written by an older levh, which
-/// stored the end of time a few nanoseconds too late) reads as the nearest instant in
-/// it, logged, instead of failing the whole read it is part of.
-pub(crate) fn from_micros(value: i64) -> Timestamp {
-    let kept = value.clamp(levh_core::EARLIEST_MICROS, levh_core::LATEST_MICROS);
-    if kept != value {
-        tracing::warn!(
-            stored = value,
-            "a stored time lies outside what levh can show; read as the nearest one (levh doctor counts them)"
-        );
-    }
-    Timestamp::from_microsecond(kept).unwrap_or(Timestamp::UNIX_EPOCH)
-}
+/// Times as every store keeps them (levh-core's one rule).
+pub(crate) use levh_core::{from_stored_micros as from_micros, stored_micros as micros};
 
 fn conversion(
     column: usize,

@@ -3,15 +3,12 @@
 
 use levh_core::{IssuedToken, Role, Timestamp, TokenInfo, Workspace};
 use rusqlite::{OptionalExtension, params};
-use sha2::{Digest, Sha256};
 
 use crate::rows::micros;
 use crate::{SqliteStore, SqliteStoreError};
 
-/// The SHA-256 of a secret, hex.
-pub fn secret_hash(secret: &str) -> String {
-    hex(&Sha256::digest(secret.as_bytes()))
-}
+/// How a secret is kept (levh-core's one rule for every store).
+pub use levh_core::secret_hash;
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
