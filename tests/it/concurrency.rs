@@ -265,3 +265,64 @@ fn a_minute_of_writes_purges_backups_and_refused_restores_through_three_kills_lo
         purged.len()
     );
 }
+
+/// Two `levh serve` processes on one SQLite file, and the same text sent to both at the
+/// same moment, twenty times: each text is stored once — one server admits it, the
+/// other refuses it as a duplicate of that memory (before the store checked what another
+/// writer stored between the gate's judgement and the write, 11 of 20 were stored twice).
+#[test]
+fn the_same_text_sent_to_two_servers_on_one_file_at_once_is_stored_once() {
+    let home = tempfile::tempdir().unwrap();
+    let env = [("LEVH_EMBEDDER", "hash")];
+    let servers = [
+        crate::support::serve(home.path(), &env),
+        crate::support::serve(home.path(), &env),
+    ];
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    for n in 0..20 {
+        let content = distinct_sentence(50_000 + n);
+        let start = std::sync::Barrier::new(2);
+        let verdicts: Vec<(u16, serde_json::Value)> = std::thread::scope(|threads| {
+            let handles: Vec<_> = servers
+                .iter()
+                .map(|(_, address)| {
+                    let (start, agent, content) = (&start, &agent, &content);
+                    threads.spawn(move || {
+                        start.wait();
+                        let mut response = agent
+                            .post(format!("http://{address}/api/memories"))
+                            .send_json(serde_json::json!({ "content": content }))
+                            .unwrap();
+                        let status = response.status().as_u16();
+                        (status, response.body_mut().read_json().unwrap())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut kinds: Vec<&str> = verdicts
+            .iter()
+            .map(|(_, body)| body["verdict"].as_str().unwrap())
+            .collect();
+        kinds.sort_unstable();
+        assert_eq!(kinds, ["admit", "reject"], "{content}: {verdicts:?}");
+        let admitted = verdicts.iter().find(|(s, _)| *s == 201).unwrap();
+        let refused = verdicts.iter().find(|(s, _)| *s != 201).unwrap();
+        assert!(
+            refused
+                .1
+                .to_string()
+                .contains(admitted.1["memory_id"].as_str().unwrap()),
+            "the refusal names the memory stored: {verdicts:?}"
+        );
+    }
+    for (mut child, _) in servers {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let listed = crate::support::json(levh(home.path()).args(["list", "--limit", "100", "--json"]));
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 20, "{listed}");
+}

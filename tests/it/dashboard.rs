@@ -1221,6 +1221,7 @@ fn seed_memories(home: &std::path::Path, n: usize) -> Vec<levh_core::MemoryId> {
                     forgotten_at: None,
                 },
                 neighbours: vec![],
+                identical_seen: vec![],
             }
         })
         .collect();
@@ -1228,7 +1229,7 @@ fn seed_memories(home: &std::path::Path, n: usize) -> Vec<levh_core::MemoryId> {
         .iter()
         .map(|w| match w {
             BatchWrite::Memory { record, .. } => record.memory.id,
-            BatchWrite::Held(_) => unreachable!(),
+            BatchWrite::Held { .. } => unreachable!(),
         })
         .collect();
     for chunk in writes.chunks(1000) {

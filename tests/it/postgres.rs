@@ -625,3 +625,162 @@ fn mcp_config_warns_when_the_database_is_named_in_the_shell_only() {
     let stderr = config(home.path());
     assert!(!stderr.contains("shell only"), "{stderr}");
 }
+
+/// Four `levh serve` processes on one database, four clients each, for a minute; one
+/// server is killed (`kill -9`) a third of the way in and started again. A quarter of the
+/// texts are sent by every client in the same fifth of a second, so servers race to
+/// admit the same text all the time. At the end every acknowledged write is stored with
+/// its text, no text is stored (or waits in the held queue) twice, and no live server
+/// answered with a 5xx.
+#[test]
+fn four_servers_sixteen_clients_a_minute_and_a_kill_lose_nothing_and_admit_no_text_twice() {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+
+    use crate::support::distinct_sentence;
+
+    let Some(database) = levh_postgres::testing::database_url() else {
+        return;
+    };
+    let url = database.url().to_owned();
+    let homes: Vec<tempfile::TempDir> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+    // Each server's address, `None` while it is down.
+    let servers: Vec<Mutex<Option<Server>>> = homes
+        .iter()
+        .map(|home| Mutex::new(Some(Server::start(home.path(), &url))))
+        .collect();
+    let address = |index: usize| {
+        servers[index]
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(|s| s.address.clone())
+    };
+    let started = Instant::now();
+    let run_for = Duration::from_secs(60);
+    let stop = AtomicBool::new(false);
+    let next = AtomicU64::new(0);
+    let acknowledged: Mutex<HashMap<String, String>> = Mutex::default();
+    let failures: Mutex<Vec<String>> = Mutex::default();
+    let statuses: Mutex<HashMap<u16, u64>> = Mutex::default();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+
+    std::thread::scope(|threads| {
+        for client in 0..16usize {
+            let (address, stop, next, acknowledged, failures, statuses, agent) = (
+                &address,
+                &stop,
+                &next,
+                &acknowledged,
+                &failures,
+                &statuses,
+                agent.clone(),
+            );
+            threads.spawn(move || {
+                let server = client % 4;
+                let mut sent = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    sent += 1;
+                    let content = if sent % 4 == 0 {
+                        // Every client sends this one within the same 200 ms.
+                        let window = started.elapsed().as_millis() as u64 / 200;
+                        distinct_sentence(1_000_000 + window)
+                    } else {
+                        distinct_sentence(next.fetch_add(1, Ordering::Relaxed))
+                    };
+                    let Some(at) = address(server) else {
+                        std::thread::sleep(Duration::from_millis(20));
+                        continue;
+                    };
+                    let Ok(mut response) = agent
+                        .post(format!("http://{at}/api/memories"))
+                        .send_json(json!({ "content": content, "project": "load" }))
+                    else {
+                        continue; // the server was killed mid-request: not acknowledged
+                    };
+                    let status = response.status().as_u16();
+                    *statuses.lock().unwrap().entry(status).or_default() += 1;
+                    let body: Value = response.body_mut().read_json().unwrap_or(Value::Null);
+                    if status >= 500 {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("server {server}: {status} {body}"));
+                    } else if status == 201 {
+                        let id = body["memory_id"].as_str().unwrap().to_owned();
+                        acknowledged.lock().unwrap().insert(id, content);
+                    }
+                }
+            });
+        }
+        // One server dies a third of the way in and comes back.
+        std::thread::sleep(Duration::from_secs(20));
+        let killed = servers[1].lock().unwrap().take();
+        drop(killed); // kill -9 and wait
+        std::thread::sleep(Duration::from_secs(2));
+        *servers[1].lock().unwrap() = Some(Server::start(homes[1].path(), &url));
+        std::thread::sleep(run_for.saturating_sub(started.elapsed()));
+        stop.store(true, Ordering::Relaxed);
+    });
+
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "5xx from a live server: {failures:?}");
+    let acknowledged = acknowledged.into_inner().unwrap();
+    let statuses = statuses.into_inner().unwrap();
+    assert!(
+        acknowledged.len() > 500,
+        "too few writes to prove anything: {} ({statuses:?})",
+        acknowledged.len()
+    );
+    assert!(
+        statuses.get(&200).copied().unwrap_or(0) > 50,
+        "the shared texts were refused as duplicates: {statuses:?}"
+    );
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let stored: HashMap<String, String> = client
+        .query(
+            "SELECT id, content FROM memories WHERE forgotten_at IS NULL",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    for (id, content) in &acknowledged {
+        assert_eq!(
+            stored.get(id),
+            Some(content),
+            "acknowledged write {id} lost"
+        );
+    }
+    let twice: Vec<(String, i64)> = client
+        .query(
+            "SELECT content, count(*) FROM memories
+              GROUP BY workspace, project, content_hash, content HAVING count(*) > 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    assert!(twice.is_empty(), "texts stored twice: {twice:?}");
+    let held_twice: i64 = client
+        .query_one(
+            "SELECT count(*) FROM (SELECT 1 FROM held_candidates WHERE status = 'held'
+              GROUP BY workspace, project, content_hash HAVING count(*) > 1) AS t",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(held_twice, 0, "texts held twice");
+    eprintln!(
+        "4 servers × 4 clients, 60 s, one kill: {} writes acknowledged, responses {statuses:?}",
+        acknowledged.len()
+    );
+}

@@ -75,6 +75,12 @@ impl From<levh_core::Error> for Error {
             }
             // A list continued from a memory purged meanwhile: the caller lists again.
             E::Store(store) if store.is_cursor_gone() => Self::Conflict(store.0.to_string()),
+            // Judged again several times and each time another writer stored one of the
+            // texts first: the caller's to send again (its copies now count as stored).
+            E::Store(store) if store.is_raced() => Self::Conflict(format!(
+                "{}; send the batch again",
+                store.0
+            )),
             E::Store(store) if store.is_disk_full() => Self::InsufficientStorage(
                 "the disk holding levh's store is full: nothing was stored; free some space and try again"
                     .into(),

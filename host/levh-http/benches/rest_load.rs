@@ -117,6 +117,7 @@ fn fill(store: &SqliteStore, embedder: &HashEmbedder) {
         batch.push(levh_core::BatchWrite::Memory {
             record,
             neighbours: Vec::new(),
+            identical_seen: Vec::new(),
         });
         if batch.len() == 1_000 {
             store

@@ -50,6 +50,10 @@ pub enum PostgresStoreError {
         "the memory {0} that this list continues from is no longer stored (purged while listing); list again"
     )]
     ListCursorGone(MemoryId),
+    /// Another writer stored a batch's text after the gate judged it (see
+    /// `levh_core::BatchWrite`); nothing was written.
+    #[error("{0}")]
+    Raced(String),
 }
 
 /// The server's message with its detail and SQLSTATE, which `postgres::Error`'s own
@@ -128,6 +132,9 @@ impl From<PostgresStoreError> for StoreError {
         use postgres::error::SqlState;
         if matches!(error, PostgresStoreError::ListCursorGone(_)) {
             return StoreError::cursor_gone(error.to_string());
+        }
+        if let PostgresStoreError::Raced(detail) = error {
+            return StoreError::raced(detail);
         }
         if error.sqlstate() == Some(&SqlState::DISK_FULL) {
             return StoreError::disk_full(error.to_string());

@@ -114,7 +114,7 @@ impl Store for PostgresStore {
     ) -> Result<Vec<Vec<Interference>>, StoreError> {
         self.ensure_vector_indexes(writes.iter().filter_map(|write| match write {
             BatchWrite::Memory { record, .. } => record.embedding.as_ref().map(|e| e.vector.len()),
-            BatchWrite::Held(_) => None,
+            BatchWrite::Held { .. } => None,
         }))?;
         Ok(self.write(|tx| writes::write_batch(tx, writes, synced, interfere, actor))?)
     }
@@ -133,6 +133,14 @@ impl Store for PostgresStore {
 
     fn id_in_use(&self, id: MemoryId) -> Result<bool, StoreError> {
         Ok(self.is_id_in_use(id)?)
+    }
+
+    fn identical_memories(
+        &self,
+        filter: &MemoryFilter,
+        content_hash: &str,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(self.identical(filter, content_hash)?)
     }
 
     fn get_many(&self, workspace: &Workspace, ids: &[MemoryId]) -> Result<Vec<Memory>, StoreError> {

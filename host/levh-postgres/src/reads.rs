@@ -222,6 +222,15 @@ impl PostgresStore {
             .get(0))
     }
 
+    /// The memories `filter` selects with exactly this content hash.
+    pub(crate) fn identical(
+        &self,
+        filter: &MemoryFilter,
+        content_hash: &str,
+    ) -> Result<Vec<MemoryId>, PostgresStoreError> {
+        identical(&mut *self.connection()?, filter, content_hash)
+    }
+
     pub(crate) fn stored_texts(
         &self,
         workspace: &Workspace,
@@ -243,4 +252,22 @@ impl PostgresStore {
             })
             .collect()
     }
+}
+
+/// [`PostgresStore::identical`] on a connection or inside a transaction.
+pub(crate) fn identical(
+    conn: &mut impl GenericClient,
+    filter: &MemoryFilter,
+    content_hash: &str,
+) -> Result<Vec<MemoryId>, PostgresStoreError> {
+    let mut bound = Bound::default();
+    let hash = bound.bind(content_hash.to_owned());
+    let clause = where_clause(filter, &mut bound);
+    conn.query(
+        &format!("SELECT m.id FROM memories m WHERE m.content_hash = {hash} AND {clause}"),
+        &bound.params(),
+    )?
+    .iter()
+    .map(|row| parse_id(column(row, 0)?))
+    .collect()
 }

@@ -208,14 +208,19 @@ pub(crate) fn write_batch(
     interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
     actor: &Actor,
 ) -> Result<Vec<Vec<Interference>>, PostgresStoreError> {
+    if let Some(raced) = raced(tx, writes)? {
+        return Err(PostgresStoreError::Raced(raced));
+    }
     let mut applied = Vec::with_capacity(writes.len());
     for write in writes {
         applied.push(match write {
-            BatchWrite::Memory { record, neighbours } => {
+            BatchWrite::Memory {
+                record, neighbours, ..
+            } => {
                 insert_memory(tx, record, None, actor)?;
                 apply_interference(tx, record, neighbours, interfere, actor)?
             }
-            BatchWrite::Held(candidate) => {
+            BatchWrite::Held { candidate, .. } => {
                 held::insert(tx, candidate, actor)?;
                 Vec::new()
             }
@@ -237,6 +242,67 @@ pub(crate) fn write_batch(
         }
     }
     Ok(applied)
+}
+
+/// Advisory lock stripes for the texts of batches (see [`raced`]). A lock per text would
+/// take one slot of the server's shared lock table each — a batch of 5,000 would fill
+/// most of its default 6,400 — so texts share one of this many locks: a batch holds at
+/// most this many, and two single captures of different texts wait on each other one
+/// time in 256.
+const TEXT_LOCK_STRIPES: i32 = 256;
+
+/// The first key of the text locks' two-key advisory locks ("levh" in ASCII).
+const TEXT_LOCK_CLASS: i32 = 0x6c65_7668;
+
+/// What another writer stored of a batch's texts after the gate judged them (see
+/// [`BatchWrite`]): the first such write, described. Unlike SQLite's single writer,
+/// two servers' transactions run side by side, and each would find nothing of the
+/// other's uncommitted text; so the transaction first takes the advisory locks of its
+/// texts' stripes (in one order, so two batches never wait on each other in a cycle, and
+/// before any row lock), which makes a second writer of the same text wait until the
+/// first commits — its reads below, each a new snapshot, then see the first's text.
+/// Runs before the batch writes anything, so its own writes never count.
+fn raced(
+    tx: &mut Transaction<'_>,
+    writes: &[BatchWrite],
+) -> Result<Option<String>, PostgresStoreError> {
+    if writes.is_empty() {
+        return Ok(None);
+    }
+    let texts: Vec<String> = writes
+        .iter()
+        .map(|write| {
+            // Not the project: a write without one is compared with every project's
+            // memories, so it must wait for a writer of the same text in any of them.
+            let (workspace, _, hash, _) = write.identity();
+            format!("levh text\u{1f}{}\u{1f}{hash}", workspace.as_str())
+        })
+        .collect();
+    // The two-key form: its keys never meet the one-key locks of the event log,
+    // migrations and the entity index.
+    tx.execute(
+        "SELECT pg_advisory_xact_lock($3, stripe)
+           FROM (SELECT DISTINCT abs(hashtext(text) % $2) AS stripe
+                   FROM unnest($1::text[]) AS text) AS stripes
+          ORDER BY stripe",
+        &[&texts, &TEXT_LOCK_STRIPES, &TEXT_LOCK_CLASS],
+    )?;
+    for write in writes {
+        let (workspace, project, hash, seen) = write.identity();
+        if let Some(waiting) = held::waiting(tx, workspace, project, hash)? {
+            return Ok(Some(format!(
+                "held candidate {} waits with the same text",
+                waiting.id
+            )));
+        }
+        if let Some(other) = crate::reads::identical(tx, &write.identical_filter(), hash)?
+            .into_iter()
+            .find(|id| !seen.contains(id))
+        {
+            return Ok(Some(format!("memory {other} has the same text")));
+        }
+    }
+    Ok(None)
 }
 
 /// Gives each live memory of `ids` the state `update` computes from it, logging `event`

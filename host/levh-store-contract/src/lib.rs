@@ -53,6 +53,7 @@ macro_rules! contract_tests {
             interference_weakens_live_neighbours_only,
             content_fields_and_validity_are_replaced_in_place,
             a_batch_writes_memories_held_candidates_and_its_sync_page_together,
+            of_writers_storing_one_text_at_once_exactly_one_writes,
             stale_vectors_are_listed_and_replaced_only_over_their_content,
             full_text_finds_words_and_prefixes_best_first_within_the_filter,
             nearest_vectors_come_best_first_within_the_filter_and_model,

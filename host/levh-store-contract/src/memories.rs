@@ -348,11 +348,16 @@ pub fn a_batch_writes_memories_held_candidates_and_its_sync_page_together(store:
         BatchWrite::Memory {
             record: first.clone(),
             neighbours: vec![],
+            identical_seen: vec![],
         },
-        BatchWrite::Held(held.clone()),
+        BatchWrite::Held {
+            candidate: held.clone(),
+            identical_seen: vec![],
+        },
         BatchWrite::Memory {
             record: second.clone(),
             neighbours: vec![(first.memory.id, 0.95)],
+            identical_seen: vec![],
         },
     ];
     let applied = store
@@ -418,6 +423,168 @@ pub fn a_batch_writes_memories_held_candidates_and_its_sync_page_together(store:
         store.synced_item(&workspace, "files", "b.md").unwrap(),
         None
     );
+}
+
+/// Of writers storing the same text at once, each judged by the gate before any of them
+/// wrote (so each saw no copy), exactly one writes; the others' whole batches are
+/// refused as raced, with nothing of them written. A copy the gate saw (a retired one), a
+/// forgotten copy and a copy in another project do not count; a copy waiting in the held
+/// queue does.
+pub fn of_writers_storing_one_text_at_once_exactly_one_writes(store: &dyn Contracted) {
+    let workspace = Workspace::default();
+    let text = "the deploy freeze starts on friday at noon";
+    let writers: Vec<Vec<BatchWrite>> = (0..8)
+        .map(|n| {
+            vec![
+                BatchWrite::Memory {
+                    record: record(
+                        &format!("writer {n} also stores this unrelated note"),
+                        2 * n,
+                        "default",
+                        Some("atlas"),
+                        None,
+                    ),
+                    neighbours: vec![],
+                    identical_seen: vec![],
+                },
+                BatchWrite::Memory {
+                    record: record(text, 2 * n + 1, "default", Some("atlas"), None),
+                    neighbours: vec![],
+                    identical_seen: vec![],
+                },
+            ]
+        })
+        .collect();
+    let start = std::sync::Barrier::new(writers.len());
+    let written: Vec<bool> = std::thread::scope(|threads| {
+        let handles: Vec<_> = writers
+            .iter()
+            .map(|batch| {
+                let start = &start;
+                threads.spawn(move || {
+                    start.wait();
+                    match store.write_batch(batch, None, &|_| None, &Actor::cli()) {
+                        Ok(_) => true,
+                        Err(error) => {
+                            assert!(error.is_raced(), "{error}");
+                            false
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(written.iter().filter(|w| **w).count(), 1, "{written:?}");
+    let hash = levh_core::text::content_hash(text);
+    let in_project = |project: &str| MemoryFilter {
+        project: Some(project.into()),
+        ..MemoryFilter::workspace(workspace.clone())
+    };
+    let copies = store
+        .identical_memories(&in_project("atlas"), &hash)
+        .unwrap();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    for (batch, written) in writers.iter().zip(&written) {
+        let BatchWrite::Memory { record: other, .. } = &batch[0] else {
+            unreachable!()
+        };
+        assert_eq!(
+            store.get(&workspace, other.memory.id).unwrap().is_some(),
+            *written,
+            "a raced batch writes none of its items"
+        );
+    }
+
+    let again = |second: i64, project: Option<&str>, seen: Vec<levh_core::MemoryId>| {
+        store.write_batch(
+            &[BatchWrite::Memory {
+                record: record(text, second, "default", project, None),
+                neighbours: vec![],
+                identical_seen: seen,
+            }],
+            None,
+            &|_| None,
+            &Actor::cli(),
+        )
+    };
+    // Not seen by the gate: another writer's copy.
+    assert!(again(40, Some("atlas"), vec![]).unwrap_err().is_raced());
+    // Seen by the gate (it let the text in beside a retired copy): written.
+    again(41, Some("atlas"), copies.clone()).unwrap();
+    // Another project's copy is not this project's text; a write without a project is
+    // compared with every project's memories, so their copies count.
+    again(42, Some("gamma"), vec![]).unwrap();
+    assert!(again(46, None, vec![]).unwrap_err().is_raced());
+    // A forgotten copy does not count.
+    let in_beta = again(43, Some("beta"), vec![]);
+    in_beta.unwrap();
+    let beta = store
+        .identical_memories(&in_project("beta"), &hash)
+        .unwrap();
+    assert!(
+        store
+            .forget(&workspace, beta[0], at(44), &Actor::cli())
+            .unwrap()
+    );
+    assert!(
+        store
+            .identical_memories(&in_project("beta"), &hash)
+            .unwrap()
+            .is_empty()
+    );
+    again(45, Some("beta"), vec![]).unwrap();
+
+    // A copy waiting for a person's decision counts, for a memory and a held candidate.
+    let waiting = candidate("a text waiting in the held queue", 50, None);
+    store
+        .write_batch(
+            &[BatchWrite::Held {
+                candidate: waiting.clone(),
+                identical_seen: vec![],
+            }],
+            None,
+            &|_| None,
+            &Actor::cli(),
+        )
+        .unwrap();
+    let mut second = candidate("a text waiting in the held queue", 51, None);
+    second.id = HeldId::new_at(at(51));
+    let raced = store
+        .write_batch(
+            &[BatchWrite::Held {
+                candidate: second,
+                identical_seen: vec![],
+            }],
+            None,
+            &|_| None,
+            &Actor::cli(),
+        )
+        .unwrap_err();
+    assert!(raced.is_raced(), "{raced}");
+    assert!(
+        raced.to_string().contains(&waiting.id.to_string()),
+        "{raced}"
+    );
+    let as_memory = store
+        .write_batch(
+            &[BatchWrite::Memory {
+                record: record(
+                    "a text waiting in the held queue",
+                    52,
+                    "default",
+                    Some("atlas"),
+                    None,
+                ),
+                neighbours: vec![],
+                identical_seen: vec![],
+            }],
+            None,
+            &|_| None,
+            &Actor::cli(),
+        )
+        .unwrap_err();
+    assert!(as_memory.is_raced(), "{as_memory}");
 }
 
 /// Memories whose vector is missing or of another model are listed oldest first, and a

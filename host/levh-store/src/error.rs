@@ -51,6 +51,10 @@ pub enum SqliteStoreError {
         "the memory {0} that this list continues from is no longer stored (purged while listing); list again"
     )]
     ListCursorGone(MemoryId),
+    /// Another writer stored a batch's text after the gate judged it (see
+    /// `levh_core::BatchWrite`); nothing was written.
+    #[error("{0}")]
+    Raced(String),
     /// The approximate vector index (usearch) failed; `doing` says at what.
     #[error("{doing} the vector index: {cause}")]
     VectorIndex {
@@ -99,6 +103,9 @@ impl From<SqliteStoreError> for StoreError {
     fn from(error: SqliteStoreError) -> Self {
         if matches!(error, SqliteStoreError::ListCursorGone(_)) {
             return StoreError::cursor_gone(error.to_string());
+        }
+        if let SqliteStoreError::Raced(detail) = error {
+            return StoreError::raced(detail);
         }
         let full = match &error {
             SqliteStoreError::Sqlite(e) => is_disk_full(e),

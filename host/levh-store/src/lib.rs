@@ -474,6 +474,14 @@ impl Store for SqliteStore {
         Ok(reads::id_in_use(&self.lock(), id)?)
     }
 
+    fn identical_memories(
+        &self,
+        filter: &MemoryFilter,
+        content_hash: &str,
+    ) -> Result<Vec<MemoryId>, StoreError> {
+        Ok(reads::identical(&self.read(), filter, content_hash)?)
+    }
+
     fn placed_texts(&self, workspace: &Workspace) -> Result<Vec<PlacedText>, StoreError> {
         Ok(places::texts(&self.lock(), workspace)?)
     }

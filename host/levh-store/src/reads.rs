@@ -65,6 +65,27 @@ pub(crate) fn id_in_use(conn: &Connection, id: MemoryId) -> Result<bool, SqliteS
     )?)
 }
 
+/// The memories `filter` selects with exactly this content hash.
+pub(crate) fn identical(
+    conn: &Connection,
+    filter: &MemoryFilter,
+    content_hash: &str,
+) -> Result<Vec<MemoryId>, SqliteStoreError> {
+    let (clause, values) = crate::query::where_clause(filter);
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT m.id FROM memories m WHERE m.content_hash = ? AND {clause}"
+    ))?;
+    let ids = statement.query_map(
+        params_from_iter(std::iter::once(content_hash.to_owned().into()).chain(values)),
+        |row| row.get::<_, String>(0),
+    )?;
+    let mut found = Vec::new();
+    for id in ids {
+        found.push(rows::parse_id(&id?)?);
+    }
+    Ok(found)
+}
+
 pub(crate) fn ranking_rows(
     conn: &Connection,
     workspace: &Workspace,

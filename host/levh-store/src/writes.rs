@@ -376,16 +376,21 @@ pub(crate) fn write_batch(
     interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
     actor: &Actor,
 ) -> Result<Vec<Vec<Interference>>, SqliteStoreError> {
+    if let Some(raced) = raced(tx, writes)? {
+        return Err(SqliteStoreError::Raced(raced));
+    }
     let mut applied = Vec::with_capacity(writes.len());
     let mut keys: Vec<(i64, &[i64])> = Vec::new();
     for write in writes {
         applied.push(match write {
-            BatchWrite::Memory { record, neighbours } => {
+            BatchWrite::Memory {
+                record, neighbours, ..
+            } => {
                 let seq = insert_memory_without_keys(tx, record, None, actor)?;
                 keys.push((seq, &record.near_duplicate_keys));
                 apply_interference(tx, record, neighbours, interfere, actor)?
             }
-            BatchWrite::Held(candidate) => {
+            BatchWrite::Held { candidate, .. } => {
                 held::insert(tx, candidate, actor)?;
                 Vec::new()
             }
@@ -408,6 +413,29 @@ pub(crate) fn write_batch(
         }
     }
     Ok(applied)
+}
+
+/// What another writer stored of a batch's texts after the gate judged them (see
+/// [`BatchWrite`]): the first such write, described. Read inside the batch's write
+/// transaction (`BEGIN IMMEDIATE`: no other process writes until it ends) and before the
+/// batch writes anything, so its own writes never count.
+fn raced(tx: &Connection, writes: &[BatchWrite]) -> Result<Option<String>, SqliteStoreError> {
+    for write in writes {
+        let (workspace, project, hash, seen) = write.identity();
+        if let Some(waiting) = held::waiting(tx, workspace, project, hash)? {
+            return Ok(Some(format!(
+                "held candidate {} waits with the same text",
+                waiting.id
+            )));
+        }
+        if let Some(other) = crate::reads::identical(tx, &write.identical_filter(), hash)?
+            .into_iter()
+            .find(|id| !seen.contains(id))
+        {
+            return Ok(Some(format!("memory {other} has the same text")));
+        }
+    }
+    Ok(None)
 }
 
 /// Gives each live memory of `ids` the state `update` computes from it, logging `event`

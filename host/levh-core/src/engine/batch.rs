@@ -32,6 +32,9 @@ struct Group {
     sizes: Vec<usize>,
     /// The group's items that will be written.
     peers: Peers,
+    /// The batches as given, to judge again when another writer stored one of their
+    /// texts before the group was written.
+    batches: Vec<Vec<NewMemory>>,
 }
 
 /// A batch judged, nothing written yet: per item (in the caller's order) its outcome as it
@@ -59,8 +62,10 @@ impl Levh {
         items: Vec<NewMemory>,
     ) -> Result<Vec<Result<CaptureOutcome>>> {
         check_batch_size(&items)?;
-        let plan = self.plan_batch(scope, items)?;
-        self.commit_batch(scope, plan, None)
+        judged_again_when_raced(|| {
+            let plan = self.plan_batch(scope, items.clone())?;
+            self.commit_batch(scope, plan, None)
+        })
     }
 
     /// Stores batches one after another, each item judged exactly as
@@ -83,7 +88,12 @@ impl Levh {
         };
         let mut group = self.plan_group(scope, first, &mut batches, None)?;
         loop {
-            let Group { plan, sizes, peers } = group;
+            let Group {
+                plan,
+                sizes,
+                peers,
+                batches: judged,
+            } = group;
             let next = batches.next();
             let (written, next_group) = std::thread::scope(|threads| {
                 let writer = threads.spawn(|| self.commit_batch(scope, plan, None));
@@ -94,9 +104,31 @@ impl Levh {
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 (written, next_group)
             });
-            let mut outcomes = written?.into_iter();
-            for size in sizes {
-                done(outcomes.by_ref().take(size).collect())?;
+            match written {
+                Ok(outcomes) => {
+                    let mut outcomes = outcomes.into_iter();
+                    for size in sizes {
+                        done(outcomes.by_ref().take(size).collect())?;
+                    }
+                }
+                Err(Error::Store(raced)) if raced.is_raced() => {
+                    // Another writer stored one of the group's texts after it was judged:
+                    // nothing of it was written. Its batches, and the next group's (judged
+                    // with this one's items counting as stored), are judged again one
+                    // batch at a time; the pipeline resumes after them.
+                    let again = next_group.map(|g| g.map(|g| g.batches)).transpose()?;
+                    for batch in judged.into_iter().chain(again.into_iter().flatten()) {
+                        done(self.capture_batch(scope, batch)?)?;
+                    }
+                    match batches.next() {
+                        Some(first) => {
+                            group = self.plan_group(scope, first, &mut batches, None)?;
+                            continue;
+                        }
+                        None => return Ok(()),
+                    }
+                }
+                Err(error) => return Err(error.into()),
             }
             match next_group {
                 Some(next_group) => group = next_group?,
@@ -119,10 +151,12 @@ impl Levh {
             plan: BatchPlan { items: Vec::new() },
             sizes: Vec::new(),
             peers: Peers::default(),
+            batches: Vec::new(),
         };
         let mut items = first;
         loop {
             check_batch_size(&items)?;
+            group.batches.push(items.clone());
             let plan = self.plan_into(scope, items, &mut group.peers, earlier)?;
             group.sizes.push(plan.items.len());
             group.plan.items.extend(plan.items);
@@ -275,6 +309,9 @@ impl Levh {
             redactions: p.redactions.clone(),
             interference: Vec::new(),
         };
+        // What the store checks when it writes: another writer's copy of this text
+        // stored meanwhile makes the batch be judged again (see [`BatchWrite`]).
+        let identical_seen = std::mem::take(&mut p.identical_seen);
         let write = match verdict {
             Verdict::Reject { .. } => None,
             Verdict::Review { nearest } => {
@@ -282,7 +319,10 @@ impl Levh {
                 let held = self.held_candidate(scope, p, nearest, None);
                 outcome.held_id = Some(held.id);
                 peers.held.insert((project, hash), held.id);
-                Some(BatchWrite::Held(held))
+                Some(BatchWrite::Held {
+                    candidate: held,
+                    identical_seen,
+                })
             }
             Verdict::Admit | Verdict::Redact => {
                 let admission = Self::admission(&verdict, &p);
@@ -292,7 +332,11 @@ impl Levh {
                 let record = self.record(scope, p, admission);
                 outcome.memory_id = Some(record.memory.id);
                 peers.add(&record.memory, keys, vector);
-                Some(BatchWrite::Memory { record, neighbours })
+                Some(BatchWrite::Memory {
+                    record,
+                    neighbours,
+                    identical_seen,
+                })
             }
         };
         Ok(Planned { outcome, write })
@@ -372,7 +416,7 @@ impl Levh {
             .into_iter()
             .filter_map(|write| match write {
                 BatchWrite::Memory { record, .. } => Some(record.memory),
-                BatchWrite::Held(_) => None,
+                BatchWrite::Held { .. } => None,
             })
             .collect();
         let outcomes = items
@@ -391,6 +435,27 @@ impl Levh {
             self.index_stored(&scope.workspace, &stored);
         }
         Ok(outcomes)
+    }
+}
+
+/// How many times a batch is judged when another writer keeps storing its texts between
+/// its judgement and its write: each time the gate sees what the others stored (so the
+/// next judgement calls their copies duplicates); past this many the caller gets the
+/// store's refusal.
+const RACE_ATTEMPTS: usize = 4;
+
+/// Runs `attempt` — judge a batch, then write it — again when the store refused the
+/// write because another writer stored one of its texts meanwhile ([`BatchWrite`]).
+pub(super) fn judged_again_when_raced<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut attempts = 1;
+    loop {
+        match attempt() {
+            Err(Error::Store(raced)) if raced.is_raced() && attempts < RACE_ATTEMPTS => {
+                attempts += 1;
+                tracing::debug!(%raced, attempts, "judging a batch again");
+            }
+            outcome => return outcome,
+        }
     }
 }
 

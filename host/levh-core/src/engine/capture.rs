@@ -32,6 +32,15 @@ impl Levh {
         replaces: Option<MemoryId>,
     ) -> Result<Prepared> {
         let keys = text::near_duplicate_keys(&draft.content);
+        // First, so that a copy another writer stores after this read and before the
+        // comparison below is one the store finds unseen at the write (and refuses).
+        let identical_seen = self.store.identical_memories(
+            &MemoryFilter {
+                project: draft.project.clone(),
+                ..MemoryFilter::workspace(scope.workspace.clone())
+            },
+            &text::content_hash(&draft.content),
+        )?;
         let Comparison {
             nearest,
             nearest_content,
@@ -71,6 +80,7 @@ impl Levh {
             session_id: draft.session_id,
             now: draft.now,
             prior: draft.prior,
+            identical_seen,
         })
     }
 
@@ -165,6 +175,12 @@ impl Levh {
             ..MemoryFilter::workspace(scope.workspace.clone())
         };
         let (measure, threshold) = self.measure();
+        // The same text stored, read from the rows: an index (approximate, or refreshed
+        // from the store's changes) may not have another writer's latest memory yet, and
+        // missing a copy would admit it twice.
+        let exact = self
+            .store
+            .identical_memories(&filter, &text::content_hash(content))?;
         let scored: Vec<(ComparedText, f64)> = match measure {
             Measure::Cosine => {
                 let near = self.index.nearest(
@@ -173,10 +189,14 @@ impl Levh {
                     vector,
                     COMPARE_NEIGHBOURS,
                 )?;
-                let cosine: HashMap<MemoryId, f64> = near
+                let mut cosine: HashMap<MemoryId, f64> = near
                     .into_iter()
                     .map(|(id, cos)| (id, f64::from(cos)))
                     .collect();
+                for id in exact {
+                    // The same text has the same vector.
+                    cosine.entry(id).or_insert(1.0);
+                }
                 let ids: Vec<MemoryId> = cosine.keys().copied().collect();
                 self.store
                     .compared_texts(&scope.workspace, &ids)?
@@ -188,9 +208,14 @@ impl Levh {
                     .collect()
             }
             Measure::Lexical => {
-                let ids = self
+                let mut ids = self
                     .store
                     .near_duplicates(&filter, keys, COMPARE_NEIGHBOURS)?;
+                for id in exact {
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
                 let own = text::Shingles::of(content);
                 self.store
                     .compared_texts(&scope.workspace, &ids)?

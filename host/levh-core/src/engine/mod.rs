@@ -181,6 +181,9 @@ struct Prepared {
     session_id: Option<crate::SessionId>,
     now: Timestamp,
     prior: Option<crate::PriorMemory>,
+    /// The stored memories of the same text, read before the comparison: what the store
+    /// checks at the write ([`crate::BatchWrite`]).
+    identical_seen: Vec<MemoryId>,
 }
 
 impl Prepared {

@@ -463,7 +463,7 @@ impl Levh {
             .is_some_and(|s| s.len() < MAX_SUSPECTS)
             .then(|| news.clone());
         let attempt = || -> Result<(Vec<Result<SyncedOutcome>>, Vec<MemoryId>)> {
-            let plan = self.plan_batch(scope, news)?;
+            let plan = self.plan_batch(scope, news.clone())?;
             let mut records = Vec::new();
             let mut stored = Vec::new();
             let mut synced = Vec::with_capacity(meta.len());
@@ -523,7 +523,7 @@ impl Levh {
                 .collect();
             Ok((outcomes, stored))
         };
-        match attempt() {
+        match super::batch::judged_again_when_raced(attempt) {
             Ok((outcomes, stored)) => {
                 // What the page stored may contradict what was there.
                 report.conflicts += self.check_conflicts_of(scope, &stored)? as u64;
