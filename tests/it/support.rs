@@ -120,6 +120,40 @@ pub fn levh_binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_levh"))
 }
 
+/// With `LEVH_IT_BACKEND=postgres`, the database of a home: every `levh` a test starts
+/// in that home (`serve`, `mcp stdio`, `capture`, …) gets `LEVH_DATABASE_URL` naming a
+/// fresh database of its own on the throwaway PostgreSQL server, so the suites that
+/// drive the real binary run unchanged on the team backend (`.ci/run` runs the REST and
+/// MCP ones a second time so). `None` otherwise: the home's SQLite file.
+pub fn home_database(home: &std::path::Path) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::LazyLock;
+    static DATABASES: LazyLock<Mutex<HashMap<PathBuf, levh_postgres::testing::TestDatabase>>> =
+        LazyLock::new(Mutex::default);
+    if !on_postgres() {
+        return None;
+    }
+    let mut databases = DATABASES.lock().unwrap_or_else(|p| p.into_inner());
+    let database = databases.entry(home.to_path_buf()).or_insert_with(|| {
+        // On a thread of its own: the synchronous client runs a runtime of its own, which
+        // cannot start on a test's async thread (the MCP and feed tests call `levh` there).
+        std::thread::spawn(levh_postgres::testing::database_url)
+            .join()
+            .unwrap()
+            .expect("LEVH_IT_BACKEND=postgres needs PostgreSQL (scripts/fetch-postgres.sh)")
+    });
+    Some(database.url().to_owned())
+}
+
+/// Whether this run drives the binary on PostgreSQL (`LEVH_IT_BACKEND=postgres`).
+pub fn on_postgres() -> bool {
+    match std::env::var("LEVH_IT_BACKEND").as_deref() {
+        Ok("postgres") => true,
+        Ok("sqlite") | Ok("") | Err(_) => false,
+        Ok(other) => panic!("LEVH_IT_BACKEND is sqlite or postgres, not {other:?}"),
+    }
+}
+
 /// `levh` with a home of its own and a clean environment for levh's variables.
 pub fn levh(home: &std::path::Path) -> Command {
     let mut command = Command::new(levh_binary());
@@ -127,6 +161,9 @@ pub fn levh(home: &std::path::Path) -> Command {
         if key.starts_with("LEVH_") {
             command.env_remove(key);
         }
+    }
+    if let Some(url) = home_database(home) {
+        command.env("LEVH_DATABASE_URL", url);
     }
     command.env("LEVH_HOME", home);
     // Outside any git repository: inside one, `levh capture` takes the repository's name

@@ -123,24 +123,37 @@ impl Drop for PresenceSlot {
         let now = self.levh.now();
         let mut presence = tracked.presence;
         presence.last_seen_at = presence.last_seen_at.max(now);
-        // The last calls counted since the last write, then the end.
-        if let Err(error) = self
-            .store
-            .touch_presence(&presence)
-            .and_then(|()| self.store.end_presence(&presence.id, now))
-        {
-            tracing::warn!(%error, "presence end not recorded");
-        }
-        let detail = serde_json::json!({
-            "session": presence.id,
-            "transport": presence.transport,
-            "calls": presence.calls,
-        });
-        if let Err(error) = self
-            .levh
-            .log_event(&tracked.scope, EventKind::SessionEnd, &detail)
-        {
-            tracing::warn!(%error, "session end not logged");
+        let end = || {
+            // The last calls counted since the last write, then the end.
+            if let Err(error) = self
+                .store
+                .touch_presence(&presence)
+                .and_then(|()| self.store.end_presence(&presence.id, now))
+            {
+                tracing::warn!(%error, "presence end not recorded");
+            }
+            let detail = serde_json::json!({
+                "session": presence.id,
+                "transport": presence.transport,
+                "calls": presence.calls,
+            });
+            if let Err(error) = self
+                .levh
+                .log_event(&tracked.scope, EventKind::SessionEnd, &detail)
+            {
+                tracing::warn!(%error, "session end not logged");
+            }
+        };
+        // Dropped on a runtime's thread, the writes run on a thread of their own (and are
+        // waited for): PostgreSQL's synchronous client blocks on a runtime of its own,
+        // which cannot start inside another (`levh mcp stdio` on PostgreSQL panicked at
+        // every session's end).
+        if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|threads| {
+                threads.spawn(end);
+            });
+        } else {
+            end();
         }
     }
 }

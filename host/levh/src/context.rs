@@ -398,6 +398,7 @@ const HARNESS_VARIABLES: &[&str] = &[
     "LEVH_REQUIRE_TEST_ASSETS",
     "LEVH_BENCH_PYTHON",
     "LEVH_POSTGRES_BIN",
+    "LEVH_IT_BACKEND",
 ];
 
 /// The setting nearest to a name that is not one, if any is near.
