@@ -37,5 +37,6 @@ mod scorers;
 mod snapshots;
 mod store;
 mod support;
+mod share;
 mod sync;
 mod wheel;

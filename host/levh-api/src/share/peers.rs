@@ -1,0 +1,187 @@
+//! The peers this instance trusts: other instances' public identities, each under a name
+//! a person gave it, with where to pull from (a URL and the token that peer issued).
+//! Kept in `share/peers.toml` under the home, readable by its owner only (it holds
+//! tokens). Trust is added by a person, never learned from a bundle.
+
+use std::path::{Path, PathBuf};
+
+use ed25519_dalek::VerifyingKey;
+use serde::{Deserialize, Serialize};
+
+use super::identity::{PublicIdentity, refuse_if_shared, write_private};
+use crate::{Error, Result};
+
+/// The file of peers.
+const PEERS_FILE: &str = "peers.toml";
+
+/// The longest peer name.
+const MAX_NAME: usize = 64;
+
+/// One trusted instance.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Peer {
+    /// What this instance calls it (`peer:NAME` is the source of what it shares).
+    pub name: String,
+    /// Its public identity, as `levh peer id` printed it there.
+    pub identity: String,
+    /// Where its `levh serve` answers, to pull from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The token it issued to this instance, to pull with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// When it was added.
+    pub added_at: String,
+}
+
+impl Peer {
+    /// Its public identity.
+    pub fn public(&self) -> Result<PublicIdentity> {
+        PublicIdentity::parse(&self.identity).map_err(|why| {
+            Error::Unprocessable(format!(
+                "peer {}'s identity in {PEERS_FILE} is damaged: {why}; `levh peer remove {0}` and add it again",
+                self.name
+            ))
+        })
+    }
+}
+
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PeersFile {
+    #[serde(default, rename = "peer")]
+    peers: Vec<Peer>,
+}
+
+/// The peers, as kept in the file.
+#[derive(Debug)]
+pub struct PeerBook {
+    path: PathBuf,
+    peers: Vec<Peer>,
+}
+
+impl PeerBook {
+    /// The peers kept in `dir` (none when there is no file yet).
+    pub fn load(dir: &Path) -> Result<Self> {
+        let path = dir.join(PEERS_FILE);
+        let peers = match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                refuse_if_shared(&path)?;
+                toml::from_str::<PeersFile>(&text)
+                    .map_err(|e| {
+                        Error::Unprocessable(format!("{} is damaged: {e}", path.display()))
+                    })?
+                    .peers
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(error) => {
+                return Err(Error::internal(format!(
+                    "cannot read {}: {error}",
+                    path.display()
+                )));
+            }
+        };
+        Ok(Self { path, peers })
+    }
+
+    /// Every peer, in the order added.
+    pub fn peers(&self) -> &[Peer] {
+        &self.peers
+    }
+
+    /// The peer of this name.
+    pub fn named(&self, name: &str) -> Result<&Peer> {
+        self.peers.iter().find(|p| p.name == name).ok_or_else(|| {
+            let known: Vec<&str> = self.peers.iter().map(|p| p.name.as_str()).collect();
+            Error::NotFound(format!(
+                "no peer named {name:?} ({}); `levh peer add NAME IDENTITY` adds one",
+                if known.is_empty() {
+                    "there are none yet".to_owned()
+                } else {
+                    format!("known: {}", known.join(", "))
+                }
+            ))
+        })
+    }
+
+    /// The peer whose signing key this is.
+    pub fn with_key(&self, key: &VerifyingKey) -> Option<&Peer> {
+        self.peers
+            .iter()
+            .find(|p| p.public().is_ok_and(|public| public.key == *key))
+    }
+
+    /// Adds a peer; refuses a name or an identity already there.
+    pub fn add(&mut self, peer: Peer) -> Result<&Peer> {
+        check_name(&peer.name)?;
+        let public = PublicIdentity::parse(&peer.identity)
+            .map_err(|why| Error::invalid(format!("invalid identity: {why}")))?;
+        if self.peers.iter().any(|p| p.name == peer.name) {
+            return Err(Error::Conflict(format!(
+                "a peer named {:?} exists; `levh peer remove {0}` first to replace it (nothing was changed)",
+                peer.name
+            )));
+        }
+        if let Some(same) = self.with_key(&public.key) {
+            return Err(Error::Conflict(format!(
+                "this identity is already peer {:?} (nothing was changed)",
+                same.name
+            )));
+        }
+        if let Some(url) = &peer.url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(Error::invalid(format!(
+                "invalid url: {url:?} is not an http:// or https:// address"
+            )));
+        }
+        // Written in the canonical form, whatever spacing it was pasted with.
+        let peer = Peer {
+            identity: public.to_string(),
+            ..peer
+        };
+        self.peers.push(peer);
+        self.save()?;
+        Ok(self.peers.last().expect("just added"))
+    }
+
+    /// Removes a peer: its bundles are refused from now on.
+    pub fn remove(&mut self, name: &str) -> Result<Peer> {
+        self.named(name)?;
+        let at = self
+            .peers
+            .iter()
+            .position(|p| p.name == name)
+            .expect("found above");
+        let removed = self.peers.remove(at);
+        self.save()?;
+        Ok(removed)
+    }
+
+    fn save(&self) -> Result<()> {
+        let text = format!(
+            "# The instances this one trusts (`levh peer add|list|remove`). Holds their tokens: keep it private.\n{}",
+            toml::to_string(&PeersFile {
+                peers: self.peers.clone()
+            })
+            .map_err(Error::internal)?
+        );
+        write_private(&self.path, text.as_bytes(), false)
+            .map_err(|e| Error::internal(format!("cannot write {}: {e}", self.path.display())))
+    }
+}
+
+/// A peer's name becomes part of a memory's source (`peer:NAME`): short, plain, and
+/// typed at a terminal.
+fn check_name(name: &str) -> Result<()> {
+    let plain = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if name.is_empty() || name.len() > MAX_NAME || !plain || name.starts_with(['-', '.']) {
+        return Err(Error::invalid(format!(
+            "invalid peer name {name:?}: 1..{MAX_NAME} letters, digits, `-`, `_` or `.`, starting with a letter or digit"
+        )));
+    }
+    Ok(())
+}
