@@ -98,16 +98,30 @@ fn a_project_shared_as_a_file_arrives_once_through_the_receivers_gate_with_its_p
     let new_id = capture(&a, NEW, "atlas");
     capture(&a, SAME, "atlas");
     capture(&a, PROD, "atlas");
-    capture(&a, "Zephyr's launch date stays secret until March.", "zephyr");
+    capture(
+        &a,
+        "Zephyr's launch date stays secret until March.",
+        "zephyr",
+    );
     capture(&b, MAIN, "atlas");
     capture(&b, SAME, "atlas");
 
     let bundle = dir.path().join("atlas.bundle");
     let shared = share(
         &a,
-        &["--to", "bob", "--project", "atlas", "-o", bundle.to_str().unwrap()],
+        &[
+            "--to",
+            "bob",
+            "--project",
+            "atlas",
+            "-o",
+            bundle.to_str().unwrap(),
+        ],
     );
-    assert_eq!((shared["count"].as_u64(), &shared["encrypted"]), (Some(3), &Value::Bool(true)));
+    assert_eq!(
+        (shared["count"].as_u64(), &shared["encrypted"]),
+        (Some(3), &Value::Bool(true))
+    );
     let bytes = std::fs::read(&bundle).unwrap();
     assert!(bytes.starts_with(b"age-encryption.org/v1\n"), "an age file");
     assert!(
@@ -128,7 +142,10 @@ fn a_project_shared_as_a_file_arrives_once_through_the_receivers_gate_with_its_p
     let a_key = json(at(&a).args(["peer", "id", "--json"]))["key"].clone();
     assert_eq!(from["instance"], a_key);
     assert_eq!(from["shared_at"], shared["created_at"]);
-    assert!(with_content(&atlas, PROD).is_none(), "the near copy is held, not stored");
+    assert!(
+        with_content(&atlas, PROD).is_none(),
+        "the near copy is held, not stored"
+    );
     let held = json(at(&b).args(["held", "list", "--json"]))["held"].clone();
     assert_eq!(held.as_array().unwrap().len(), 1, "{held}");
     assert!(
@@ -141,7 +158,11 @@ fn a_project_shared_as_a_file_arrives_once_through_the_receivers_gate_with_its_p
     // The same bundle again: nothing new, the memory known by its id.
     let again = pull(&b, &bundle);
     let [imported, redacted, held_again, _, already, _] = outcomes(&again);
-    assert_eq!((imported, redacted, held_again, already), (0, 0, 0, 1), "{again}");
+    assert_eq!(
+        (imported, redacted, held_again, already),
+        (0, 0, 0, 1),
+        "{again}"
+    );
     let item = again["items"]
         .as_array()
         .unwrap()
@@ -151,13 +172,33 @@ fn a_project_shared_as_a_file_arrives_once_through_the_receivers_gate_with_its_p
     assert_eq!(item["outcome"], "already_pulled", "{item}");
 
     // An overlapping bundle: only the memory B has not seen arrives.
-    let later = capture(&a, "The atlas status page moved to status.atlas.example.", "atlas");
+    let later = capture(
+        &a,
+        "The atlas status page moved to status.atlas.example.",
+        "atlas",
+    );
     let overlap = dir.path().join("overlap.bundle");
-    share(&a, &["--to", "bob", "--project", "atlas", "-o", overlap.to_str().unwrap()]);
+    share(
+        &a,
+        &[
+            "--to",
+            "bob",
+            "--project",
+            "atlas",
+            "-o",
+            overlap.to_str().unwrap(),
+        ],
+    );
     let pulled = pull(&b, &overlap);
     assert_eq!(pulled["imported"], 1, "{pulled}");
     assert_eq!(pulled["already_pulled"], 1, "{pulled}");
-    assert!(with_content(&memories(&b, Some("atlas")), "The atlas status page moved to status.atlas.example.").is_some_and(|m| m["id"] == later.as_str()));
+    assert!(
+        with_content(
+            &memories(&b, Some("atlas")),
+            "The atlas status page moved to status.atlas.example."
+        )
+        .is_some_and(|m| m["id"] == later.as_str())
+    );
     assert_eq!(
         memories(&b, Some("atlas")).len(),
         4,
@@ -215,9 +256,16 @@ fn a_changed_a_strangers_or_someone_elses_bundle_is_refused_naming_what_failed()
     let plain = write(&a, "bob", "plain.bundle", true);
     let text = std::fs::read_to_string(&plain).unwrap();
     assert!(text.starts_with("levh-share-bundle/1 "), "{text}");
-    std::fs::write(file("changed.bundle"), text.replacen("on-call", "on-cell", 1)).unwrap();
+    std::fs::write(
+        file("changed.bundle"),
+        text.replacen("on-call", "on-cell", 1),
+    )
+    .unwrap();
     let error = refused(&b, &file("changed.bundle"));
-    assert!(error.contains("signature does not match") && error.contains("alice"), "{error}");
+    assert!(
+        error.contains("signature does not match") && error.contains("alice"),
+        "{error}"
+    );
     // One byte changed in an encrypted one.
     let sealed = write(&a, "bob", "sealed.bundle", false);
     let mut bytes = std::fs::read(&sealed).unwrap();
@@ -268,9 +316,16 @@ fn a_secret_in_a_signed_bundle_is_redacted_by_the_receivers_gate() {
     let (a_id, b_id) = (identity(&a), identity(&b));
     json(at(&a).args(["peer", "add", "bob", &b_id, "--json"]));
     json(at(&b).args(["peer", "add", "alice", &a_id, "--json"]));
-    capture(&a, "The vault admin login is kept in the team manager.", "vault");
+    capture(
+        &a,
+        "The vault admin login is kept in the team manager.",
+        "vault",
+    );
     let plain = dir.path().join("vault.bundle");
-    share(&a, &["--to", "bob", "--no-encrypt", "-o", plain.to_str().unwrap()]);
+    share(
+        &a,
+        &["--to", "bob", "--no-encrypt", "-o", plain.to_str().unwrap()],
+    );
 
     // Rewritten and signed again with A's own key, as A's modified levh would.
     let text = std::fs::read_to_string(&plain).unwrap();
@@ -289,7 +344,11 @@ fn a_secret_in_a_signed_bundle_is_redacted_by_the_receivers_gate() {
     let key = ed25519_dalek::SigningKey::from_bytes(&seed);
     let signature = ed25519_dalek::Signer::sign(
         &key,
-        &[b"levh-share-bundle/1 signed payload\n".as_slice(), payload.as_bytes()].concat(),
+        &[
+            b"levh-share-bundle/1 signed payload\n".as_slice(),
+            payload.as_bytes(),
+        ]
+        .concat(),
     );
     let forged = format!(
         "levh-share-bundle/1 {} {}\n{payload}",
@@ -307,4 +366,118 @@ fn a_secret_in_a_signed_bundle_is_redacted_by_the_receivers_gate() {
         content.contains("[REDACTED:password]") && !content.contains("CorrectHorse9"),
         "{content}"
     );
+}
+
+/// Over HTTP: B pulls from A's `levh serve` with the token A granted it. That token
+/// fetches bundles of the granted project and nothing else — no capture, no list, no
+/// other project — and without it the route answers 401.
+#[test]
+fn a_peer_pulls_over_http_with_its_token_which_can_do_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let (a_id, b_id) = (identity(&a), identity(&b));
+    json(at(&a).args(["peer", "add", "bob", &b_id, "--json"]));
+    let new_id = capture(&a, NEW, "atlas");
+    capture(
+        &a,
+        "Zephyr's launch date stays secret until March.",
+        "zephyr",
+    );
+    let granted = json(at(&a).args(["peer", "grant", "bob", "--project", "atlas", "--json"]));
+    let token = granted["token"].as_str().unwrap().to_owned();
+    assert!(token.starts_with("levh_share_"), "{granted}");
+    let listed = json(at(&a).args(["peer", "list", "--json"]));
+    assert!(
+        !listed.to_string().contains(&token),
+        "the token is never listed"
+    );
+
+    let (mut server, address) =
+        crate::support::serve(&a, &[("LEVH_NOW", NOW), ("LEVH_EMBEDDER", "hash")]);
+    let url = format!("http://{address}");
+    json(at(&b).args([
+        "peer", "add", "alice", &a_id, "--url", &url, "--token", &token, "--json",
+    ]));
+
+    let pulled = json(at(&b).args(["pull", "alice", "--json"]));
+    assert_eq!(
+        (pulled["imported"].as_u64(), &pulled["encrypted"]),
+        (Some(1), &Value::Bool(true)),
+        "{pulled}"
+    );
+    let arrived = memories(&b, Some("atlas"));
+    assert_eq!(arrived[0]["id"], new_id.as_str());
+    assert_eq!(arrived[0]["source"], "peer:alice");
+    let again = json(at(&b).args(["pull", "alice", "--shared", "atlas", "--json"]));
+    assert_eq!(
+        (again["imported"].as_u64(), again["already_pulled"].as_u64()),
+        (Some(0), Some(1)),
+        "{again}"
+    );
+
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let bearer = format!("Bearer {token}");
+    let status = |response: Result<ureq::http::Response<ureq::Body>, ureq::Error>| {
+        let mut response = response.unwrap();
+        let body = response.body_mut().read_to_string().unwrap_or_default();
+        (response.status().as_u16(), body)
+    };
+    let (code, body) = status(
+        agent
+            .post(format!("{url}/api/memories"))
+            .header("Authorization", &bearer)
+            .header("Content-Type", "application/json")
+            .send(r#"{"content": "a peer writing into this instance"}"#),
+    );
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("only fetches bundles"), "{body}");
+    let (code, _) = status(
+        agent
+            .get(format!("{url}/api/memories"))
+            .header("Authorization", &bearer)
+            .call(),
+    );
+    assert_eq!(code, 403, "a share token lists nothing");
+    let (code, _) = status(
+        agent
+            .get(format!("{url}/api/stats"))
+            .header("Authorization", &bearer)
+            .call(),
+    );
+    assert_eq!(code, 403, "nor reads what the dashboard reads");
+    let (code, body) = status(
+        agent
+            .get(format!("{url}/api/share/bundle?project=zephyr"))
+            .header("Authorization", &bearer)
+            .call(),
+    );
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("may not pull project \"zephyr\""), "{body}");
+    assert!(!body.contains("Zephyr's"), "{body}");
+    let (code, body) = status(
+        agent
+            .get(format!("{url}/api/share/bundle?project=atlas"))
+            .call(),
+    );
+    assert_eq!(code, 401, "no token: {body}");
+    let (code, _) = status(
+        agent
+            .get(format!("{url}/api/share/bundle"))
+            .header("Authorization", "Bearer levh_share_not-a-granted-token")
+            .call(),
+    );
+    assert_eq!(code, 401, "an unknown share token");
+    assert_eq!(memories(&a, None).len(), 2, "nothing was written into A");
+
+    // Granting again replaces the token: the old one stops working.
+    json(at(&a).args(["peer", "grant", "bob", "--project", "atlas", "--json"]));
+    let output = at(&b).args(["pull", "alice"]).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("refused: 401"), "{stderr}");
+    server.kill().unwrap();
+    server.wait().unwrap();
 }

@@ -36,7 +36,7 @@ use crate::{Error, Result};
 
 pub use bundle::MAX_BUNDLE_BYTES;
 pub use identity::{Identity, PublicIdentity};
-pub use peers::{Peer, PeerBook};
+pub use peers::{Grant, Peer, PeerBook, SHARE_TOKEN_PREFIX};
 
 /// Where an instance keeps its identity and peers: `share/` under its home.
 #[derive(Debug, Clone)]
@@ -237,6 +237,66 @@ fn describe(filter: &ShareFilter) -> String {
     } else {
         parts.join(", ")
     }
+}
+
+/// The query of `GET /api/share/bundle`.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareBundleArgs {
+    /// The granted project to bundle (may be left out when one was granted).
+    pub project: Option<String>,
+}
+
+/// The bundle a peer fetches over HTTP with the token it was granted: of one project it
+/// may pull (`project`; may be left out when it was granted one), always encrypted to it
+/// (the connection may be plain HTTP). The caller's scope is the grant's workspace.
+pub fn bundle_for_peer(
+    levh: &Levh,
+    scope: &Scope,
+    home: &ShareHome,
+    identity: &Identity,
+    peer: &Peer,
+    project: Option<&str>,
+) -> Result<(Vec<u8>, SharedView)> {
+    let Some(grant) = &peer.grant else {
+        return Err(Error::Denied(format!(
+            "peer {} may pull nothing: `levh peer grant {0} --project P` first",
+            peer.name
+        )));
+    };
+    let project = match project.map(str::trim).filter(|p| !p.is_empty()) {
+        Some(project) => project.to_owned(),
+        None if grant.projects.len() == 1 => grant.projects[0].clone(),
+        None => {
+            return Err(Error::invalid(format!(
+                "invalid project: name one of the projects granted ({})",
+                grant.projects.join(", ")
+            )));
+        }
+    };
+    if !grant.projects.contains(&project) {
+        // Said the same whether or not the project exists: a peer learns nothing of the
+        // projects it was not given.
+        return Err(Error::Denied(format!(
+            "peer {} may not pull project {project:?}: it was granted {} (nothing was changed)",
+            peer.name,
+            grant.projects.join(", ")
+        )));
+    }
+    share(
+        levh,
+        scope,
+        home,
+        identity,
+        &ShareArgs {
+            to: peer.name.clone(),
+            filter: ShareFilter {
+                project: Some(project),
+                ..ShareFilter::default()
+            },
+            encrypt: true,
+        },
+    )
 }
 
 /// What to do with a pulled bundle's memories.
@@ -451,7 +511,10 @@ fn prepare(
     args: &PullArgs,
     now: Timestamp,
     seen: &mut std::collections::HashSet<MemoryId>,
-) -> Result<(String, std::result::Result<StoreArgs, (PullOutcome, String)>)> {
+) -> Result<(
+    String,
+    std::result::Result<StoreArgs, (PullOutcome, String)>,
+)> {
     let ImportItem { location, memory } = item;
     let mut memory = match memory {
         Ok(memory) => memory,
@@ -547,12 +610,8 @@ fn store(
     view: &mut PulledView,
 ) -> Result<()> {
     let (indexes, memories): (Vec<usize>, Vec<StoreArgs>) = batch.into_iter().unzip();
-    let stored = crate::memories::store_batch(
-        levh,
-        scope,
-        StoreBatchArgs { memories },
-        source.to_owned(),
-    )?;
+    let stored =
+        crate::memories::store_batch(levh, scope, StoreBatchArgs { memories }, source.to_owned())?;
     for result in stored.results {
         let item = &mut view.items[indexes[result.index]];
         match (result.outcome, result.error) {

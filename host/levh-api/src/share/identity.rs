@@ -232,7 +232,12 @@ pub(super) fn parse_key(text: &str) -> std::result::Result<VerifyingKey, String>
         .decode(text)
         .ok()
         .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
-        .ok_or_else(|| format!("{:?} is not an ed25519 key (32 bytes, base64url)", preview(text)))?;
+        .ok_or_else(|| {
+            format!(
+                "{:?} is not an ed25519 key (32 bytes, base64url)",
+                preview(text)
+            )
+        })?;
     VerifyingKey::from_bytes(&bytes).map_err(|e| format!("not a valid ed25519 key: {e}"))
 }
 

@@ -17,6 +17,18 @@ const PEERS_FILE: &str = "peers.toml";
 /// The longest peer name.
 const MAX_NAME: usize = 64;
 
+/// How a share token starts: told apart from API tokens at a glance, and by the server
+/// before it looks anywhere else.
+pub const SHARE_TOKEN_PREFIX: &str = "levh_share_";
+
+fn token_hash(token: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// One trusted instance.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,6 +45,24 @@ pub struct Peer {
     pub token: Option<String>,
     /// When it was added.
     pub added_at: String,
+    /// What it may pull from this instance's `levh serve` (`levh peer grant`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<Grant>,
+}
+
+/// What a peer may pull from this instance over HTTP: bundles of these projects of this
+/// workspace, with the token issued for it — and nothing else.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grant {
+    /// The workspace the projects are in.
+    pub workspace: String,
+    /// The projects it may pull.
+    pub projects: Vec<String>,
+    /// The SHA-256 of its token (the token itself is shown once, never kept).
+    pub token_sha256: String,
+    /// When it was granted.
+    pub granted_at: String,
 }
 
 impl Peer {
@@ -144,6 +174,58 @@ impl PeerBook {
         self.peers.push(peer);
         self.save()?;
         Ok(self.peers.last().expect("just added"))
+    }
+
+    /// Lets the peer `name` pull bundles of `projects` of `workspace` over HTTP, with a new
+    /// token (returned once; any earlier token of that peer stops working).
+    pub fn grant(
+        &mut self,
+        name: &str,
+        workspace: &str,
+        projects: Vec<String>,
+        now: &str,
+    ) -> Result<String> {
+        let projects: Vec<String> = projects
+            .iter()
+            .map(|p| p.trim().to_owned())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if projects.is_empty() {
+            return Err(Error::invalid(
+                "invalid projects: name at least one project the peer may pull (--project P)",
+            ));
+        }
+        self.named(name)?;
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret)
+            .map_err(|e| Error::internal(format!("no randomness for a token: {e}")))?;
+        let token = format!(
+            "{SHARE_TOKEN_PREFIX}{}",
+            base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, secret)
+        );
+        let peer = self
+            .peers
+            .iter_mut()
+            .find(|p| p.name == name)
+            .expect("found above");
+        peer.grant = Some(Grant {
+            workspace: workspace.to_owned(),
+            projects,
+            token_sha256: token_hash(&token),
+            granted_at: now.to_owned(),
+        });
+        self.save()?;
+        Ok(token)
+    }
+
+    /// The peer this share token was issued to, if any.
+    pub fn with_share_token(&self, token: &str) -> Option<&Peer> {
+        let hash = token_hash(token.trim());
+        // Hashes are compared, not secrets: how long a comparison takes says nothing of
+        // the token.
+        self.peers
+            .iter()
+            .find(|p| p.grant.as_ref().is_some_and(|g| g.token_sha256 == hash))
     }
 
     /// Removes a peer: its bundles are refused from now on.

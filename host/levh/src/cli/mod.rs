@@ -352,7 +352,7 @@ impl Cli {
             // Keys and the list of peers are files of the home; no store is needed.
             Command::Peer(command) => {
                 let home = crate::context::resolve_home(self.home)?;
-                return peer::run(&home, command, self.json);
+                return peer::run(&home, &self.workspace, command, self.json);
             }
             // Writes a file in a repository; opens no store.
             Command::Hook(command) if !command.needs_store() => {

@@ -30,6 +30,17 @@ pub enum Command {
         #[arg(long)]
         token: Option<String>,
     },
+    /// Let a peer pull bundles of these projects from this instance's `levh serve`
+    /// (`levh pull NAME` there): prints the token to give it, once. The token fetches
+    /// bundles of these projects, encrypted to that peer, and nothing else: it cannot
+    /// write, list or read anything of this instance. Granting again replaces the token.
+    Grant {
+        /// The peer's name here.
+        name: String,
+        /// A project it may pull (repeat for more).
+        #[arg(long, short, required = true)]
+        project: Vec<String>,
+    },
     /// The instances trusted here (never their tokens).
     List,
     /// Stop trusting an instance: its bundles are refused from now on.
@@ -43,6 +54,8 @@ pub enum Command {
 #[derive(Debug, Serialize)]
 struct PeerView {
     name: String,
+    /// The projects it may pull from this instance (`levh peer grant`).
+    granted: Vec<String>,
     key: String,
     identity: String,
     url: Option<String>,
@@ -54,6 +67,11 @@ impl PeerView {
     fn of(peer: &levh_api::share::Peer) -> Result<Self> {
         Ok(Self {
             name: peer.name.clone(),
+            granted: peer
+                .grant
+                .as_ref()
+                .map(|g| g.projects.clone())
+                .unwrap_or_default(),
             key: peer.public()?.key_text(),
             identity: peer.identity.clone(),
             url: peer.url.clone(),
@@ -73,7 +91,7 @@ pub fn default_name() -> String {
         .unwrap_or_else(|| "levh".to_owned())
 }
 
-pub fn run(home: &Path, command: Command, json: bool) -> Result<ExitCode> {
+pub fn run(home: &Path, workspace: &str, command: Command, json: bool) -> Result<ExitCode> {
     let share = ShareHome::new(home);
     let now = jiff::Timestamp::now();
     match command {
@@ -104,12 +122,37 @@ pub fn run(home: &Path, command: Command, json: bool) -> Result<ExitCode> {
                 url,
                 token,
                 added_at: now.to_string(),
+                grant: None,
             })?;
             let view = PeerView::of(added)?;
             if json {
                 output::json(&view)?;
             } else {
                 output::line(format!("peer {} added ({})", view.name, view.key));
+            }
+        }
+        Command::Grant { name, project } => {
+            // The token is checked against this identity's peers by `levh serve`: make sure
+            // the identity that signs the bundles exists.
+            share.identity(&default_name(), now)?;
+            let mut peers = share.peers()?;
+            let token = peers.grant(&name, workspace, project.clone(), &now.to_string())?;
+            if json {
+                output::json(&serde_json::json!({
+                    "peer": name,
+                    "workspace": workspace,
+                    "projects": project,
+                    "token": token,
+                }))?;
+            } else {
+                output::line(format!(
+                    "peer {name} may pull {} from this instance's `levh serve`; give it this token (shown once):",
+                    project.join(", ")
+                ));
+                output::line(&token);
+                output::line(format!(
+                    "  there: levh peer add NAME-FOR-THIS-INSTANCE IDENTITY --url http://THIS-HOST:PORT --token {token}"
+                ));
             }
         }
         Command::List => {
@@ -124,13 +167,15 @@ pub fn run(home: &Path, command: Command, json: bool) -> Result<ExitCode> {
             } else if views.is_empty() {
                 output::line("no peers yet: `levh peer add NAME IDENTITY`");
             } else {
-                let mut table = output::table(&["name", "key", "url", "token", "added"]);
+                let mut table =
+                    output::table(&["name", "key", "url", "token", "may pull", "added"]);
                 for view in &views {
                     table.add_row(vec![
                         view.name.clone(),
                         view.key.clone(),
                         view.url.clone().unwrap_or_default(),
                         if view.has_token { "yes" } else { "" }.to_owned(),
+                        view.granted.join(", "),
                         output::human_time_text(&view.added_at),
                     ]);
                 }
