@@ -455,7 +455,10 @@ fn a_peer_pulls_over_http_with_its_token_which_can_do_nothing_else() {
             .call(),
     );
     assert_eq!(code, 403, "{body}");
-    assert!(body.contains("may not pull project \"zephyr\""), "{body}");
+    assert!(
+        body.contains(r#"may not pull project \"zephyr\""#),
+        "{body}"
+    );
     assert!(!body.contains("Zephyr's"), "{body}");
     let (code, body) = status(
         agent
