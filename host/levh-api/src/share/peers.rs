@@ -267,3 +267,80 @@ fn check_name(name: &str) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::share::Identity;
+
+    #[test]
+    fn peers_are_named_once_and_a_grant_token_is_kept_only_as_its_hash() {
+        let mut seed = [0u8; 8];
+        getrandom::fill(&mut seed).unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("levh-peers-test-{}", u64::from_le_bytes(seed)));
+        let now = levh_core::Timestamp::UNIX_EPOCH;
+        let other = Identity::load_or_create(&dir.join("other"), "bo", now).unwrap();
+        let third = Identity::load_or_create(&dir.join("third"), "cy", now).unwrap();
+        let mut book = PeerBook::load(&dir).unwrap();
+        let peer = |name: &str, identity: String| Peer {
+            name: name.to_owned(),
+            identity,
+            url: None,
+            token: None,
+            added_at: now.to_string(),
+            grant: None,
+        };
+        book.add(peer("bo", format!("  {}\n", other.public())))
+            .unwrap();
+        let again = book
+            .add(peer("bo", third.public().to_string()))
+            .unwrap_err();
+        assert!(again.to_string().contains("exists"), "{again}");
+        let same = book
+            .add(peer("bo2", other.public().to_string()))
+            .unwrap_err();
+        assert!(same.to_string().contains("already peer \"bo\""), "{same}");
+        for bad in ["", "-x", "a b", "peer:x", &"x".repeat(65)] {
+            assert!(
+                book.add(peer(bad, third.public().to_string())).is_err(),
+                "{bad:?}"
+            );
+        }
+        assert!(book.add(peer("cy", "levh-peer1:nope".into())).is_err());
+
+        let token = book
+            .grant("bo", "default", vec!["atlas".into()], "now")
+            .unwrap();
+        assert!(token.starts_with(SHARE_TOKEN_PREFIX));
+        let text = std::fs::read_to_string(dir.join(PEERS_FILE)).unwrap();
+        assert!(!text.contains(&token), "only the hash is kept");
+        let reloaded = PeerBook::load(&dir).unwrap();
+        assert_eq!(
+            reloaded.with_share_token(&token).map(|p| p.name.as_str()),
+            Some("bo")
+        );
+        assert_eq!(
+            reloaded
+                .with_key(&other.public().key)
+                .map(|p| p.name.as_str()),
+            Some("bo")
+        );
+        let newer = book
+            .grant("bo", "default", vec!["atlas".into()], "later")
+            .unwrap();
+        let reloaded = PeerBook::load(&dir).unwrap();
+        assert!(
+            reloaded.with_share_token(&token).is_none(),
+            "granting again replaces it"
+        );
+        assert!(reloaded.with_share_token(&newer).is_some());
+        assert!(
+            book.grant("bo", "default", vec![" ".into()], "now")
+                .is_err()
+        );
+        book.remove("bo").unwrap();
+        assert!(PeerBook::load(&dir).unwrap().peers().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
