@@ -1317,6 +1317,7 @@ fn openapi_document_validates_and_lists_every_route_of_the_router() {
         "GET /api/review",
         "GET /api/sources",
         "GET /api/export",
+        "GET /api/share/bundle",
         "GET /api/sessions",
         "POST /api/sessions",
         "POST /api/sessions/{id}/end",

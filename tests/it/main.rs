@@ -34,6 +34,7 @@ mod quality;
 mod recall;
 mod review;
 mod scorers;
+mod share;
 mod snapshots;
 mod store;
 mod support;

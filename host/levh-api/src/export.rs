@@ -73,6 +73,22 @@ pub fn pages(
     scope: &Scope,
     project: Option<String>,
     include_forgotten: bool,
+    each: impl FnMut(Vec<ExportedMemory>) -> Result<()>,
+) -> Result<usize> {
+    let filter = MemoryFilter {
+        project,
+        ..MemoryFilter::default()
+    };
+    pages_matching(levh, scope, &filter, include_forgotten, each)
+}
+
+/// [`pages`] of the memories `filter` matches (its project, kind, source, pin; the
+/// workspace is the scope's): what `levh share` bundles.
+pub fn pages_matching(
+    levh: &Levh,
+    scope: &Scope,
+    filter: &MemoryFilter,
+    include_forgotten: bool,
     mut each: impl FnMut(Vec<ExportedMemory>) -> Result<()>,
 ) -> Result<usize> {
     let mut exported = 0;
@@ -83,9 +99,9 @@ pub fn pages(
     };
     for &forgotten in passes {
         let filter = MemoryFilter {
-            project: project.clone(),
             forgotten,
-            ..MemoryFilter::default()
+            listed_after: None,
+            ..filter.clone()
         };
         let mut after = None;
         loop {

@@ -47,6 +47,7 @@ pub mod secrets;
 pub mod server;
 pub mod sessions;
 pub mod settings;
+pub mod share;
 pub mod summaries;
 pub mod timeline;
 pub mod tokens;

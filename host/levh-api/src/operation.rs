@@ -72,6 +72,9 @@ pub enum Operation {
     ScoreBreakdown,
     /// Every live memory of the workspace.
     ExportMemories,
+    /// A bundle of a granted project for the peer whose share token asks
+    /// (`GET /api/share/bundle`; `levh pull PEER` at the other end).
+    FetchShareBundle,
     // -- recall
     /// Recall (reinforces what it returns).
     RecallMemory,
@@ -232,6 +235,7 @@ impl Operation {
         O::ForgettingCurve,
         O::ScoreBreakdown,
         O::ExportMemories,
+        O::FetchShareBundle,
         O::RecallMemory,
         O::SearchMemory,
         O::GetContext,
@@ -309,6 +313,7 @@ impl Operation {
             | O::ForgettingCurve
             | O::ScoreBreakdown
             | O::ExportMemories
+            | O::FetchShareBundle
             | O::SearchMemory
             | O::GetContext
             | O::GetMemoryStats
@@ -423,6 +428,7 @@ impl Operation {
             O::ForgettingCurve => "forgetting_curve",
             O::ScoreBreakdown => "score_breakdown",
             O::ExportMemories => "export_memories",
+            O::FetchShareBundle => "fetch_share_bundle",
             O::RecallMemory => "recall_memory",
             O::SearchMemory => "search_memory",
             O::GetContext => "get_context",

@@ -108,6 +108,13 @@ impl Auth {
     }
 }
 
+/// The route a peer's share token may call, and only it.
+pub(crate) const SHARE_BUNDLE_PATH: &str = "/api/share/bundle";
+
+/// The peer whose share token authenticated the request (on its extensions).
+#[derive(Debug, Clone)]
+pub(crate) struct SharePeer(pub levh_api::share::Peer);
+
 /// The credential a request presents.
 enum Presented {
     /// A token secret.
@@ -196,6 +203,55 @@ pub(crate) async fn authenticate(
     };
     let principal = match presented(&request) {
         Presented::Token(secret) if auth.is_operator(&secret) => Principal::operator(),
+        Presented::Token(secret) if secret.starts_with(levh_api::share::SHARE_TOKEN_PREFIX) => {
+            let share = state.share.clone();
+            let found = tokio::task::spawn_blocking(move || {
+                share
+                    .map(|share| share.peers())
+                    .transpose()
+                    .map(|peers| peers.and_then(|p| p.with_share_token(&secret).cloned()))
+            })
+            .await;
+            let peer = match found {
+                Ok(Ok(Some(peer))) => peer,
+                Ok(Ok(None)) => {
+                    tracing::warn!(%client, "rejected an unknown share token");
+                    return refused(
+                        "the share token is not valid (unknown, or granted again since)",
+                    );
+                }
+                Ok(Err(error)) => return ApiError::from(error).into_response(),
+                Err(error) => return ApiError::internal(error).into_response(),
+            };
+            // A share token reads bundles of what was granted and nothing else: every
+            // other route — writes, lists, the dashboard's calls, MCP — is refused.
+            if request.uri().path() != SHARE_BUNDLE_PATH {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "this is peer {}'s share token: it only fetches bundles (GET {SHARE_BUNDLE_PATH}) (nothing was changed)",
+                        peer.name
+                    ),
+                )
+                .into_response();
+            }
+            let Some(grant) = peer.grant.clone() else {
+                return refused("the share token is not valid");
+            };
+            let Ok(workspace) = levh_core::Workspace::new(&grant.workspace) else {
+                return ApiError::internal(format!(
+                    "peer {}'s grant names no valid workspace",
+                    peer.name
+                ))
+                .into_response();
+            };
+            request.extensions_mut().insert(SharePeer(peer.clone()));
+            Principal {
+                workspace,
+                role: Role::Viewer,
+                name: Some(format!("peer:{}", peer.name)),
+            }
+        }
         Presented::Token(secret) => {
             let server = state.server.clone();
             let found =

@@ -52,6 +52,9 @@ pub struct AppState {
     /// How the server was started, for the Settings page.
     pub(crate) facts: Arc<levh_api::settings::ServerFacts>,
     pub(crate) shutdown: CancellationToken,
+    /// This instance's identity and peers, when it serves bundles to peers
+    /// (`GET /api/share/bundle`, with a token of `levh peer grant`).
+    pub(crate) share: Option<levh_api::share::ShareHome>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -77,7 +80,15 @@ impl AppState {
             pages: None,
             facts: Arc::default(),
             shutdown: CancellationToken::new(),
+            share: None,
         }
+    }
+
+    /// Serves bundles to the peers of the home `share` (`levh peer grant`): each peer's
+    /// token fetches bundles of the projects it was granted, and nothing else.
+    pub fn with_share(mut self, share: levh_api::share::ShareHome) -> Self {
+        self.share = Some(share);
+        self
     }
 
     /// Adds the connector runtime (the sync routes need it).

@@ -483,6 +483,46 @@ pub(super) async fn export(
         .into_response())
 }
 
+/// A bundle for the peer whose share token asks: only it can open it (an age file).
+pub(super) async fn share_bundle(
+    State(state): State<AppState>,
+    CallerScope(scope): CallerScope,
+    peer: Option<Extension<crate::auth::SharePeer>>,
+    Params(args): Params<levh_api::share::ShareBundleArgs>,
+) -> Result<Response, ApiError> {
+    let Some(Extension(crate::auth::SharePeer(peer))) = peer else {
+        return Err(ApiError::new(
+            axum::http::StatusCode::UNAUTHORIZED,
+            "only a peer's share token fetches bundles (`levh peer grant NAME --project P` issues one)",
+        ));
+    };
+    let Some(share) = state.share.clone() else {
+        return Err(ApiError::new(
+            axum::http::StatusCode::UNAUTHORIZED,
+            "this server shares with no peer",
+        ));
+    };
+    let body = run(&state, scope, move |levh, scope| {
+        // The identity exists: `levh peer grant` made sure of it.
+        let identity = share.identity("levh", levh.now())?;
+        levh_api::share::bundle_for_peer(
+            levh,
+            scope,
+            &share,
+            &identity,
+            &peer,
+            args.project.as_deref(),
+        )
+        .map(|(bytes, _)| bytes)
+    })
+    .await?;
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/octet-stream")],
+        body,
+    )
+        .into_response())
+}
+
 pub(super) async fn held_list(
     State(state): State<AppState>,
     CallerScope(scope): CallerScope,

@@ -441,6 +441,13 @@ pub(crate) fn api() -> Api {
             handlers::export,
         )
         .route(
+            Route::new(M::GET, "/api/share/bundle", O::FetchShareBundle, "For a peer's share token only (`levh peer grant`): a bundle of one project it was granted (`project`, optional when it was granted one), signed by this instance and encrypted to the peer (an age file, application/octet-stream), for `levh pull PEER` at the other end. Any other token is refused, and a share token is refused on every other route")
+                .query::<levh_api::share::ShareBundleArgs>()
+                .empty(200)
+                .errors(&[403, 404]),
+            handlers::share_bundle,
+        )
+        .route(
             Route::new(M::GET, "/api/sessions", O::ListSessions, "Sessions newest first, each with its live memories counted; `before` (a session's started_at) pages on")
                 .query::<levh_api::requests::SessionListArgs>()
                 .ok::<levh_api::views::SessionList>(200)

@@ -30,7 +30,9 @@ mod mcp;
 mod mistakes;
 mod models;
 mod move_memories;
+mod peer;
 mod pin;
+mod pull;
 mod purge;
 mod recall;
 mod reembed;
@@ -43,6 +45,7 @@ mod seed_demo;
 mod serve;
 mod session;
 mod setup;
+mod share;
 mod show;
 mod stats;
 mod sync;
@@ -93,6 +96,16 @@ enum Command {
     /// Write every live memory (of a project) out: jsonl (what `levh import` reads back),
     /// json, markdown or sqlite.
     Export(export::Args),
+    /// Write a bundle of memories (a project, or a filter) for one peer: signed by this
+    /// instance, encrypted so only that peer can open it (`levh pull` there reads it).
+    Share(share::Args),
+    /// Import a bundle a peer shared with this instance: checked (its signer is a known
+    /// peer, no byte changed, it is for this instance), then every memory through this
+    /// instance's gate, keeping where it came from; a memory pulled before is not again.
+    Pull(pull::Args),
+    /// This instance's identity for sharing, and the instances it trusts.
+    #[command(subcommand)]
+    Peer(peer::Command),
     /// Fill an empty store with a demo team's two weeks (people, mail, meetings, decisions,
     /// promises, one conflict), to try every feature; `--remove` takes it out.
     SeedDemo(seed_demo::Args),
@@ -336,6 +349,11 @@ impl Cli {
                 let home = crate::context::resolve_home(self.home)?;
                 return backup::run(&home, command, self.json);
             }
+            // Keys and the list of peers are files of the home; no store is needed.
+            Command::Peer(command) => {
+                let home = crate::context::resolve_home(self.home)?;
+                return peer::run(&home, &self.workspace, command, self.json);
+            }
             // Writes a file in a repository; opens no store.
             Command::Hook(command) if !command.needs_store() => {
                 let home = crate::context::resolve_home(self.home)?;
@@ -349,6 +367,8 @@ impl Cli {
             Command::Capture(args) => capture::run(&context, args, json),
             Command::Import(args) => import::run(&context, args, json),
             Command::Export(args) => export::run(&context, args, json),
+            Command::Share(args) => share::run(&context, args, json),
+            Command::Pull(args) => pull::run(&context, args, json),
             Command::SeedDemo(args) => seed_demo::run(&context, args, json),
             Command::Session(command) => session::run(&context, command, json),
             Command::Consolidate(args) => consolidate::run(&context, args, json),
@@ -406,6 +426,7 @@ impl Cli {
             | Command::Tune(_)
             | Command::Eval(_)
             | Command::Backup(_)
+            | Command::Peer(_)
             | Command::Setup(_) => {
                 unreachable!("handled before the store is opened")
             }

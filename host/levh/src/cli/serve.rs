@@ -110,7 +110,10 @@ pub fn run(home: Option<PathBuf>, workspace: &str, args: Args) -> Result<ExitCod
         },
     )
     .with_connectors(connectors.clone())
-    .with_facts(facts);
+    .with_facts(facts)
+    // Bundles for the peers granted some projects (`levh peer grant`); a peer's token
+    // reaches nothing else.
+    .with_share(levh_api::share::ShareHome::new(&context.home));
     // MCP over streamable HTTP at /mcp, behind the same authentication as /api.
     let mcp = levh_mcp::http_service(
         levh,
