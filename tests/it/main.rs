@@ -24,6 +24,7 @@ mod knowledge;
 mod lifecycle;
 mod limits;
 mod mcp;
+mod migrate;
 mod memory_model;
 mod notion;
 mod parity;
