@@ -405,7 +405,9 @@ fn run_step(
         read_now += batch;
         report.copied += outcome.copied;
         report.refused += outcome.refusals.len() as u64;
-        report.already_there += batch - outcome.copied - outcome.refusals.len() as u64;
+        report.already_there += batch
+            .saturating_sub(outcome.copied)
+            .saturating_sub(outcome.refusals.len() as u64);
         for refusal in outcome.refusals {
             if report.refusals.len() < NAMED_REFUSALS {
                 report.refusals.push(refusal);

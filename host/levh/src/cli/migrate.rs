@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use clap::builder::TypedValueParser as _;
 use levh_migrate::{MoveReport, MoveRequest, Progress};
 
 use crate::context::DatabaseUrl;
