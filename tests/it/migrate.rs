@@ -120,7 +120,7 @@ fn memory_id(view: &Value) -> String {
 /// attachment, and recalls.
 fn personal_store(home: &Path) -> Built {
     let session = json_of(at_now(home).args(["session", "start", "--project", "infra", "--json"]));
-    let session_id = session["id"]
+    let session_id = session["session_id"]
         .as_str()
         .unwrap_or_else(|| panic!("no session id in {session}"))
         .to_owned();
@@ -279,6 +279,14 @@ fn a_moved_store_reads_the_same_on_postgres_and_a_second_move_copies_nothing() {
         "the personal store is only read"
     );
 
+    // Again, before anything else writes: nothing new, every row already there.
+    let again = migrate(home.path(), database.url(), &[]);
+    for t in again["tables"].as_array().unwrap() {
+        assert_eq!(t["copied"], 0, "a second move copied: {t}");
+        assert_eq!(t["already_there"], t["read"], "{t}");
+        assert_eq!(t["refused"], 0, "{t}");
+    }
+
     // The same answers from both servers, at the same instant.
     let personal = Server::start(home.path(), None);
     let team_home = tempfile::tempdir().unwrap();
@@ -323,14 +331,6 @@ fn a_moved_store_reads_the_same_on_postgres_and_a_second_move_copies_nothing() {
     assert!(found.contains(&built.person), "{found:?}");
     drop(team);
     drop(personal);
-
-    // Again: nothing new, every row already there.
-    let again = migrate(home.path(), database.url(), &[]);
-    for t in again["tables"].as_array().unwrap() {
-        assert_eq!(t["copied"], 0, "a second move copied: {t}");
-        assert_eq!(t["already_there"], t["read"], "{t}");
-        assert_eq!(t["refused"], 0, "{t}");
-    }
 }
 
 /// Rows of `table` in the database.
