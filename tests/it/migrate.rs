@@ -180,12 +180,11 @@ fn personal_store(home: &Path) -> Built {
         "cargo build --release --locked",
         "--json",
     ]));
-    let keyed = keyed["memory_id"]
+    let keyed = keyed["memory"]["id"]
         .as_str()
-        .or_else(|| keyed["id"].as_str())
         .unwrap_or_else(|| panic!("no memory id in {keyed}"))
         .to_owned();
-    ok(at_now(home).args(["token", "create", "editor", "--label", "ci"]));
+    ok(at_now(home).args(["token", "create", "--role", "editor", "--label", "ci"]));
     let file = home.join("runbook.md");
     std::fs::write(
         &file,
