@@ -311,6 +311,24 @@ fn a_moved_store_reads_the_same_on_postgres_and_a_second_move_copies_nothing() {
         );
         assert_eq!(a, b, "GET {path}");
     }
+    // And what those answers mean: the states arrived, not just equal nothing.
+    let superseded = team.call("GET", &format!("/api/memories/{}", built.superseded), None);
+    assert_eq!(
+        superseded.1["superseded_by"].as_str(),
+        Some(built.superseding.as_str()),
+        "{superseded:?}"
+    );
+    let forgotten = team.call("GET", &format!("/api/memories/{}", built.forgotten), None);
+    assert_eq!(forgotten.0, 404, "{forgotten:?}");
+    let pinned = team.get(&format!("/api/memories/{}", built.pinned));
+    assert_eq!(pinned["pinned"], true, "{pinned}");
+    assert!(pinned["recall_count"].as_u64().unwrap() >= 1, "{pinned}");
+    let held = team.get("/api/memories/held");
+    assert_eq!(
+        held["held"][0]["id"].as_str(),
+        Some(built.held_waiting.as_str()),
+        "{held}"
+    );
     let recall = |server: &Server| {
         let (status, body) = server.call(
             "POST",
@@ -525,4 +543,117 @@ fn an_unreachable_database_is_named_without_its_password() {
         "{stderr}"
     );
     assert!(!stderr.contains("hunter2secret"), "{stderr}");
+}
+
+/// A team's database that already holds memories keeps them: a personal memory whose id
+/// the team's database holds with another text is refused, named, and not overwritten,
+/// and nothing of it (its vector) is attached to the team's memory.
+#[test]
+fn a_team_memory_under_the_same_id_is_kept_and_the_collision_reported() {
+    let Some(database) = levh_postgres::testing::database_url() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let colliding = memory_id(&capture(
+        home.path(),
+        "Our VPN endpoint is vpn.example.org",
+        &[],
+    ));
+    let other = memory_id(&capture(
+        home.path(),
+        "Lunch orders go in the kitchen channel",
+        &[],
+    ));
+    drop(levh_postgres::PostgresStore::open(database.url()).unwrap());
+    let mut client = postgres::Client::connect(database.url(), postgres::NoTls).unwrap();
+    let team_row = "INSERT INTO memories (id, workspace, content, source, importance,
+            stability_hours, created_at, valid_from, content_hash, admission_verdict,
+            admission_decided_by, updated_at)
+        VALUES ($1, 'default', $2, 'team', 0.5, 168, 0, 0, $3, 'admit', 'gate', 0)";
+    client
+        .execute(
+            team_row,
+            &[
+                &colliding,
+                &"The team's own fact under that id",
+                &"teamhash1",
+            ],
+        )
+        .unwrap();
+    let team_only = "01a22bae-0000-7000-8000-000000000001";
+    client
+        .execute(
+            team_row,
+            &[&team_only, &"A fact only the team knows", &"teamhash2"],
+        )
+        .unwrap();
+
+    let report = migrate(home.path(), database.url(), &[]);
+    let memories = table(&report, "memories");
+    assert_eq!(
+        (
+            memories["read"].as_u64(),
+            memories["copied"].as_u64(),
+            memories["refused"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1)),
+        "{memories}"
+    );
+    assert_eq!(
+        memories["refusals"][0]["row"].as_str(),
+        Some(colliding.as_str()),
+        "{memories}"
+    );
+    assert!(
+        memories["refusals"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("different memory with this id"),
+        "{memories}"
+    );
+    let vectors = table(&report, "memory_embeddings");
+    assert_eq!(vectors["refused"], 1, "{vectors}");
+    assert!(
+        report["warnings"].to_string().contains("not moved"),
+        "{report}"
+    );
+    let content: String = client
+        .query_one("SELECT content FROM memories WHERE id = $1", &[&colliding])
+        .unwrap()
+        .get(0);
+    assert_eq!(content, "The team's own fact under that id");
+    let team_vectors: i64 = client
+        .query_one(
+            "SELECT count(*) FROM memory_embeddings e JOIN memories m ON m.seq = e.memory_seq
+              WHERE m.id = $1",
+            &[&colliding],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        team_vectors, 0,
+        "no vector of the personal memory on the team's"
+    );
+    let kept: i64 = client
+        .query_one(
+            "SELECT count(*) FROM memories WHERE id = ANY($1)",
+            &[&vec![team_only.to_owned(), other.clone()]],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        kept, 2,
+        "the team's memory stays, the other personal one arrived"
+    );
+
+    // The human report names the refusal too.
+    let human = ok(at_now(home.path())
+        .args(["migrate", "--from", "sqlite"])
+        .arg(home.path())
+        .args(["--to", database.url()]));
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains(&format!("refused from memories: {colliding}")),
+        "{text}"
+    );
 }
