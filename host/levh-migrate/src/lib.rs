@@ -135,6 +135,9 @@ pub struct MoveReport {
     pub database_vectors: Vec<ModelVectors>,
     /// What the person should know (an embedder mismatch, refused rows, …).
     pub warnings: Vec<String>,
+    /// How long building the vector index of a new dimension took, after the copy (0
+    /// when the database had it already).
+    pub vector_index_seconds: f64,
     /// How long the move took.
     pub elapsed_seconds: f64,
 }
@@ -261,7 +264,13 @@ pub fn move_in(request: &MoveRequest, progress: &dyn Progress) -> Result<MoveRep
     let vectors = source.vectors()?;
     // The HNSW index of each dimension moved, built once over all of them rather than
     // row by row as they arrived (the store creates it the same way on a first write).
+    let indexing = Instant::now();
+    let indexed: u64 = vectors.iter().map(|v| v.vectors).sum();
+    progress.step("vector index (HNSW)", indexed, 0);
     store.ensure_vector_indexes(vectors.iter().map(|v| v.dimension as usize))?;
+    progress.advance(indexed);
+    progress.finish();
+    let vector_index_seconds = indexing.elapsed().as_secs_f64();
 
     let mut warnings = Vec::new();
     for theirs in &database_vectors {
@@ -290,6 +299,7 @@ pub fn move_in(request: &MoveRequest, progress: &dyn Progress) -> Result<MoveRep
         vectors,
         database_vectors,
         warnings,
+        vector_index_seconds,
         elapsed_seconds: started.elapsed().as_secs_f64(),
     })
 }

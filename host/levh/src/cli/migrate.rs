@@ -179,6 +179,12 @@ fn print(report: &MoveReport, target: &DatabaseUrl) {
             vectors.vectors, vectors.model, vectors.dimension
         ));
     }
+    if report.vector_index_seconds >= 0.05 {
+        output::line(format!(
+            "vector index: built in {:.1} s after the copy",
+            report.vector_index_seconds
+        ));
+    }
     for table in &report.not_moved {
         output::line(format!("not moved: {} — {}", table.table, table.reason));
     }
