@@ -30,7 +30,10 @@ already holds with another text is not overwritten: it is reported as refused.
 
 Run it again at any time: what is already there is skipped (a second run copies nothing \
 new), and a move that was interrupted goes on where it stopped. The personal store is only \
-read, never changed.")]
+read, never changed.
+
+Every workspace of the store moves, under its own name (--workspace does not apply); --home \
+only says whose settings name the embedder the report compares the moved vectors with.")]
 pub struct Args {
     /// The kind of store to move from.
     #[arg(long, value_enum, value_name = "KIND")]
@@ -39,8 +42,14 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     path: PathBuf,
     /// The team database: postgres://user:password@host:port/database. Its schema is
-    /// brought up to date first.
-    #[arg(long, value_name = "URL")]
+    /// brought up to date first. Taken from LEVH_DATABASE_URL when not given, which keeps
+    /// the password off the command line (and out of the process list).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "LEVH_DATABASE_URL",
+        hide_env_values = true
+    )]
     to: String,
     /// Rows copied per transaction.
     #[arg(long, value_name = "ROWS", default_value_t = MoveRequest::DEFAULT_BATCH_SIZE,
