@@ -231,6 +231,12 @@ fn a_moved_store_reads_the_same_on_postgres_and_a_second_move_copies_nothing() {
 
     let report = migrate(home.path(), database.url(), &[]);
     assert_eq!(report["resumed"], false, "{report}");
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("1 API tokens moved"),
+        "moved tokens open the team server: said so: {report}"
+    );
     for t in report["tables"].as_array().unwrap() {
         assert_eq!(t["refused"], 0, "{t}");
         assert_eq!(

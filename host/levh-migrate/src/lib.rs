@@ -283,6 +283,16 @@ pub fn move_in(request: &MoveRequest, progress: &dyn Progress) -> Result<MoveRep
             ));
         }
     }
+    // A personal token opens the team server too once it is there, with its role, in the
+    // workspace it names — which may be one the team shares.
+    if let Some(tokens) = tables.iter().find(|t| t.table == "tokens" && t.copied > 0) {
+        warnings.push(format!(
+            "{} API tokens moved: each now opens this database's workspace it names, with its \
+             role, through any levh serve on it; `levh token list` and `levh token revoke` on \
+             the team server remove those not meant for it",
+            tokens.copied
+        ));
+    }
     let refused: u64 = tables.iter().map(|t| t.refused).sum();
     if refused > 0 {
         warnings.push(format!(
