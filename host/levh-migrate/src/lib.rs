@@ -204,6 +204,9 @@ pub struct ModelVectors {
     pub vectors: u64,
 }
 
+/// Attachments per transaction at most (each carries its file).
+const ATTACHMENTS_PER_BATCH: usize = 16;
+
 /// How many refused rows a table's report names.
 const NAMED_REFUSALS: usize = 5;
 
@@ -407,9 +410,16 @@ fn run_step(
         None => 0,
     };
     progress.step(step.name, total, done_before);
+    // An attachment brings its file (up to 10 MiB) into the transaction: a few at a time
+    // keep a batch's memory and its transaction small.
+    let batch_size = if step.name == "attachments" {
+        request.batch_size.min(ATTACHMENTS_PER_BATCH)
+    } else {
+        request.batch_size
+    };
     let mut read_now = 0u64;
     loop {
-        let rows = source.page(step, cursor.as_ref(), request.batch_size)?;
+        let rows = source.page(step, cursor.as_ref(), batch_size)?;
         let Some(last) = rows.last() else { break };
         let next_cursor = serde_json::Value::Array(last.key.iter().map(key_json).collect());
         let mut tx = client.transaction().map_err(target_error)?;
@@ -438,7 +448,7 @@ fn run_step(
         if !request.pause_between_batches.is_zero() {
             std::thread::sleep(request.pause_between_batches);
         }
-        if rows.len() < request.batch_size {
+        if rows.len() < batch_size {
             break;
         }
     }
