@@ -25,6 +25,7 @@ mod lifecycle;
 mod limits;
 mod mcp;
 mod memory_model;
+mod migrate;
 mod notion;
 mod parity;
 mod plugins;

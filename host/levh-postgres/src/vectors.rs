@@ -52,8 +52,9 @@ impl PostgresStore {
     }
 
     /// Creates the HNSW index of each of `dimensions` that has none yet, in a transaction
-    /// of its own before the write that brings the first vector of it.
-    pub(crate) fn ensure_vector_indexes(
+    /// of its own before the write that brings the first vector of it. Public for
+    /// `levh migrate`, which builds each index once after copying the vectors.
+    pub fn ensure_vector_indexes(
         &self,
         dimensions: impl IntoIterator<Item = usize>,
     ) -> Result<(), PostgresStoreError> {

@@ -748,9 +748,42 @@ impl DatabaseUrl {
     }
 
     /// The URL as given, password included: only for connecting.
-    fn secret(&self) -> &str {
+    pub(crate) fn secret(&self) -> &str {
         &self.url
     }
+
+    /// A PostgreSQL URL given as `what` (a flag, say `--to`), or an error naming `what` and
+    /// what it takes, without echoing what might be a password.
+    pub(crate) fn parse(value: &str, what: &str) -> Result<Self> {
+        let value = value.trim();
+        if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+            return Ok(Self::new(value));
+        }
+        let shown = match value.split_once("://") {
+            Some((scheme, _)) => format!("a {scheme}:// URL ({})", mask_password(value)),
+            None => "not a URL".to_owned(),
+        };
+        bail!(
+            "{what} is {shown}: it takes a PostgreSQL URL, \
+             postgres://user:password@host:port/database (or postgresql://…)"
+        )
+    }
+}
+
+/// The model id and dimension of the embedder the settings under `home` choose (what a
+/// `levh serve` with the same settings would embed with), built without loading a model.
+pub(crate) fn configured_embedder(home: &Path) -> Result<(String, usize)> {
+    let file_config = read_config_file(home)?;
+    let lookup = |key: &str| {
+        std::env::var(key)
+            .ok()
+            .or_else(|| file_config.get(key).cloned())
+    };
+    let selection = levh_embed::select(&lookup, home).context("choosing the embedder")?;
+    Ok((
+        selection.embedder.model_id().to_owned(),
+        selection.embedder.dimension(),
+    ))
 }
 
 /// `postgres://user:***@host:port/database`: the password masked wherever it is given

@@ -27,6 +27,7 @@ mod keyed;
 mod knowledge;
 mod list;
 mod mcp;
+mod migrate;
 mod mistakes;
 mod models;
 mod move_memories;
@@ -248,6 +249,10 @@ enum Command {
     /// Golden scenarios through the real gate, store and recall: run them, or read a report.
     #[command(subcommand)]
     Eval(eval::Command),
+    /// Move a personal store into a team's PostgreSQL database: `--from sqlite PATH --to
+    /// postgres://…`. Copies everything as it is (not through the gate: it was admitted
+    /// once); resumable, and a second run copies nothing twice.
+    Migrate(migrate::Args),
 }
 
 /// `levh show`.
@@ -354,6 +359,9 @@ impl Cli {
                 let home = crate::context::resolve_home(self.home)?;
                 return peer::run(&home, &self.workspace, command, self.json);
             }
+            // Reads another store and writes a database; opens neither the home's store nor
+            // the one LEVH_DATABASE_URL names.
+            Command::Migrate(args) => return migrate::run(self.home, args, self.json),
             // Writes a file in a repository; opens no store.
             Command::Hook(command) if !command.needs_store() => {
                 let home = crate::context::resolve_home(self.home)?;
@@ -427,6 +435,7 @@ impl Cli {
             | Command::Eval(_)
             | Command::Backup(_)
             | Command::Peer(_)
+            | Command::Migrate(_)
             | Command::Setup(_) => {
                 unreachable!("handled before the store is opened")
             }
