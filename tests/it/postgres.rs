@@ -687,7 +687,7 @@ fn four_servers_sixteen_clients_a_minute_and_a_kill_lose_nothing_and_admit_no_te
                 let mut sent = 0u64;
                 while !stop.load(Ordering::Relaxed) {
                     sent += 1;
-                    let content = if sent % 4 == 0 {
+                    let content = if sent.is_multiple_of(4) {
                         // Every client sends this one within the same 200 ms.
                         let window = started.elapsed().as_millis() as u64 / 200;
                         distinct_sentence(1_000_000 + window)
