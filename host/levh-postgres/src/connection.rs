@@ -50,6 +50,8 @@ pub struct PostgresStore {
     pub(crate) place: String,
     /// Dimensions whose HNSW index is known to exist (see `vectors.rs`).
     pub(crate) vector_indexes: Mutex<HashSet<i32>>,
+    /// Rows written since the planner statistics were last looked at (`statistics.rs`).
+    pub(crate) written_since_look: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for PostgresStore {
@@ -96,6 +98,7 @@ impl PostgresStore {
             pool,
             place,
             vector_indexes: Mutex::new(HashSet::new()),
+            written_since_look: std::sync::atomic::AtomicU64::new(0),
         };
         store.load_vector_indexes()?;
         Ok(store)

@@ -37,6 +37,7 @@ mod reports;
 mod rows;
 mod sessions;
 mod standings;
+mod statistics;
 mod sync;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -116,7 +117,9 @@ impl Store for PostgresStore {
             BatchWrite::Memory { record, .. } => record.embedding.as_ref().map(|e| e.vector.len()),
             BatchWrite::Held { .. } => None,
         }))?;
-        Ok(self.write(|tx| writes::write_batch(tx, writes, synced, interfere, actor))?)
+        let applied = self.write(|tx| writes::write_batch(tx, writes, synced, interfere, actor))?;
+        self.note_rows_written(writes.len() as u64);
+        Ok(applied)
     }
 
     fn get(&self, workspace: &Workspace, id: MemoryId) -> Result<Option<Memory>, StoreError> {
