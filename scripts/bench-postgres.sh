@@ -10,8 +10,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-cargo build --release -p levh >&2
 eval "$(scripts/fetch-postgres.sh)"
+cargo build --release -p levh >&2
 DATA=$(mktemp -d)
 trap 'run "$LEVH_POSTGRES_BIN/pg_ctl" -D "$DATA/pg" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$DATA"' EXIT
 # PostgreSQL refuses to run as root: as root, its files and processes belong to nobody.
