@@ -231,6 +231,18 @@ fn a_moved_store_reads_the_same_on_postgres_and_a_second_move_copies_nothing() {
 
     let report = migrate(home.path(), database.url(), &[]);
     assert_eq!(report["resumed"], false, "{report}");
+    // The planner knows the moved tables at once, not after autovacuum's next round.
+    let analyzed: i64 = postgres::Client::connect(database.url(), postgres::NoTls)
+        .unwrap()
+        .query_one(
+            "SELECT count(*) FROM pg_stat_user_tables
+              WHERE relname IN ('memories', 'memory_embeddings', 'events')
+                AND last_analyze IS NOT NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(analyzed, 3, "the moved tables have planner statistics");
     assert!(
         report["warnings"]
             .to_string()

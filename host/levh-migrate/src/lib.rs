@@ -271,6 +271,10 @@ pub fn move_in(request: &MoveRequest, progress: &dyn Progress) -> Result<MoveRep
     let indexed: u64 = vectors.iter().map(|v| v.vectors).sum();
     progress.step("vector index (HNSW)", indexed, 0);
     store.ensure_vector_indexes(vectors.iter().map(|v| v.dimension as usize))?;
+    // The planner's statistics of the tables just filled: without them the team server's
+    // searches plan as if they were empty until autovacuum comes by (see levh-postgres's
+    // `statistics.rs`).
+    store.analyze_stale_tables()?;
     progress.advance(indexed);
     progress.finish();
     let vector_index_seconds = indexing.elapsed().as_secs_f64();

@@ -44,7 +44,7 @@ impl PostgresStore {
 
     /// Analyzes each of [`TABLES`] that changed by a fifth (at least [`LOOK_EVERY`]
     /// rows) since its last statistics, or never had any. Returns the tables analyzed.
-    pub(crate) fn analyze_stale_tables(&self) -> Result<Vec<String>, PostgresStoreError> {
+    pub fn analyze_stale_tables(&self) -> Result<Vec<String>, PostgresStoreError> {
         let mut connection = self.connection()?;
         let stale: Vec<String> = connection
             .query(
