@@ -1272,6 +1272,15 @@ impl Backend {
     }
 }
 
+/// Tells a waiting reader that the event log has grown ([`ServerStore::event_signal`]).
+/// Blocking: call it from a thread of its own.
+pub trait EventSignal: Send {
+    /// Waits until another transaction has appended events since the last call (`true`)
+    /// or `timeout` passes (`false`). A lost connection is an error; the caller opens a
+    /// new signal.
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<bool, StoreError>;
+}
+
 /// What a server reads besides memories: API tokens, a cheap liveness check and the
 /// event log it tails for the live feed. The store implements it; `levh serve` holds it
 /// as a trait object so that the HTTP crate never names the store.
@@ -1290,6 +1299,14 @@ pub trait ServerStore: Send + Sync + fmt::Debug {
 
     /// Events after `seq`, oldest first, at most `limit`.
     fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError>;
+
+    /// Something that says when the event log has grown, for a store that can tell
+    /// (PostgreSQL's `LISTEN`): the feed then reads the log when told instead of polling
+    /// it. `None` (the default, and SQLite's: a file has no one to tell it) keeps the
+    /// feed polling.
+    fn event_signal(&self) -> Result<Option<Box<dyn EventSignal>>, StoreError> {
+        Ok(None)
+    }
 
     /// The newest `limit` events of one memory of the workspace, newest first: its history.
     fn memory_events(

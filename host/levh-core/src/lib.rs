@@ -31,10 +31,10 @@ mod time;
 pub use access::{IssuedToken, Principal, Role, Scope, Surface, TokenInfo, secret_hash};
 pub use backends::{
     Activity, ActivityRow, AnswerModel, Backend, BatchWrite, ComparedText, EmbedError, Embedder,
-    HeldClose, HeldField, KindsRead, ListOrder, LoggedEvent, MemoryFilter, MemorySummary, Page,
-    PlacedText, Presence, PurgeReport, RankingRow, ServerStore, StaleEmbedding, StandingGroup,
-    Store, StoreError, StoreHealth, StoredText, SyncedPage, TextPlace, Usage, UsageRow,
-    VectorIndex,
+    EventSignal, HeldClose, HeldField, KindsRead, ListOrder, LoggedEvent, MemoryFilter,
+    MemorySummary, Page, PlacedText, Presence, PurgeReport, RankingRow, ServerStore,
+    StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText, SyncedPage,
+    TextPlace, Usage, UsageRow, VectorIndex,
 };
 pub use config::{Config, ConfigError, ModelConfig, RankingWeights, RecallConfig};
 pub use engine::{

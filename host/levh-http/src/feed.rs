@@ -1,6 +1,8 @@
 //! The live activity feed. Every process on the store (`levh capture` in a terminal,
-//! `levh mcp stdio` under an agent, a sync) appends to the event log; the first feed
-//! subscriber starts one tailer that polls the log and broadcasts new rows. Each socket
+//! `levh mcp stdio` under an agent, a sync, another `levh serve` on the team database)
+//! appends to the event log; the first feed subscriber starts one tailer that reads the
+//! log's new rows and broadcasts them: when the store says the log grew (PostgreSQL's
+//! `LISTEN`), or by polling a store that cannot say (a SQLite file). Each socket
 //! forwards only its principal's workspace, after the workspace's recent history (so a feed
 //! opened on a quiet store is not empty). Events name ids, never content.
 
@@ -10,8 +12,8 @@ use std::time::Duration;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Extension, State};
 use axum::response::Response;
-use levh_core::{Principal, ServerStore};
-use tokio::sync::{OnceCell, broadcast};
+use levh_core::{EventSignal, Principal, ServerStore};
+use tokio::sync::{Notify, OnceCell, broadcast};
 use tokio_util::sync::CancellationToken;
 
 use crate::{ApiError, AppState};
@@ -19,10 +21,17 @@ use crate::{ApiError, AppState};
 /// One event as the feed sends it (a row of the event log).
 pub type FeedEvent = levh_core::LoggedEvent;
 
-/// How often the tailer looks for new rows. A write in another process shows up within
-/// this plus the time to read it.
+/// How often the tailer looks for new rows of a store that cannot say when its log grew
+/// (SQLite). A write in another process shows up within this plus the time to read it.
 const POLL: Duration = Duration::from_millis(150);
-/// Rows read per poll; a burst larger than this is spread over several polls.
+/// How often it looks anyway when the store says when its log grows (PostgreSQL's
+/// `LISTEN`, [`ServerStore::event_signal`]): a notice lost while the listening
+/// connection was replaced delays an event by this at most.
+const POLL_WHEN_TOLD: Duration = Duration::from_secs(2);
+/// How long the listening thread waits for a notice before it looks at the shutdown.
+const LISTEN_TURN: Duration = Duration::from_secs(1);
+/// Rows read per poll; a burst larger than this is read in several reads, one after
+/// another.
 const BATCH: usize = 500;
 
 #[derive(Clone)]
@@ -46,14 +55,24 @@ impl Feed {
         self.started
             .get_or_try_init(|| async {
                 let store = self.store.clone();
-                let last = tokio::task::spawn_blocking(move || store.last_event_seq())
-                    .await
-                    .map_err(ApiError::internal)?
-                    .map_err(ApiError::internal)?;
+                let (last, signal) = tokio::task::spawn_blocking(move || {
+                    Ok::<_, levh_core::StoreError>((store.last_event_seq()?, store.event_signal()?))
+                })
+                .await
+                .map_err(ApiError::internal)?
+                .map_err(ApiError::internal)?;
+                let told = signal.map(|signal| {
+                    let told = Arc::new(Notify::new());
+                    let (store, notify, shutdown) =
+                        (self.store.clone(), told.clone(), shutdown.clone());
+                    std::thread::spawn(move || listen(signal, store, &notify, &shutdown));
+                    told
+                });
                 tokio::spawn(tail(
                     self.store.clone(),
                     self.sender.clone(),
                     last,
+                    told,
                     shutdown,
                 ));
                 Ok(())
@@ -63,21 +82,56 @@ impl Feed {
     }
 }
 
+/// Waits for the store's notices on a thread of its own (the wait blocks) and passes
+/// each on to the tailer, until the server shuts down. A lost connection is replaced.
+fn listen(
+    mut signal: Box<dyn EventSignal>,
+    store: Arc<dyn ServerStore>,
+    told: &Notify,
+    shutdown: &CancellationToken,
+) {
+    while !shutdown.is_cancelled() {
+        match signal.wait(LISTEN_TURN) {
+            Ok(true) => told.notify_one(),
+            Ok(false) => {}
+            Err(error) => {
+                tracing::warn!(%error, "feed: listening for new events failed; listening again");
+                std::thread::sleep(LISTEN_TURN);
+                match store.event_signal() {
+                    Ok(Some(again)) => signal = again,
+                    Ok(None) => return,
+                    Err(error) => tracing::warn!(%error, "feed: listening again failed"),
+                }
+            }
+        }
+    }
+}
+
+/// Reads the rows appended to the log and broadcasts them: when told by the store (and
+/// every [`POLL_WHEN_TOLD`] anyway), or every [`POLL`] from a store that cannot tell.
 async fn tail(
     store: Arc<dyn ServerStore>,
     sender: broadcast::Sender<Arc<FeedEvent>>,
     mut last: i64,
+    told: Option<Arc<Notify>>,
     shutdown: CancellationToken,
 ) {
+    let poll = if told.is_some() { POLL_WHEN_TOLD } else { POLL };
+    let mut more = false;
     loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(POLL) => {}
+        if !more {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = tokio::time::sleep(poll) => {}
+                () = notified(told.as_deref()) => {}
+            }
         }
         let reader = store.clone();
         let read = tokio::task::spawn_blocking(move || reader.events_after(last, BATCH)).await;
+        more = false;
         match read {
             Ok(Ok(events)) => {
+                more = events.len() == BATCH;
                 for event in events {
                     last = event.seq;
                     // No subscriber right now is not an error.
@@ -87,6 +141,14 @@ async fn tail(
             Ok(Err(error)) => tracing::warn!(%error, "feed: reading the event log failed"),
             Err(error) => tracing::warn!(%error, "feed: the reader task failed"),
         }
+    }
+}
+
+/// The next notice, or never for a store that gives none.
+async fn notified(told: Option<&Notify>) {
+    match told {
+        Some(told) => told.notified().await,
+        None => std::future::pending().await,
     }
 }
 

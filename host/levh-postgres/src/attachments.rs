@@ -3,7 +3,9 @@
 //! attached to. A purge of either memory takes the row, and the file with its last row.
 
 use levh_core::{Attachment, MemoryId, Workspace};
-use postgres::{Row, Transaction};
+use postgres::Row;
+
+use crate::connection::{Db, Tx};
 
 use crate::rows::{column, parse_id};
 use crate::{PostgresStore, PostgresStoreError};
@@ -26,10 +28,7 @@ fn read(row: &Row) -> Result<Attachment, PostgresStoreError> {
 }
 
 /// The digests of the files attached to or by a memory.
-pub(crate) fn files_of(
-    tx: &mut Transaction<'_>,
-    seq: i64,
-) -> Result<Vec<String>, PostgresStoreError> {
+pub(crate) fn files_of(tx: &mut Tx<'_>, seq: i64) -> Result<Vec<String>, PostgresStoreError> {
     let rows = tx.query(
         "SELECT sha256 FROM attachments WHERE memory_seq = $1 OR attached_to_seq = $1",
         &[&seq],
@@ -39,7 +38,7 @@ pub(crate) fn files_of(
 
 /// Deletes those of `digests` no attachment names any more.
 pub(crate) fn remove_unreferenced(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     digests: &[String],
 ) -> Result<u64, PostgresStoreError> {
     if digests.is_empty() {

@@ -1,6 +1,7 @@
 //! Consolidation (a summary retiring the members it replaces, undoable), working memory
 //! (what an agent stored in a session until something promotes it) and review schedules.
 
+use crate::connection::Db;
 use levh_core::review::{ReviewDecision, ReviewSchedule};
 use levh_core::{Actor, EventKind, MemoryId, NewMemoryRecord, SessionId, Timestamp, Workspace};
 use serde_json::json;

@@ -12,7 +12,9 @@ use levh_core::entities::{
     EntityKind, EntityMemory, EntityQuery, EntityRole, EntitySummary, IndexedMemory, Sighting,
 };
 use levh_core::{Actor, EventKind, Memory, MemoryId, Timestamp, Workspace};
-use postgres::{GenericClient, Row, Transaction};
+use postgres::Row;
+
+use crate::connection::{Db, Tx};
 use serde_json::json;
 
 use crate::events::log_event;
@@ -32,7 +34,7 @@ fn entity_id(text: &str) -> Result<EntityId, PostgresStoreError> {
 }
 
 /// Serialises the writers of one workspace's entity index until the transaction ends.
-fn lock_index(tx: &mut Transaction<'_>, workspace: &Workspace) -> Result<(), PostgresStoreError> {
+fn lock_index(tx: &mut Tx<'_>, workspace: &Workspace) -> Result<(), PostgresStoreError> {
     tx.execute(
         "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
         &[&format!("levh entities\u{1f}{}", workspace.as_str())],
@@ -43,7 +45,7 @@ fn lock_index(tx: &mut Transaction<'_>, workspace: &Workspace) -> Result<(), Pos
 /// The entity a sighting names, created when no key is known, and merged into when its
 /// keys name several (the first key — the address — wins).
 fn resolve(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     sighting: &Sighting,
     now: Timestamp,
@@ -98,7 +100,7 @@ fn resolve(
 
 /// Moves everything of entity `from` to `into` and deletes `from`; a link `into` already
 /// has goes with `from` (as SQLite's `UPDATE OR IGNORE` leaves it).
-fn merge(tx: &mut Transaction<'_>, into: i64, from: i64) -> Result<(), PostgresStoreError> {
+fn merge(tx: &mut Tx<'_>, into: i64, from: i64) -> Result<(), PostgresStoreError> {
     tx.execute(
         "UPDATE entity_keys SET entity_seq = $1 WHERE entity_seq = $2",
         &[&into, &from],
@@ -126,7 +128,7 @@ fn merge(tx: &mut Transaction<'_>, into: i64, from: i64) -> Result<(), PostgresS
 }
 
 fn index_one(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     memory: &IndexedMemory,
     version: u32,
@@ -196,7 +198,7 @@ fn index_one(
 
 /// Entity summaries over `entities e` counting live memories, `clause` filtering.
 fn summaries(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     clause: &str,
     bound: &mut Bound,
     count: usize,
@@ -240,7 +242,7 @@ fn summary(row: &Row) -> Result<EntitySummary, PostgresStoreError> {
 }
 
 fn entity_seq(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     id: EntityId,
 ) -> Result<Option<i64>, PostgresStoreError> {

@@ -10,9 +10,20 @@
 //! numbers are drawn in commit order, and writers wait on each other only for that move
 //! and the commit, never while they work. The lock is the last any transaction takes, so
 //! it closes no cycle with the row locks taken before it.
+//!
+//! The same move notifies channel `levh_events`, delivered at the commit: every `levh
+//! serve` on the database whose feed is open listens on it ([`EventListener`]) and reads
+//! the log when told, instead of polling it.
 
-use levh_core::{Actor, EventKind, LoggedEvent, MemoryId, Timestamp, Workspace};
-use postgres::{GenericClient, Row};
+use std::time::Duration;
+
+use levh_core::{
+    Actor, EventKind, EventSignal, LoggedEvent, MemoryId, StoreError, Timestamp, Workspace,
+};
+use postgres::Row;
+use postgres::fallible_iterator::FallibleIterator;
+
+use crate::connection::Db;
 
 use crate::rows::{column, from_micros, micros, parse_id};
 use crate::{PostgresStore, PostgresStoreError};
@@ -39,7 +50,7 @@ pub(crate) const PENDING_TABLE: &str = "CREATE TEMPORARY TABLE IF NOT EXISTS lev
 /// Records one event of the caller's transaction, to be appended to the log when it
 /// commits ([`flush`], which `PostgresStore::write` runs).
 pub(crate) fn log_event(
-    tx: &mut impl GenericClient,
+    tx: &mut impl Db,
     at: Timestamp,
     kind: EventKind,
     workspace: &Workspace,
@@ -69,9 +80,11 @@ pub(crate) fn log_event(
 /// Moves the transaction's pending events into the log, numbered in commit order: under
 /// the event log's lock, which the commit that follows releases. A transaction that
 /// logged nothing takes no lock.
-pub(crate) fn flush(tx: &mut impl GenericClient) -> Result<(), PostgresStoreError> {
+pub(crate) fn flush(tx: &mut impl Db) -> Result<(), PostgresStoreError> {
+    // The notice to listening feeds goes out when the transaction commits.
     let pending = tx.query_opt(
-        "SELECT pg_advisory_xact_lock($1) FROM pg_temp.levh_pending_events LIMIT 1",
+        "SELECT pg_advisory_xact_lock($1), pg_notify('levh_events', '')
+           FROM pg_temp.levh_pending_events LIMIT 1",
         &[&EVENT_LOG_LOCK],
     )?;
     if pending.is_some() {
@@ -109,7 +122,40 @@ pub(crate) fn read(row: &Row) -> Result<LoggedEvent, PostgresStoreError> {
     })
 }
 
+/// A connection of its own listening on `levh_events`: says when another transaction has
+/// appended to the log.
+pub(crate) struct EventListener {
+    client: postgres::Client,
+}
+
+impl EventSignal for EventListener {
+    fn wait(&mut self, timeout: Duration) -> Result<bool, StoreError> {
+        let mut notifications = self.client.notifications();
+        let told = notifications
+            .timeout_iter(timeout)
+            .next()
+            .map_err(PostgresStoreError::from)?
+            .is_some();
+        // One read of the log answers every notice already here.
+        while notifications
+            .iter()
+            .next()
+            .map_err(PostgresStoreError::from)?
+            .is_some()
+        {}
+        Ok(told)
+    }
+}
+
 impl PostgresStore {
+    /// A new connection (outside the pool: it is held as long as the feed is open)
+    /// listening for appended events.
+    pub(crate) fn listen_for_events(&self) -> Result<EventListener, PostgresStoreError> {
+        let mut client = self.config.connect(postgres::NoTls)?;
+        client.batch_execute("LISTEN levh_events")?;
+        Ok(EventListener { client })
+    }
+
     /// The newest sequence number in the log (0 when empty).
     pub(crate) fn last_event_seq(&self) -> Result<i64, PostgresStoreError> {
         Ok(self

@@ -8,7 +8,9 @@ use levh_core::{
     Actor, Embedding, EventKind, HeldCandidate, HeldClose, HeldDecision, HeldId, HeldStatus, Kind,
     Measure, MemoryId, MemoryState, Nearest, NewMemoryRecord, SessionId, Timestamp, Workspace,
 };
-use postgres::{GenericClient, Row, Transaction};
+use postgres::Row;
+
+use crate::connection::{Db, Tx};
 use serde_json::json;
 
 use crate::events::log_event;
@@ -83,7 +85,7 @@ fn read(row: &Row) -> Result<HeldCandidate, PostgresStoreError> {
 }
 
 pub(crate) fn insert(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     held: &HeldCandidate,
     actor: &Actor,
 ) -> Result<(), PostgresStoreError> {
@@ -134,7 +136,7 @@ pub(crate) fn insert(
 }
 
 pub(crate) fn get(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     id: HeldId,
 ) -> Result<Option<HeldCandidate>, PostgresStoreError> {
@@ -147,7 +149,7 @@ pub(crate) fn get(
 }
 
 pub(crate) fn waiting(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     project: Option<&str>,
     content_hash: &str,
@@ -166,7 +168,7 @@ pub(crate) fn waiting(
 }
 
 pub(crate) fn list(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     status: Option<HeldStatus>,
 ) -> Result<Vec<HeldCandidate>, PostgresStoreError> {
@@ -183,7 +185,7 @@ pub(crate) fn list(
 
 /// Marks held candidates past their expiry as `expired`, logging each.
 pub(crate) fn expire(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     now: Timestamp,
     actor: &Actor,
@@ -213,7 +215,7 @@ pub(crate) fn expire(
 /// `None` while candidate `id` is held; otherwise what closing it would say (decided
 /// already, or missing). Locks the row for the rest of the deciding transaction.
 fn still_held(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     id: HeldId,
 ) -> Result<Option<HeldClose>, PostgresStoreError> {
@@ -232,7 +234,7 @@ fn still_held(
 
 /// Compare-and-set from `held` to `status`.
 pub(crate) fn close(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     id: HeldId,
     status: HeldStatus,
@@ -288,7 +290,7 @@ pub(crate) fn close(
 /// Writes the memory of an admission; a memory already stored from the candidate (by a
 /// build that crashed before closing it) is kept, not stored twice.
 fn store_memory(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     held: HeldId,
     record: &NewMemoryRecord,
     neighbours: &[(MemoryId, f64)],

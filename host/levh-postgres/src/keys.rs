@@ -8,10 +8,10 @@
 //! first to commit, then read the new current memory and find it is not the one it meant
 //! to replace.
 
+use crate::connection::{Db, Tx};
 use levh_core::{
     Actor, Memory, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Timestamp, Workspace,
 };
-use postgres::Transaction;
 use serde_json::json;
 
 use crate::query::{Bound, where_clause};
@@ -20,7 +20,7 @@ use crate::{PostgresStore, PostgresStoreError, writes};
 
 /// Serialises the writers of one key, until the transaction ends.
 fn lock_key(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     project: &str,
     key: &str,
@@ -37,7 +37,7 @@ fn lock_key(
 
 /// The current memory of a key, read in the writer's transaction.
 fn current(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     project: &str,
     key: &str,
@@ -56,7 +56,7 @@ fn current(
 /// Records `memory` as the key's current memory, retiring `replaces` as superseded by it.
 #[allow(clippy::too_many_arguments)]
 fn adopt(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     project: &str,
     key: &str,

@@ -10,6 +10,7 @@
 //! with the best of the same answer), and which of `ts_rank` and `pg_trgm` follows
 //! SQLite's ranking best is for the recall benchmarks to say (issue #45).
 
+use crate::connection::Db;
 use levh_core::{MemoryFilter, MemoryId};
 
 use crate::query::{Bound, limit, where_clause};

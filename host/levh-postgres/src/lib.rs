@@ -57,12 +57,12 @@ use levh_core::entities::{
 };
 use levh_core::sync::{SyncReport, SyncedItem};
 use levh_core::{
-    Activity, Actor, Backend, BatchWrite, ComparedText, Embedding, EventKind, HeldCandidate,
-    HeldClose, HeldId, HeldStatus, Interference, IssuedToken, KindsRead, LoggedEvent, Memory,
-    MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Page, PlacedText, Presence, Principal,
-    PurgeReport, RankingRow, Role, ServerStore, Session, SessionId, StaleEmbedding, StandingGroup,
-    Store, StoreError, StoreHealth, StoredText, SyncedPage, TextPlace, Timestamp, TokenInfo, Usage,
-    VectorIndex, Workspace,
+    Activity, Actor, Backend, BatchWrite, ComparedText, Embedding, EventKind, EventSignal,
+    HeldCandidate, HeldClose, HeldId, HeldStatus, Interference, IssuedToken, KindsRead,
+    LoggedEvent, Memory, MemoryFilter, MemoryId, MemoryState, NewMemoryRecord, Page, PlacedText,
+    Presence, Principal, PurgeReport, RankingRow, Role, ServerStore, Session, SessionId,
+    StaleEmbedding, StandingGroup, Store, StoreError, StoreHealth, StoredText, SyncedPage,
+    TextPlace, Timestamp, TokenInfo, Usage, VectorIndex, Workspace,
 };
 
 impl PostgresStore {
@@ -77,7 +77,7 @@ impl PostgresStore {
         detail: &serde_json::Value,
         now: Timestamp,
         actor: &Actor,
-        mut change: impl FnMut(&mut postgres::Transaction<'_>) -> Result<bool, PostgresStoreError>,
+        mut change: impl FnMut(&mut crate::connection::Tx<'_>) -> Result<bool, PostgresStoreError>,
     ) -> Result<bool, PostgresStoreError> {
         self.write(|tx| {
             let changed = change(tx)?;
@@ -806,6 +806,13 @@ impl ServerStore for PostgresStore {
 
     fn events_after(&self, seq: i64, limit: usize) -> Result<Vec<LoggedEvent>, StoreError> {
         off_runtime(|| Ok(PostgresStore::events_after(self, seq, limit)?))
+    }
+
+    fn event_signal(&self) -> Result<Option<Box<dyn EventSignal>>, StoreError> {
+        off_runtime(|| {
+            let listener: Box<dyn EventSignal> = Box::new(self.listen_for_events()?);
+            Ok(Some(listener))
+        })
     }
 
     fn memory_events(

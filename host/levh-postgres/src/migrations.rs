@@ -8,6 +8,8 @@
 
 use postgres::Client;
 
+use crate::connection::Db;
+
 use crate::PostgresStoreError;
 
 /// Every migration, in order. Never edit a landed one; append.
@@ -27,7 +29,7 @@ pub fn latest_version() -> i64 {
 }
 
 /// The applied version: the newest recorded, 0 for a database levh never touched.
-pub(crate) fn current_version(client: &mut Client) -> Result<i64, PostgresStoreError> {
+pub(crate) fn current_version(client: &mut impl Db) -> Result<i64, PostgresStoreError> {
     let exists: bool = client
         .query_one(
             "SELECT to_regclass('levh_schema_migrations') IS NOT NULL",

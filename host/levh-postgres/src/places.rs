@@ -2,10 +2,10 @@
 //! fields, a synced item's id, a token's label — read for secret audits and rewritten when
 //! one holds a secret.
 
+use crate::connection::{Db, Tx};
 use levh_core::{
     Actor, EventKind, HeldField, HeldId, MemoryId, PlacedText, TextPlace, Timestamp, Workspace,
 };
-use postgres::Transaction;
 use serde_json::json;
 
 use crate::events::log_event;
@@ -93,7 +93,7 @@ impl PostgresStore {
 }
 
 fn rewrite(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     place: &TextPlace,
     text: &str,

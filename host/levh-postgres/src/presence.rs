@@ -1,5 +1,6 @@
 //! Presence: the MCP sessions connected to the store, from every process on every machine.
 
+use crate::connection::Db;
 use levh_core::{Presence, Timestamp, Workspace};
 
 use crate::rows::{column, from_micros, micros, optional_time};

@@ -10,6 +10,7 @@
 //! table of the store (attached files included), for the content and its hash — and the
 //! report says only that.
 
+use crate::connection::Db;
 use levh_core::{Actor, EventKind, MemoryId, PurgeReport, Timestamp, Workspace};
 use serde_json::json;
 

@@ -2,11 +2,11 @@
 //! vectors) by lists of ids, whether an id is taken, pages of a filtered list, counts, the
 //! gate's near-duplicate lookup and forgotten memories.
 
+use crate::connection::Db;
 use levh_core::{
     ComparedText, Memory, MemoryFilter, MemoryId, Page, RankingRow, StoredText, Timestamp,
     Workspace,
 };
-use postgres::GenericClient;
 
 use crate::query::{Bound, id_texts, limit, order_by, where_clause};
 use crate::rows::{
@@ -17,7 +17,7 @@ use crate::{PostgresStore, PostgresStoreError};
 
 /// One live memory of the workspace (inside a transaction or not).
 pub(crate) fn get_live(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     id: MemoryId,
 ) -> Result<Option<Memory>, PostgresStoreError> {
@@ -256,7 +256,7 @@ impl PostgresStore {
 
 /// [`PostgresStore::identical`] on a connection or inside a transaction.
 pub(crate) fn identical(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     filter: &MemoryFilter,
     content_hash: &str,
 ) -> Result<Vec<MemoryId>, PostgresStoreError> {

@@ -1,6 +1,7 @@
 //! What `levh reembed` works through: memories whose vector is missing or of another
 //! model, and their new vectors written only over the content they were made from.
 
+use crate::connection::Db;
 use levh_core::{Embedding, StaleEmbedding};
 
 use crate::query::limit;

@@ -2,10 +2,10 @@
 //! each over at most the newest `scan_at_most` events, so its cost is bounded whatever the
 //! log's size, saying when that bound cut the time asked for short.
 
+use crate::connection::Db;
 use levh_core::{
     Activity, ActivityRow, EventKind, KindsRead, Timestamp, Usage, UsageRow, Workspace,
 };
-use postgres::GenericClient;
 
 use crate::query::limit;
 use crate::rows::{column, from_micros, micros};
@@ -16,7 +16,7 @@ use crate::{PostgresStore, PostgresStoreError};
 /// by rows, not by numbers: an identity column's numbers have gaps (a rolled-back
 /// transaction used some).
 fn scan_window(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     since: Timestamp,
     scan_at_most: usize,
 ) -> Result<(i64, bool), PostgresStoreError> {

@@ -1,7 +1,7 @@
 //! Sessions: an agent conversation (or any run) that groups the memories captured in it.
 
+use crate::connection::Db;
 use levh_core::{Memory, Session, SessionId, SessionListing, Timestamp, Workspace};
-use postgres::GenericClient;
 
 use crate::query::limit;
 use crate::rows::{
@@ -11,7 +11,7 @@ use crate::{PostgresStore, PostgresStoreError};
 
 /// Session `id` as recorded; `None` when there is no such session.
 fn get(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     id: &SessionId,
 ) -> Result<Option<Session>, PostgresStoreError> {

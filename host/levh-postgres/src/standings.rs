@@ -2,6 +2,7 @@
 //! counted by label group. (SQLite keeps a cache refreshed from a change log; here one
 //! indexed query reads the rows each time — a cache may follow when a benchmark asks.)
 
+use crate::connection::Db;
 use std::collections::HashMap;
 
 use levh_core::{Kind, MemoryId, MemoryState, StandingGroup, Timestamp, Workspace};

@@ -9,6 +9,7 @@
 //! after every few hundred rows it writes and analyzes those that changed by a fifth
 //! since their last statistics (or never had any), as autovacuum would, only sooner.
 
+use crate::connection::Db;
 use std::sync::atomic::Ordering;
 
 use crate::{PostgresStore, PostgresStoreError};
@@ -67,6 +68,7 @@ impl PostgresStore {
 
 #[cfg(test)]
 mod tests {
+    use crate::connection::Db;
     use levh_core::{
         AdmissionRecord, AdmissionVerdict, Embedding, Kind, Memory, MemoryId, MemoryState,
         NewMemoryRecord, Timestamp, Workspace, text,

@@ -1,16 +1,16 @@
 //! Sync state: connector cursors, what became of each synced item, which full listing
 //! last named it, run records, and the retirement of items gone from their source.
 
+use crate::connection::{Db, Tx};
 use levh_core::sync::{ItemOutcome, Retirement, SourceRemoval, SyncReport, SyncedItem};
 use levh_core::{Actor, EventKind, HeldClose, HeldStatus, Timestamp, Workspace};
-use postgres::{GenericClient, Transaction};
 
 use crate::query::limit;
 use crate::rows::{column, micros};
 use crate::{PostgresStore, PostgresStoreError};
 
 pub(crate) fn cursor(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     connector: &str,
 ) -> Result<Option<String>, PostgresStoreError> {
@@ -25,7 +25,7 @@ pub(crate) fn cursor(
 }
 
 pub(crate) fn save_cursor(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     connector: &str,
     cursor: Option<&str>,
@@ -41,7 +41,7 @@ pub(crate) fn save_cursor(
 }
 
 pub(crate) fn item(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     connector: &str,
     source_id: &str,
@@ -78,7 +78,7 @@ pub(crate) fn item(
 }
 
 pub(crate) fn record_item(
-    conn: &mut impl GenericClient,
+    conn: &mut impl Db,
     workspace: &Workspace,
     connector: &str,
     source_id: &str,
@@ -239,7 +239,7 @@ impl PostgresStore {
 /// which run and why), its waiting candidate discarded, its record dropped.
 #[allow(clippy::too_many_arguments)]
 fn retire_item(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     connector: &str,
     removal: &SourceRemoval,

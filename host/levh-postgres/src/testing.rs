@@ -134,6 +134,13 @@ pub struct TestStore {
     _database: TestDatabase,
 }
 
+impl TestStore {
+    /// Its database's connection URL (for a second client of the test's own).
+    pub fn url_for_tests(&self) -> &str {
+        self._database.url()
+    }
+}
+
 impl std::ops::Deref for TestStore {
     type Target = PostgresStore;
 

@@ -2,6 +2,7 @@
 //! once, at creation; the store keeps only its SHA-256 (the secret is 160 random bits, so
 //! a fast hash is enough: there is nothing to brute-force).
 
+use crate::connection::Db;
 use levh_core::{IssuedToken, Role, Timestamp, TokenInfo, Workspace};
 use postgres::Row;
 

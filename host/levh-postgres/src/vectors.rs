@@ -9,6 +9,7 @@
 //! passed enough rows, so a project-scoped search still fills its page; for a small
 //! project the planner can instead read the project's rows by their index and sort them.
 
+use crate::connection::Db;
 use levh_core::{MemoryFilter, MemoryId};
 
 use crate::query::{Bound, limit, where_clause};
@@ -125,15 +126,10 @@ impl PostgresStore {
             bound.bind(limit(count))
         );
         let mut connection = self.connection()?;
-        let mut tx = connection.transaction()?;
-        // Keep reading the index until the filter passed `count` rows, in exact order; and
-        // look at least as far as asked for.
-        tx.batch_execute(&format!(
-            "SET LOCAL hnsw.iterative_scan = strict_order; SET LOCAL hnsw.ef_search = {}",
-            count.clamp(40, 1000)
-        ))?;
-        let rows = tx.query(&sql, &bound.params())?;
-        tx.commit()?;
+        // Look at least as far as asked for (the connection keeps reading the index until
+        // the filter passed that many rows, in exact order: see `connection.rs`).
+        connection.search_breadth(count.clamp(40, 1000))?;
+        let rows = connection.query(&sql, &bound.params())?;
         rows.iter()
             .map(|row| Ok((parse_id(column(row, 0)?)?, column(row, 1)?)))
             .collect()

@@ -7,11 +7,11 @@
 //! reinforcement) first locks the rows it will change (`FOR UPDATE`, in seq order so two
 //! writers never wait on each other in a cycle), so no concurrent change is overwritten.
 
+use crate::connection::{Db, Tx};
 use levh_core::{
     Actor, BatchWrite, Embedding, EventKind, HeldId, Interference, Memory, MemoryId, MemoryState,
     NewMemoryRecord, SyncedPage, Timestamp, Workspace,
 };
-use postgres::{GenericClient, Transaction};
 use serde_json::json;
 
 use crate::events::log_event;
@@ -23,7 +23,7 @@ use crate::{PostgresStoreError, held};
 /// Inserts a memory row with its vector and near-duplicate keys, and logs `store`.
 /// `held` names the held candidate it was admitted from, if any. Returns its seq.
 pub(crate) fn insert_memory(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     record: &NewMemoryRecord,
     held: Option<HeldId>,
     actor: &Actor,
@@ -97,7 +97,7 @@ pub(crate) fn insert_memory(
 
 /// Writes (or replaces) a memory's vector.
 pub(crate) fn write_embedding(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     seq: i64,
     embedding: &Embedding,
 ) -> Result<(), PostgresStoreError> {
@@ -119,7 +119,7 @@ pub(crate) fn write_embedding(
 }
 
 /// Replaces a memory's near-duplicate keys.
-fn write_keys(tx: &mut Transaction<'_>, seq: i64, keys: &[i64]) -> Result<(), PostgresStoreError> {
+fn write_keys(tx: &mut Tx<'_>, seq: i64, keys: &[i64]) -> Result<(), PostgresStoreError> {
     tx.execute(
         "DELETE FROM near_duplicate_keys WHERE memory_seq = $1",
         &[&seq],
@@ -137,7 +137,7 @@ fn write_keys(tx: &mut Transaction<'_>, seq: i64, keys: &[i64]) -> Result<(), Po
 /// Locks the live rows of `ids` in the workspace, in seq order, for the rest of the
 /// transaction: a state read after this is the state that will be overwritten.
 pub(crate) fn lock_live(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     ids: &[MemoryId],
 ) -> Result<(), PostgresStoreError> {
@@ -154,7 +154,7 @@ pub(crate) fn lock_live(
 
 /// Applies `interfere` to the current state of each older neighbour and logs it.
 pub(crate) fn apply_interference(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     record: &NewMemoryRecord,
     neighbours: &[(MemoryId, f64)],
     interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
@@ -202,7 +202,7 @@ pub(crate) fn apply_interference(
 /// A batch of new memories and held candidates, and the sync state of the page they came
 /// from, in the caller's one transaction; the interference each memory applied, in order.
 pub(crate) fn write_batch(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     writes: &[BatchWrite],
     synced: Option<&SyncedPage>,
     interfere: &dyn Fn(&MemoryState) -> Option<MemoryState>,
@@ -262,10 +262,7 @@ const TEXT_LOCK_CLASS: i32 = 0x6c65_7668;
 /// before any row lock), which makes a second writer of the same text wait until the
 /// first commits — its reads below, each a new snapshot, then see the first's text.
 /// Runs before the batch writes anything, so its own writes never count.
-fn raced(
-    tx: &mut Transaction<'_>,
-    writes: &[BatchWrite],
-) -> Result<Option<String>, PostgresStoreError> {
+fn raced(tx: &mut Tx<'_>, writes: &[BatchWrite]) -> Result<Option<String>, PostgresStoreError> {
     if writes.is_empty() {
         return Ok(None);
     }
@@ -309,7 +306,7 @@ fn raced(
 /// with the new state; a memory is left alone when `update` returns `None` or the same
 /// state. Returns the memories changed, as updated.
 pub(crate) fn update_states(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     ids: &[MemoryId],
     event: EventKind,
@@ -341,7 +338,7 @@ pub(crate) fn update_states(
 /// Retires a live memory from every read (the row stays, for `known_at` history) and logs
 /// `forget` with `detail`. False when there was no live memory `id`.
 pub(crate) fn forget(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     id: MemoryId,
     now: Timestamp,
@@ -370,7 +367,7 @@ pub(crate) fn forget(
 /// Retires `old` at `now` as superseded by `by`, with a `supersede` event carrying
 /// `detail`. False when `old` was not live.
 pub(crate) fn supersede(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     old: MemoryId,
     by: MemoryId,
@@ -405,7 +402,7 @@ pub(crate) fn supersede(
 /// Replaces a memory's content and everything derived from it (hash, vector, keys; the
 /// full-text column follows by itself). False when missing.
 pub(crate) fn replace_content(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     id: MemoryId,
     content: &str,
@@ -441,7 +438,7 @@ pub(crate) fn replace_content(
 
 /// Replaces a memory's project, source and metadata. False when missing.
 pub(crate) fn replace_fields(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     id: MemoryId,
     project: Option<&str>,
@@ -465,7 +462,7 @@ pub(crate) fn replace_fields(
 
 /// Moves a live memory's `valid_from`, when its `valid_to` (if any) stays after it.
 pub(crate) fn set_valid_from(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     workspace: &Workspace,
     id: MemoryId,
     valid_from: Timestamp,
@@ -485,7 +482,7 @@ pub(crate) fn set_valid_from(
 
 /// Writes a memory's model state.
 pub(crate) fn write_state(
-    tx: &mut impl GenericClient,
+    tx: &mut impl Db,
     id: MemoryId,
     state: &MemoryState,
     now: Timestamp,

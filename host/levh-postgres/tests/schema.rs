@@ -299,6 +299,46 @@ fn a_reader_tailing_the_log_while_many_write_misses_no_event() {
     assert!(missed.is_empty(), "the tailing reader never saw {missed:?}");
 }
 
+/// A feed listening on one store hears of the events another store (another `levh
+/// serve` on the database) appends, when that store commits; nothing to hear is a
+/// timeout, not a notice; and a transaction that rolled back tells no one.
+#[test]
+fn a_listener_hears_of_events_another_store_appends_and_only_those() {
+    let Some(database) = testing::database_url() else {
+        return;
+    };
+    let (here, there) = (
+        PostgresStore::open(database.url()).unwrap(),
+        PostgresStore::open(database.url()).unwrap(),
+    );
+    let mut signal = here.event_signal().unwrap().expect("PostgreSQL can tell");
+    let quiet = std::time::Duration::from_millis(300);
+    assert!(!signal.wait(quiet).unwrap(), "told of nothing");
+    there
+        .insert(
+            &record("a note from the other server", None),
+            &[],
+            &|_| None,
+            &Actor::cli(),
+        )
+        .unwrap();
+    assert!(
+        signal.wait(std::time::Duration::from_secs(10)).unwrap(),
+        "not told of the other server's write"
+    );
+    // Told once for what was already there.
+    assert!(!signal.wait(quiet).unwrap(), "told twice of one write");
+    // A write that fails (an id already taken) rolls back and tells no one.
+    let taken = record("a note written twice under one id", None);
+    there.insert(&taken, &[], &|_| None, &Actor::cli()).unwrap();
+    assert!(signal.wait(std::time::Duration::from_secs(10)).unwrap());
+    assert!(there.insert(&taken, &[], &|_| None, &Actor::cli()).is_err());
+    assert!(
+        !signal.wait(quiet).unwrap(),
+        "told of a write that rolled back"
+    );
+}
+
 /// A server calls the server side of the store from anywhere, an async task's thread
 /// included (a session's end is recorded in a `Drop`): there the synchronous driver
 /// would panic, so those calls move to a thread of their own.

@@ -328,16 +328,27 @@ impl Levh {
             ..MemoryFilter::workspace(scope.workspace.clone())
         }
         .read_at(None, self.clock.now());
-        let mut neighbours = Vec::new();
-        for (other, _) in self.store.lexical_candidates(&filter, query, limit + 1)? {
-            if other != id
-                && let Some(found) = self.store.get(&scope.workspace, other)?
-            {
-                neighbours.push(found);
-            }
-        }
-        neighbours.truncate(limit);
-        Ok(neighbours)
+        let ranked: Vec<MemoryId> = self
+            .store
+            .lexical_candidates(&filter, query, limit + 1)?
+            .into_iter()
+            .map(|(other, _)| other)
+            .filter(|&other| other != id)
+            .take(limit)
+            .collect();
+        // One read for all of them (a round trip each is most of the cost on a database
+        // server), put back in rank order. The candidates' query already left forgotten
+        // memories out.
+        let mut found: HashMap<MemoryId, Memory> = self
+            .store
+            .get_many(&scope.workspace, &ranked)?
+            .into_iter()
+            .map(|memory| (memory.id, memory))
+            .collect();
+        Ok(ranked
+            .iter()
+            .filter_map(|other| found.remove(other))
+            .collect())
     }
 
     /// A memory's H-score and its four terms, now, with the relevance's parts when a query
