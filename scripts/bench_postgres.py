@@ -5,7 +5,9 @@ For each backend, a fresh home (and, for PostgreSQL, a fresh database on a throw
 server): the same N memories over 10 projects imported with `levh import` (the bulk path,
 through the gate), then `levh serve` on 127.0.0.1 and one keep-alive client asking the same
 searches — scoped to one project (as agents call it) and unscoped — one request at a time.
-Then `levh migrate` moves the SQLite home into a third database. Prints one table.
+Then `levh migrate` moves the SQLite home into a third database. Then the ranking:
+`levh benchmark` on every shipped set, on throwaway SQLite files and on throwaway
+databases of the same server (`--postgres`), beside BM25. Prints the tables.
 Nothing is tuned here: both backends get the same texts, queries, embedder (hash) and
 settings.
 """
@@ -44,7 +46,9 @@ def corpus(path):
 
 
 def env(home, database=None):
-    e = {k: v for k, v in os.environ.items() if not k.startswith("LEVH_")}
+    # The model's directory stays (a ranking with the local model needs it); nothing
+    # else of the caller's levh settings does.
+    e = {k: v for k, v in os.environ.items() if not k.startswith("LEVH_") or k == "LEVH_MODEL_DIR"}
     e["LEVH_HOME"] = home
     e["LEVH_EMBEDDER"] = "hash"
     if database:
@@ -98,7 +102,33 @@ def serve(e):
     return server, match.group(1).rstrip("/")
 
 
-def main():
+DATASETS = ("recall", "conversational", "chat", "worknotes")
+
+
+def ranking(embedder):
+    """`levh benchmark` of every shipped set on SQLite and on PostgreSQL: (set, backend) ->
+    (levh's hit@1, hit@5, MRR; BM25's where the set has a BM25 baseline)."""
+    scores = {}
+    with tempfile.TemporaryDirectory() as home:
+        for dataset in DATASETS:
+            for backend, extra in (("SQLite", []), ("PostgreSQL", ["--postgres", PG_URL + "postgres"])):
+                e = env(home)
+                e["LEVH_EMBEDDER"] = embedder
+                _, out = timed([LEVH, "benchmark", "--dataset", dataset, "--json", *extra], e)
+                report = json.loads(out)["report"]
+                pick = lambda s: (s["hit_at_1"], s["hit_at_5"], s["mrr"])
+                if "scores" in report:
+                    levh = next(s for s in report["scores"] if s["slice"] == "all")
+                    bm25 = None
+                else:
+                    levh = next(s for s in report["levh"] if s["kind"] == "all")
+                    bm25 = pick(next(s for s in report["bm25"] if s["kind"] == "all"))
+                scores[dataset, backend] = (pick(levh), bm25)
+                print(f"ranking: {dataset} on {backend} done", file=sys.stderr)
+    return scores
+
+
+def scale():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "corpus.jsonl")
@@ -130,6 +160,22 @@ def main():
               f"| {unscoped[0]:.2f} / {unscoped[1]:.2f} |")
     print(f"\n`levh migrate` of the SQLite home into a fresh database: {migrate_seconds:.0f} s "
           f"({N / migrate_seconds:,.0f} memories/s)")
+
+
+def main():
+    if N > 0:  # BENCH_MEMORIES=0: the ranking only
+        scale()
+    for embedder in os.environ.get("BENCH_RANKING_EMBEDDERS", "hash").split(","):
+        if not embedder:
+            continue
+        scores = ranking(embedder)
+        print(f"\n`levh benchmark`, {embedder} embedder: hit@1 / hit@5 / MRR\n")
+        print("| set | SQLite | PostgreSQL | BM25 (same turns) |")
+        print("|---|---|---|---|")
+        fmt = lambda t: " / ".join(f"{x:.3f}" for x in t) if t else "—"
+        for dataset in DATASETS:
+            (sqlite, bm25), (postgres, _) = scores[dataset, "SQLite"], scores[dataset, "PostgreSQL"]
+            print(f"| {dataset} | {fmt(sqlite)} | {fmt(postgres)} | {fmt(bm25)} |")
 
 
 if __name__ == "__main__":

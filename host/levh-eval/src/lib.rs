@@ -30,7 +30,7 @@ mod sandbox;
 pub mod scenario;
 pub mod tune;
 
-pub use sandbox::Sandbox;
+pub use sandbox::{Sandbox, measure_on_postgres};
 
 /// The version of the evaluation report format and of the scenario semantics. Bumped when
 /// either changes, so reports of different versions are never compared as equals.

@@ -39,9 +39,17 @@ pub struct Args {
     /// otherwise every shipped one.
     #[arg(long)]
     sweep_fusion: bool,
+    /// Measure on throwaway databases of this PostgreSQL server (`postgres://…`; its role
+    /// needs CREATEDB; each is dropped after) instead of throwaway SQLite files: the
+    /// team server's ranking (PostgreSQL's full text, pgvector's index) on the same sets.
+    #[arg(long, value_name = "URL")]
+    postgres: Option<String>,
 }
 
 pub fn run(context: &Context, args: Args, json: bool) -> Result<ExitCode> {
+    if let Some(url) = &args.postgres {
+        levh_eval::measure_on_postgres(url)?;
+    }
     if args.sweep_fusion {
         return sweep_fusion(context, &args, json);
     }
