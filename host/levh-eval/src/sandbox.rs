@@ -91,7 +91,9 @@ impl Drop for ThrowawayDatabase {
 #[derive(Debug)]
 enum Place {
     Directory(#[allow(dead_code, reason = "held until the sandbox is dropped")] tempfile::TempDir),
-    Database(#[allow(dead_code, reason = "held until the sandbox is dropped")] ThrowawayDatabase),
+    Database(
+        #[allow(dead_code, reason = "held until the sandbox is dropped")] Box<ThrowawayDatabase>,
+    ),
 }
 
 /// Where every sandbox's clock starts: fixed, so two runs of a harness see the same times.
@@ -122,7 +124,7 @@ impl Sandbox {
                         PostgresStore::open(&database.url)
                             .with_context(|| format!("opening {}", database.name))?,
                     );
-                    (store.clone(), store, Place::Database(database))
+                    (store.clone(), store, Place::Database(Box::new(database)))
                 }
                 None => {
                     let dir = tempfile::Builder::new()

@@ -548,6 +548,19 @@ mod tests {
         admin
             .execute("SELECT pg_terminate_backend($1)", &[&pid])
             .unwrap();
+        // Terminating only signals the backend: wait until it is gone, so the store's
+        // next statement meets a closed session rather than one still ending.
+        while admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = $1",
+                &[&pid],
+            )
+            .unwrap()
+            .get::<_, i64>(0)
+            > 0
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         // The pool's only connection is the closed one, and it answered a moment ago.
         let written = store.write(|tx| {
             Ok(tx

@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_memories.sql"),
     include_str!("../migrations/0002_sync_entities_and_the_rest.sql"),
     include_str!("../migrations/0003_attachment_files.sql"),
+    include_str!("../migrations/0004_full_text_index_without_pending_list.sql"),
 ];
 
 /// The advisory lock key every levh process takes to migrate ("levh" in ASCII, then

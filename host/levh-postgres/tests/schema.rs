@@ -78,6 +78,15 @@ fn migrations_are_recorded_once_and_opening_again_changes_nothing() {
         .map(|row| row.get(0))
         .collect();
     assert_eq!(versions, (1..=latest_schema_version()).collect::<Vec<_>>());
+    // The full-text index keeps no pending list that every search would read (0004).
+    let options: Option<Vec<String>> = client(url)
+        .query_one(
+            "SELECT reloptions FROM pg_class WHERE relname = 'memories_fts'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(options, Some(vec!["fastupdate=off".to_owned()]));
 }
 
 /// Several processes starting at once on a new database: the advisory lock lets one
